@@ -1,0 +1,18 @@
+export { CLAIMED, DUPLICATE, classifySetNxReply, combineOutcomes, failOpen } from './outcome.js';
+export type { ClaimKind, ClaimOutcome } from './outcome.js';
+export { claimNonce, encodeClaim } from './record.js';
+export type { ClaimOwner, ClaimRecord } from './record.js';
+export { eventKey, messageKey, triggerKey } from './keys.js';
+export { logReporter } from './reporter.js';
+export type { StoreFault, StoreReporter } from './reporter.js';
+export { CLAIM_TTL_SECONDS } from './store.js';
+export type { ClaimStore, StoreHealth, StoreKind } from './store.js';
+export { DEFAULT_CLAIM_BUDGET, claimDeadlineMs } from './budget.js';
+export type { ClaimBudget } from './budget.js';
+export { MemoryClaimStore } from './memory-store.js';
+export type { MemoryStoreOptions } from './memory-store.js';
+export { UpstashClaimStore } from './upstash-store.js';
+export type { UpstashStoreOptions } from './upstash-store.js';
+export { createUpstashClient, upstashClientOptions } from './upstash-client.js';
+export type { ClaimClient } from './upstash-client.js';
+export { createStore } from './create-store.js';

@@ -1,0 +1,83 @@
+/**
+ * The Bolt app's settings (hub and cloud copy), parsed once at start-up from
+ * the environment. Anything missing or malformed throws a ConfigError whose
+ * message is the single line the operator sees.
+ */
+import { hostname } from 'node:os';
+import { ConfigError } from '../errors/index.js';
+import type { Level } from '../log/index.js';
+import { readEnum, readInt, readRaw, readRequired, readUrl, type Env } from './read.js';
+
+export type Role = 'hub' | 'cloud';
+
+export interface UpstashSettings {
+  url: string;
+  token: string;
+}
+
+export interface AppConfig {
+  role: Role;
+  port: number;
+  instance: string;
+  signingSecret: string;
+  botToken: string;
+  slackApiUrl: string;
+  /** null: no shared store, an in-process one is used and nothing is shared. */
+  upstash: UpstashSettings | null;
+  claim: { attemptMs: number; attempts: number };
+  /** Where rate-limit refusals are written, one JSON line each; null turns the file off. */
+  refusalLog: string | null;
+  drainMs: number;
+  maxBodyBytes: number;
+  logLevel: Level;
+}
+
+export const DEFAULT_REFUSAL_LOG = 'autohub-refusals.jsonl';
+
+const INSTANCE = /^[A-Za-z0-9._-]{1,64}$/;
+
+function readUpstash(env: Env): UpstashSettings | null {
+  const url = readRaw(env, 'UPSTASH_REDIS_REST_URL');
+  const token = readRaw(env, 'UPSTASH_REDIS_REST_TOKEN');
+  if (url === undefined && token === undefined) return null;
+  if (token === undefined) {
+    throw new ConfigError('UPSTASH_REDIS_REST_TOKEN', 'the REST token of the database whose URL is set');
+  }
+  return { url: readUrl(env, 'UPSTASH_REDIS_REST_URL'), token };
+}
+
+function readInstance(env: Env, role: Role): string {
+  const value = readRaw(env, 'AUTOHUB_INSTANCE');
+  const fallback = `${role}-${hostname().split('.')[0] ?? 'local'}`.replace(/[^A-Za-z0-9._-]/g, '-').slice(0, 64);
+  if (value === undefined) return fallback;
+  if (!INSTANCE.test(value)) {
+    throw new ConfigError('AUTOHUB_INSTANCE', '1 to 64 letters, digits, dots, dashes or underscores', value);
+  }
+  return value;
+}
+
+export function parseAppConfig(env: Env): AppConfig {
+  const role = readEnum<Role>(env, 'AUTOHUB_ROLE', ['hub', 'cloud']);
+  const botToken = readRequired(env, 'SLACK_BOT_TOKEN', 'a bot token starting with xoxb-');
+  if (!botToken.startsWith('xoxb-')) {
+    throw new ConfigError('SLACK_BOT_TOKEN', 'a bot token starting with xoxb-', `${botToken.slice(0, 5)}...`);
+  }
+  const refusalLog = readRaw(env, 'AUTOHUB_REFUSAL_LOG') ?? DEFAULT_REFUSAL_LOG;
+  return {
+    role,
+    port: readInt(env, 'PORT', 3000, { min: 0, max: 65535 }),
+    instance: readInstance(env, role),
+    signingSecret: readRequired(env, 'SLACK_SIGNING_SECRET', "the app's signing secret from Basic Information"),
+    botToken,
+    slackApiUrl: readUrl(env, 'SLACK_API_URL', 'https://slack.com/api/', { trailingSlash: true }),
+    upstash: readUpstash(env),
+    claim: {
+      attemptMs: readInt(env, 'AUTOHUB_CLAIM_ATTEMPT_MS', 450, { min: 50, max: 5000 }),
+      attempts: readInt(env, 'AUTOHUB_CLAIM_ATTEMPTS', 2, { min: 1, max: 5 }),
+    },
+    refusalLog: refusalLog === 'off' ? null : refusalLog,
+    drainMs: readInt(env, 'AUTOHUB_DRAIN_MS', 10_000, { min: 0, max: 120_000 }),
+    maxBodyBytes: readInt(env, 'AUTOHUB_MAX_BODY_BYTES', 1_048_576, { min: 1024, max: 16_777_216 }),
+    logLevel: readEnum<Level>(env, 'AUTOHUB_LOG_LEVEL', ['debug', 'info', 'warn', 'error'], 'info'),
+  };
+}

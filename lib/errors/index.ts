@@ -1,0 +1,91 @@
+/**
+ * Every error autohub throws on purpose, with a stable string `code` so that a
+ * log line or a test can name it without matching message text.
+ *
+ * Expected outcomes (a duplicate claim, a refused request) are values, not
+ * errors; these are for broken setup and for budgets that ran out.
+ */
+export const ErrorCode = {
+  ConfigInvalid: 'autohub_config_invalid',
+  RateLimitExhausted: 'autohub_rate_limit_exhausted',
+  BodyTooLarge: 'autohub_body_too_large',
+  RequestInvalid: 'autohub_request_invalid',
+  SignatureInvalid: 'autohub_signature_invalid',
+  UsageInvalid: 'autohub_usage_invalid',
+} as const;
+
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+export interface CodedError extends Error {
+  code: ErrorCode;
+}
+
+/** A setting is missing or malformed; the message is the one line an operator sees. */
+export class ConfigError extends Error implements CodedError {
+  readonly code = ErrorCode.ConfigInvalid;
+  constructor(
+    readonly variable: string,
+    readonly expected: string,
+    received?: string,
+  ) {
+    super(
+      received === undefined
+        ? `${variable} is not set: expected ${expected}`
+        : `${variable} is invalid: expected ${expected}, received ${JSON.stringify(received)}`,
+    );
+    this.name = 'ConfigError';
+  }
+}
+
+/** The rate-limit client ran out of attempts or time while Slack kept refusing. */
+export class RateLimitExhaustedError extends Error implements CodedError {
+  readonly code = ErrorCode.RateLimitExhausted;
+  constructor(
+    readonly method: string,
+    /** The last window Slack asked for, in seconds. */
+    readonly lastWindowSeconds: number,
+    readonly attempts: number,
+    options?: { cause?: unknown },
+  ) {
+    super(
+      `${method} was still rate limited after ${attempts} attempt(s); last window ${lastWindowSeconds}s`,
+      options,
+    );
+    this.name = 'RateLimitExhaustedError';
+  }
+}
+
+/** A request body went past the receiver's limit. */
+export class BodyTooLargeError extends Error implements CodedError {
+  readonly code = ErrorCode.BodyTooLarge;
+  constructor(readonly limitBytes: number) {
+    super(`request body is larger than ${limitBytes} bytes`);
+    this.name = 'BodyTooLargeError';
+  }
+}
+
+/** A request could not be understood (bad JSON, unknown content type, missing id). */
+export class RequestInvalidError extends Error implements CodedError {
+  readonly code = ErrorCode.RequestInvalid;
+  constructor(
+    message: string,
+    /** The HTTP status the request is refused with. */
+    readonly status: 400 | 415 = 400,
+  ) {
+    super(message);
+    this.name = 'RequestInvalidError';
+  }
+}
+
+/** A command-line tool was called with words it cannot use. */
+export class UsageError extends Error implements CodedError {
+  readonly code = ErrorCode.UsageInvalid;
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'UsageError';
+  }
+}
+
+export function isCodedError(value: unknown): value is CodedError {
+  return value instanceof Error && typeof (value as { code?: unknown }).code === 'string';
+}

@@ -1,0 +1,2 @@
+export { createLogger, createMemoryLogger, silentLogger } from './logger.js';
+export type { Level, LogFields, Logger, LoggerOptions } from './logger.js';

@@ -1,0 +1,193 @@
+import { describe, expect, it } from 'vitest';
+import {
+  claimDeadlineMs,
+  type ClaimOwner,
+  type StoreFault,
+  UpstashClaimStore,
+  upstashClientOptions,
+} from '../../lib/claim/index.js';
+import type { BridgeMode } from '../../lib/sim/upstash-bridge.js';
+import { useRedisBridge } from '../support/redis-fixture.js';
+
+const hub: ClaimOwner = { instance: 'hub-test', role: 'hub' };
+const cloud: ClaimOwner = { instance: 'cloud-test', role: 'cloud' };
+let counter = 0;
+const uniqueKey = (label: string) => `autohub:claim:T1:event:${label}-${process.pid}-${++counter}`;
+
+describe('UpstashClaimStore against a real Redis through the REST bridge', () => {
+  const fx = useRedisBridge();
+  const faults: StoreFault[] = [];
+  const store = (reporter = (f: StoreFault) => void faults.push(f)) =>
+    new UpstashClaimStore({ settings: { url: fx.bridge.url, token: fx.bridge.token }, reporter });
+
+  it('the first claim of a key is claimed and the second is a duplicate', async () => {
+    const s = store();
+    const key = uniqueKey('first');
+    expect(await s.claim([key], hub)).toEqual({ kind: 'claimed' });
+    expect(await s.claim([key], cloud)).toEqual({ kind: 'duplicate' });
+  });
+
+  it('stores who claimed the delivery, when, and a TTL of at least an hour', async () => {
+    const { RespClient } = await import('../../lib/sim/resp-client.js');
+    const key = uniqueKey('record');
+    await store().claim([key], hub);
+    const redis = await RespClient.open(fx.redis.port);
+    try {
+      const value = JSON.parse(String(await redis.command(['GET', key])));
+      expect(value).toMatchObject({ instance: 'hub-test', role: 'hub' });
+      expect(Date.parse(value.at)).toBeGreaterThan(Date.now() - 60_000);
+      expect(Number(await redis.command(['TTL', key]))).toBeGreaterThanOrEqual(3600);
+    } finally {
+      redis.close();
+    }
+  });
+
+  it('a message claimed under one event id is a duplicate under another', async () => {
+    const s = store();
+    const alias = uniqueKey('message-alias');
+    expect((await s.claim([uniqueKey('ev-a'), alias], hub)).kind).toBe('claimed');
+    expect((await s.claim([uniqueKey('ev-b'), alias], cloud)).kind).toBe('duplicate');
+  });
+
+  it('50 concurrent claims of one key from two clients give one claim and 49 duplicates', async () => {
+    const a = store();
+    const b = store();
+    const key = uniqueKey('race');
+    const outcomes = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => (i % 2 ? a : b).claim([key], i % 2 ? hub : cloud)),
+    );
+    const kinds = outcomes.map((o) => o.kind);
+    expect(kinds.filter((k) => k === 'claimed')).toHaveLength(1);
+    expect(kinds.filter((k) => k === 'duplicate')).toHaveLength(49);
+  });
+
+  it('a retry whose first write landed but lost its reply is still our claim, not a duplicate', async () => {
+    const s = store();
+    const key = uniqueKey('lost-reply');
+    fx.bridge.dropReplies = 1;
+    expect(await s.claim([key], hub)).toEqual({ kind: 'claimed' });
+    expect(await s.claim([key], cloud)).toEqual({ kind: 'duplicate' });
+  });
+
+  describe('seed 003 regressions', () => {
+    it('the configured signal is a factory that returns a fresh, live signal on every call', () => {
+      const options = upstashClientOptions({ url: 'http://127.0.0.1:1', token: 't' }, 450);
+      expect(typeof options.signal).toBe('function');
+      const factory = options.signal as () => AbortSignal;
+      const first = factory();
+      const second = factory();
+      expect(first).not.toBe(second);
+      expect(first.aborted).toBe(false);
+      expect(second.aborted).toBe(false);
+    });
+
+    it('an "Aborted" reply fails open and is never a duplicate', async () => {
+      const seen: StoreFault[] = [];
+      const s = store((f) => seen.push(f));
+      fx.bridge.mode = 'aborted';
+      try {
+        const outcome = await s.claim([uniqueKey('aborted')], hub);
+        expect(outcome.kind).toBe('fail-open');
+        expect(seen[0]).toMatchObject({ op: 'claim', reason: expect.stringMatching(/Aborted/) });
+      } finally {
+        fx.bridge.mode = 'normal';
+      }
+    });
+  });
+
+  describe('every fault fails open within the budget', () => {
+    const deadline = claimDeadlineMs({ attemptMs: 450, attempts: 2, backoffMs: 50 });
+    const modes: BridgeMode[] = ['hang', 'hang-after-headers', 'refuse', 'error-500', 'aborted', 'empty-object', 'garbage'];
+
+    it.each(modes)('bridge mode %s', async (mode) => {
+      const seen: StoreFault[] = [];
+      const s = store((f) => seen.push(f));
+      fx.bridge.mode = mode;
+      const started = performance.now();
+      try {
+        const outcome = await s.claim([uniqueKey(mode)], hub);
+        const elapsed = performance.now() - started;
+        expect(outcome.kind).toBe('fail-open');
+        expect(elapsed).toBeLessThan(deadline + 500);
+        expect(seen.map((f) => f.op)).toEqual(['claim']);
+      } finally {
+        fx.bridge.mode = 'normal';
+      }
+    });
+
+    it.each(modes)('bridge mode %s on a two-key (pipeline) claim', async (mode) => {
+      const s = store(() => {});
+      fx.bridge.mode = mode;
+      try {
+        const outcome = await s.claim([uniqueKey(`${mode}-a`), uniqueKey(`${mode}-b`)], hub);
+        expect(outcome.kind).toBe('fail-open');
+      } finally {
+        fx.bridge.mode = 'normal';
+      }
+    });
+
+    it('a paused Redis (SIGSTOP) fails open within the budget, and claims work again after', async () => {
+      const s = store(() => {});
+      fx.redis.pause();
+      const started = performance.now();
+      try {
+        const outcome = await s.claim([uniqueKey('paused')], hub);
+        expect(outcome.kind).toBe('fail-open');
+        expect(performance.now() - started).toBeLessThan(deadline + 500);
+      } finally {
+        fx.redis.resume();
+      }
+      expect((await s.claim([uniqueKey('after-pause')], hub)).kind).toBe('claimed');
+    });
+
+    it('a bridge nobody listens on fails open', async () => {
+      const s = new UpstashClaimStore({ settings: { url: 'http://127.0.0.1:9', token: 't' }, reporter: () => {} });
+      expect((await s.claim([uniqueKey('closed-port')], hub)).kind).toBe('fail-open');
+      expect((await s.ping()).ok).toBe(false);
+    });
+  });
+
+  describe('bookkeeping writes', () => {
+    it('a note lands in Redis and resolves', async () => {
+      const s = store();
+      const key = uniqueKey('note');
+      await s.note(key, 'served-by-hub', 60);
+      expect(await s.read(key)).toBe('served-by-hub');
+    });
+
+    it('a note against a hung store is reported and never throws', async () => {
+      const seen: StoreFault[] = [];
+      const s = store((f) => seen.push(f));
+      fx.bridge.mode = 'hang';
+      try {
+        await expect(s.note(uniqueKey('note-hang'), 'x', 60)).resolves.toBeUndefined();
+        expect(seen).toEqual([expect.objectContaining({ op: 'note', reason: expect.stringMatching(/timeout|deadline/) })]);
+      } finally {
+        fx.bridge.mode = 'normal';
+      }
+    });
+
+    it('each detached write gets its own fuse: a slow one does not abort the next', async () => {
+      const seen: StoreFault[] = [];
+      const s = store((f) => seen.push(f));
+      const slow = s.note(uniqueKey('slow'), 'a', 60);
+      await new Promise((r) => setTimeout(r, 300));
+      const key = uniqueKey('fresh');
+      await s.note(key, 'b', 60);
+      await slow;
+      expect(seen).toEqual([]);
+      expect(await s.read(key)).toBe('b');
+    });
+  });
+
+  it('ping answers ok against a live Redis and not ok against a hung one', async () => {
+    const s = store(() => {});
+    expect(await s.ping()).toEqual({ ok: true });
+    fx.bridge.mode = 'hang';
+    try {
+      expect((await s.ping()).ok).toBe(false);
+    } finally {
+      fx.bridge.mode = 'normal';
+    }
+  });
+});
