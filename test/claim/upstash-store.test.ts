@@ -17,7 +17,7 @@ const uniqueKey = (label: string) => `autohub:claim:T1:event:${label}-${process.
 describe('UpstashClaimStore against a real Redis through the REST bridge', () => {
   const fx = useRedisBridge();
   const faults: StoreFault[] = [];
-  const store = (reporter = (f: StoreFault) => void faults.push(f)) =>
+  const store = (reporter: (f: StoreFault) => void = (f) => void faults.push(f)) =>
     new UpstashClaimStore({ settings: { url: fx.bridge.url, token: fx.bridge.token }, reporter });
 
   it('the first claim of a key is claimed and the second is a duplicate', async () => {

@@ -1,0 +1,36 @@
+/**
+ * The one response a Slack delivery gets. Whoever answers first (Bolt's ack,
+ * the receiver's deadline, an error) wins; later answers are ignored.
+ */
+import type { ServerResponse } from 'node:http';
+
+export class AckGate {
+  #answered = false;
+  #resolve!: () => void;
+  /** Resolves once the response has been written. */
+  readonly done = new Promise<void>((resolve) => {
+    this.#resolve = resolve;
+  });
+
+  constructor(private readonly res: ServerResponse) {}
+
+  get answered(): boolean {
+    return this.#answered;
+  }
+
+  /** Answer with a status and an optional body (string as text, object as JSON). */
+  answer(status: number, body?: unknown, headers: Record<string, string> = {}): boolean {
+    if (this.#answered) return false;
+    this.#answered = true;
+    for (const [name, value] of Object.entries(headers)) this.res.setHeader(name, value);
+    if (body === undefined || body === '') {
+      this.res.writeHead(status).end();
+    } else if (typeof body === 'string') {
+      this.res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' }).end(body);
+    } else {
+      this.res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(body));
+    }
+    this.#resolve();
+    return true;
+  }
+}

@@ -1,0 +1,262 @@
+/**
+ * A Bolt Receiver that claims every delivery in the shared store before the
+ * turn runs, so a delivery that reaches both copies, or one copy twice, runs
+ * once. A duplicate never reaches Bolt (not authorize, not a listener).
+ *
+ * Order for `POST /slack/events`: size limit (413) -> signature, both
+ * directions of the 5-minute window (401) -> parse (400/415) -> claim -> run.
+ *
+ * Budget, from the moment the request arrives:
+ *   claim <= 1,000 ms (2 x 450 ms + 50 ms, the store's own deadline)
+ *   answer <= ackDeadlineMs = 1,200 ms, whatever the listener does,
+ *   under the edge's 1,400 ms hub leg and Slack's 3 s.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { App, Receiver } from '@slack/bolt';
+import type { ClaimKind, ClaimOutcome, ClaimStore } from '../claim/index.js';
+import { failOpen } from '../claim/index.js';
+import type { Role } from '../config/index.js';
+import { BodyTooLargeError, RequestInvalidError } from '../errors/index.js';
+import type { Logger } from '../log/index.js';
+import { checkSignature, parseDelivery, parseRetryHeaders, type Delivery } from '../slack/index.js';
+import { withDeadline } from '../time/index.js';
+import { AckGate } from './ack-gate.js';
+import type { HealthMonitor } from './health.js';
+import { readRawBody } from './raw-body.js';
+
+export const EVENTS_PATH = '/slack/events';
+export const HEALTH_PATH = '/slack/health';
+
+export interface FailoverReceiverOptions {
+  signingSecret: string;
+  store: ClaimStore;
+  health: HealthMonitor;
+  role: Role;
+  instance: string;
+  log: Logger;
+  /** @default 1 MiB */
+  maxBodyBytes?: number;
+  /** Answer Slack by this many ms after arrival, whatever the turn does. @default 1200 */
+  ackDeadlineMs?: number;
+  /** How long `stop()` waits for turns in flight. @default 10000 */
+  drainMs?: number;
+  /** @default Date.now */
+  now?: () => number;
+}
+
+/** Keys Bolt adds to every listener's `context`. */
+export interface TurnContext {
+  autohubClaim: ClaimKind;
+  autohubInstance: string;
+  autohubRole: Role;
+  autohubReceivedAt: number;
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+export class FailoverReceiver implements Receiver {
+  #app: App | undefined;
+  #server: Server | undefined;
+  readonly #turns = new Set<Promise<void>>();
+  readonly #o: Required<Omit<FailoverReceiverOptions, 'now'>> & { now: () => number };
+
+  constructor(options: FailoverReceiverOptions) {
+    this.#o = {
+      ...options,
+      maxBodyBytes: options.maxBodyBytes ?? 1_048_576,
+      ackDeadlineMs: options.ackDeadlineMs ?? 1200,
+      drainMs: options.drainMs ?? 10_000,
+      now: options.now ?? Date.now,
+    };
+  }
+
+  init(app: App): void {
+    this.#app = app;
+  }
+
+  /** The port the server listens on (useful with port 0). */
+  get port(): number {
+    return (this.#server?.address() as AddressInfo | null)?.port ?? 0;
+  }
+
+  /** Turns running now. */
+  get inFlight(): number {
+    return this.#turns.size;
+  }
+
+  readonly requestListener = (req: IncomingMessage, res: ServerResponse): void => {
+    this.#route(req, res).catch((error: unknown) => {
+      this.#o.log.error('receiver.unexpected', { error });
+      if (!res.headersSent) res.writeHead(500).end();
+    });
+  };
+
+  async start(port: number, host?: string): Promise<Server> {
+    const server = createServer(this.requestListener);
+    server.keepAliveTimeout = 65_000;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => resolve());
+    });
+    this.#server = server;
+    this.#o.health.lifecycle = 'serving';
+    return server;
+  }
+
+  /** Health turns 503 at once, new connections are refused, turns in flight get `drainMs` to finish. */
+  async stop(): Promise<void> {
+    this.#o.health.lifecycle = 'draining';
+    const server = this.#server;
+    // New connections are refused from here; open keep-alive ones get 503s
+    // marked `connection: close` until the turns in flight are done.
+    const closed = server ? new Promise<void>((resolve) => server.close(() => resolve())) : Promise.resolve();
+    const drained = await withDeadline(
+      Promise.allSettled([...this.#turns]).then(() => true),
+      this.#o.drainMs,
+      () => false,
+    );
+    if (!drained) this.#o.log.warn('receiver.drain_timeout', { inFlight: this.#turns.size, drainMs: this.#o.drainMs });
+    server?.closeAllConnections();
+    await closed;
+  }
+
+  async #route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = (req.url ?? '/').split('?')[0];
+    res.setHeader('x-autohub-instance', this.#o.instance);
+    res.setHeader('x-autohub-role', this.#o.role);
+    if (this.#o.health.lifecycle === 'draining') res.setHeader('connection', 'close');
+    if (path === HEALTH_PATH && (req.method === 'GET' || req.method === 'HEAD')) {
+      const { status, body } = this.#o.health.report();
+      res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+      res.end(req.method === 'HEAD' ? undefined : JSON.stringify(body));
+      return;
+    }
+    if (path !== EVENTS_PATH) {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+      return;
+    }
+    if (req.method !== 'POST') {
+      res.writeHead(405, { allow: 'POST' }).end();
+      return;
+    }
+    await this.#delivery(req, new AckGate(res), this.#o.now());
+  }
+
+  async #delivery(req: IncomingMessage, gate: AckGate, receivedAt: number): Promise<void> {
+    const o = this.#o;
+    const refuse = (status: number, reason: string) => {
+      req.resume();
+      gate.answer(status, reason, { 'x-autohub-claim': 'none' });
+      o.log.info('delivery.refused', { status, reason });
+    };
+    if (o.health.lifecycle !== 'serving') return refuse(503, `this copy is ${o.health.lifecycle}`);
+
+    let raw: Buffer;
+    try {
+      raw = await readRawBody(req, o.maxBodyBytes);
+    } catch (error) {
+      if (error instanceof BodyTooLargeError) return refuse(413, error.message);
+      throw error;
+    }
+    const signature = await checkSignature({
+      signingSecret: o.signingSecret,
+      timestamp: header(req, 'x-slack-request-timestamp'),
+      signature: header(req, 'x-slack-signature'),
+      body: raw,
+      now: o.now(),
+    });
+    if (!signature.ok) return refuse(401, `signature ${signature.reason}`);
+
+    let delivery: Delivery;
+    try {
+      delivery = parseDelivery(header(req, 'content-type'), raw.toString('utf8'));
+    } catch (error) {
+      if (error instanceof RequestInvalidError) return refuse(error.status, error.message);
+      throw error;
+    }
+    if (delivery.kind === 'ssl_check') return void gate.answer(200, undefined, { 'x-autohub-claim': 'none' });
+    if (delivery.kind === 'url_verification') {
+      return void gate.answer(200, { challenge: delivery.challenge }, { 'x-autohub-claim': 'none' });
+    }
+
+    const retry = parseRetryHeaders(header(req, 'x-slack-retry-num'), header(req, 'x-slack-retry-reason'));
+    const outcome = await this.#claim(delivery.claimKeys, receivedAt);
+    const claim: ClaimKind | 'none' = delivery.claimKeys.length === 0 ? 'none' : outcome.kind;
+    const logFields = {
+      kind: delivery.kind,
+      eventId: delivery.kind === 'event' ? delivery.eventId : undefined,
+      retryNum: retry.retryNum,
+      claim,
+      ...(outcome.kind === 'fail-open' ? { reason: outcome.reason } : {}),
+    };
+    if (outcome.kind === 'duplicate') {
+      gate.answer(200, undefined, { 'x-autohub-claim': 'duplicate' });
+      o.log.info('delivery.duplicate', { ...logFields, ackMs: o.now() - receivedAt });
+      return;
+    }
+    this.#run(delivery, gate, receivedAt, claim === 'none' ? 'claimed' : outcome.kind, retry, logFields);
+  }
+
+  #claim(keys: string[], receivedAt: number): Promise<ClaimOutcome> {
+    if (keys.length === 0) return Promise.resolve({ kind: 'claimed' });
+    const owner = { instance: this.#o.instance, role: this.#o.role };
+    // The store bounds itself; this bound keeps the ack deadline even if it did not.
+    const left = this.#o.ackDeadlineMs - 100 - (this.#o.now() - receivedAt);
+    return withDeadline(this.#o.store.claim(keys, owner), left, () => failOpen('receiver ack deadline'));
+  }
+
+  #run(
+    delivery: Extract<Delivery, { body: unknown }>,
+    gate: AckGate,
+    receivedAt: number,
+    claim: ClaimKind,
+    retry: { retryNum: number | undefined; retryReason: string | undefined },
+    logFields: Record<string, unknown>,
+  ): void {
+    const o = this.#o;
+    const claimHeader = { 'x-autohub-claim': logFields.claim as string };
+    // Events carry nothing in their ack: answer now and let the turn run after.
+    if (delivery.kind === 'event') gate.answer(200, undefined, claimHeader);
+    const deadline = setTimeout(() => {
+      if (gate.answer(200, undefined, { ...claimHeader, 'x-autohub-ack': 'deadline' })) {
+        o.log.warn('delivery.ack_deadline', { ...logFields, ackDeadlineMs: o.ackDeadlineMs });
+      }
+    }, Math.max(0, o.ackDeadlineMs - (o.now() - receivedAt)));
+    gate.done.then(() => {
+      clearTimeout(deadline);
+      o.log.info('delivery.acked', { ...logFields, ackMs: o.now() - receivedAt });
+    });
+
+    const customProperties: TurnContext = {
+      autohubClaim: claim,
+      autohubInstance: o.instance,
+      autohubRole: o.role,
+      autohubReceivedAt: receivedAt,
+    };
+    const turn = (async () => {
+      if (!this.#app) throw new Error('FailoverReceiver.init(app) was not called');
+      await this.#app.processEvent({
+        body: delivery.body,
+        retryNum: retry.retryNum,
+        retryReason: retry.retryReason,
+        customProperties: { ...customProperties },
+        ack: async (response?: unknown) => {
+          gate.answer(200, response ?? undefined, claimHeader);
+        },
+      });
+    })()
+      .catch((error: unknown) => {
+        o.log.error('turn.failed', { ...logFields, error });
+        gate.answer(500, undefined, claimHeader);
+      })
+      .finally(() => {
+        clearTimeout(deadline);
+        this.#turns.delete(turn);
+      });
+    this.#turns.add(turn);
+  }
+}

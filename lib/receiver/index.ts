@@ -1,0 +1,5 @@
+export { FailoverReceiver, EVENTS_PATH, HEALTH_PATH } from './failover-receiver.js';
+export type { FailoverReceiverOptions, TurnContext } from './failover-receiver.js';
+export { HealthMonitor, healthReport } from './health.js';
+export type { HealthBody, HealthMonitorOptions, Lifecycle, StoreView } from './health.js';
+export { readRawBody } from './raw-body.js';

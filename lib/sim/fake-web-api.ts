@@ -1,0 +1,149 @@
+/**
+ * A loopback stand-in for Slack's Web API that records every call and can be
+ * told to refuse: scripted answers per method, or a real rate window (one
+ * call per `intervalMs` per method) that answers 429 with Retry-After.
+ */
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface RecordedCall {
+  method: string;
+  params: Record<string, string>;
+  /** ms since the epoch when the request arrived. */
+  at: number;
+  /** The status it was answered with. */
+  status: number;
+  /** True when it was refused as rate limited. */
+  refused: boolean;
+}
+
+export interface ScriptedAnswer {
+  status: number;
+  /** Hold the answer this long (a slow Web API). */
+  delayMs?: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface FakeWebApi {
+  /** Base URL ending in `/`, for `slackApiUrl`. */
+  url: string;
+  calls: RecordedCall[];
+  /** Answer the next calls of `method` with these, in order, before answering normally. */
+  script(method: string, ...answers: ScriptedAnswer[]): void;
+  /**
+   * Enforce one accepted call per `intervalMs` for `method`; a call inside the
+   * window gets `shape` (429, or 200 with error "ratelimited") and a Retry-After
+   * of the time left, in seconds with fractions.
+   */
+  enforceInterval(method: string, intervalMs: number, shape?: '429' | '200'): void;
+  /** Messages posted (successful chat.postMessage calls). */
+  posts(): RecordedCall[];
+  close(): Promise<void>;
+}
+
+async function readParams(req: IncomingMessage): Promise<Record<string, string>> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const raw = Buffer.concat(chunks).toString('utf8');
+  const type = String(req.headers['content-type'] ?? '');
+  const params: Record<string, string> = {};
+  if (type.includes('application/json')) {
+    try {
+      for (const [k, v] of Object.entries(JSON.parse(raw) as Record<string, unknown>)) {
+        params[k] = typeof v === 'string' ? v : JSON.stringify(v);
+      }
+    } catch {
+      /* recorded with no params */
+    }
+  } else {
+    for (const [k, v] of new URLSearchParams(raw)) params[k] = v;
+  }
+  const url = new URL(req.url ?? '/', 'http://x');
+  for (const [k, v] of url.searchParams) params[k] ??= v;
+  return params;
+}
+
+function defaultAnswer(method: string, params: Record<string, string>, counter: number): unknown {
+  switch (method) {
+    case 'auth.test':
+      return { ok: true, user_id: 'UAUTOHUB', bot_id: 'BAUTOHUB', team_id: 'T0AUTOHUB', team: 'autohub-test' };
+    case 'chat.postMessage':
+    case 'chat.postEphemeral':
+      return {
+        ok: true,
+        channel: params.channel,
+        ts: `${Math.floor(Date.now() / 1000)}.${String(counter).padStart(6, '0')}`,
+      };
+    case 'conversations.list':
+      return { ok: true, channels: [], response_metadata: { next_cursor: '' } };
+    case 'users.list':
+      return { ok: true, members: [], response_metadata: { next_cursor: '' } };
+    default:
+      return { ok: true };
+  }
+}
+
+export async function startFakeWebApi(options: { now?: () => number } = {}): Promise<FakeWebApi> {
+  const now = options.now ?? Date.now;
+  const scripts = new Map<string, ScriptedAnswer[]>();
+  const windows = new Map<string, { intervalMs: number; shape: '429' | '200'; last: number }>();
+  const calls: RecordedCall[] = [];
+  let counter = 0;
+
+  const server: Server = createServer((req, res) => {
+    const at = now();
+    const method = (req.url ?? '/').split('?')[0]!.split('/').filter(Boolean).pop() ?? '';
+    readParams(req)
+      .then((params) => {
+        let answer: ScriptedAnswer | undefined = scripts.get(method)?.shift();
+        const window = windows.get(method);
+        if (!answer && window) {
+          const left = window.last + window.intervalMs - at;
+          if (left > 0) {
+            const retryAfter = (left / 1000).toFixed(3);
+            answer =
+              window.shape === '429'
+                ? { status: 429, body: { ok: false, error: 'ratelimited' }, headers: { 'retry-after': retryAfter } }
+                : { status: 200, body: { ok: false, error: 'ratelimited' }, headers: { 'retry-after': retryAfter } };
+          } else {
+            window.last = at;
+          }
+        }
+        answer ??= { status: 200, body: defaultAnswer(method, params, ++counter) };
+        const body = answer.body as { ok?: unknown; error?: unknown } | undefined;
+        calls.push({
+          method,
+          params,
+          at,
+          status: answer.status,
+          refused: answer.status === 429 || body?.error === 'ratelimited',
+        });
+        const send = (a: ScriptedAnswer) => {
+          res.writeHead(a.status, { 'content-type': 'application/json', ...a.headers });
+          res.end(a.body === undefined ? '' : JSON.stringify(a.body));
+        };
+        if (answer.delayMs) setTimeout(send, answer.delayMs, answer);
+        else send(answer);
+      })
+      .catch(() => res.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://127.0.0.1:${port}/api/`,
+    calls,
+    script: (method, ...answers) => {
+      scripts.set(method, [...(scripts.get(method) ?? []), ...answers]);
+    },
+    enforceInterval: (method, intervalMs, shape = '429') => {
+      windows.set(method, { intervalMs, shape, last: -Infinity });
+    },
+    posts: () => calls.filter((c) => c.method === 'chat.postMessage' && c.status === 200 && !c.refused),
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

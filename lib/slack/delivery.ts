@@ -1,0 +1,86 @@
+/**
+ * What a verified Slack request is, and the keys it is claimed under. Pure.
+ * Throws RequestInvalidError (400, or 415 for a content type Slack never sends).
+ */
+import { eventKey, messageKey, triggerKey } from '../claim/keys.js';
+import { RequestInvalidError } from '../errors/index.js';
+
+type Json = Record<string, unknown>;
+
+export type Delivery =
+  | { kind: 'ssl_check' }
+  | { kind: 'url_verification'; challenge: string }
+  | { kind: 'event'; body: Json; eventId: string; teamId: string | undefined; claimKeys: string[] }
+  | { kind: 'command'; body: Json; claimKeys: string[] }
+  | { kind: 'interactive'; body: Json; claimKeys: string[] };
+
+/** Events that carry a user's message, and so can arrive under two event ids. */
+const MESSAGE_EVENTS = new Set(['app_mention', 'message']);
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function text(value: unknown): string | undefined {
+  return typeof value === 'string' && value.length > 0 ? value : undefined;
+}
+
+function parseJson(raw: string): Json {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw new RequestInvalidError('body is not valid JSON');
+  }
+  if (!isObject(parsed)) throw new RequestInvalidError('body is not a JSON object');
+  return parsed;
+}
+
+function eventDelivery(body: Json): Delivery {
+  if (body.type === 'url_verification') {
+    const challenge = text(body.challenge);
+    if (!challenge) throw new RequestInvalidError('url_verification without a challenge');
+    return { kind: 'url_verification', challenge };
+  }
+  if (body.type !== 'event_callback') throw new RequestInvalidError(`unsupported envelope type ${JSON.stringify(body.type)}`);
+  const eventId = text(body.event_id);
+  if (!eventId) throw new RequestInvalidError('event_callback without an event_id');
+  if (!isObject(body.event)) throw new RequestInvalidError('event_callback without an event');
+  const teamId = text(body.team_id);
+  const claimKeys = [eventKey(teamId, eventId)];
+  const event = body.event;
+  const channel = text(event.channel);
+  const ts = text(event.ts);
+  if (MESSAGE_EVENTS.has(String(event.type)) && channel && ts && event.subtype === undefined) {
+    claimKeys.push(messageKey(teamId, channel, ts));
+  }
+  return { kind: 'event', body, eventId, teamId, claimKeys };
+}
+
+function teamOf(body: Json): string | undefined {
+  return text(body.team_id) ?? (isObject(body.team) ? text(body.team.id) : undefined);
+}
+
+function formDelivery(raw: string): Delivery {
+  const form = new URLSearchParams(raw);
+  if (form.get('ssl_check') === '1') return { kind: 'ssl_check' };
+  const payload = form.get('payload');
+  if (payload !== null) {
+    const body = parseJson(payload);
+    if (!text(body.type)) throw new RequestInvalidError('interactivity payload without a type');
+    const trigger = text(body.trigger_id);
+    return { kind: 'interactive', body, claimKeys: trigger ? [triggerKey(teamOf(body), trigger)] : [] };
+  }
+  const command = form.get('command');
+  if (command === null) throw new RequestInvalidError('form body is neither a command, a payload nor an ssl_check');
+  const body: Json = Object.fromEntries(form.entries());
+  const trigger = text(body.trigger_id);
+  return { kind: 'command', body, claimKeys: trigger ? [triggerKey(teamOf(body), trigger)] : [] };
+}
+
+export function parseDelivery(contentType: string | null | undefined, raw: string): Delivery {
+  const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type === 'application/json') return eventDelivery(parseJson(raw));
+  if (type === 'application/x-www-form-urlencoded') return formDelivery(raw);
+  throw new RequestInvalidError(`unsupported content type ${JSON.stringify(type || 'none')}`, 415);
+}

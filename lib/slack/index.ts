@@ -1,0 +1,6 @@
+export { checkSignature, computeSignature, signedHeaders, MAX_SKEW_SECONDS } from './signature.js';
+export type { SignatureCheck, SignatureInput } from './signature.js';
+export { parseDelivery } from './delivery.js';
+export type { Delivery } from './delivery.js';
+export { parseRetryHeaders } from './retry-headers.js';
+export type { RetryInfo } from './retry-headers.js';

@@ -1,0 +1,130 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeWebApi, type FakeWebApi } from '../../lib/sim/fake-web-api.js';
+import { commandForm, deliver, mentionEnvelope } from '../../lib/sim/slack-events.js';
+import { useRedisBridge } from '../support/redis-fixture.js';
+import { eventually, SECRET, settle, startCopy, type RunningCopy } from '../support/copies.js';
+
+describe('a hub and a cloud copy sharing one Redis', () => {
+  const fx = useRedisBridge();
+  let api: FakeWebApi;
+  let hub: RunningCopy;
+  let cloud: RunningCopy;
+  let n = 0;
+  const ts = () => `${Math.floor(Date.now() / 1000)}.${String(++n).padStart(6, '0')}`;
+
+  beforeAll(async () => {
+    api = await startFakeWebApi();
+    const upstash = { url: fx.bridge.url, token: fx.bridge.token };
+    hub = await startCopy({ role: 'hub', webApiUrl: api.url, upstash });
+    cloud = await startCopy({ role: 'cloud', webApiUrl: api.url, upstash });
+  });
+  afterAll(async () => {
+    await hub?.stop();
+    await cloud?.stop();
+    await api?.close();
+  });
+
+  const repliesTo = (eventId: string) =>
+    api.posts().filter((c) => JSON.parse(c.params.metadata ?? '{}').event_payload?.event_id === eventId);
+
+  it('an event delivered to the hub and then, as retry 1, to the cloud copy gets one reply', async () => {
+    const body = mentionEnvelope({ eventId: 'Ev-two-copies', ts: ts() });
+    const first = await deliver(hub.eventsUrl, body, { signingSecret: SECRET });
+    expect(first.status).toBe(200);
+    expect(first.headers.get('x-autohub-claim')).toBe('claimed');
+    expect(first.headers.get('x-autohub-role')).toBe('hub');
+    expect(first.headers.get('x-autohub-instance')).toBe('hub-test');
+
+    const retry = await deliver(cloud.eventsUrl, body, { signingSecret: SECRET, retryNum: 1 });
+    expect(retry.status).toBe(200);
+    expect(retry.headers.get('x-autohub-claim')).toBe('duplicate');
+
+    await eventually(() => repliesTo('Ev-two-copies').length > 0, 'the reply');
+    await settle();
+    const replies = repliesTo('Ev-two-copies');
+    expect(replies).toHaveLength(1);
+    expect(replies[0]!.params.text).toMatch(/the hub \(hub-test\)/);
+    expect(replies[0]!.params.thread_ts).toBe(body.event && (body.event as { ts: string }).ts);
+  });
+
+  it('a retry of a claimed delivery to the same copy is acked and not run again', async () => {
+    const body = mentionEnvelope({ eventId: 'Ev-same-copy', ts: ts() });
+    await deliver(cloud.eventsUrl, body, { signingSecret: SECRET });
+    const retry = await deliver(cloud.eventsUrl, body, { signingSecret: SECRET, retryNum: 2, retryReason: 'http_error' });
+    expect(retry.headers.get('x-autohub-claim')).toBe('duplicate');
+    await eventually(() => repliesTo('Ev-same-copy').length > 0, 'the reply');
+    await settle();
+    expect(repliesTo('Ev-same-copy')).toHaveLength(1);
+  });
+
+  it('the same message redelivered under a new event_id, with no retry headers, gets one reply', async () => {
+    const messageTs = ts();
+    const a = await deliver(hub.eventsUrl, mentionEnvelope({ eventId: 'Ev-msg-a', ts: messageTs }), { signingSecret: SECRET });
+    const b = await deliver(cloud.eventsUrl, mentionEnvelope({ eventId: 'Ev-msg-b', ts: messageTs }), { signingSecret: SECRET });
+    expect(a.headers.get('x-autohub-claim')).toBe('claimed');
+    expect(b.headers.get('x-autohub-claim')).toBe('duplicate');
+    await eventually(() => repliesTo('Ev-msg-a').length > 0, 'the reply');
+    await settle();
+    expect(repliesTo('Ev-msg-a')).toHaveLength(1);
+    expect(repliesTo('Ev-msg-b')).toHaveLength(0);
+  });
+
+  it('a reply in a thread goes to that thread', async () => {
+    const body = mentionEnvelope({ eventId: 'Ev-thread', ts: ts(), threadTs: '1700000000.000100' });
+    await deliver(hub.eventsUrl, body, { signingSecret: SECRET });
+    await eventually(() => repliesTo('Ev-thread').length > 0, 'the reply');
+    expect(repliesTo('Ev-thread')[0]!.params.thread_ts).toBe('1700000000.000100');
+  });
+
+  it('a direct message gets a reply; the bot\'s own message does not', async () => {
+    const dm = mentionEnvelope({ eventId: 'Ev-dm', ts: ts(), type: 'message', channelType: 'im', channel: 'D0DM' });
+    await deliver(hub.eventsUrl, dm, { signingSecret: SECRET });
+    const own = mentionEnvelope({ eventId: 'Ev-own', ts: ts(), type: 'message', channelType: 'im', channel: 'D0DM' });
+    (own.event as Record<string, unknown>).bot_id = 'BAUTOHUB';
+    await deliver(hub.eventsUrl, own, { signingSecret: SECRET });
+    await eventually(() => repliesTo('Ev-dm').length > 0, 'the DM reply');
+    await settle();
+    expect(repliesTo('Ev-own')).toHaveLength(0);
+  });
+
+  it('a slash command answers once, from whichever copy claims its trigger first', async () => {
+    const form = commandForm({ triggerId: 'trigger-1' });
+    const first = await deliver(hub.eventsUrl, form, { signingSecret: SECRET });
+    expect(first.status).toBe(200);
+    expect(await first.json()).toMatchObject({ response_type: 'ephemeral', text: expect.stringMatching(/\*hub\* copy `hub-test`/) });
+    const second = await deliver(cloud.eventsUrl, form, { signingSecret: SECRET });
+    expect(second.status).toBe(200);
+    expect(second.headers.get('x-autohub-claim')).toBe('duplicate');
+    expect(await second.text()).toBe('');
+  });
+
+  it('with Redis paused, the ack still arrives in time and the reply is posted once (fail-open)', async () => {
+    const body = mentionEnvelope({ eventId: 'Ev-paused', ts: ts() });
+    fx.redis.pause();
+    let response: Response;
+    const started = performance.now();
+    try {
+      response = await deliver(hub.eventsUrl, body, { signingSecret: SECRET });
+    } finally {
+      fx.redis.resume();
+    }
+    expect(performance.now() - started).toBeLessThan(3000);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-autohub-claim')).toBe('fail-open');
+    await eventually(() => repliesTo('Ev-paused').length > 0, 'the reply');
+    await settle();
+    expect(repliesTo('Ev-paused')).toHaveLength(1);
+    expect(hub.lines.some((l) => l.event === 'claim.fail_open')).toBe(true);
+  });
+
+  it('health reports the role, the instance and a reachable store', async () => {
+    const response = await fetch(cloud.healthUrl);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({
+      status: 'ok',
+      role: 'cloud',
+      instance: 'cloud-test',
+      store: { kind: 'upstash', ok: true },
+    });
+  });
+});

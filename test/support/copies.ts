@@ -1,0 +1,52 @@
+/** Hub and cloud copies in this process: real Bolt, real receiver, real sockets. */
+import { createAutohub, type Autohub } from '../../app/create-app.js';
+import type { ClaimStore } from '../../lib/claim/index.js';
+import { parseAppConfig, type Role } from '../../lib/config/index.js';
+import { createMemoryLogger } from '../../lib/log/index.js';
+
+export const SECRET = 'test-signing-secret';
+
+export interface RunningCopy extends Autohub {
+  url: string;
+  eventsUrl: string;
+  healthUrl: string;
+  lines: ReturnType<typeof createMemoryLogger>['lines'];
+}
+
+export async function startCopy(o: {
+  role: Role;
+  store?: ClaimStore;
+  webApiUrl: string;
+  upstash?: { url: string; token: string };
+  env?: Record<string, string>;
+  fetch?: typeof fetch;
+}): Promise<RunningCopy> {
+  const config = parseAppConfig({
+    AUTOHUB_ROLE: o.role,
+    AUTOHUB_INSTANCE: `${o.role}-test`,
+    SLACK_SIGNING_SECRET: SECRET,
+    SLACK_BOT_TOKEN: 'xoxb-test-token',
+    SLACK_API_URL: o.webApiUrl,
+    PORT: '0',
+    AUTOHUB_REFUSAL_LOG: 'off',
+    ...(o.upstash ? { UPSTASH_REDIS_REST_URL: o.upstash.url, UPSTASH_REDIS_REST_TOKEN: o.upstash.token } : {}),
+    ...o.env,
+  });
+  const log = createMemoryLogger({ base: { instance: config.instance } });
+  const autohub = createAutohub({ config, log, ...(o.store ? { store: o.store } : {}), ...(o.fetch ? { fetch: o.fetch } : {}) });
+  await autohub.start();
+  const url = `http://127.0.0.1:${autohub.receiver.port}`;
+  return { ...autohub, url, eventsUrl: `${url}/slack/events`, healthUrl: `${url}/slack/health`, lines: log.lines };
+}
+
+/** Wait until `check` holds, polling; throws with `what` when it never does. */
+export async function eventually(check: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/** Let detached turns settle, so "exactly one reply" is not read too early. */
+export const settle = (ms = 300) => new Promise((r) => setTimeout(r, ms));
