@@ -98,6 +98,11 @@ export class FailoverReceiver implements Receiver {
   async start(port: number, host?: string): Promise<Server> {
     const server = createServer(this.requestListener);
     server.keepAliveTimeout = 65_000;
+    // While draining, a new connection is dropped at once (refused); open
+    // keep-alive ones are answered 503 with `connection: close`.
+    server.on('connection', (socket) => {
+      if (this.#o.health.lifecycle === 'draining') socket.destroy();
+    });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(port, host, () => resolve());
@@ -111,17 +116,17 @@ export class FailoverReceiver implements Receiver {
   async stop(): Promise<void> {
     this.#o.health.lifecycle = 'draining';
     const server = this.#server;
-    // New connections are refused from here; open keep-alive ones get 503s
-    // marked `connection: close` until the turns in flight are done.
-    const closed = server ? new Promise<void>((resolve) => server.close(() => resolve())) : Promise.resolve();
     const drained = await withDeadline(
       Promise.allSettled([...this.#turns]).then(() => true),
       this.#o.drainMs,
       () => false,
     );
     if (!drained) this.#o.log.warn('receiver.drain_timeout', { inFlight: this.#turns.size, drainMs: this.#o.drainMs });
-    server?.closeAllConnections();
-    await closed;
+    if (server) {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await closed;
+    }
   }
 
   async #route(req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -1,0 +1,59 @@
+import { Agent, request } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeWebApi, type FakeWebApi } from '../../lib/sim/fake-web-api.js';
+import { deliver, mentionEnvelope } from '../../lib/sim/slack-events.js';
+import { spawnApp } from '../support/child-app.js';
+import { eventually, SECRET } from '../support/copies.js';
+
+function get(url: string, agent: Agent | false): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { agent }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('graceful shutdown of `npm start`', () => {
+  let api: FakeWebApi;
+  beforeAll(async () => {
+    api = await startFakeWebApi();
+  });
+  afterAll(async () => {
+    await api?.close();
+  });
+
+  it('SIGTERM mid-turn: health turns 503, new connections are refused, the turn posts, exit 0', async () => {
+    api.script('chat.postMessage', { status: 200, delayMs: 1500, body: { ok: true, ts: '1700000000.000900', channel: 'C0GENERAL' } });
+    const app = await spawnApp({
+      AUTOHUB_ROLE: 'hub',
+      SLACK_SIGNING_SECRET: SECRET,
+      SLACK_BOT_TOKEN: 'xoxb-test',
+      SLACK_API_URL: api.url,
+    });
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      expect(await get(`${app.url}/slack/health`, agent)).toBe(200);
+      const acked = await deliver(`${app.url}/slack/events`, mentionEnvelope({ eventId: 'Ev-drain', ts: '1700000000.000800' }), {
+        signingSecret: SECRET,
+      });
+      expect(acked.status).toBe(200);
+      await eventually(() => api.calls.some((c) => c.method === 'chat.postMessage'), 'the turn to start posting');
+
+      app.child.kill('SIGTERM');
+      await eventually(() => app.output().includes('"app.stopping"'), 'the app to start draining');
+      expect(await get(`${app.url}/slack/health`, agent)).toBe(503);
+      // A fresh connection (no agent) is dropped at once.
+      await expect(get(`${app.url}/slack/health`, false)).rejects.toThrow(/socket hang up|ECONNRESET|ECONNREFUSED/);
+
+      expect(await app.exited).toBe(0);
+      expect(app.output()).toContain('"turn.replied"');
+      expect(api.posts()).toHaveLength(1);
+    } finally {
+      agent.destroy();
+      app.child.kill('SIGKILL');
+    }
+  });
+});
