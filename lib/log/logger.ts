@@ -7,6 +7,9 @@
  */
 export type Level = 'debug' | 'info' | 'warn' | 'error';
 
+/** A logger's threshold: a level, or 'silent' for none at all. */
+export type Threshold = Level | 'silent';
+
 export type LogFields = Record<string, unknown>;
 
 export interface Logger {
@@ -18,13 +21,13 @@ export interface Logger {
   child(fields: LogFields): Logger;
 }
 
-const rank: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40 };
+const rank: Record<Threshold, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 99 };
 
 export interface LoggerOptions {
   /** Fields added to every line, e.g. `{ instance, role }`. */
   base?: LogFields;
   /** @default 'info' */
-  level?: Level;
+  level?: Threshold;
   /** Where a finished line goes. @default writes to stdout (stderr for warn and error) */
   write?: (line: string, level: Level) => void;
   /** @default Date.now */
@@ -79,4 +82,4 @@ export function createMemoryLogger(options: Omit<LoggerOptions, 'write'> = {}): 
   return Object.assign(logger, { lines });
 }
 
-export const silentLogger: Logger = createLogger({ write: () => {} });
+export const silentLogger: Logger = createLogger({ level: 'silent', write: () => {} });

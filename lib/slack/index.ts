@@ -1,5 +1,5 @@
-export { checkSignature, computeSignature, signedHeaders, MAX_SKEW_SECONDS } from './signature.js';
-export type { SignatureCheck, SignatureInput } from './signature.js';
+export { checkSignature, computeSignature, signedHeaders, webCryptoHmac, MAX_SKEW_SECONDS } from './signature.js';
+export type { HmacHex, SignatureCheck, SignatureInput } from './signature.js';
 export { parseDelivery } from './delivery.js';
 export type { Delivery } from './delivery.js';
 export { parseRetryHeaders } from './retry-headers.js';

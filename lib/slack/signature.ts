@@ -40,9 +40,20 @@ function basestring(timestamp: string, body: Uint8Array): Uint8Array<ArrayBuffer
   return out;
 }
 
-export async function computeSignature(secret: string, timestamp: string, body: Uint8Array): Promise<string> {
-  const mac = await crypto.subtle.sign('HMAC', await hmacKey(secret), basestring(timestamp, body));
-  return `v0=${toHex(mac)}`;
+/** HMAC-SHA256 of `data` under `secret`, as lowercase hex. */
+export type HmacHex = (secret: string, data: Uint8Array) => string | Promise<string>;
+
+/** Web Crypto (Workers and Node alike). In Node it runs on the thread pool, so the receiver passes node:crypto's instead. */
+export const webCryptoHmac: HmacHex = async (secret, data) =>
+  toHex(await crypto.subtle.sign('HMAC', await hmacKey(secret), data as Uint8Array<ArrayBuffer>));
+
+export async function computeSignature(
+  secret: string,
+  timestamp: string,
+  body: Uint8Array,
+  hmac: HmacHex = webCryptoHmac,
+): Promise<string> {
+  return `v0=${await hmac(secret, basestring(timestamp, body))}`;
 }
 
 /** Constant-time comparison of two strings of hex. */
@@ -62,6 +73,8 @@ export interface SignatureInput {
   body: Uint8Array;
   /** Milliseconds since the epoch. */
   now: number;
+  /** @default webCryptoHmac */
+  hmac?: HmacHex;
 }
 
 export async function checkSignature(input: SignatureInput): Promise<SignatureCheck> {
@@ -71,7 +84,7 @@ export async function checkSignature(input: SignatureInput): Promise<SignatureCh
   const skew = Math.floor(input.now / 1000) - Number(timestamp);
   if (skew > MAX_SKEW_SECONDS) return { ok: false, reason: 'stale' };
   if (skew < -MAX_SKEW_SECONDS) return { ok: false, reason: 'future' };
-  const expected = await computeSignature(input.signingSecret, timestamp, input.body);
+  const expected = await computeSignature(input.signingSecret, timestamp, input.body, input.hmac);
   return sameText(expected, signature) ? { ok: true } : { ok: false, reason: 'mismatch' };
 }
 

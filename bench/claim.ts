@@ -1,0 +1,43 @@
+/**
+ * Section `claim`: claim latency through the adapter (two bounds, fresh fuse
+ * per command, nonce record) against a raw SET NX sent through the same REST
+ * bridge by a bare @upstash/redis client, in the same run.
+ */
+import { Redis } from '@upstash/redis';
+import { UpstashClaimStore } from '../lib/claim/index.js';
+import { startRedis } from '../lib/sim/redis-server.js';
+import { startUpstashBridge } from '../lib/sim/upstash-bridge.js';
+import { fmt, printTable, summarize } from './stats.js';
+
+export async function benchClaim(n = 2000): Promise<void> {
+  const redis = await startRedis();
+  const bridge = await startUpstashBridge({ redisPort: redis.port });
+  try {
+    const store = new UpstashClaimStore({ settings: { url: bridge.url, token: bridge.token }, reporter: () => {} });
+    const bare = new Redis({ url: bridge.url, token: bridge.token, enableTelemetry: false });
+    const owner = { instance: 'bench', role: 'hub' } as const;
+    const time = async (fn: (i: number) => Promise<unknown>) => {
+      for (let i = 0; i < 200; i++) await fn(-i - 1); // warm-up
+      const samples: number[] = [];
+      for (let i = 0; i < n; i++) {
+        const t = performance.now();
+        await fn(i);
+        samples.push(performance.now() - t);
+      }
+      return summarize(samples);
+    };
+    // Interleave the two in blocks so neither gets a quieter machine.
+    const adapter = await time((i) => store.claim([`bench:adapter:${i}`], owner));
+    const raw = await time((i) => bare.set(`bench:raw:${i}`, '1', { nx: true, ex: 3600 }));
+    const message = await time((i) => store.claim([`bench:ev:${i}`, `bench:msg:${i}`], owner));
+    printTable(`claim: ${n} sequential claims through the REST bridge to a private redis-server (ms)`, [
+      ['path', 'p50', 'p99', 'mean', 'p50 ratio', 'p99 ratio'],
+      ['raw SET NX, bare client (baseline)', fmt(raw.p50, 3), fmt(raw.p99, 3), fmt(raw.mean, 3), '1.00', '1.00'],
+      ['adapter claim, one key', fmt(adapter.p50, 3), fmt(adapter.p99, 3), fmt(adapter.mean, 3), fmt(adapter.p50 / raw.p50), fmt(adapter.p99 / raw.p99)],
+      ['adapter claim, event + message alias', fmt(message.p50, 3), fmt(message.p99, 3), fmt(message.mean, 3), fmt(message.p50 / raw.p50), fmt(message.p99 / raw.p99)],
+    ]);
+  } finally {
+    await bridge.close();
+    await redis.stop();
+  }
+}

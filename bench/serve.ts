@@ -1,0 +1,43 @@
+/**
+ * One receiver under load, in its own process so its peak RSS is its own:
+ * `autohub` (FailoverReceiver with the real-Redis claim) or `stock` (Bolt's
+ * HTTPReceiver), both running the same listeners.
+ */
+import { App, HTTPReceiver } from '@slack/bolt';
+import { WebClient } from '@slack/web-api';
+import { createAutohub } from '../app/create-app.js';
+import { resilientAuthorize } from '../app/authorize.js';
+import { registerConversation } from '../app/listeners/conversation.js';
+import { parseAppConfig } from '../lib/config/index.js';
+import { silentLogger, slackLogger } from '../lib/log/index.js';
+
+const [kind, port, webApiUrl, upstashUrl, upstashToken] = process.argv.slice(2);
+const secret = 'bench-secret';
+
+if (kind === 'autohub' || kind === 'autohub-memory') {
+  const config = parseAppConfig({
+    AUTOHUB_ROLE: 'hub',
+    SLACK_SIGNING_SECRET: secret,
+    SLACK_BOT_TOKEN: 'xoxb-bench',
+    SLACK_API_URL: webApiUrl,
+    PORT: port,
+    ...(kind === 'autohub' ? { UPSTASH_REDIS_REST_URL: upstashUrl, UPSTASH_REDIS_REST_TOKEN: upstashToken } : {}),
+  });
+  await createAutohub({ config, log: silentLogger }).start();
+} else {
+  const clientOptions = { slackApiUrl: webApiUrl, retryConfig: { retries: 0 }, logger: slackLogger(silentLogger) };
+  const app = new App({
+    receiver: new HTTPReceiver({ signingSecret: secret, endpoints: '/slack/events', logger: slackLogger(silentLogger) }),
+    authorize: resilientAuthorize(new WebClient(undefined, clientOptions), 'xoxb-bench'),
+    clientOptions,
+    logger: slackLogger(silentLogger),
+  });
+  registerConversation(app, silentLogger);
+  await app.start(Number(port));
+}
+process.stdout.write('ready\n');
+process.on('SIGTERM', () => {
+  const usage = process.resourceUsage();
+  process.stdout.write(`${JSON.stringify({ maxRssKb: usage.maxRSS, cpuUs: usage.userCPUTime + usage.systemCPUTime })}\n`);
+  process.exit(0);
+});
