@@ -7,7 +7,9 @@ import { WebClient, type WebClientOptions } from '@slack/web-api';
 import { createStore, type ClaimStore } from '../lib/claim/index.js';
 import type { AppConfig } from '../lib/config/index.js';
 import { slackLogger, type Logger } from '../lib/log/index.js';
+import { createRateLimitFetch, refusalSink } from '../lib/ratelimit/index.js';
 import { FailoverReceiver, HealthMonitor } from '../lib/receiver/index.js';
+import type { Sleep } from '../lib/time/index.js';
 import { resilientAuthorize } from './authorize.js';
 import { registerCommand } from './listeners/command.js';
 import { registerConversation } from './listeners/conversation.js';
@@ -20,11 +22,13 @@ export interface AutohubOptions {
   config: AppConfig;
   log: Logger;
   /** @default createStore(config): Upstash when configured, else in-process */
-  store?: ClaimStore;
-  /** The `fetch` every Web API call goes through. @default globalThis.fetch */
-  fetch?: typeof fetch;
+  store?: ClaimStore | undefined;
+  /** The network `fetch` under the rate-limit layer. @default globalThis.fetch */
+  fetch?: typeof fetch | undefined;
   /** @default Date.now */
-  now?: () => number;
+  now?: (() => number) | undefined;
+  /** How the rate-limit layer waits out a window. @default setTimeout-based */
+  sleep?: Sleep | undefined;
 }
 
 export interface Autohub {
@@ -59,7 +63,16 @@ export function createAutohub(options: AutohubOptions): Autohub {
     // post whose response was lost is not sent a second time.
     retryConfig: { retries: 0 },
     logger: slackLogger(log),
-    ...(options.fetch ? { fetch: options.fetch } : {}),
+    fetch: createRateLimitFetch({
+      fetch: options.fetch,
+      now: options.now,
+      sleep: options.sleep,
+      maxAttempts: config.rateLimit.attempts,
+      budgetMs: config.rateLimit.budgetMs,
+      shared: store,
+      onRefusal: refusalSink({ path: config.refusalLog, log }),
+      instance: config.instance,
+    }),
   };
   const app = new App({
     receiver,

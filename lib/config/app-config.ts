@@ -27,6 +27,8 @@ export interface AppConfig {
   claim: { attemptMs: number; attempts: number };
   /** Where rate-limit refusals are written, one JSON line each; null turns the file off. */
   refusalLog: string | null;
+  /** Attempts and waiting budget of one Web API call under rate limits. */
+  rateLimit: { attempts: number; budgetMs: number };
   drainMs: number;
   maxBodyBytes: number;
   logLevel: Level;
@@ -76,6 +78,10 @@ export function parseAppConfig(env: Env): AppConfig {
       attempts: readInt(env, 'AUTOHUB_CLAIM_ATTEMPTS', 2, { min: 1, max: 5 }),
     },
     refusalLog: refusalLog === 'off' ? null : refusalLog,
+    rateLimit: {
+      attempts: readInt(env, 'AUTOHUB_RATELIMIT_ATTEMPTS', 4, { min: 1, max: 20 }),
+      budgetMs: readInt(env, 'AUTOHUB_RATELIMIT_BUDGET_MS', 120_000, { min: 0, max: 3_600_000 }),
+    },
     drainMs: readInt(env, 'AUTOHUB_DRAIN_MS', 10_000, { min: 0, max: 120_000 }),
     maxBodyBytes: readInt(env, 'AUTOHUB_MAX_BODY_BYTES', 1_048_576, { min: 1024, max: 16_777_216 }),
     logLevel: readEnum<Level>(env, 'AUTOHUB_LOG_LEVEL', ['debug', 'info', 'warn', 'error'], 'info'),

@@ -20,6 +20,8 @@ export async function startCopy(o: {
   upstash?: { url: string; token: string };
   env?: Record<string, string>;
   fetch?: typeof fetch;
+  now?: () => number;
+  sleep?: (ms: number) => Promise<void>;
 }): Promise<RunningCopy> {
   const config = parseAppConfig({
     AUTOHUB_ROLE: o.role,
@@ -33,7 +35,7 @@ export async function startCopy(o: {
     ...o.env,
   });
   const log = createMemoryLogger({ base: { instance: config.instance } });
-  const autohub = createAutohub({ config, log, ...(o.store ? { store: o.store } : {}), ...(o.fetch ? { fetch: o.fetch } : {}) });
+  const autohub = createAutohub({ config, log, store: o.store, fetch: o.fetch, now: o.now, sleep: o.sleep });
   await autohub.start();
   const url = `http://127.0.0.1:${autohub.receiver.port}`;
   return { ...autohub, url, eventsUrl: `${url}/slack/events`, healthUrl: `${url}/slack/health`, lines: log.lines };

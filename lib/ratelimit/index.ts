@@ -1,0 +1,12 @@
+export { retryAfterSeconds, rawRetryAfter, DEFAULT_WAIT_SECONDS, CEILING_SECONDS, ZERO_WAIT_SECONDS } from './retry-after.js';
+export type { HeaderBag, RetryAfter, RetryAfterSource } from './retry-after.js';
+export { classifyResponse, isThrottled } from './classify.js';
+export type { Classified, ResponseState } from './classify.js';
+export { replayVerdict, REPAIRS, EARLY_RATIO, BLIND_RATIO } from './verdict.js';
+export type { Judgement, LoggedRefusal, Verdict } from './verdict.js';
+export { MethodGate } from './method-gate.js';
+export type { GateOptions } from './method-gate.js';
+export { createRateLimitFetch } from './rate-limit-fetch.js';
+export type { RateLimitFetchOptions } from './rate-limit-fetch.js';
+export { refusalSink } from './refusal-log.js';
+export type { RefusalRecord, RefusalSink } from './refusal-log.js';

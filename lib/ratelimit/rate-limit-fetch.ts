@@ -1,0 +1,173 @@
+/**
+ * A `fetch` for the WebClient (Bolt's `clientOptions.fetch`) that treats
+ * Slack's rate-limit answer as the schedule: on an HTTP 429 or an HTTP 200
+ * `{ok: false, error: "ratelimited"}` it records the refusal, waits the window
+ * Retry-After names, and sends again, within bounded attempts and a time
+ * budget per call. While a method's window is closed, its other calls queue
+ * for it; other methods go on. The window is shared with the other copy
+ * through the store, and falls back to the local one when the store is away.
+ *
+ * Only refused requests are sent again (Slack did not act on them). A request
+ * whose response was lost is not: that could post a message twice.
+ */
+import { createHash } from 'node:crypto';
+import type { ClaimStore } from '../claim/index.js';
+import { RateLimitExhaustedError } from '../errors/index.js';
+import { realSleep, withDeadline, type Clock, type Sleep } from '../time/index.js';
+import { classifyResponse, isThrottled } from './classify.js';
+import { MethodGate } from './method-gate.js';
+import type { RefusalRecord, RefusalSink } from './refusal-log.js';
+import { rawRetryAfter, retryAfterSeconds } from './retry-after.js';
+
+export interface RateLimitFetchOptions {
+  /** @default globalThis.fetch */
+  fetch?: typeof fetch;
+  /** @default Date.now */
+  now?: Clock;
+  /** @default setTimeout-based */
+  sleep?: Sleep;
+  /** Attempts per call, the first included. @default 4 */
+  maxAttempts?: number;
+  /** Time one call may spend waiting for windows, in ms. @default 120000 */
+  budgetMs?: number;
+  /** Where windows are shared with the other copy; local only when absent. */
+  shared?: Pick<ClaimStore, 'read' | 'write'>;
+  /** How long a shared-window read may take before the local window is used. @default 150 */
+  sharedReadMs?: number;
+  /** Receives every refusal. @default none */
+  onRefusal?: RefusalSink;
+  instance?: string;
+  /** Longest pacing interval after a refusal. @default 2000 */
+  maxPaceMs?: number;
+}
+
+const SHARED_PREFIX = 'autohub:ratelimit';
+/** After a failed shared read, use the local window alone for this long. */
+const SHARED_BACKOFF_MS = 10_000;
+
+function methodOf(input: RequestInfo | URL): string {
+  const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+  const path = new URL(url, 'http://x').pathname;
+  return path.slice(path.lastIndexOf('/') + 1) || 'unknown';
+}
+
+/** A per-workspace scope from the token, so windows of two workspaces never mix. No secret leaves. */
+function scopeOf(init: RequestInit | undefined): string {
+  const auth = new Headers(init?.headers).get('authorization') ?? '';
+  return auth ? createHash('sha256').update(auth).digest('hex').slice(0, 12) : 'anon';
+}
+
+/** Whether a body can be sent a second time. */
+function replayable(body: unknown): boolean {
+  return body === undefined || body === null || typeof body === 'string' || body instanceof URLSearchParams || body instanceof ArrayBuffer || ArrayBuffer.isView(body);
+}
+
+async function throttleOf(response: Response): Promise<{ state: string; body: { ok: boolean | null; error: string | null } } | undefined> {
+  if (response.status === 429) {
+    let body: { ok?: unknown; error?: unknown } = {};
+    try {
+      body = JSON.parse(await response.clone().text()) as typeof body;
+    } catch {
+      /* a 429 needs no body */
+    }
+    return { state: 'throttled-429', body: { ok: typeof body.ok === 'boolean' ? body.ok : null, error: typeof body.error === 'string' ? body.error : null } };
+  }
+  if (response.status !== 200 || !(response.headers.get('content-type') ?? '').includes('json')) return undefined;
+  const text = await response.clone().text();
+  if (!text.includes('ratelimited')) return undefined;
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const { state } = classifyResponse(200, body);
+  return isThrottled(state) ? { state, body: { ok: false, error: 'ratelimited' } } : undefined;
+}
+
+export function createRateLimitFetch(options: RateLimitFetchOptions = {}): typeof fetch {
+  const send = options.fetch ?? globalThis.fetch;
+  const now = options.now ?? Date.now;
+  const sleep = options.sleep ?? realSleep;
+  const maxAttempts = options.maxAttempts ?? 4;
+  const budgetMs = options.budgetMs ?? 120_000;
+  const sharedReadMs = options.sharedReadMs ?? 150;
+  const gates = new Map<string, MethodGate>();
+  let sharedDownUntil = 0;
+
+  const gateFor = (key: string) => {
+    let gate = gates.get(key);
+    if (!gate) {
+      gate = new MethodGate({ now, sleep, maxPaceMs: options.maxPaceMs });
+      gates.set(key, gate);
+    }
+    return gate;
+  };
+
+  /** Adopt the other copy's window for this method, if it closed one. */
+  const syncShared = async (key: string, gate: MethodGate) => {
+    if (!options.shared || now() < sharedDownUntil || now() < gate.reopenAt) return;
+    const stored = await withDeadline(options.shared.read(`${SHARED_PREFIX}:${key}`), sharedReadMs, () => undefined);
+    if (stored === undefined) {
+      sharedDownUntil = now() + SHARED_BACKOFF_MS;
+      return;
+    }
+    const reopenAt = Number(stored);
+    if (stored !== null && Number.isFinite(reopenAt) && reopenAt > now()) gate.close(reopenAt, reopenAt - now());
+  };
+
+  const rateLimitFetch = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+    const method = methodOf(input);
+    if (!replayable(init?.body)) return send(input, init);
+    const key = `${scopeOf(init)}:${method}`;
+    const gate = gateFor(key);
+    const started = now();
+    let pending: Omit<RefusalRecord, 'waited'> | undefined;
+    let refusedAt = 0;
+    let lastWindow = 0;
+
+    await syncShared(key, gate);
+    for (let attempt = 1; ; attempt++) {
+      const outcome = await gate.pass(
+        async () => {
+          if (pending) options.onRefusal?.({ ...pending, waited: (now() - refusedAt) / 1000 });
+          pending = undefined;
+          const response = await send(input, init);
+          return { response, throttle: await throttleOf(response) };
+        },
+        (waitMs) => {
+          if (now() + waitMs - started > budgetMs) {
+            throw new RateLimitExhaustedError(method, lastWindow, attempt - 1);
+          }
+        },
+      ).catch((error: unknown) => {
+        if (pending) options.onRefusal?.({ ...pending, waited: null });
+        throw error;
+      });
+      const { response, throttle } = outcome;
+      if (!throttle) return response;
+
+      const window = retryAfterSeconds(response.headers);
+      lastWindow = window.seconds;
+      refusedAt = now();
+      const reopenAt = refusedAt + window.seconds * 1000;
+      gate.close(reopenAt, window.seconds * 1000);
+      if (options.shared) void options.shared.write(`${SHARED_PREFIX}:${key}`, String(reopenAt), window.seconds * 1000);
+      const raw = rawRetryAfter(response.headers);
+      pending = {
+        method,
+        status: response.status,
+        body: throttle.body,
+        headers: { 'retry-after': raw === undefined || raw === null ? null : String(raw) },
+        at: new Date(refusedAt).toISOString(),
+        instance: options.instance ?? 'unknown',
+      };
+      await response.body?.cancel().catch(() => {});
+      if (attempt >= maxAttempts || reopenAt - started > budgetMs) {
+        options.onRefusal?.({ ...pending, waited: null });
+        throw new RateLimitExhaustedError(method, window.seconds, attempt);
+      }
+    }
+  };
+  return rateLimitFetch as typeof fetch;
+}

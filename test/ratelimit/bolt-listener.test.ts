@@ -1,0 +1,36 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeWebApi, type FakeWebApi } from '../../lib/sim/fake-web-api.js';
+import { deliver, mentionEnvelope } from '../../lib/sim/slack-events.js';
+import { eventually, SECRET, settle, startCopy, type RunningCopy } from '../support/copies.js';
+import { virtualTime } from '../support/virtual-time.js';
+
+describe("a real Bolt listener's client goes through the rate-limit fetch", () => {
+  let api: FakeWebApi;
+  let hub: RunningCopy;
+  const time = virtualTime();
+
+  beforeAll(async () => {
+    api = await startFakeWebApi();
+    hub = await startCopy({ role: 'hub', webApiUrl: api.url, now: time.now, sleep: time.sleep });
+  });
+  afterAll(async () => {
+    await hub?.stop();
+    await api?.close();
+  });
+
+  it('a 30 s window on the reply is waited out (on the injected clock) and the reply posts exactly once', async () => {
+    api.script('chat.postMessage', { status: 429, body: { ok: false, error: 'ratelimited' }, headers: { 'retry-after': '30' } });
+    const response = await deliver(hub.eventsUrl, mentionEnvelope({ eventId: 'Ev-rl', ts: '1700000000.000500' }), { signingSecret: SECRET });
+    expect(response.status).toBe(200);
+    await eventually(() => api.posts().length === 1, 'the reply after the window');
+    await settle();
+    expect(api.posts()).toHaveLength(1);
+    expect(time.slept).toEqual([30_000]);
+    expect(hub.lines.find((l) => l.event === 'ratelimit.refusal')).toMatchObject({
+      method: 'chat.postMessage',
+      status: 429,
+      waited: 30,
+      headers: { 'retry-after': '30' },
+    });
+  });
+});

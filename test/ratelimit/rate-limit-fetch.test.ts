@@ -1,0 +1,172 @@
+import { WebClient } from '@slack/web-api';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { MemoryClaimStore } from '../../lib/claim/index.js';
+import { createRateLimitFetch, type RefusalRecord } from '../../lib/ratelimit/index.js';
+import { startFakeWebApi, type FakeWebApi, type ScriptedAnswer } from '../../lib/sim/fake-web-api.js';
+import { virtualTime } from '../support/virtual-time.js';
+
+const throttled429 = (retryAfter?: string): ScriptedAnswer => ({
+  status: 429,
+  body: { ok: false, error: 'ratelimited' },
+  headers: retryAfter === undefined ? {} : { 'retry-after': retryAfter },
+});
+const throttled200: ScriptedAnswer = { status: 200, body: { ok: false, error: 'ratelimited' }, headers: { 'retry-after': '4' } };
+
+describe('the rate-limit fetch under a real WebClient, against a loopback Web API', () => {
+  let api: FakeWebApi;
+  beforeAll(async () => {
+    api = await startFakeWebApi();
+  });
+  afterAll(async () => {
+    await api?.close();
+  });
+  afterEach(() => {
+    api.calls.length = 0;
+  });
+
+  function client(extra: Parameters<typeof createRateLimitFetch>[0] = {}) {
+    const time = virtualTime();
+    const refusals: RefusalRecord[] = [];
+    const fetch = createRateLimitFetch({ now: time.now, sleep: time.sleep, onRefusal: (r) => refusals.push(r), instance: 'test', ...extra });
+    const web = new WebClient('xoxb-test', { slackApiUrl: api.url, retryConfig: { retries: 0 }, fetch });
+    return { web, time, refusals };
+  }
+
+  it.each([
+    ['"3"', 3, '3'],
+    ['absent', 30, undefined],
+    ['"0"', 1, '0'],
+    ['"-5"', 30, '-5'],
+    ['an HTTP date', 30, 'Wed, 21 Oct 2026 07:28:00 GMT'],
+    ['"  "', 30, '  '],
+    ['"0.5"', 0.5, '0.5'],
+  ])('a 429 with Retry-After %s waits %ss, then posts exactly once', async (_, seconds, header) => {
+    const { web, time, refusals } = client();
+    api.script('chat.postMessage', throttled429(header));
+    const result = await web.chat.postMessage({ channel: 'C1', text: 'hi' });
+    expect(result.ok).toBe(true);
+    expect(api.posts()).toHaveLength(1);
+    expect(api.calls.filter((c) => c.method === 'chat.postMessage')).toHaveLength(2);
+    expect(time.slept.reduce((a, b) => a + b, 0)).toBeCloseTo(seconds * 1000, 0);
+    expect(refusals).toEqual([
+      expect.objectContaining({ method: 'chat.postMessage', status: 429, waited: seconds, instance: 'test' }),
+    ]);
+    // HTTP trims header values, so "  " arrives as "".
+    expect(refusals[0]!.headers['retry-after']).toBe(header === undefined ? null : header.trim());
+  });
+
+  it('an absurd window (86400) is clamped to 600 s, and past the budget the call fails with the window', async () => {
+    const { web, refusals } = client({ budgetMs: 120_000 });
+    api.script('chat.postMessage', throttled429('86400'));
+    const failure = web.chat.postMessage({ channel: 'C1', text: 'hi' });
+    await expect(failure).rejects.toThrow(/still rate limited after 1 attempt\(s\); last window 600s/);
+    await expect(failure).rejects.toMatchObject({ original: { code: 'autohub_rate_limit_exhausted', lastWindowSeconds: 600 } });
+    expect(api.posts()).toHaveLength(0);
+    expect(refusals).toEqual([expect.objectContaining({ waited: null })]);
+  });
+
+  it('an HTTP 200 "ratelimited" is the same event: it waits and posts once', async () => {
+    const { web, time, refusals } = client();
+    api.script('chat.postMessage', throttled200);
+    await web.chat.postMessage({ channel: 'C1', text: 'hi' });
+    expect(api.posts()).toHaveLength(1);
+    expect(time.slept).toEqual([4000]);
+    expect(refusals[0]).toMatchObject({ status: 200, body: { ok: false, error: 'ratelimited' }, waited: 4 });
+  });
+
+  it('a refusal that is not a rate limit is not retried', async () => {
+    const { web, refusals } = client();
+    api.script('chat.postMessage', { status: 200, body: { ok: false, error: 'not_in_channel' } });
+    await expect(web.chat.postMessage({ channel: 'C1', text: 'hi' })).rejects.toThrow(/not_in_channel/);
+    expect(api.calls).toHaveLength(1);
+    expect(refusals).toHaveLength(0);
+  });
+
+  it('gives up after the attempts run out, with a coded error carrying the last window', async () => {
+    const { web, refusals } = client({ maxAttempts: 3 });
+    api.script('chat.postMessage', throttled429('2'), throttled429('2'), throttled429('5'));
+    await expect(web.chat.postMessage({ channel: 'C1', text: 'hi' })).rejects.toMatchObject({
+      original: { code: 'autohub_rate_limit_exhausted', lastWindowSeconds: 5, attempts: 3 },
+    });
+    expect(refusals.map((r) => r.waited)).toEqual([2, 2, null]);
+  });
+
+  it('while a window is closed, calls of that method queue for it and other methods go on', async () => {
+    const { web, time } = client();
+    api.script('chat.postMessage', throttled429('10'));
+    const first = web.chat.postMessage({ channel: 'C1', text: 'a' });
+    await new Promise((r) => setTimeout(r, 50));
+    const t0 = time.now();
+    const other = await web.users.list({ limit: 1 });
+    expect(other.ok).toBe(true);
+    expect(time.now()).toBe(t0);
+    await Promise.all([first, web.chat.postMessage({ channel: 'C1', text: 'b' }), web.chat.postMessage({ channel: 'C1', text: 'c' })]);
+    expect(api.posts()).toHaveLength(3);
+    const posts = api.calls.filter((c) => c.method === 'chat.postMessage');
+    expect(posts.filter((c) => c.refused)).toHaveLength(1);
+  });
+
+  it('a window closed by one copy is honoured by the other through the shared store', async () => {
+    const shared = new MemoryClaimStore();
+    const time = virtualTime();
+    const make = (instance: string) =>
+      new WebClient('xoxb-test', {
+        slackApiUrl: api.url,
+        retryConfig: { retries: 0 },
+        fetch: createRateLimitFetch({ now: time.now, sleep: time.sleep, shared, instance }),
+      });
+    const hub = make('hub');
+    const cloud = make('cloud');
+    api.script('chat.postMessage', throttled429('20'));
+    await hub.chat.postMessage({ channel: 'C1', text: 'a' });
+    // The hub's window has passed on its own clock; rewind to just after the refusal for the cloud copy.
+    const refusalAt = api.calls.find((c) => c.refused)!.at;
+    expect(refusalAt).toBeGreaterThan(0);
+    const before = time.slept.length;
+    time.advance(-20_000);
+    await cloud.chat.postMessage({ channel: 'C1', text: 'b' });
+    expect(time.slept.length).toBe(before + 1);
+    expect(time.slept.at(-1)).toBeGreaterThan(19_000);
+    expect(api.calls.filter((c) => c.refused)).toHaveLength(1);
+  });
+
+  it('a post whose connection fails is not sent again', async () => {
+    let sent = 0;
+    const counting: typeof fetch = (input, init) => {
+      sent += 1;
+      return fetch(input, init);
+    };
+    const dead = new WebClient('xoxb-test', {
+      slackApiUrl: 'http://127.0.0.1:9/api/',
+      retryConfig: { retries: 0 },
+      fetch: createRateLimitFetch({ fetch: counting }),
+    });
+    await expect(dead.chat.postMessage({ channel: 'C1', text: 'x' })).rejects.toThrow();
+    expect(sent).toBe(1);
+  });
+});
+
+describe('the stock WebClient on the same fake, recorded for the README', () => {
+  let api: FakeWebApi;
+  beforeAll(async () => {
+    api = await startFakeWebApi();
+  });
+  afterAll(async () => {
+    await api?.close();
+  });
+
+  const stock = () => new WebClient('xoxb-test', { slackApiUrl: api.url, retryConfig: { retries: 2 } });
+
+  it('gives up at once on a 429 with no Retry-After: no retry, no post', async () => {
+    api.script('chat.postMessage', throttled429());
+    await expect(stock().chat.postMessage({ channel: 'C1', text: 'x' })).rejects.toThrow(/Retry header did not contain a valid timeout/);
+    expect(api.posts()).toHaveLength(0);
+  });
+
+  it('throws on an HTTP 200 "ratelimited" without waiting or retrying', async () => {
+    api.calls.length = 0;
+    api.script('chat.postMessage', throttled200);
+    await expect(stock().chat.postMessage({ channel: 'C1', text: 'x' })).rejects.toThrow(/ratelimited/);
+    expect(api.calls).toHaveLength(1);
+  });
+});
