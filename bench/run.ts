@@ -3,11 +3,13 @@
  * its figures beside the baseline its issue names, measured in the same run.
  */
 import { benchClaim } from './claim.js';
+import { benchRateLimit } from './ratelimit.js';
 import { benchReceiver } from './receiver.js';
 
 const sections: Record<string, () => Promise<void>> = {
   claim: () => benchClaim(),
   receiver: () => benchReceiver(),
+  ratelimit: () => benchRateLimit(),
 };
 
 const i = process.argv.indexOf('--section');

@@ -28,6 +28,7 @@ export class MethodGate {
   #paceMs = 0;
   #pacedUntil = 0;
   #lastSendAt = -Infinity;
+  #lastAcceptedAt = -Infinity;
   #tail: Promise<void> = Promise.resolve();
   readonly #o: Required<GateOptions>;
 
@@ -40,12 +41,39 @@ export class MethodGate {
     return this.#reopenAt;
   }
 
-  /** Close the window until `reopenAt` and pace later calls by the window's length. */
+  /**
+   * A call was accepted; `answeredAt` is when its answer came back. The
+   * answer's time, not the send's: a first request on a new connection can
+   * leave long before the server starts its window, which would overstate
+   * the window's length.
+   */
+  accepted(answeredAt: number): void {
+    this.#lastAcceptedAt = Math.max(this.#lastAcceptedAt, answeredAt);
+    // Answered after the window was already closed by a call racing it: this
+    // is the call that closed the window, so it dates the window's start.
+    if (answeredAt < this.#reopenAt) this.#raisePace(this.#reopenAt - answeredAt);
+  }
+
+  #raisePace(lengthMs: number): void {
+    const pace = Math.min(this.#o.maxPaceMs, lengthMs) * PACE_MARGIN + PACE_SLACK_MS;
+    if (this.#o.now() >= this.#pacedUntil) this.#paceMs = 0;
+    this.#paceMs = Math.max(this.#paceMs, pace);
+  }
+
+  /**
+   * Close the window until `reopenAt` and pace later calls. Retry-After is the
+   * time *left* in the window, not its length; the length is better read as
+   * the time from the last accepted call (which closed the window) to its
+   * reopening, or the time left when that is all we know. The pace only grows while paced, so it converges on the
+   * method's real interval.
+   */
   close(reopenAt: number, windowMs: number): void {
     this.#reopenAt = Math.max(this.#reopenAt, reopenAt);
     // The first call after the window goes at `reopenAt` exactly; pacing spaces the ones after it.
     this.#lastSendAt = -Infinity;
-    this.#paceMs = Math.min(this.#o.maxPaceMs, windowMs) * PACE_MARGIN + PACE_SLACK_MS;
+    const sinceAccepted = this.#reopenAt - this.#lastAcceptedAt;
+    const length = sinceAccepted > windowMs && sinceAccepted <= this.#o.maxPaceMs ? sinceAccepted : windowMs;
+    this.#raisePace(length);
     this.#pacedUntil = Math.max(this.#pacedUntil, this.#reopenAt + this.#o.quietMs);
   }
 

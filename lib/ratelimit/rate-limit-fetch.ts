@@ -133,7 +133,9 @@ export function createRateLimitFetch(options: RateLimitFetchOptions = {}): typeo
           if (pending) options.onRefusal?.({ ...pending, waited: (now() - refusedAt) / 1000 });
           pending = undefined;
           const response = await send(input, init);
-          return { response, throttle: await throttleOf(response) };
+          const throttle = await throttleOf(response);
+          if (!throttle) gate.accepted(now());
+          return { response, throttle };
         },
         (waitMs) => {
           if (now() + waitMs - started > budgetMs) {

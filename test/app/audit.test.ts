@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAudit } from '../../app/cli/audit.js';
 import { silentLogger } from '../../lib/log/index.js';
 import { createRateLimitFetch, refusalSink } from '../../lib/ratelimit/index.js';
-import { startFakeWebApi, type FakeWebApi } from '../../lib/sim/fake-web-api.js';
+import { startFakeWebApi, type FakeWebApi, type ScriptedAnswer } from '../../lib/sim/fake-web-api.js';
 import { eventually } from '../support/copies.js';
 import { virtualTime } from '../support/virtual-time.js';
 
@@ -40,11 +40,11 @@ describe('npm run audit', () => {
       retryConfig: { retries: 0 },
       fetch: createRateLimitFetch({ now: time.now, sleep: time.sleep, onRefusal: refusalSink({ path, log: silentLogger }), instance: 'hub' }),
     });
-    const refuse = (retryAfter?: string, shape: 429 | 200 = 429) => ({
+    const refuse = (retryAfter?: string, shape: 429 | 200 = 429): ScriptedAnswer => ({
       status: shape,
       body: { ok: false, error: 'ratelimited' },
       headers: retryAfter === undefined ? {} : { 'retry-after': retryAfter },
-    });
+    }) as ScriptedAnswer;
     api.script('chat.postMessage', refuse('3'), refuse('1', 200));
     await web.chat.postMessage({ channel: 'C1', text: 'a' });
     api.script('chat.postMessage', refuse(), refuse('0'));
