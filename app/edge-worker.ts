@@ -1,0 +1,28 @@
+/**
+ * The Cloudflare Worker entry: the edge router with settings from the
+ * Worker's vars and secrets (wrangler.toml). One router per isolate, so the
+ * hub's last-seen state lives as long as the isolate does.
+ */
+import { createEdgeRouter, parseEdgeSettings, type EdgeRouter } from '../lib/edge/index.js';
+
+let router: EdgeRouter | undefined;
+let routerEnv: unknown;
+
+export default {
+  async fetch(request: Request, env: Record<string, unknown>): Promise<Response> {
+    if (!router || routerEnv !== env) {
+      try {
+        router = createEdgeRouter({
+          settings: parseEdgeSettings(env),
+          log: (event, fields) => console.log(JSON.stringify({ event, role: 'edge', ...fields })),
+        });
+        routerEnv = env;
+      } catch (error) {
+        // A misconfigured Worker must not ack: 503 keeps Slack retrying while it is fixed.
+        console.error(JSON.stringify({ event: 'edge.config_invalid', message: (error as Error).message }));
+        return new Response(`edge misconfigured: ${(error as Error).message}`, { status: 503, headers: { 'x-autohub-route': 'none' } });
+      }
+    }
+    return router.handle(request);
+  },
+};

@@ -1,0 +1,48 @@
+/**
+ * Where a delivery goes. Pure functions of plain data and `now`.
+ */
+
+/** What one leg (a forward or the probe) came back with. */
+export type LegResult =
+  | { kind: 'answered'; status: number }
+  | { kind: 'timeout' }
+  | { kind: 'unreachable' };
+
+export type FirstStep = 'hub' | 'probe' | 'cloud';
+
+/**
+ * A first delivery always tries the hub. A retry goes to the cloud when the
+ * hub failed recently (a fresh down mark); otherwise a fresh health probe
+ * decides, because a cached "down" that outlives Slack's retries is exactly
+ * the hole that dropped mentions (seed 000), and a blind ack of a retry can
+ * drop a turn nobody took.
+ */
+export function firstStep(input: { isRetry: boolean; hubDownAt: number | undefined; now: number; downTtlMs: number }): FirstStep {
+  if (!input.isRetry) return 'hub';
+  const fresh = input.hubDownAt !== undefined && input.now - input.hubDownAt < input.downTtlMs;
+  return fresh ? 'cloud' : 'probe';
+}
+
+/** A hub that answered 2xx or 4xx has spoken: its answer is Slack's. Anything else fails over. */
+export function hubAnswered(result: LegResult): boolean {
+  return result.kind === 'answered' && result.status < 500;
+}
+
+/** The probe says the hub may own the turn only with a 2xx. */
+export function probeSaysUp(result: LegResult): boolean {
+  return result.kind === 'answered' && result.status >= 200 && result.status < 300;
+}
+
+/** The cloud copy accepted the delivery (any 2xx or 4xx: 4xx is a verdict on the request). */
+export function cloudAnswered(result: LegResult): boolean {
+  return result.kind === 'answered' && result.status < 500;
+}
+
+/** A leg's timeout: its own, cut to what is left of the delivery's budget. */
+export function legTimeout(ownMs: number, startedAt: number, now: number, budgetMs: number): number {
+  return Math.max(0, Math.min(ownMs, budgetMs - (now - startedAt)));
+}
+
+export function describe(result: LegResult): string {
+  return result.kind === 'answered' ? `HTTP ${result.status}` : result.kind;
+}

@@ -1,0 +1,155 @@
+/**
+ * The edge router: Web-standard Request in, Response out, so the same code
+ * runs as the Cloudflare Worker and under `npm run edge` on Node.
+ *
+ * It never acks a delivery that no copy accepted: when the cloud leg fails
+ * too, Slack gets 503 with `x-autohub-failover-target: cloud` (and no
+ * `x-slack-no-retry`), so Slack retries and the retry is routed afresh.
+ * Duplicates are stopped by the copies' shared claim, not guessed here.
+ */
+import { checkSignature } from '../slack/signature.js';
+import { CopyView } from './copy-view.js';
+import { cloudAnswered, describe, firstStep, hubAnswered, legTimeout, probeSaysUp, type LegResult } from './decide.js';
+import type { EdgeSettings } from './settings.js';
+
+export type Route = 'hub' | 'cloud' | 'none';
+
+export interface EdgeRouterOptions {
+  settings: EdgeSettings;
+  /** @default globalThis.fetch */
+  fetch?: typeof fetch;
+  /** @default Date.now */
+  now?: () => number;
+  /** One line per routed delivery; no bodies, no secrets. @default none */
+  log?: (event: string, fields: Record<string, unknown>) => void;
+}
+
+export interface EdgeRouter {
+  handle(request: Request): Promise<Response>;
+  hub: CopyView;
+  cloud: CopyView;
+}
+
+/** Headers that belong to one hop and are not forwarded. */
+const HOP_HEADERS = new Set(['host', 'content-length', 'connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'expect']);
+
+function forwardHeaders(request: Request): Headers {
+  const headers = new Headers();
+  request.headers.forEach((value, name) => {
+    if (!HOP_HEADERS.has(name) && !name.startsWith('cf-')) headers.set(name, value);
+  });
+  return headers;
+}
+
+function answer(status: number, route: Route, body: string | null, extra: Record<string, string> = {}): Response {
+  return new Response(body, {
+    status,
+    headers: { 'x-autohub-route': route, 'content-type': 'text/plain; charset=utf-8', ...extra },
+  });
+}
+
+interface Leg {
+  result: LegResult;
+  response?: Response;
+}
+
+export function createEdgeRouter(options: EdgeRouterOptions): EdgeRouter {
+  const { settings } = options;
+  const send = options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
+  const now = options.now ?? Date.now;
+  const log = options.log ?? (() => {});
+  const hub = new CopyView();
+  const cloud = new CopyView();
+
+  /** One forward or probe with a fresh timeout of its own; the body is read under the same timeout. */
+  const leg = async (url: string, init: RequestInit, timeoutMs: number): Promise<Leg> => {
+    if (timeoutMs <= 0) return { result: { kind: 'timeout' } };
+    const signal = AbortSignal.timeout(timeoutMs);
+    try {
+      const upstream = await send(url, { ...init, signal, redirect: 'manual' });
+      const body = await upstream.arrayBuffer();
+      const response = new Response(upstream.status === 204 || upstream.status === 304 ? null : body, upstream);
+      return { result: { kind: 'answered', status: upstream.status }, response };
+    } catch {
+      // Told apart by timeout-or-not, never by message: workerd and Node word failures differently.
+      return { result: signal.aborted ? { kind: 'timeout' } : { kind: 'unreachable' } };
+    }
+  };
+
+  const relay = (route: Route, response: Response): Response => {
+    const out = new Response(response.body, response);
+    out.headers.set('x-autohub-route', route);
+    return out;
+  };
+
+  const handleDelivery = async (request: Request): Promise<Response> => {
+    const startedAt = now();
+    const body = new Uint8Array(await request.arrayBuffer());
+    if (body.byteLength > settings.maxBodyBytes) return answer(413, 'none', 'request body too large');
+    if (settings.signingSecret) {
+      const check = await checkSignature({
+        signingSecret: settings.signingSecret,
+        timestamp: request.headers.get('x-slack-request-timestamp'),
+        signature: request.headers.get('x-slack-signature'),
+        body,
+        now: now(),
+      });
+      if (!check.ok) return answer(401, 'none', `signature ${check.reason}`);
+    }
+    const init: RequestInit = { method: 'POST', headers: forwardHeaders(request), body };
+    const isRetry = request.headers.has('x-slack-retry-num');
+    const fields: Record<string, unknown> = { retryNum: request.headers.get('x-slack-retry-num') ?? undefined };
+    const remaining = (own: number) => legTimeout(own, startedAt, now(), settings.budgetMs);
+
+    const toCloud = async (why: string): Promise<Response> => {
+      const { result, response } = await leg(`${settings.cloudUrl}/slack/events`, init, remaining(settings.cloudTimeoutMs));
+      if (cloudAnswered(result) && response) {
+        cloud.markUp(now());
+        log('edge.routed', { ...fields, route: 'cloud', why, status: result.kind === 'answered' ? result.status : undefined, ms: now() - startedAt });
+        return relay('cloud', response);
+      }
+      cloud.markDown(now(), describe(result));
+      log('edge.failover_failed', { ...fields, why, cloud: describe(result), ms: now() - startedAt });
+      return answer(503, 'none', 'no copy accepted this delivery; retry', { 'x-autohub-failover-target': 'cloud' });
+    };
+
+    const toHub = async (): Promise<Response> => {
+      const { result, response } = await leg(`${settings.hubUrl}/slack/events`, init, remaining(settings.hubTimeoutMs));
+      if (hubAnswered(result) && response) {
+        hub.markUp(now());
+        log('edge.routed', { ...fields, route: 'hub', status: result.kind === 'answered' ? result.status : undefined, ms: now() - startedAt });
+        return relay('hub', response);
+      }
+      hub.markDown(now(), describe(result));
+      return toCloud(`hub ${describe(result)}`);
+    };
+
+    const step = firstStep({ isRetry, hubDownAt: hub.downAt, now: now(), downTtlMs: settings.downTtlMs });
+    if (step === 'hub') return toHub();
+    if (step === 'cloud') return toCloud('hub marked down');
+    const probe = await leg(`${settings.hubUrl}/slack/health`, { method: 'GET' }, remaining(settings.probeTimeoutMs));
+    if (probeSaysUp(probe.result)) return toHub();
+    hub.markDown(now(), `probe ${describe(probe.result)}`);
+    return toCloud(`probe ${describe(probe.result)}`);
+  };
+
+  const handle = async (request: Request): Promise<Response> => {
+    const path = new URL(request.url).pathname;
+    if (path === '/slack/health' && (request.method === 'GET' || request.method === 'HEAD')) {
+      const body = JSON.stringify({ status: 'ok', role: 'edge', hub: hub.toJSON(), cloud: cloud.toJSON() });
+      return new Response(request.method === 'HEAD' ? null : body, {
+        headers: { 'content-type': 'application/json', 'cache-control': 'no-store', 'x-autohub-route': 'none' },
+      });
+    }
+    if (path !== '/slack/events') return answer(404, 'none', 'not found');
+    if (request.method !== 'POST') return answer(405, 'none', 'POST only', { allow: 'POST' });
+    try {
+      return await handleDelivery(request);
+    } catch (error) {
+      log('edge.error', { error: error instanceof Error ? error.message : String(error) });
+      return answer(503, 'none', 'edge error; retry', { 'x-autohub-failover-target': 'cloud' });
+    }
+  };
+
+  return { handle, hub, cloud };
+}

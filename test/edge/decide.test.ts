@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { cloudAnswered, firstStep, hubAnswered, legTimeout, probeSaysUp } from '../../lib/edge/index.js';
+
+const T = 1_700_000_000_000;
+
+describe('firstStep', () => {
+  it.each([
+    [false, undefined, 0, 'hub'],
+    [false, T - 1000, 0, 'hub'],
+    [true, undefined, 0, 'probe'],
+    [true, T - 1000, 0, 'cloud'],
+    [true, T - 29_999, 0, 'cloud'],
+    [true, T - 30_000, 0, 'probe'],
+    [true, T - 60_000, 0, 'probe'],
+    [true, T - 300_000, 0, 'probe'],
+  ] as const)('retry=%s, hub down at %s -> %s', (isRetry, hubDownAt, _, step) => {
+    expect(firstStep({ isRetry, hubDownAt, now: T, downTtlMs: 30_000 })).toBe(step);
+  });
+});
+
+describe('leg verdicts', () => {
+  it.each([
+    [{ kind: 'answered', status: 200 }, true, true, true],
+    [{ kind: 'answered', status: 401 }, true, false, true],
+    [{ kind: 'answered', status: 530 }, false, false, false],
+    [{ kind: 'answered', status: 502 }, false, false, false],
+    [{ kind: 'answered', status: 503 }, false, false, false],
+    [{ kind: 'timeout' }, false, false, false],
+    [{ kind: 'unreachable' }, false, false, false],
+  ] as const)('%j: hub answered %s, probe up %s, cloud answered %s', (result, hub, probe, cloud) => {
+    expect(hubAnswered(result)).toBe(hub);
+    expect(probeSaysUp(result)).toBe(probe);
+    expect(cloudAnswered(result)).toBe(cloud);
+  });
+});
+
+describe('legTimeout', () => {
+  it('is the leg\'s own timeout while the budget allows, then what is left, never negative', () => {
+    expect(legTimeout(1400, T, T, 2800)).toBe(1400);
+    expect(legTimeout(1300, T, T + 1400, 2800)).toBe(1300);
+    expect(legTimeout(1300, T, T + 1700, 2800)).toBe(1100);
+    expect(legTimeout(1300, T, T + 3000, 2800)).toBe(0);
+  });
+});

@@ -1,0 +1,205 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createEdgeRouter, parseEdgeSettings, type EdgeRouter } from '../../lib/edge/index.js';
+import { ConfigError } from '../../lib/errors/index.js';
+import { signedHeaders } from '../../lib/slack/index.js';
+import { CLOSED_URL, startFakeCopy, type FakeCopy } from '../support/fake-copy.js';
+
+const SECRET = 'edge-secret';
+const BODY = JSON.stringify({ type: 'event_callback', event_id: 'Ev1', team_id: 'T1', event: { type: 'app_mention', ts: '1.1', channel: 'C1' } });
+
+describe('the edge router on Node, against loopback copies, on a fixed clock', () => {
+  let hub: FakeCopy;
+  let cloud: FakeCopy;
+  let clock = Date.now();
+  const now = () => clock;
+
+  beforeAll(async () => {
+    hub = await startFakeCopy('hub');
+    cloud = await startFakeCopy('cloud');
+  });
+  afterAll(async () => {
+    await hub?.close();
+    await cloud?.close();
+  });
+  afterEach(() => {
+    for (const c of [hub, cloud]) {
+      c.events = 200;
+      c.health = 200;
+      c.delayMs = 0;
+      c.received.length = 0;
+    }
+  });
+
+  const router = (env: Record<string, string> = {}): EdgeRouter =>
+    createEdgeRouter({
+      settings: parseEdgeSettings({
+        HUB_URL: hub.url,
+        CLOUD_URL: cloud.url,
+        EDGE_HUB_TIMEOUT_MS: '400',
+        EDGE_CLOUD_TIMEOUT_MS: '400',
+        EDGE_PROBE_TIMEOUT_MS: '200',
+        EDGE_BUDGET_MS: '1000',
+        ...env,
+      }),
+      // The clock decides down marks; real time still runs the timeouts.
+      now,
+    });
+
+  async function delivery(retryNum?: number): Promise<Request> {
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      ...(await signedHeaders(SECRET, BODY, clock)),
+      ...(retryNum ? { 'x-slack-retry-num': String(retryNum), 'x-slack-retry-reason': 'http_timeout' } : {}),
+    };
+    return new Request('https://edge.example.com/slack/events', { method: 'POST', headers, body: BODY });
+  }
+
+  const eventsTo = (copy: FakeCopy) => copy.received.filter((r) => r.path === '/slack/events');
+
+  it('a first delivery goes to the hub with the body and Slack\'s headers unchanged', async () => {
+    const request = await delivery();
+    const signature = request.headers.get('x-slack-signature');
+    const response = await router().handle(request);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-autohub-route')).toBe('hub');
+    expect(response.headers.get('x-autohub-instance')).toBe('hub');
+    expect(eventsTo(hub)).toHaveLength(1);
+    expect(eventsTo(hub)[0]!.body).toBe(BODY);
+    expect(eventsTo(hub)[0]!.headers['x-slack-signature']).toBe(signature);
+    expect(eventsTo(cloud)).toHaveLength(0);
+  });
+
+  it.each([
+    ['530 (tunnel connector down, error 1033)', () => (hub.events = 530)],
+    ['502 (connector up, app refusing)', () => (hub.events = 502)],
+    ['503', () => (hub.events = 503)],
+    ['a hang past the hub timeout', () => (hub.events = 'hang')],
+  ])('a hub answering %s sends the delivery to the cloud copy', async (_, fault) => {
+    fault();
+    const r = router();
+    const response = await r.handle(await delivery());
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-autohub-route')).toBe('cloud');
+    expect(eventsTo(cloud)).toHaveLength(1);
+    expect(eventsTo(cloud)[0]!.body).toBe(BODY);
+    expect(r.hub.downAt).toBe(clock);
+  });
+
+  it('a hub nobody listens on sends the delivery to the cloud copy', async () => {
+    const r = createEdgeRouter({ settings: parseEdgeSettings({ HUB_URL: CLOSED_URL, CLOUD_URL: cloud.url }), now });
+    const response = await r.handle(await delivery());
+    expect(response.headers.get('x-autohub-route')).toBe('cloud');
+  });
+
+  it('a 4xx from the hub is the answer: it is not sent to the cloud copy', async () => {
+    hub.events = 401;
+    const response = await router().handle(await delivery());
+    expect(response.status).toBe(401);
+    expect(response.headers.get('x-autohub-route')).toBe('hub');
+    expect(eventsTo(cloud)).toHaveLength(0);
+  });
+
+  it('when the cloud forward fails too, Slack gets 503 naming the failover target, never a blind 200', async () => {
+    hub.events = 530;
+    cloud.events = 500;
+    const response = await router().handle(await delivery());
+    expect(response.status).toBe(503);
+    expect(response.headers.get('x-autohub-failover-target')).toBe('cloud');
+    expect(response.headers.get('x-slack-no-retry')).toBeNull();
+    expect(response.headers.get('x-autohub-route')).toBe('none');
+  });
+
+  it('seed 000 regression: hub 530, cloud 500 once, then the retry 60 s later reaches the cloud copy', async () => {
+    const r = router();
+    hub.events = 530;
+    hub.health = 530;
+    cloud.events = 500;
+    const first = await r.handle(await delivery());
+    expect(first.status).toBe(503);
+
+    cloud.events = 200;
+    cloud.received.length = 0;
+    clock += 60_000;
+    const retry = await r.handle(await delivery(2));
+    expect(retry.status).toBe(200);
+    expect(retry.headers.get('x-autohub-route')).toBe('cloud');
+    // The old outcome, {"retryStatus":200,"retryCalls":[]}, is impossible: the retry was forwarded.
+    expect(eventsTo(cloud)).toHaveLength(1);
+    expect(hub.received.filter((x) => x.path === '/slack/health')).toHaveLength(1);
+  });
+
+  it.each([
+    [1, 0],
+    [2, 60_000],
+    [3, 300_000],
+  ])('with the hub down, Slack retry %i (after %i ms) reaches the cloud copy', async (retryNum, after) => {
+    const r = router();
+    hub.events = 530;
+    hub.health = 530;
+    cloud.events = 500;
+    await r.handle(await delivery());
+    cloud.events = 200;
+    cloud.received.length = 0;
+    clock += after;
+    const response = await r.handle(await delivery(retryNum));
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-autohub-route')).toBe('cloud');
+    expect(eventsTo(cloud)).toHaveLength(1);
+  });
+
+  it('a retry whose probe finds the hub up goes to the hub, whose claim decides', async () => {
+    const response = await router().handle(await delivery(1));
+    expect(response.headers.get('x-autohub-route')).toBe('hub');
+    expect(hub.received.map((x) => x.path)).toEqual(['/slack/health', '/slack/events']);
+  });
+
+  it('a retry whose probe hangs goes to the cloud copy within the budget', async () => {
+    hub.health = 'hang';
+    const started = performance.now();
+    const response = await router().handle(await delivery(1));
+    expect(response.headers.get('x-autohub-route')).toBe('cloud');
+    expect(performance.now() - started).toBeLessThan(1000 + 500);
+  });
+
+  it('the whole path answers within the budget when both copies hang', async () => {
+    hub.events = 'hang';
+    cloud.events = 'hang';
+    const started = performance.now();
+    const response = await router().handle(await delivery());
+    expect(response.status).toBe(503);
+    expect(performance.now() - started).toBeLessThan(1000 + 500);
+  });
+
+  describe('with SLACK_SIGNING_SECRET set', () => {
+    it('an unsigned delivery gets 401 and never costs the hub anything', async () => {
+      const r = router({ SLACK_SIGNING_SECRET: SECRET });
+      const response = await r.handle(new Request('https://edge.example.com/slack/events', { method: 'POST', body: BODY }));
+      expect(response.status).toBe(401);
+      expect(response.headers.get('x-autohub-route')).toBe('none');
+      expect(hub.received).toHaveLength(0);
+    });
+
+    it('a signed delivery passes', async () => {
+      const response = await router({ SLACK_SIGNING_SECRET: SECRET }).handle(await delivery());
+      expect(response.status).toBe(200);
+    });
+  });
+
+  it('answers other paths with 404 and its health with its own view, without secrets', async () => {
+    const r = router({ SLACK_SIGNING_SECRET: SECRET });
+    expect((await r.handle(new Request('https://edge.example.com/other'))).status).toBe(404);
+    expect((await r.handle(new Request('https://edge.example.com/slack/events'))).status).toBe(405);
+    hub.events = 530;
+    await r.handle(await delivery());
+    const health = await r.handle(new Request('https://edge.example.com/slack/health'));
+    const body = await health.json();
+    expect(body).toMatchObject({ status: 'ok', role: 'edge', hub: { state: 'down', reason: 'HTTP 530' }, cloud: { state: 'up' } });
+    expect(JSON.stringify(body)).not.toContain(SECRET);
+  });
+
+  it('a bad setting names the variable', () => {
+    expect(() => parseEdgeSettings({ CLOUD_URL: 'https://x' })).toThrow(ConfigError);
+    expect(() => parseEdgeSettings({ HUB_URL: 'nope', CLOUD_URL: 'https://x' })).toThrow(/^HUB_URL is invalid/);
+    expect(() => parseEdgeSettings({ HUB_URL: 'https://h', CLOUD_URL: 'https://x', EDGE_HUB_TIMEOUT_MS: '0' })).toThrow(/^EDGE_HUB_TIMEOUT_MS is invalid/);
+  });
+});

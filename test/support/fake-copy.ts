@@ -1,0 +1,54 @@
+/** A loopback stand-in for a copy, for the edge's tests: it answers what it is told and records what it got. */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface FakeCopy {
+  url: string;
+  /** Status for /slack/events; 'hang' never answers. */
+  events: number | 'hang';
+  /** Status for /slack/health. */
+  health: number | 'hang';
+  /** Extra delay before answering, ms. */
+  delayMs: number;
+  received: Array<{ path: string; method: string; headers: Record<string, string>; body: string }>;
+  close(): Promise<void>;
+}
+
+export async function startFakeCopy(name: string): Promise<FakeCopy> {
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const path = (req.url ?? '/').split('?')[0]!;
+      copy.received.push({
+        path,
+        method: req.method ?? '',
+        headers: Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)])),
+        body: Buffer.concat(chunks).toString('utf8'),
+      });
+      const status = path === '/slack/health' ? copy.health : copy.events;
+      if (status === 'hang') return;
+      setTimeout(() => {
+        const body = status === 530 ? 'error code: 1033' : JSON.stringify({ copy: name });
+        res.writeHead(status, { 'x-autohub-instance': name, 'content-type': 'text/plain' }).end(body);
+      }, copy.delayMs);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const copy: FakeCopy = {
+    url: `http://127.0.0.1:${port}`,
+    events: 200,
+    health: 200,
+    delayMs: 0,
+    received: [],
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+  return copy;
+}
+
+/** A port nothing listens on. */
+export const CLOSED_URL = 'http://127.0.0.1:9';
