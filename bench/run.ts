@@ -3,6 +3,7 @@
  * its figures beside the baseline its issue names, measured in the same run.
  */
 import { benchClaim } from './claim.js';
+import { benchEdge } from './edge.js';
 import { benchRateLimit } from './ratelimit.js';
 import { benchReceiver } from './receiver.js';
 
@@ -10,6 +11,7 @@ const sections: Record<string, () => Promise<void>> = {
   claim: () => benchClaim(),
   receiver: () => benchReceiver(),
   ratelimit: () => benchRateLimit(),
+  edge: () => benchEdge(),
 };
 
 const i = process.argv.indexOf('--section');

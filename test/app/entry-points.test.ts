@@ -1,0 +1,47 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { freePort } from '../../lib/sim/free-port.js';
+import { eventually } from '../support/copies.js';
+
+const run = (entry: string, env: Record<string, string>) =>
+  spawnSync(process.execPath, ['--import', 'tsx', entry], { env: { PATH: process.env.PATH ?? '', ...env }, encoding: 'utf8', timeout: 20_000});
+
+describe('entry points', () => {
+  it('`npm start` with a missing setting stops with one line naming it', () => {
+    const result = run('app/main.ts', { SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 's' });
+    expect(result.status).toBe(1);
+    expect(result.stderr.trim()).toBe('autohub: AUTOHUB_ROLE is not set: expected one of hub, cloud');
+  });
+
+  it('`npm start` with a malformed setting says what it should look like', () => {
+    const result = run('app/main.ts', { AUTOHUB_ROLE: 'hub', SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 's', PORT: 'eighty' });
+    expect(result.status).toBe(1);
+    expect(result.stderr.trim()).toBe('autohub: PORT is invalid: expected a whole number from 0 to 65535, received "eighty"');
+  });
+
+  it('`npm run edge` without HUB_URL stops with one line naming it', () => {
+    const result = run('app/edge-node.ts', { CLOUD_URL: 'http://127.0.0.1:1' });
+    expect(result.status).toBe(1);
+    expect(result.stderr.trim()).toMatch(/^autohub edge: HUB_URL is not set: expected the copy's base URL/);
+  });
+
+  it('`npm run edge` serves its health on PORT and exits 0 on SIGTERM', async () => {
+    const port = await freePort();
+    const child = spawn(process.execPath, ['--import', 'tsx', 'app/edge-node.ts'], {
+      env: { PATH: process.env.PATH ?? '', PORT: String(port), HUB_URL: 'http://127.0.0.1:9', CLOUD_URL: 'http://127.0.0.1:9' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    try {
+      await eventually(() => out.includes('"edge.started"'), 'the edge to start', 15_000);
+      const health = await fetch(`http://127.0.0.1:${port}/slack/health`);
+      expect(await health.json()).toMatchObject({ status: 'ok', role: 'edge', hub: { state: 'unknown' } });
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+});

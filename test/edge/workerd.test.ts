@@ -1,0 +1,95 @@
+import { Miniflare } from 'miniflare';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { signedHeaders } from '../../lib/slack/index.js';
+import { CLOSED_URL, startFakeCopy, type FakeCopy } from '../support/fake-copy.js';
+import { bundleWorker } from '../support/worker-bundle.js';
+
+const SECRET = 'edge-secret';
+const BODY = JSON.stringify({ type: 'event_callback', event_id: 'EvW', team_id: 'T1', event: { type: 'app_mention', ts: '1.1', channel: 'C1' } });
+
+describe('the Worker entry in the real Workers runtime (miniflare workerd)', () => {
+  let hub: FakeCopy;
+  let cloud: FakeCopy;
+  let mf: Miniflare;
+  let deadHub: Miniflare;
+
+  beforeAll(async () => {
+    hub = await startFakeCopy('hub');
+    cloud = await startFakeCopy('cloud');
+    const script = await bundleWorker();
+    const common = {
+      modules: true,
+      script,
+      compatibilityDate: '2025-06-01',
+    };
+    const timeouts = { EDGE_HUB_TIMEOUT_MS: '500', EDGE_CLOUD_TIMEOUT_MS: '500', EDGE_PROBE_TIMEOUT_MS: '200', EDGE_BUDGET_MS: '1200' };
+    mf = new Miniflare({ ...common, bindings: { HUB_URL: hub.url, CLOUD_URL: cloud.url, SLACK_SIGNING_SECRET: SECRET, ...timeouts } });
+    deadHub = new Miniflare({ ...common, bindings: { HUB_URL: CLOSED_URL, CLOUD_URL: cloud.url, ...timeouts } });
+    await mf.ready;
+    await deadHub.ready;
+  }, 60_000);
+  afterAll(async () => {
+    await mf?.dispose();
+    await deadHub?.dispose();
+    await hub?.close();
+    await cloud?.close();
+  });
+  afterEach(() => {
+    hub.events = 200;
+    cloud.events = 200;
+    hub.received.length = 0;
+    cloud.received.length = 0;
+  });
+
+  const post = async (worker: Miniflare, retryNum?: number) =>
+    worker.dispatchFetch('https://edge.example.com/slack/events', {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        ...(await signedHeaders(SECRET, BODY, Date.now())),
+        ...(retryNum ? { 'x-slack-retry-num': String(retryNum) } : {}),
+      },
+      body: BODY,
+    });
+
+  it('forwards a first delivery to the hub', async () => {
+    const response = await post(mf);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-autohub-route')).toBe('hub');
+    expect(hub.received[0]!.body).toBe(BODY);
+  });
+
+  it('takes a 530 from the tunnel as failover and forwards to the cloud copy', async () => {
+    hub.events = 530;
+    const response = await post(mf);
+    expect(response.headers.get('x-autohub-route')).toBe('cloud');
+    expect(cloud.received.filter((r) => r.path === '/slack/events')).toHaveLength(1);
+  });
+
+  it('fires its timeout on a hung hub and fails over within the budget', async () => {
+    hub.events = 'hang';
+    const started = performance.now();
+    const response = await post(mf);
+    expect(response.headers.get('x-autohub-route')).toBe('cloud');
+    expect(performance.now() - started).toBeLessThan(1200 + 800);
+  });
+
+  it('fails over from a hub nobody listens on (workerd words the error its own way)', async () => {
+    const response = await post(deadHub);
+    expect(response.headers.get('x-autohub-route')).toBe('cloud');
+  });
+
+  it('answers 503 with the failover target when the cloud forward fails too', async () => {
+    hub.events = 530;
+    cloud.events = 500;
+    const response = await post(mf);
+    expect(response.status).toBe(503);
+    expect(response.headers.get('x-autohub-failover-target')).toBe('cloud');
+  });
+
+  it('stops an unsigned delivery at the edge', async () => {
+    const response = await mf.dispatchFetch('https://edge.example.com/slack/events', { method: 'POST', body: BODY });
+    expect(response.status).toBe(401);
+    expect(hub.received).toHaveLength(0);
+  });
+});
