@@ -49,9 +49,6 @@ export class MethodGate {
    */
   accepted(answeredAt: number): void {
     this.#lastAcceptedAt = Math.max(this.#lastAcceptedAt, answeredAt);
-    // Answered after the window was already closed by a call racing it: this
-    // is the call that closed the window, so it dates the window's start.
-    if (answeredAt < this.#reopenAt) this.#raisePace(this.#reopenAt - answeredAt);
   }
 
   #raisePace(lengthMs: number): void {
@@ -62,18 +59,23 @@ export class MethodGate {
 
   /**
    * Close the window until `reopenAt` and pace later calls. Retry-After is the
-   * time *left* in the window, not its length; the length is better read as
-   * the time from the last accepted call (which closed the window) to its
-   * reopening, or the time left when that is all we know. The pace only grows while paced, so it converges on the
-   * method's real interval.
+   * time *left* in the window, not its length. The length is read as the time
+   * from the last accepted call (which likely closed the window) to the
+   * reopening, when that is at most twice the time left (a refusal in the
+   * first half of the window) or half again the present pace (pacing a
+   * little too fast); else as the time left. The pace only grows
+   * while paced, so it converges on the method's interval. A window that is
+   * our own default (Slack named none) teaches nothing about the pace.
    */
-  close(reopenAt: number, windowMs: number): void {
+  close(reopenAt: number, windowMs: number, fromSlack = true): void {
     this.#reopenAt = Math.max(this.#reopenAt, reopenAt);
     // The first call after the window goes at `reopenAt` exactly; pacing spaces the ones after it.
     this.#lastSendAt = -Infinity;
-    const sinceAccepted = this.#reopenAt - this.#lastAcceptedAt;
-    const length = sinceAccepted > windowMs && sinceAccepted <= this.#o.maxPaceMs ? sinceAccepted : windowMs;
-    this.#raisePace(length);
+    if (fromSlack) {
+      const sinceAccepted = reopenAt - this.#lastAcceptedAt;
+      const plausible = sinceAccepted > windowMs && sinceAccepted <= Math.max(2 * windowMs, 1.5 * this.#paceMs);
+      this.#raisePace(plausible ? sinceAccepted : windowMs);
+    }
     this.#pacedUntil = Math.max(this.#pacedUntil, this.#reopenAt + this.#o.quietMs);
   }
 

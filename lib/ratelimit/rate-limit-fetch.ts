@@ -153,7 +153,7 @@ export function createRateLimitFetch(options: RateLimitFetchOptions = {}): typeo
       lastWindow = window.seconds;
       refusedAt = now();
       const reopenAt = refusedAt + window.seconds * 1000;
-      gate.close(reopenAt, window.seconds * 1000);
+      gate.close(reopenAt, window.seconds * 1000, window.source === 'header');
       if (options.shared) void options.shared.write(`${SHARED_PREFIX}:${key}`, String(reopenAt), window.seconds * 1000);
       const raw = rawRetryAfter(response.headers);
       pending = {

@@ -33,10 +33,10 @@ export interface FakeWebApi {
   script(method: string, ...answers: ScriptedAnswer[]): void;
   /**
    * Enforce one accepted call per `intervalMs` for `method`; a call inside the
-   * window gets `shape` (429, or 200 with error "ratelimited") and a Retry-After
-   * of the time left, in seconds with fractions.
+   * window gets `shape` (429, 200 with error "ratelimited", or the two in turn) and a Retry-After
+   * of the time left, in seconds with fractions. An interval of 0 lifts it.
    */
-  enforceInterval(method: string, intervalMs: number, shape?: '429' | '200'): void;
+  enforceInterval(method: string, intervalMs: number, shape?: '429' | '200' | 'both'): void;
   /** Messages posted (successful chat.postMessage calls). */
   posts(): RecordedCall[];
   close(): Promise<void>;
@@ -87,7 +87,7 @@ function defaultAnswer(method: string, params: Record<string, string>, counter: 
 export async function startFakeWebApi(options: { now?: () => number } = {}): Promise<FakeWebApi> {
   const now = options.now ?? Date.now;
   const scripts = new Map<string, ScriptedAnswer[]>();
-  const windows = new Map<string, { intervalMs: number; shape: '429' | '200'; last: number }>();
+  const windows = new Map<string, { intervalMs: number; shape: '429' | '200' | 'both'; last: number; refusals: number }>();
   const calls: RecordedCall[] = [];
   let counter = 0;
 
@@ -102,8 +102,9 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
           const left = window.last + window.intervalMs - at;
           if (left > 0) {
             const retryAfter = (left / 1000).toFixed(3);
+            const shape = window.shape === 'both' ? (window.refusals++ % 2 === 0 ? '429' : '200') : window.shape;
             answer =
-              window.shape === '429'
+              shape === '429'
                 ? { status: 429, body: { ok: false, error: 'ratelimited' }, headers: { 'retry-after': retryAfter } }
                 : { status: 200, body: { ok: false, error: 'ratelimited' }, headers: { 'retry-after': retryAfter } };
           } else {
@@ -138,7 +139,8 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
       scripts.set(method, [...(scripts.get(method) ?? []), ...answers]);
     },
     enforceInterval: (method, intervalMs, shape = '429') => {
-      windows.set(method, { intervalMs, shape, last: -Infinity });
+      if (intervalMs <= 0) windows.delete(method);
+      else windows.set(method, { intervalMs, shape, last: -Infinity, refusals: 0 });
     },
     posts: () => calls.filter((c) => c.method === 'chat.postMessage' && c.status === 200 && !c.refused),
     close: async () => {

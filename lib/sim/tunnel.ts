@@ -15,6 +15,8 @@ export interface Tunnel {
   slowMs: number;
   /** Where requests go through to. */
   target: string;
+  /** Answer the next N requests with 500, whatever the mode (a copy failing once). */
+  fail500: number;
   close(): Promise<void>;
 }
 
@@ -23,6 +25,11 @@ export async function startTunnel(target: string): Promise<Tunnel> {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
+      if (tunnel.fail500 > 0) {
+        tunnel.fail500 -= 1;
+        res.writeHead(500, { 'content-type': 'text/plain' }).end('internal error');
+        return;
+      }
       if (tunnel.mode === 'cut') {
         res.writeHead(530, { 'content-type': 'text/plain' }).end('error code: 1033');
         return;
@@ -60,6 +67,7 @@ export async function startTunnel(target: string): Promise<Tunnel> {
     mode: 'pass',
     slowMs: 0,
     target,
+    fail500: 0,
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

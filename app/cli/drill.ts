@@ -1,0 +1,91 @@
+/**
+ * `npm run drill [-- --scenario NAME] [--events N] [--factor F] [--json] [--report FILE.html]`
+ *
+ * The whole system on loopback, against a simulated Slack: hub and cloud copy
+ * (started as `npm start` starts them), the edge, a claim store, a fake Web
+ * API, a cuttable tunnel. No workspace, tunnel or cloud account needed.
+ * Exit 1 when any scenario loses a mention or answers one twice (unless it
+ * said up front that it may), 2 for a usage error.
+ */
+import { writeFile } from 'node:fs/promises';
+import { runDrill } from '../../lib/drill/drill.js';
+import { renderHtml } from '../../lib/drill/report-html.js';
+import { failed, renderTable } from '../../lib/drill/report-table.js';
+import { findScenario, SCENARIOS, type Scenario } from '../../lib/drill/scenarios.js';
+import { UsageError } from '../../lib/errors/index.js';
+
+export interface DrillArgs {
+  scenarios: Scenario[];
+  events: number;
+  factor: number;
+  json: boolean;
+  report?: string;
+}
+
+const USAGE = 'usage: npm run drill -- [--scenario NAME] [--events N] [--factor F] [--json] [--report FILE.html]';
+
+export function parseDrillArgs(argv: readonly string[]): DrillArgs {
+  const args: DrillArgs = { scenarios: [], events: 30, factor: 120, json: false };
+  const value = (i: number, flag: string) => {
+    const v = argv[i];
+    if (v === undefined || v.startsWith('--')) throw new UsageError(`${flag} needs a value; ${USAGE}`);
+    return v;
+  };
+  const whole = (text: string, flag: string, min: number, max: number) => {
+    if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max) throw new UsageError(`${flag} takes a whole number from ${min} to ${max}, not ${JSON.stringify(text)}`);
+    return Number(text);
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i]!;
+    if (flag === '--scenario') {
+      const name = value(++i, flag);
+      const scenario = findScenario(name);
+      if (!scenario) throw new UsageError(`unknown scenario ${JSON.stringify(name)}; one of ${SCENARIOS.map((s) => s.name).join(', ')}`);
+      args.scenarios.push(scenario);
+    } else if (flag === '--events') args.events = whole(value(++i, flag), flag, 1, 100_000);
+    else if (flag === '--factor') args.factor = whole(value(++i, flag), flag, 1, 600);
+    else if (flag === '--json') args.json = true;
+    else if (flag === '--report') args.report = value(++i, flag);
+    else throw new UsageError(`unknown argument ${JSON.stringify(flag)}; ${USAGE}`);
+  }
+  if (args.scenarios.length === 0) args.scenarios = [...SCENARIOS];
+  return args;
+}
+
+async function main(argv: readonly string[]): Promise<number> {
+  let args: DrillArgs;
+  try {
+    args = parseDrillArgs(argv);
+  } catch (error) {
+    process.stderr.write(`drill: ${(error as Error).message}\n`);
+    return 2;
+  }
+  const tty = Boolean(process.stderr.isTTY);
+  const progress = (line: string) => {
+    if (tty) process.stderr.write(`\r\x1b[2K${line}`);
+  };
+  process.stderr.write(
+    `drill: ${args.scenarios.length} scenario(s), ${args.events} mention(s) each; time factor ${args.factor} ` +
+      `(Slack's 1- and 5-minute retries after ${(60 / args.factor).toFixed(2)} s and ${(300 / args.factor).toFixed(2)} s)\n`,
+  );
+  const drill = await runDrill({ scenarios: args.scenarios, events: args.events, factor: args.factor, onProgress: progress });
+  if (tty) process.stderr.write('\r\x1b[2K');
+  process.stderr.write(`drill: claim store: ${drill.store === 'redis-server' ? 'a private redis-server behind an Upstash REST bridge' : 'in-process, shared by both copies in this process (no redis-server found)'}\n`);
+
+  if (args.json) {
+    process.stdout.write(
+      `${JSON.stringify({ factor: drill.factor, store: drill.store, scenarios: drill.results.map((r) => ({ name: r.name, ...r.score, duplicatesPossible: r.duplicatesPossible ?? null, passed: !failed(r) })) })}\n`,
+    );
+  } else {
+    process.stdout.write(`${renderTable(drill.results, Boolean(process.stdout.isTTY))}\n`);
+  }
+  if (args.report) {
+    await writeFile(args.report, renderHtml(drill.results, { factor: drill.factor, store: drill.store, generatedAt: new Date().toISOString() }));
+    process.stderr.write(`drill: report written to ${args.report}\n`);
+  }
+  return drill.results.some(failed) ? 1 : 0;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  process.exitCode = await main(process.argv.slice(2));
+}

@@ -1,0 +1,114 @@
+/**
+ * The hub and the cloud copy for the drill. With a real Redis they are child
+ * processes started as `npm start` starts them (same entry, same
+ * environment variables), so a crash is a real SIGKILL. Without one they run
+ * in this process, sharing an in-process store.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { createAutohub, type Autohub } from '../../app/create-app.js';
+import type { ClaimStore } from '../claim/index.js';
+import { parseAppConfig, type Role } from '../config/index.js';
+import { silentLogger } from '../log/index.js';
+import { freePort } from '../sim/free-port.js';
+
+export interface CopyHandle {
+  role: Role;
+  instance: string;
+  url: string;
+  /** Gone at once, mid-turn if need be. */
+  kill(): Promise<void>;
+  /** Back on the same port. */
+  restart(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface CopyEnv {
+  signingSecret: string;
+  webApiUrl: string;
+  upstash?: { url: string; token: string };
+}
+
+const MAIN = fileURLToPath(new URL('../../app/main.ts', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+function env(role: Role, port: number, o: CopyEnv): Record<string, string> {
+  return {
+    AUTOHUB_ROLE: role,
+    AUTOHUB_INSTANCE: `drill-${role}`,
+    PORT: String(port),
+    SLACK_SIGNING_SECRET: o.signingSecret,
+    SLACK_BOT_TOKEN: 'xoxb-drill',
+    SLACK_API_URL: o.webApiUrl,
+    AUTOHUB_REFUSAL_LOG: 'off',
+    AUTOHUB_LOG_LEVEL: process.env.DRILL_LOG_LEVEL ?? 'error',
+    AUTOHUB_DRAIN_MS: '2000',
+    ...(o.upstash ? { UPSTASH_REDIS_REST_URL: o.upstash.url, UPSTASH_REDIS_REST_TOKEN: o.upstash.token } : {}),
+  };
+}
+
+async function waitHealthy(url: string, child?: ChildProcess): Promise<void> {
+  const until = Date.now() + 20_000;
+  for (;;) {
+    if (child && child.exitCode !== null) throw new Error(`the copy at ${url} exited with ${child.exitCode}`);
+    try {
+      const response = await fetch(`${url}/slack/health`);
+      await response.arrayBuffer();
+      if (response.status === 200) return;
+    } catch {
+      /* not up yet */
+    }
+    if (Date.now() > until) throw new Error(`the copy at ${url} did not become healthy`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+export async function startChildCopy(role: Role, o: CopyEnv): Promise<CopyHandle> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  let child: ChildProcess | undefined;
+  const launch = async () => {
+    child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', ...env(role, port, o) },
+      stdio: ['ignore', process.env.DRILL_LOG_LEVEL ? 'inherit' : 'ignore', 'inherit'],
+    });
+    await waitHealthy(url, child);
+  };
+  const end = async (signal: NodeJS.Signals) => {
+    const c = child;
+    if (!c || c.exitCode !== null || c.signalCode !== null) return;
+    const exited = new Promise((r) => c.once('exit', r));
+    c.kill(signal);
+    await exited;
+  };
+  await launch();
+  return { role, instance: `drill-${role}`, url, kill: () => end('SIGKILL'), restart: launch, stop: () => end('SIGTERM') };
+}
+
+export async function startInProcessCopy(role: Role, o: CopyEnv, store: ClaimStore): Promise<CopyHandle> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  let copy: Autohub | undefined;
+  let stopping: Promise<void> = Promise.resolve();
+  const launch = async () => {
+    await stopping;
+    copy = createAutohub({ config: parseAppConfig(env(role, port, o)), log: silentLogger, store });
+    await copy.start();
+  };
+  await launch();
+  return {
+    role,
+    instance: `drill-${role}`,
+    url,
+    // The closest this process comes to a crash: from now on every new connection is dropped.
+    kill: async () => {
+      stopping = copy?.stop() ?? Promise.resolve();
+    },
+    restart: launch,
+    stop: async () => {
+      await copy?.stop();
+      await stopping;
+    },
+  };
+}

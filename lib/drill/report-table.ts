@@ -1,0 +1,41 @@
+/** The drill's table for a terminal: colour on a TTY, plain otherwise. */
+import type { ScenarioResult } from './run-scenario.js';
+
+export function failed(result: ScenarioResult): boolean {
+  return result.score.lost > 0 || (result.score.duplicateReplies > 0 && !result.duplicatesPossible);
+}
+
+export function renderTable(results: readonly ScenarioResult[], colour: boolean): string {
+  const paint = (code: number, text: string) => (colour ? `\x1b[${code}m${text}\x1b[0m` : text);
+  const pct = (n: number, of: number) => (of === 0 ? '-' : `${Math.round((n / of) * 100)}%`);
+  const header = ['scenario', 'sent', 'answered', 'lost', 'dup', 'retries', 'hub', 'cloud', 'ack p50', 'ack p99', '>3s', 'verdict'];
+  const rows = results.map((r) => {
+    const s = r.score;
+    const served = s.servedByHub + s.servedByCloud;
+    const verdict = failed(r) ? 'FAIL' : s.duplicateReplies > 0 ? 'ok (dups stated)' : 'ok';
+    return [
+      r.name,
+      String(s.sent),
+      String(s.answered),
+      String(s.lost),
+      String(s.duplicateReplies),
+      String(s.retries),
+      pct(s.servedByHub, served),
+      pct(s.servedByCloud, served),
+      `${Math.round(s.ackP50Ms)} ms`,
+      `${Math.round(s.ackP99Ms)} ms`,
+      String(s.deadlineMisses),
+      verdict,
+    ];
+  });
+  const widths = header.map((_, i) => Math.max(header[i]!.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ');
+  const out = [paint(1, line(header)), widths.map((w) => '-'.repeat(w)).join('  ')];
+  rows.forEach((cells, i) => {
+    const r = results[i]!;
+    const text = line(cells);
+    out.push(failed(r) ? paint(31, text) : r.score.duplicateReplies > 0 ? paint(33, text) : paint(32, text));
+  });
+  for (const r of results) if (r.duplicatesPossible) out.push(`note: ${r.name}: ${r.duplicatesPossible}`);
+  return out.join('\n');
+}

@@ -1,0 +1,120 @@
+/**
+ * Running one scenario: mentions sent through the edge at an even pace while
+ * its faults come and go, then Slack's retries settle, then the replies are
+ * counted.
+ */
+import { mentionEnvelope } from '../sim/slack-events.js';
+import { DRILL_SECRET, type Harness } from './harness.js';
+import type { Scenario } from './scenarios.js';
+import { scoreScenario, type Reply, type ScenarioScore } from './score.js';
+import { SlackSim, type Attempt } from './slack-sim.js';
+
+export interface FaultWindow {
+  label: string;
+  start: number;
+  end: number;
+}
+
+export interface ScenarioResult {
+  name: string;
+  summary: string;
+  duplicatesPossible?: string;
+  startedAt: number;
+  endedAt: number;
+  score: ScenarioScore;
+  attempts: Attempt[];
+  replies: Reply[];
+  faults: FaultWindow[];
+}
+
+export interface RunOptions {
+  events: number;
+  /** Mentions per second while sending. @default 20 */
+  rate?: number;
+  factor: number;
+  onProgress?: (line: string) => void;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
+
+function replyOf(params: Record<string, string>, at: number): Reply {
+  const text = params.text ?? '';
+  const by = text.includes('drill-hub') ? 'hub' : text.includes('drill-cloud') ? 'cloud' : 'unknown';
+  return { mention: params.thread_ts ?? '', at, by };
+}
+
+export async function runScenario(h: Harness, scenario: Scenario, options: RunOptions): Promise<ScenarioResult> {
+  h.resetEdge();
+  const slack = new SlackSim({ url: h.edgeUrl, signingSecret: DRILL_SECRET, factor: options.factor });
+  const rate = options.rate ?? 20;
+  const sendMs = Math.max(1000, (options.events / rate) * 1000);
+  const startedAt = Date.now();
+  const postsBefore = h.api.calls.length;
+  const seconds = Math.floor(startedAt / 1000);
+  const mentions: string[] = [];
+  const windows: FaultWindow[] = [];
+
+  const faultRuns = scenario.faults.map(async (fault) => {
+    await sleep(startedAt + fault.from * sendMs - Date.now());
+    const window = { label: fault.label, start: Date.now(), end: Number.NaN };
+    windows.push(window);
+    await fault.start(h);
+    if (fault.to === 'end') return { fault, window };
+    await sleep(startedAt + fault.to * sendMs - Date.now());
+    await fault.stop(h);
+    window.end = Date.now();
+    return undefined;
+  });
+
+  const deliveries: Promise<void>[] = [];
+  for (let i = 0; i < options.events; i++) {
+    await sleep(startedAt + (i * sendMs) / options.events - Date.now());
+    const ts = `${seconds}.${String(i).padStart(6, '0')}`;
+    mentions.push(ts);
+    const body = JSON.stringify(mentionEnvelope({ eventId: `Ev-${scenario.name}-${startedAt}-${i}`, ts, channel: 'C0DRILL' }));
+    deliveries.push(slack.deliver(ts, `Ev-${scenario.name}-${startedAt}-${i}`, body));
+    if (scenario.redeliverUnderNewId) {
+      const again = JSON.stringify(mentionEnvelope({ eventId: `Ev-${scenario.name}-${startedAt}-${i}-again`, ts, channel: 'C0DRILL' }));
+      deliveries.push(sleep(100).then(() => slack.deliver(ts, `Ev-${scenario.name}-${startedAt}-${i}-again`, again)));
+    }
+    if (i % 10 === 0) options.onProgress?.(`${scenario.name}: ${i + 1}/${options.events} sent, ${h.api.posts().length} replies so far`);
+  }
+  const open = (await Promise.all(faultRuns)).filter((x) => x !== undefined);
+  await Promise.all(deliveries);
+  await slack.settled();
+
+  // Replies can trail the acks (rate-limit windows, slow turns): wait until every mention has one, or nothing moves.
+  const repliesNow = () =>
+    h.api.calls.slice(postsBefore).filter((c) => c.method === 'chat.postMessage' && c.status === 200 && !c.refused);
+  let last = -1;
+  let quietSince = Date.now();
+  // Long enough for a throttled Web API to work through every reply at one per 100 ms.
+  const deadline = Date.now() + 20_000 + options.events * 150;
+  while (Date.now() < deadline) {
+    const replies = repliesNow();
+    const answered = new Set(replies.map((c) => c.params.thread_ts));
+    if (mentions.every((m) => answered.has(m)) && Date.now() - quietSince > 300) break;
+    if (replies.length !== last) {
+      last = replies.length;
+      quietSince = Date.now();
+    } else if (Date.now() - quietSince > 3000) break;
+    options.onProgress?.(`${scenario.name}: waiting for replies, ${answered.size}/${mentions.length} answered`);
+    await sleep(100);
+  }
+  for (const { fault, window } of open) {
+    await fault.stop(h);
+    window.end = Date.now();
+  }
+  const replies = repliesNow().map((c) => replyOf(c.params, c.at));
+  return {
+    name: scenario.name,
+    summary: scenario.summary,
+    ...(scenario.duplicatesPossible ? { duplicatesPossible: scenario.duplicatesPossible } : {}),
+    startedAt,
+    endedAt: Date.now(),
+    score: scoreScenario(mentions, slack.attempts, replies),
+    attempts: slack.attempts,
+    replies,
+    faults: windows,
+  };
+}

@@ -1,0 +1,107 @@
+/**
+ * The drill's scenarios: each a small script of faults over the time events
+ * are being sent (`from` and `to` are shares of that time; `to: 'end'` keeps
+ * the fault until the scenario has been scored).
+ */
+import type { Harness } from './harness.js';
+
+export interface Fault {
+  label: string;
+  from: number;
+  to: number | 'end';
+  start(h: Harness): Promise<void> | void;
+  stop(h: Harness): Promise<void> | void;
+}
+
+export interface Scenario {
+  name: string;
+  summary: string;
+  faults: Fault[];
+  /** Said up front when duplicates cannot be ruled out (the store itself down at the moment of a claim). */
+  duplicatesPossible?: string;
+  /** Each mention is delivered a second time under a new event_id, with no retry headers. */
+  redeliverUnderNewId?: boolean;
+}
+
+const cutHub: (from: number, to: number | 'end') => Fault = (from, to) => ({
+  label: 'tunnel cut (530, error 1033)',
+  from,
+  to,
+  start: (h) => void (h.hubTunnel.mode = 'cut'),
+  stop: (h) => void (h.hubTunnel.mode = 'pass'),
+});
+
+export const SCENARIOS: Scenario[] = [
+  { name: 'steady', summary: 'no faults: every mention goes to the hub', faults: [] },
+  { name: 'hub-offline', summary: 'the Mac is off: the tunnel answers 530 the whole time', faults: [cutHub(0, 'end')] },
+  { name: 'hub-flapping', summary: 'the tunnel is cut and restored twice while mentions arrive', faults: [cutHub(0.15, 0.35), cutHub(0.55, 0.75)] },
+  {
+    name: 'hub-slow',
+    summary: "the hub answers after the edge's 1.4 s timeout (it already took the turn)",
+    faults: [
+      {
+        label: 'hub answers after 2 s',
+        from: 0.2,
+        to: 0.8,
+        start: (h) => {
+          h.hubTunnel.slowMs = 2000;
+          h.hubTunnel.mode = 'slow';
+        },
+        stop: (h) => void (h.hubTunnel.mode = 'pass'),
+      },
+    ],
+  },
+  {
+    name: 'hub-crash',
+    summary: 'the hub process is killed (SIGKILL) mid-run and started again later',
+    faults: [{ label: 'hub process dead', from: 0.4, to: 0.75, start: (h) => h.hub.kill(), stop: (h) => h.hub.restart() }],
+  },
+  {
+    name: 'redis-hang',
+    summary: 'the claim store stops answering for a while; claims fail open',
+    duplicatesPossible:
+      'while the store hangs no claim can be made, so a delivery that reaches both copies (a Slack retry, a slow hub) can be answered twice; they are counted, not hidden',
+    faults: [{ label: 'store hung', from: 0.3, to: 0.6, start: (h) => h.hangStore(true), stop: (h) => h.hangStore(false) }],
+  },
+  {
+    name: 'cloud-500-once',
+    summary: "seed 000's hole: the hub is off and the first cloud forward fails; Slack's retry must still reach the cloud",
+    faults: [
+      cutHub(0, 'end'),
+      {
+        label: 'cloud answers 500 once',
+        from: 0,
+        to: 'end',
+        start: (h) => void (h.cloudTunnel.fail500 = 1),
+        stop: (h) => void (h.cloudTunnel.fail500 = 0),
+      },
+    ],
+  },
+  {
+    name: 'web-api-429-storm',
+    summary: 'Slack allows one post per 100 ms and refuses the rest, as 429 and as 200 "ratelimited" in turn',
+    faults: [
+      {
+        label: 'posts throttled',
+        from: 0,
+        to: 'end',
+        start: (h) => {
+          h.api.enforceInterval('chat.postMessage', 100, 'both');
+          // One refusal that names no usable window: the copy waits its documented 1 s for "0".
+          h.api.script('chat.postMessage', { status: 429, body: { ok: false, error: 'ratelimited' }, headers: { 'retry-after': '0' } });
+        },
+        stop: (h) => h.api.enforceInterval('chat.postMessage', 0),
+      },
+    ],
+  },
+  {
+    name: 'slack-duplicate-message',
+    summary: 'Slack delivers each message a second time under a new event_id, without retry headers',
+    faults: [],
+    redeliverUnderNewId: true,
+  },
+];
+
+export function findScenario(name: string): Scenario | undefined {
+  return SCENARIOS.find((s) => s.name === name);
+}

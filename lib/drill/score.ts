@@ -1,0 +1,56 @@
+/** A scenario's figures, from what Slack saw and what was posted. Pure. */
+import type { Attempt } from './slack-sim.js';
+
+export interface Reply {
+  /** The mention's ts (the reply's thread_ts). */
+  mention: string;
+  at: number;
+  /** Which copy posted it, read from the default turn's text. */
+  by: 'hub' | 'cloud' | 'unknown';
+}
+
+export interface ScenarioScore {
+  sent: number;
+  answered: number;
+  lost: number;
+  duplicateReplies: number;
+  retries: number;
+  servedByHub: number;
+  servedByCloud: number;
+  ackP50Ms: number;
+  ackP99Ms: number;
+  deadlineMisses: number;
+  lostMentions: string[];
+  doubledMentions: string[];
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
+
+export function scoreScenario(mentions: readonly string[], attempts: readonly Attempt[], replies: readonly Reply[]): ScenarioScore {
+  const counts = new Map<string, number>(mentions.map((m) => [m, 0]));
+  for (const r of replies) if (counts.has(r.mention)) counts.set(r.mention, counts.get(r.mention)! + 1);
+  const lostMentions = [...counts].filter(([, n]) => n === 0).map(([m]) => m);
+  const doubledMentions = [...counts].filter(([, n]) => n > 1).map(([m]) => m);
+  const latencies = attempts
+    .filter((a) => a.answeredAt !== undefined)
+    .map((a) => a.answeredAt! - a.sentAt)
+    .sort((a, b) => a - b);
+  const ours = replies.filter((r) => counts.has(r.mention));
+  return {
+    sent: mentions.length,
+    answered: mentions.length - lostMentions.length,
+    lost: lostMentions.length,
+    duplicateReplies: [...counts.values()].reduce((sum, n) => sum + Math.max(0, n - 1), 0),
+    retries: attempts.filter((a) => a.retryNum > 0).length,
+    servedByHub: ours.filter((r) => r.by === 'hub').length,
+    servedByCloud: ours.filter((r) => r.by === 'cloud').length,
+    ackP50Ms: percentile(latencies, 50),
+    ackP99Ms: percentile(latencies, 99),
+    deadlineMisses: attempts.filter((a) => a.status === 'timeout' || (a.answeredAt !== undefined && a.answeredAt - a.sentAt > 3000)).length,
+    lostMentions,
+    doubledMentions,
+  };
+}
