@@ -8,7 +8,7 @@ import { createStore, type ClaimStore } from '../lib/claim/index.js';
 import type { AppConfig } from '../lib/config/index.js';
 import { slackLogger, type Logger } from '../lib/log/index.js';
 import { createRateLimitFetch, refusalSink } from '../lib/ratelimit/index.js';
-import { FailoverReceiver, HealthMonitor } from '../lib/receiver/index.js';
+import { FailoverReceiver, HealthMonitor, Reaper } from '../lib/receiver/index.js';
 import type { Sleep } from '../lib/time/index.js';
 import { resilientAuthorize } from './authorize.js';
 import { registerCommand } from './listeners/command.js';
@@ -36,6 +36,8 @@ export interface Autohub {
   receiver: FailoverReceiver;
   health: HealthMonitor;
   store: ClaimStore;
+  /** Takes over turns whose owner's lease lapsed; runs on every copy. */
+  reaper: Reaper;
   /** Probe the store once, then listen; health turns 200. */
   start(): Promise<void>;
   /** Drain and close (health 503 at once). */
@@ -55,8 +57,10 @@ export function createAutohub(options: AutohubOptions): Autohub {
     log,
     maxBodyBytes: config.maxBodyBytes,
     drainMs: config.drainMs,
+    lease: config.lease,
     now: options.now,
   });
+  const reaper = new Reaper(store, { instance: config.instance, role: config.role }, config.lease, (t) => receiver.resume(t), log);
   const clientOptions: WebClientOptions = {
     slackApiUrl: config.slackApiUrl,
     // Retries are the rate-limit layer's job, so no wait is doubled and a
@@ -91,11 +95,16 @@ export function createAutohub(options: AutohubOptions): Autohub {
     receiver,
     health,
     store,
+    reaper,
     start: async () => {
       await health.refresh();
       await receiver.start(config.port);
+      reaper.start();
       log.info('app.started', { port: receiver.port, store: store.kind, storeOk: health.store.ok, version: VERSION });
     },
-    stop: () => receiver.stop(),
+    stop: async () => {
+      reaper.stop();
+      await receiver.stop();
+    },
   };
 }

@@ -3,7 +3,7 @@ import type { App } from '@slack/bolt';
 import type { Logger } from '../../lib/log/index.js';
 import type { TurnContext } from '../../lib/receiver/index.js';
 import { takeTurn, type TurnRequest } from '../turn.js';
-import { postReply, threadOf } from './reply.js';
+import { findReply, postReply, threadOf } from './reply.js';
 
 interface MessageLike {
   text?: string;
@@ -20,6 +20,8 @@ async function answer(
 ): Promise<void> {
   const { event, body, context, client } = args;
   const eventId = body.event_id ?? 'unknown';
+  const lease = context.autohubLease;
+  const target = { channel: event.channel, threadTs: threadOf(event), eventId };
   const reply = await takeTurn({
     text: event.text ?? '',
     user: event.user,
@@ -27,8 +29,23 @@ async function answer(
     via,
     copy: { role: context.autohubRole ?? 'hub', instance: context.autohubInstance ?? 'unknown' },
   });
-  const ts = await postReply(client, { channel: event.channel, threadTs: threadOf(event), eventId }, reply);
-  log.info('turn.replied', { eventId, via, claim: context.autohubClaim, ts });
+  // The dead owner may have posted before it died: Slack posts cannot be fenced, the thread is the truth.
+  if (lease?.previousState === 'posting') {
+    const existing = await findReply(client, target);
+    if (existing) {
+      await lease.finish(existing);
+      log.info('turn.already_replied', { eventId, ts: existing });
+      return;
+    }
+  }
+  // The commit point: from here this copy, and no other, may post.
+  if (lease && !(await lease.commit())) {
+    log.warn('turn.abandoned', { eventId, reason: 'lease lost before posting' });
+    return;
+  }
+  const ts = await postReply(client, target, reply);
+  await lease?.finish(ts ?? null);
+  log.info('turn.replied', { eventId, via, claim: context.autohubClaim, ts, takeover: lease?.previousState });
 }
 
 export function registerConversation(app: App, log: Logger): void {

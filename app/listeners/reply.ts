@@ -26,3 +26,21 @@ export async function postReply(client: WebClient, target: ReplyTarget, text: st
   });
   return result.ts;
 }
+
+/**
+ * The ts of a reply already in the thread that answers `eventId`, if any: a
+ * taker-over whose dead owner had reached `posting` looks before it posts.
+ */
+export async function findReply(client: WebClient, target: ReplyTarget): Promise<string | undefined> {
+  const result = await client.conversations.replies({
+    channel: target.channel,
+    ts: target.threadTs,
+    include_all_metadata: true,
+    limit: 200,
+  });
+  const found = result.messages?.find((m) => {
+    const metadata = m.metadata as { event_type?: string; event_payload?: { event_id?: unknown } } | undefined;
+    return metadata?.event_type === TURN_EVENT_TYPE && metadata.event_payload?.event_id === target.eventId;
+  });
+  return found?.ts;
+}

@@ -16,3 +16,6 @@ export type { UpstashStoreOptions } from './upstash-store.js';
 export { createUpstashClient, upstashClientOptions } from './upstash-client.js';
 export type { ClaimClient } from './upstash-client.js';
 export { createStore } from './create-store.js';
+export { DEFAULT_LEASE, LEASES_KEY, parseLeaseRecord } from './lease.js';
+export type { LeaseRecord, LeaseReply, LeaseSettings, LeaseState, Takeover } from './lease.js';
+export type { LeaseRequest } from './store.js';

@@ -8,7 +8,8 @@
  * success and not a duplicate (seed 003).
  */
 export type ClaimOutcome =
-  | { kind: 'claimed' }
+  /** `token`: the lease's fencing token, when the claim holds a lease. */
+  | { kind: 'claimed'; token?: number }
   | { kind: 'duplicate' }
   | { kind: 'fail-open'; reason: string };
 

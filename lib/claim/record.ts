@@ -13,10 +13,15 @@ export interface ClaimRecord extends ClaimOwner {
   /** ISO time the claim was made. */
   at: string;
   nonce: string;
+  /** With a lease: the turn's state, its fencing token and the delivery's body. */
+  state?: 'claimed';
+  token?: number;
+  body?: string;
 }
 
-export function encodeClaim(owner: ClaimOwner, now: number, nonce: string): string {
+export function encodeClaim(owner: ClaimOwner, now: number, nonce: string, body?: string): string {
   const record: ClaimRecord = { instance: owner.instance, role: owner.role, at: new Date(now).toISOString(), nonce };
+  if (body !== undefined) Object.assign(record, { state: 'claimed', token: 1, body });
   return JSON.stringify(record);
 }
 

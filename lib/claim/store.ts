@@ -5,8 +5,15 @@
  *
  * None of these methods throws: expected faults are values.
  */
+import type { LeaseReply, Takeover } from './lease.js';
 import type { ClaimOutcome } from './outcome.js';
 import type { ClaimOwner } from './record.js';
+
+/** A claim that holds a lease: the delivery's body is kept until the turn is done. */
+export interface LeaseRequest {
+  leaseMs: number;
+  body: string;
+}
 
 export type StoreKind = 'upstash' | 'memory';
 
@@ -19,9 +26,18 @@ export interface ClaimStore {
   readonly kind: StoreKind;
   /**
    * Take a delivery under every key in `keys` (SET NX each). Resolves
-   * `claimed`, `duplicate` (a key was already taken) or `fail-open`.
+   * `claimed`, `duplicate` (a key was already taken) or `fail-open`. With a
+   * lease, `claimed` carries token 1 and the first key's lease runs.
    */
-  claim(keys: readonly string[], owner: ClaimOwner): Promise<ClaimOutcome>;
+  claim(keys: readonly string[], owner: ClaimOwner, lease?: LeaseRequest): Promise<ClaimOutcome>;
+  /** Extend the lease while the turn runs; `lost` when the token no longer matches. */
+  renew(key: string, token: number, leaseMs: number): Promise<LeaseReply>;
+  /** The commit point before posting: -> `posting`, only with the current token. */
+  commit(key: string, token: number, leaseMs: number): Promise<LeaseReply>;
+  /** The turn is over: `done`, the body dropped, the reply's ts kept for a day. */
+  finish(key: string, token: number, replyTs: string | null): Promise<LeaseReply>;
+  /** Take over up to `limit` lapsed leases for `owner`, each with a new token. */
+  takeOver(owner: ClaimOwner, leaseMs: number, limit: number): Promise<Takeover[]>;
   /**
    * A detached bookkeeping write made after the ack. Resolves when done;
    * callers need not await it. A failure is reported, never thrown.
@@ -35,5 +51,5 @@ export interface ClaimStore {
   ping(): Promise<StoreHealth>;
 }
 
-/** Claims outlive Slack's retry window (about 6 minutes) many times over. */
+/** Claims outlive Slack's retry window (about 6 minutes) many times over; a done turn is kept a day. */
 export const CLAIM_TTL_SECONDS = 24 * 60 * 60;

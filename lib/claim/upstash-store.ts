@@ -7,9 +7,11 @@ import type { UpstashSettings } from '../config/index.js';
 import { realSleep, withDeadline, type Sleep } from '../time/index.js';
 import { claimDeadlineMs, DEFAULT_CLAIM_BUDGET, type ClaimBudget } from './budget.js';
 import { classifySetNxReply, combineOutcomes, CLAIMED, failOpen, type ClaimOutcome } from './outcome.js';
+import { LEASES_KEY, type LeaseReply, type Takeover } from './lease.js';
+import { CLAIM_SCRIPT, COMMIT_SCRIPT, FINISH_SCRIPT, RENEW_SCRIPT, TAKEOVER_SCRIPT } from './lease-scripts.js';
 import { claimNonce, encodeClaim, type ClaimOwner } from './record.js';
 import type { StoreReporter } from './reporter.js';
-import { CLAIM_TTL_SECONDS, type ClaimStore, type StoreHealth } from './store.js';
+import { CLAIM_TTL_SECONDS, type ClaimStore, type LeaseRequest, type StoreHealth } from './store.js';
 import { createUpstashClient, type ClaimClient } from './upstash-client.js';
 
 export interface UpstashStoreOptions {
@@ -64,7 +66,11 @@ export class UpstashClaimStore implements ClaimStore {
   }
 
   /** SET NX every key in one request; the raw replies, in key order. */
-  async #setNx(keys: readonly string[], value: string): Promise<unknown[]> {
+  async #setNx(keys: readonly string[], value: string, lease: LeaseRequest | undefined): Promise<unknown[]> {
+    if (lease) {
+      const replies = await this.#client.eval(CLAIM_SCRIPT, [...keys, LEASES_KEY], [value, this.#ttlSeconds, lease.leaseMs]);
+      return Array.isArray(replies) && replies.length === keys.length ? replies : [replies];
+    }
     const options = { nx: true, ex: this.#ttlSeconds } as const;
     if (keys.length === 1) return [await this.#client.set(keys[0]!, value, options)];
     const pipe = this.#client.pipeline();
@@ -82,19 +88,20 @@ export class UpstashClaimStore implements ClaimStore {
     return stored.every((value) => claimNonce(value) === nonce);
   }
 
-  async #attempt(keys: readonly string[], owner: ClaimOwner): Promise<ClaimOutcome> {
+  async #attempt(keys: readonly string[], owner: ClaimOwner, lease: LeaseRequest | undefined): Promise<ClaimOutcome> {
     const nonce = this.#nonce();
-    const value = encodeClaim(owner, this.#now(), nonce);
+    const value = encodeClaim(owner, this.#now(), nonce, lease?.body);
+    const claimed: ClaimOutcome = lease ? { kind: 'claimed', token: 1 } : CLAIMED;
     let lastReason = 'no attempt made';
     for (let attempt = 1; attempt <= this.budget.attempts; attempt++) {
       try {
-        const replies = await this.#setNx(keys, value);
+        const replies = await this.#setNx(keys, value, lease);
         const outcome = combineOutcomes(replies.map(classifySetNxReply));
         if (outcome.kind === 'duplicate' && attempt > 1) {
           const taken = keys.filter((_, i) => replies[i] === null);
-          if (await this.#ownedByUs(taken, nonce)) return CLAIMED;
+          if (await this.#ownedByUs(taken, nonce)) return claimed;
         }
-        return outcome;
+        return outcome.kind === 'claimed' ? claimed : outcome;
       } catch (error) {
         lastReason = reasonOf(error);
         if (attempt < this.budget.attempts) await this.#sleep(this.budget.backoffMs);
@@ -103,9 +110,9 @@ export class UpstashClaimStore implements ClaimStore {
     return failOpen(lastReason);
   }
 
-  async claim(keys: readonly string[], owner: ClaimOwner): Promise<ClaimOutcome> {
+  async claim(keys: readonly string[], owner: ClaimOwner, lease?: LeaseRequest): Promise<ClaimOutcome> {
     const started = this.#now();
-    const outcome = await withDeadline(this.#attempt(keys, owner), this.deadlineMs, () =>
+    const outcome = await withDeadline(this.#attempt(keys, owner, lease), this.deadlineMs, () =>
       failOpen(`deadline: no answer within ${this.deadlineMs} ms`),
     );
     if (outcome.kind === 'fail-open') {
@@ -115,7 +122,7 @@ export class UpstashClaimStore implements ClaimStore {
   }
 
   /** A single bounded command; undefined when it failed (and was reported). */
-  async #bounded<T>(op: 'note' | 'window' | 'ping', key: string, run: () => Promise<T>): Promise<T | undefined> {
+  async #bounded<T>(op: 'note' | 'window' | 'ping' | 'lease', key: string, run: () => Promise<T>): Promise<T | undefined> {
     const failed = Symbol('failed');
     const result = await withDeadline<T | typeof failed>(
       run().catch((error: unknown) => {
@@ -143,6 +150,39 @@ export class UpstashClaimStore implements ClaimStore {
   async write(key: string, value: string, ttlMs: number): Promise<boolean> {
     const reply = await this.#bounded('window', key, () => this.#client.set(key, value, { px: Math.max(1, Math.ceil(ttlMs)) }));
     return reply === 'OK';
+  }
+
+  async #lease(key: string, script: string, args: (string | number)[]): Promise<LeaseReply> {
+    const reply = await this.#bounded('lease', key, () => this.#client.eval(script, [key, LEASES_KEY], args));
+    if (reply === undefined) return 'unreachable';
+    return reply === 1 ? 'ok' : 'lost';
+  }
+
+  renew(key: string, token: number, leaseMs: number): Promise<LeaseReply> {
+    return this.#lease(key, RENEW_SCRIPT, [token, leaseMs]);
+  }
+
+  commit(key: string, token: number, leaseMs: number): Promise<LeaseReply> {
+    return this.#lease(key, COMMIT_SCRIPT, [token, leaseMs]);
+  }
+
+  finish(key: string, token: number, replyTs: string | null): Promise<LeaseReply> {
+    return this.#lease(key, FINISH_SCRIPT, [token, replyTs ?? '', CLAIM_TTL_SECONDS]);
+  }
+
+  async takeOver(owner: ClaimOwner, leaseMs: number, limit: number): Promise<Takeover[]> {
+    const reply = await this.#bounded('lease', LEASES_KEY, () =>
+      this.#client.eval(TAKEOVER_SCRIPT, [LEASES_KEY], [owner.instance, owner.role, leaseMs, limit]),
+    );
+    if (!Array.isArray(reply)) return [];
+    return reply.flatMap((item) => {
+      try {
+        const t = JSON.parse(String(item)) as Takeover;
+        return typeof t.key === 'string' && typeof t.body === 'string' ? [t] : [];
+      } catch {
+        return [];
+      }
+    });
   }
 
   async ping(): Promise<StoreHealth> {

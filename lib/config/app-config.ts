@@ -30,6 +30,8 @@ export interface AppConfig {
   /** Attempts and waiting budget of one Web API call under rate limits. */
   rateLimit: { attempts: number; budgetMs: number };
   drainMs: number;
+  /** Event turns' leases (see lib/claim/lease.ts for the arithmetic). */
+  lease: { leaseMs: number; renewMs: number; reaperMs: number };
   maxBodyBytes: number;
   logLevel: Level;
 }
@@ -58,6 +60,15 @@ function readInstance(env: Env, role: Role): string {
   return value;
 }
 
+function readLease(env: Env): AppConfig['lease'] {
+  const leaseMs = readInt(env, 'AUTOHUB_LEASE_MS', 10_000, { min: 100, max: 600_000 });
+  const renewMs = readInt(env, 'AUTOHUB_LEASE_RENEW_MS', Math.min(3_000, Math.floor(leaseMs / 3)), { min: 10, max: 600_000 });
+  if (renewMs >= leaseMs) {
+    throw new ConfigError('AUTOHUB_LEASE_RENEW_MS', `fewer milliseconds than AUTOHUB_LEASE_MS (${leaseMs}), a third of it is usual`, String(renewMs));
+  }
+  return { leaseMs, renewMs, reaperMs: readInt(env, 'AUTOHUB_REAPER_MS', 5_000, { min: 10, max: 600_000 }) };
+}
+
 export function parseAppConfig(env: Env): AppConfig {
   const role = readEnum<Role>(env, 'AUTOHUB_ROLE', ['hub', 'cloud']);
   const botToken = readRequired(env, 'SLACK_BOT_TOKEN', 'a bot token starting with xoxb-');
@@ -83,6 +94,7 @@ export function parseAppConfig(env: Env): AppConfig {
       budgetMs: readInt(env, 'AUTOHUB_RATELIMIT_BUDGET_MS', 120_000, { min: 0, max: 3_600_000 }),
     },
     drainMs: readInt(env, 'AUTOHUB_DRAIN_MS', 10_000, { min: 0, max: 120_000 }),
+    lease: readLease(env),
     maxBodyBytes: readInt(env, 'AUTOHUB_MAX_BODY_BYTES', 1_048_576, { min: 1024, max: 16_777_216 }),
     logLevel: readEnum<Level>(env, 'AUTOHUB_LOG_LEVEL', ['debug', 'info', 'warn', 'error'], 'info'),
   };

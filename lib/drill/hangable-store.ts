@@ -29,6 +29,10 @@ export function hangable(store: ClaimStore): ClaimStore & { hung: boolean } {
     read: async (...args: Parameters<ClaimStore['read']>) => (gate === released ? store.read(...args) : undefined),
     write: async (...args: Parameters<ClaimStore['write']>) => (gate === released ? store.write(...args) : false),
     ping: async () => (gate === released ? store.ping() : { ok: false, reason: 'drill: store hung' }),
+    renew: async (...args: Parameters<ClaimStore['renew']>) => (gate === released ? store.renew(...args) : ('unreachable' as const)),
+    commit: async (...args: Parameters<ClaimStore['commit']>) => (gate === released ? store.commit(...args) : ('unreachable' as const)),
+    finish: async (...args: Parameters<ClaimStore['finish']>) => (gate === released ? store.finish(...args) : ('unreachable' as const)),
+    takeOver: async (...args: Parameters<ClaimStore['takeOver']>) => (gate === released ? store.takeOver(...args) : []),
   };
   const released = gate;
   return wrapper;

@@ -15,7 +15,7 @@ import { createHmac } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { App, Receiver } from '@slack/bolt';
-import type { ClaimKind, ClaimOutcome, ClaimStore } from '../claim/index.js';
+import type { ClaimKind, ClaimOutcome, ClaimStore, LeaseSettings, Takeover } from '../claim/index.js';
 import { failOpen } from '../claim/index.js';
 import type { Role } from '../config/index.js';
 import { BodyTooLargeError, RequestInvalidError } from '../errors/index.js';
@@ -25,6 +25,7 @@ import { withDeadline } from '../time/index.js';
 import { AckGate } from './ack-gate.js';
 import type { HealthMonitor } from './health.js';
 import { readRawBody } from './raw-body.js';
+import { TurnLease } from './turn-lease.js';
 
 export const EVENTS_PATH = '/slack/events';
 export const HEALTH_PATH = '/slack/health';
@@ -42,6 +43,8 @@ export interface FailoverReceiverOptions {
   ackDeadlineMs?: number;
   /** How long `stop()` waits for turns in flight. @default 10000 */
   drainMs?: number;
+  /** Event turns hold a lease another copy can take over; none when absent. */
+  lease?: LeaseSettings;
   /** @default Date.now */
   now?: () => number;
 }
@@ -52,6 +55,8 @@ export interface TurnContext {
   autohubInstance: string;
   autohubRole: Role;
   autohubReceivedAt: number;
+  /** The turn's lease, when it holds one: commit before posting, finish after. */
+  autohubLease?: TurnLease;
 }
 
 /** node:crypto's HMAC: synchronous, no thread-pool hop per request. */
@@ -66,7 +71,7 @@ export class FailoverReceiver implements Receiver {
   #app: App | undefined;
   #server: Server | undefined;
   readonly #turns = new Set<Promise<void>>();
-  readonly #o: Required<Omit<FailoverReceiverOptions, 'now'>> & { now: () => number };
+  readonly #o: Required<Omit<FailoverReceiverOptions, 'now' | 'lease'>> & { now: () => number; lease?: LeaseSettings };
 
   constructor(options: FailoverReceiverOptions) {
     this.#o = {
@@ -194,7 +199,8 @@ export class FailoverReceiver implements Receiver {
     }
 
     const retry = parseRetryHeaders(header(req, 'x-slack-retry-num'), header(req, 'x-slack-retry-reason'));
-    const outcome = await this.#claim(delivery.claimKeys, receivedAt);
+    const lease = delivery.kind === 'event' && o.lease ? { leaseMs: o.lease.leaseMs, body: raw.toString('utf8') } : undefined;
+    const outcome = await this.#claim(delivery.claimKeys, receivedAt, lease);
     const claim: ClaimKind | 'none' = delivery.claimKeys.length === 0 ? 'none' : outcome.kind;
     const logFields = {
       kind: delivery.kind,
@@ -208,15 +214,40 @@ export class FailoverReceiver implements Receiver {
       o.log.info('delivery.duplicate', { ...logFields, ackMs: o.now() - receivedAt });
       return;
     }
-    this.#run(delivery, gate, receivedAt, claim === 'none' ? 'claimed' : outcome.kind, retry, logFields);
+    const turnLease =
+      outcome.kind === 'claimed' && outcome.token !== undefined && o.lease
+        ? new TurnLease(o.store, delivery.claimKeys[0]!, outcome.token, o.lease, o.log)
+        : undefined;
+    this.#run(delivery, gate, receivedAt, claim === 'none' ? 'claimed' : outcome.kind, retry, logFields, turnLease);
   }
 
-  #claim(keys: string[], receivedAt: number): Promise<ClaimOutcome> {
+  #claim(keys: string[], receivedAt: number, lease: { leaseMs: number; body: string } | undefined): Promise<ClaimOutcome> {
     if (keys.length === 0) return Promise.resolve({ kind: 'claimed' });
     const owner = { instance: this.#o.instance, role: this.#o.role };
     // The store bounds itself; this bound keeps the ack deadline even if it did not.
     const left = this.#o.ackDeadlineMs - 100 - (this.#o.now() - receivedAt);
-    return withDeadline(this.#o.store.claim(keys, owner), left, () => failOpen('receiver ack deadline'));
+    return withDeadline(this.#o.store.claim(keys, owner, lease), left, () => failOpen('receiver ack deadline'));
+  }
+
+  /**
+   * Run a turn taken over from a copy whose lease lapsed: the same listeners,
+   * on the stored body, under the new token. Nobody waits for an ack.
+   */
+  resume(takeover: Takeover): void {
+    let body: Record<string, unknown>;
+    try {
+      body = JSON.parse(takeover.body) as Record<string, unknown>;
+    } catch {
+      this.#o.log.error('lease.takeover_unreadable', { key: takeover.key });
+      return;
+    }
+    if (!this.#o.lease) return;
+    const lease = new TurnLease(this.#o.store, takeover.key, takeover.token, this.#o.lease, this.#o.log, takeover.state);
+    const fields = { kind: 'event', eventId: body.event_id, claim: 'claimed', takeover: takeover.state, token: takeover.token };
+    this.#o.log.info('lease.takeover', { ...fields, key: takeover.key });
+    const delivery = { kind: 'event' as const, body, eventId: String(body.event_id ?? ''), teamId: undefined, claimKeys: [takeover.key] };
+    const gate = { answered: true, answer: () => false, done: Promise.resolve() } as unknown as AckGate;
+    this.#run(delivery, gate, this.#o.now(), 'claimed', { retryNum: undefined, retryReason: undefined }, fields, lease);
   }
 
   #run(
@@ -226,6 +257,7 @@ export class FailoverReceiver implements Receiver {
     claim: ClaimKind,
     retry: { retryNum: number | undefined; retryReason: string | undefined },
     logFields: Record<string, unknown>,
+    lease?: TurnLease,
   ): void {
     const o = this.#o;
     const claimHeader = { 'x-autohub-claim': logFields.claim as string };
@@ -246,7 +278,9 @@ export class FailoverReceiver implements Receiver {
       autohubInstance: o.instance,
       autohubRole: o.role,
       autohubReceivedAt: receivedAt,
+      ...(lease ? { autohubLease: lease } : {}),
     };
+    lease?.start();
     const turn = (async () => {
       if (!this.#app) throw new Error('FailoverReceiver.init(app) was not called');
       await this.#app.processEvent({
@@ -263,8 +297,11 @@ export class FailoverReceiver implements Receiver {
         o.log.error('turn.failed', { ...logFields, error });
         gate.answer(500, undefined, claimHeader);
       })
+      // A turn that ended without posting (nothing to say, or it failed) is over all the same.
+      .then(() => lease?.finish(null))
       .finally(() => {
         clearTimeout(deadline);
+        lease?.stop();
         this.#turns.delete(turn);
       });
     this.#turns.add(turn);

@@ -3,3 +3,5 @@ export type { FailoverReceiverOptions, TurnContext } from './failover-receiver.j
 export { HealthMonitor, healthReport } from './health.js';
 export type { HealthBody, HealthMonitorOptions, Lifecycle, StoreView } from './health.js';
 export { readRawBody } from './raw-body.js';
+export { Reaper } from './reaper.js';
+export { TurnLease } from './turn-lease.js';

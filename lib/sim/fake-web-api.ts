@@ -15,6 +15,8 @@ export interface RecordedCall {
   status: number;
   /** True when it was refused as rate limited. */
   refused: boolean;
+  /** The body it was answered with. */
+  answer?: unknown;
 }
 
 export interface ScriptedAnswer {
@@ -64,8 +66,20 @@ async function readParams(req: IncomingMessage): Promise<Record<string, string>>
   return params;
 }
 
-function defaultAnswer(method: string, params: Record<string, string>, counter: number): unknown {
+function defaultAnswer(method: string, params: Record<string, string>, counter: number, calls: RecordedCall[]): unknown {
   switch (method) {
+    case 'conversations.replies': {
+      // The thread as posted so far: the parent's replies, with their metadata.
+      const messages = calls
+        .filter((c) => c.method === 'chat.postMessage' && c.status === 200 && !c.refused && c.params.channel === params.channel && c.params.thread_ts === params.ts)
+        .map((c) => ({
+          ts: (c.answer as { ts?: string } | undefined)?.ts,
+          text: c.params.text,
+          thread_ts: c.params.thread_ts,
+          ...(c.params.metadata ? { metadata: JSON.parse(c.params.metadata) as unknown } : {}),
+        }));
+      return { ok: true, messages, has_more: false };
+    }
     case 'auth.test':
       return { ok: true, user_id: 'UAUTOHUB', bot_id: 'BAUTOHUB', team_id: 'T0AUTOHUB', team: 'autohub-test' };
     case 'chat.postMessage':
@@ -111,7 +125,7 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
             window.last = at;
           }
         }
-        answer ??= { status: 200, body: defaultAnswer(method, params, ++counter) };
+        answer ??= { status: 200, body: defaultAnswer(method, params, ++counter, calls) };
         const body = answer.body as { ok?: unknown; error?: unknown } | undefined;
         calls.push({
           method,
@@ -119,6 +133,7 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
           at,
           status: answer.status,
           refused: answer.status === 429 || body?.error === 'ratelimited',
+          answer: answer.body,
         });
         const send = (a: ScriptedAnswer) => {
           res.writeHead(a.status, { 'content-type': 'application/json', ...a.headers });

@@ -1,0 +1,148 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeWebApi, type FakeWebApi } from '../../lib/sim/fake-web-api.js';
+import { deliver, mentionEnvelope } from '../../lib/sim/slack-events.js';
+import { spawnApp, type ChildApp } from '../support/child-app.js';
+import { useRedisBridge } from '../support/redis-fixture.js';
+import { eventually, SECRET, settle, startCopy, type RunningCopy } from '../support/copies.js';
+
+// Short leases so a takeover costs about 2 s: lease 1,500 ms, renewed every 400 ms, reaper every 300 ms.
+const LEASE = { AUTOHUB_LEASE_MS: '1500', AUTOHUB_LEASE_RENEW_MS: '400', AUTOHUB_REAPER_MS: '300' };
+
+describe('no turn is lost when its owner dies mid-turn', () => {
+  const fx = useRedisBridge();
+  let api: FakeWebApi;
+  let cloud: RunningCopy;
+  let hub: ChildApp | undefined;
+  let n = 0;
+
+  beforeAll(async () => {
+    api = await startFakeWebApi();
+    cloud = await startCopy({ role: 'cloud', webApiUrl: api.url, upstash: { url: fx.bridge.url, token: fx.bridge.token }, env: LEASE });
+  });
+  afterEach(() => {
+    hub?.child.kill('SIGKILL');
+    hub = undefined;
+  });
+  afterAll(async () => {
+    await cloud?.stop();
+    await api?.close();
+  });
+
+  const startHub = () =>
+    spawnApp({
+      AUTOHUB_ROLE: 'hub',
+      AUTOHUB_INSTANCE: 'hub-child',
+      SLACK_SIGNING_SECRET: SECRET,
+      SLACK_BOT_TOKEN: 'xoxb-test',
+      SLACK_API_URL: api.url,
+      UPSTASH_REDIS_REST_URL: fx.bridge.url,
+      UPSTASH_REDIS_REST_TOKEN: fx.bridge.token,
+      ...LEASE,
+    });
+  const repliesTo = (eventId: string) =>
+    api.posts().filter((c) => JSON.parse(c.params.metadata ?? '{}').event_payload?.event_id === eventId);
+  const authTests = () => api.calls.filter((c) => c.method === 'auth.test').length;
+
+  /** The hub claims and acks, then sits in its turn (a slow auth.test) before it can reply. */
+  async function hubMidTurn(eventId: string, authDelayMs: number): Promise<ChildApp> {
+    const app = await startHub();
+    api.script('auth.test', { status: 200, delayMs: authDelayMs, body: { ok: true, user_id: 'UAUTOHUB', bot_id: 'BAUTOHUB' } });
+    const before = authTests();
+    const ack = await deliver(`${app.url}/slack/events`, mentionEnvelope({ eventId, ts: `1700000100.${String(++n).padStart(6, '0')}` }), {
+      signingSecret: SECRET,
+    });
+    expect(ack.status).toBe(200);
+    expect(ack.headers.get('x-autohub-claim')).toBe('claimed');
+    await eventually(() => authTests() > before, 'the hub to be mid-turn');
+    return app;
+  }
+
+  it('the hub is killed (SIGKILL) right after claiming: exactly one reply, from the cloud copy, within lease + reaper', async () => {
+    hub = await hubMidTurn('Ev-killed', 60_000);
+    const killedAt = Date.now();
+    hub.child.kill('SIGKILL');
+    await hub.exited;
+    await eventually(() => repliesTo('Ev-killed').length > 0, 'the cloud to take the turn over', 10_000);
+    expect(Date.now() - killedAt).toBeLessThan(1500 + 300 + 1500);
+    await settle(800);
+    const replies = repliesTo('Ev-killed');
+    expect(replies).toHaveLength(1);
+    expect(replies[0]!.params.text).toMatch(/the cloud copy/);
+    expect(cloud.lines.some((l) => l.event === 'lease.takeover')).toBe(true);
+  });
+
+  it('the hub is frozen (SIGSTOP) past its lease and woken: exactly one reply, and the woken owner does not post', async () => {
+    hub = await hubMidTurn('Ev-frozen', 3_000);
+    hub.child.kill('SIGSTOP');
+    await eventually(() => repliesTo('Ev-frozen').length > 0, 'the cloud to take the turn over', 10_000);
+    hub.child.kill('SIGCONT');
+    const output = hub.output;
+    await eventually(() => /"turn.abandoned"|"lease.lost"/.test(output()), 'the woken hub to notice its lease is gone', 10_000);
+    await settle(800);
+    expect(repliesTo('Ev-frozen')).toHaveLength(1);
+    expect(repliesTo('Ev-frozen')[0]!.params.text).toMatch(/the cloud copy/);
+    expect(output()).not.toContain('"turn.replied"');
+  });
+
+  it('Redis unreachable during a renewal: the owner stands down, and the turn is answered once when Redis is back', async () => {
+    hub = await hubMidTurn('Ev-redis-gone', 2_500);
+    fx.redis.pause();
+    await new Promise((r) => setTimeout(r, 2_000));
+    fx.redis.resume();
+    await eventually(() => repliesTo('Ev-redis-gone').length > 0, 'a reply once Redis is back', 10_000);
+    await settle(1_500);
+    expect(repliesTo('Ev-redis-gone')).toHaveLength(1);
+  });
+});
+
+describe('a taker-over whose dead owner had reached posting', () => {
+  const fx = useRedisBridge();
+  let api: FakeWebApi;
+  let cloud: RunningCopy;
+
+  beforeAll(async () => {
+    api = await startFakeWebApi();
+    cloud = await startCopy({ role: 'cloud', webApiUrl: api.url, upstash: { url: fx.bridge.url, token: fx.bridge.token }, env: LEASE });
+  });
+  afterAll(async () => {
+    await cloud?.stop();
+    await api?.close();
+  });
+
+  const repliesTo = (eventId: string) =>
+    api.posts().filter((c) => JSON.parse(c.params.metadata ?? '{}').event_payload?.event_id === eventId);
+
+  async function deadOwnerAtPosting(eventId: string, ts: string, posted: boolean): Promise<void> {
+    const { eventKey, messageKey } = await import('../../lib/claim/index.js');
+    const { WebClient } = await import('@slack/web-api');
+    const body = JSON.stringify(mentionEnvelope({ eventId, ts, team: 'T0AUTOHUB', channel: 'C0GENERAL' }));
+    const key = eventKey('T0AUTOHUB', eventId);
+    const owner = { instance: 'hub-gone', role: 'hub' } as const;
+    expect(await cloud.store.claim([key, messageKey('T0AUTOHUB', 'C0GENERAL', ts)], owner, { leaseMs: 1500, body })).toMatchObject({ token: 1 });
+    expect(await cloud.store.commit(key, 1, 1500)).toBe('ok');
+    if (posted) {
+      await new WebClient('xoxb-test', { slackApiUrl: api.url }).chat.postMessage({
+        channel: 'C0GENERAL',
+        thread_ts: ts,
+        text: 'answered by the hub before it died',
+        metadata: { event_type: 'autohub_turn', event_payload: { event_id: eventId } },
+      });
+    }
+  }
+
+  it('finds the reply in the thread and does not post again', async () => {
+    await deadOwnerAtPosting('Ev-posted', '1700000200.000100', true);
+    await eventually(() => cloud.lines.some((l) => l.event === 'turn.already_replied' && l.eventId === 'Ev-posted'), 'the takeover', 10_000);
+    await settle(500);
+    expect(repliesTo('Ev-posted')).toHaveLength(1);
+    expect(api.calls.some((c) => c.method === 'conversations.replies' && c.params.include_all_metadata === 'true')).toBe(true);
+  });
+
+  it('finds no reply and posts it', async () => {
+    await deadOwnerAtPosting('Ev-not-posted', '1700000200.000200', false);
+    await eventually(() => repliesTo('Ev-not-posted').length > 0, 'the takeover reply', 10_000);
+    await settle(500);
+    expect(repliesTo('Ev-not-posted')).toHaveLength(1);
+    expect(repliesTo('Ev-not-posted')[0]!.params.text).toMatch(/the cloud copy/);
+  });
+});
