@@ -11,7 +11,7 @@ const COLOURS = { hub: '#2f6fdf', cloud: '#e8871e', none: '#d2283c', reply: '#4a
 const LANES = ['attempts answered by the hub', 'attempts answered by the cloud copy', 'attempts no copy accepted', 'replies posted', 'lost / doubled'] as const;
 const W = 960;
 const LANE_H = 34;
-const LEFT = 210;
+const LEFT = 250;
 const TOP = 24;
 
 function esc(text: string): string {
@@ -62,7 +62,7 @@ function timeline(r: ScenarioResult): string {
 function row(r: ScenarioResult): string {
   const s = r.score;
   const served = s.servedByHub + s.servedByCloud || 1;
-  const cells = [r.name, s.sent, s.answered, s.lost, s.duplicateReplies, s.retries, `${Math.round((s.servedByHub / served) * 100)}%`, `${Math.round((s.servedByCloud / served) * 100)}%`, `${Math.round(s.ackP50Ms)} ms`, `${Math.round(s.ackP99Ms)} ms`, s.deadlineMisses, failed(r) ? 'FAIL' : 'ok'];
+  const cells = [r.name, s.sent, s.answered, s.lost, s.duplicateReplies, s.retries, `${Math.round((s.servedByHub / served) * 100)}%`, `${Math.round((s.servedByCloud / served) * 100)}%`, s.takenOver, `${Math.round(s.ackP50Ms)} ms`, `${Math.round(s.ackP99Ms)} ms`, s.deadlineMisses, failed(r) ? 'FAIL' : 'ok'];
   return `<tr class="${failed(r) ? 'fail' : 'pass'}">${cells.map((c) => `<td>${esc(String(c))}</td>`).join('')}</tr>`;
 }
 
@@ -87,7 +87,7 @@ svg.timeline{border:1px solid #e3e3e3;border-radius:6px;background:#fcfcfc;max-w
 <h1>autohub failover drill</h1>
 <p class="meta">Time factor ${meta.factor} (Slack's 1- and 5-minute retries arrive after ${(60 / meta.factor).toFixed(2)} s and ${(300 / meta.factor).toFixed(2)} s). Claim store: ${esc(meta.store)}. Generated ${esc(meta.generatedAt)}.</p>
 <p class="legend"><span><i class="dot" style="background:${COLOURS.hub}"></i>hub</span><span><i class="dot" style="background:${COLOURS.cloud}"></i>cloud copy</span><span><i class="dot" style="background:${COLOURS.none}"></i>not accepted (Slack retries)</span><span>ringed: a Slack retry</span><span>shaded: a fault</span><span>✕ lost, ② answered twice</span></p>
-<table><thead><tr><th>scenario</th><th>sent</th><th>answered</th><th>lost</th><th>dup</th><th>retries</th><th>hub</th><th>cloud</th><th>ack p50</th><th>ack p99</th><th>&gt;3 s</th><th>verdict</th></tr></thead>
+<table><thead><tr><th>scenario</th><th>sent</th><th>answered</th><th>lost</th><th>dup</th><th>retries</th><th>hub</th><th>cloud</th><th>taken over</th><th>ack p50</th><th>ack p99</th><th>&gt;3 s</th><th>verdict</th></tr></thead>
 <tbody>${results.map(row).join('')}</tbody></table>
 ${sections}
 </body></html>

@@ -57,6 +57,14 @@ export const SCENARIOS: Scenario[] = [
     faults: [{ label: 'hub process dead', from: 0.4, to: 0.75, start: (h) => h.hub.kill(), stop: (h) => h.hub.restart() }],
   },
   {
+    name: 'hub-dies-mid-turn',
+    summary: 'posts take 400 ms to land and the hub is killed with turns in flight; their leases lapse and the cloud copy takes them over',
+    faults: [
+      { label: 'posts take 400 ms', from: 0, to: 'end', start: (h) => h.api.holdPosts(400), stop: (h) => h.api.holdPosts(0) },
+      { label: 'hub process dead', from: 0.5, to: 0.8, start: (h) => h.hub.kill(), stop: (h) => h.hub.restart() },
+    ],
+  },
+  {
     name: 'redis-hang',
     summary: 'the claim store stops answering for a while; claims fail open',
     duplicatesPossible:

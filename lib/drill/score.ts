@@ -17,6 +17,8 @@ export interface ScenarioScore {
   retries: number;
   servedByHub: number;
   servedByCloud: number;
+  /** Mentions the hub acked but the cloud copy answered: turns taken over from a dead owner. */
+  takenOver: number;
   ackP50Ms: number;
   ackP99Ms: number;
   deadlineMisses: number;
@@ -47,6 +49,10 @@ export function scoreScenario(mentions: readonly string[], attempts: readonly At
     retries: attempts.filter((a) => a.retryNum > 0).length,
     servedByHub: ours.filter((r) => r.by === 'hub').length,
     servedByCloud: ours.filter((r) => r.by === 'cloud').length,
+    takenOver: mentions.filter((m) => {
+      const acked = attempts.find((a) => a.mention === m && a.claim === 'claimed' && typeof a.status === 'number' && a.status < 300);
+      return acked?.role === 'hub' && ours.some((r) => r.mention === m && r.by === 'cloud');
+    }).length,
     ackP50Ms: percentile(latencies, 50),
     ackP99Ms: percentile(latencies, 99),
     deadlineMisses: attempts.filter((a) => a.status === 'timeout' || (a.answeredAt !== undefined && a.answeredAt - a.sentAt > 3000)).length,

@@ -39,6 +39,11 @@ export interface FakeWebApi {
    * of the time left, in seconds with fractions. An interval of 0 lifts it.
    */
   enforceInterval(method: string, intervalMs: number, shape?: '429' | '200' | 'both'): void;
+  /**
+   * Hold each chat.postMessage this long before it lands; a post whose
+   * connection drops meanwhile (its sender died) never lands. 0 to stop.
+   */
+  holdPosts(ms: number): void;
   /** Messages posted (successful chat.postMessage calls). */
   posts(): RecordedCall[];
   close(): Promise<void>;
@@ -104,12 +109,17 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
   const windows = new Map<string, { intervalMs: number; shape: '429' | '200' | 'both'; last: number; refusals: number }>();
   const calls: RecordedCall[] = [];
   let counter = 0;
+  let holdMs = 0;
 
   const server: Server = createServer((req, res) => {
-    const at = now();
     const method = (req.url ?? '/').split('?')[0]!.split('/').filter(Boolean).pop() ?? '';
     readParams(req)
-      .then((params) => {
+      .then(async (params) => {
+        if (holdMs > 0 && method === 'chat.postMessage') {
+          await new Promise((r) => setTimeout(r, holdMs));
+          if (req.socket.destroyed) return;
+        }
+        const at = now();
         let answer: ScriptedAnswer | undefined = scripts.get(method)?.shift();
         const window = windows.get(method);
         if (!answer && window) {
@@ -156,6 +166,9 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
     enforceInterval: (method, intervalMs, shape = '429') => {
       if (intervalMs <= 0) windows.delete(method);
       else windows.set(method, { intervalMs, shape, last: -Infinity, refusals: 0 });
+    },
+    holdPosts: (ms) => {
+      holdMs = ms;
     },
     posts: () => calls.filter((c) => c.method === 'chat.postMessage' && c.status === 200 && !c.refused),
     close: async () => {

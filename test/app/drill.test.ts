@@ -1,0 +1,74 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseDrillArgs } from '../../app/cli/drill.js';
+import { runDrill, type DrillResult } from '../../lib/drill/drill.js';
+import { renderHtml } from '../../lib/drill/report-html.js';
+import { failed, renderTable } from '../../lib/drill/report-table.js';
+import { SCENARIOS } from '../../lib/drill/scenarios.js';
+
+describe('parseDrillArgs', () => {
+  it('runs every scenario by default, 30 mentions each, time factor 120', () => {
+    expect(parseDrillArgs([])).toMatchObject({ events: 30, factor: 120, json: false });
+    expect(parseDrillArgs([]).scenarios).toHaveLength(SCENARIOS.length);
+  });
+  it.each([
+    [['--scenario', 'nope'], /unknown scenario "nope"; one of steady, /],
+    [['--events', '0'], /--events takes a whole number from 1/],
+    [['--events'], /--events needs a value/],
+    [['--bogus'], /unknown argument "--bogus"/],
+  ])('%j is a usage error', (argv, message) => {
+    expect(() => parseDrillArgs(argv)).toThrow(message);
+  });
+});
+
+describe('the failover drill, every scenario end to end (fewer mentions than `npm run drill`)', () => {
+  let drill: DrillResult;
+  const result = (name: string) => drill.results.find((r) => r.name === name)!;
+
+  it('runs all scenarios against real copies, a real Redis and the edge', async () => {
+    drill = await runDrill({ scenarios: SCENARIOS, events: 12, factor: 120 });
+    expect(drill.store).toBe('redis-server');
+    expect(drill.results.map((r) => r.name)).toEqual(SCENARIOS.map((s) => s.name));
+  }, 180_000);
+
+  it.each(SCENARIOS.map((s) => s.name))('%s: no mention lost, none answered twice', (name) => {
+    const r = result(name);
+    expect(r.score.sent).toBe(12);
+    expect(r.score.lostMentions).toEqual([]);
+    if (!r.duplicatesPossible) expect(r.score.doubledMentions).toEqual([]);
+    expect(failed(r)).toBe(false);
+  });
+
+  it('routes as each fault demands', () => {
+    expect(result('steady').score.servedByHub).toBe(12);
+    expect(result('hub-offline').score.servedByCloud).toBe(12);
+    expect(result('hub-flapping').score.servedByCloud).toBeGreaterThan(0);
+    expect(result('hub-flapping').score.servedByHub).toBeGreaterThan(0);
+    // Seed 000's hole: the first cloud forward failed, so Slack had to retry, and the retry still landed.
+    expect(result('cloud-500-once').score.retries).toBeGreaterThanOrEqual(1);
+    expect(result('hub-dies-mid-turn').score.takenOver).toBeGreaterThanOrEqual(1);
+    expect(result('hub-slow').score.ackP99Ms).toBeLessThan(3000);
+  });
+
+  it('writes a report whose timelines render in headless Chromium', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'autohub-drill-'));
+    const path = join(dir, 'report.html');
+    writeFileSync(path, renderHtml(drill.results, { factor: 120, store: drill.store, generatedAt: 'test' }));
+    const dom = execFileSync(
+      'chromium',
+      ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+        '--disable-component-update', '--disable-sync', `--user-data-dir=${mkdtempSync(join(tmpdir(), 'chromium-'))}`, '--dump-dom', `file://${path}`],
+      { encoding: 'utf8', timeout: 60_000, stdio: ['ignore', 'pipe', 'ignore'] },
+    );
+    for (const r of drill.results) {
+      const svg = dom.match(new RegExp(`<svg class="timeline" data-scenario="${r.name}"[\\s\\S]*?</svg>`))?.[0];
+      expect(svg, `timeline of ${r.name}`).toBeDefined();
+      expect(svg!.match(/<circle class="attempt/g)).toHaveLength(r.attempts.length);
+    }
+    expect(dom).toContain('<td>hub-offline</td>');
+    expect(renderTable(drill.results, false)).toMatch(/^scenario +sent +answered +lost/);
+  });
+});
