@@ -3,6 +3,7 @@
  * its figures beside the baseline its issue names, measured in the same run.
  */
 import { benchClaim } from './claim.js';
+import { benchDrill } from './drill.js';
 import { benchEdge } from './edge.js';
 import { benchRateLimit } from './ratelimit.js';
 import { benchReceiver } from './receiver.js';
@@ -12,6 +13,7 @@ const sections: Record<string, () => Promise<void>> = {
   receiver: () => benchReceiver(),
   ratelimit: () => benchRateLimit(),
   edge: () => benchEdge(),
+  drill: () => benchDrill(),
 };
 
 const i = process.argv.indexOf('--section');

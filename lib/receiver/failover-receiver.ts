@@ -214,6 +214,11 @@ export class FailoverReceiver implements Receiver {
       o.log.info('delivery.duplicate', { ...logFields, ackMs: o.now() - receivedAt });
       return;
     }
+    if (delivery.kind === 'probe') {
+      gate.answer(200, undefined, { 'x-autohub-claim': claim });
+      o.log.info('delivery.probe', { ...logFields, eventId: delivery.eventId, ackMs: o.now() - receivedAt });
+      return;
+    }
     const turnLease =
       outcome.kind === 'claimed' && outcome.token !== undefined && o.lease
         ? new TurnLease(o.store, delivery.claimKeys[0]!, outcome.token, o.lease, o.log)

@@ -7,8 +7,12 @@ import { RequestInvalidError } from '../errors/index.js';
 
 type Json = Record<string, unknown>;
 
+/** autohub's own event type for `npm run verify`: claimed like any event, no turn runs. */
+export const PROBE_EVENT_TYPE = 'autohub_verify_probe';
+
 export type Delivery =
   | { kind: 'ssl_check' }
+  | { kind: 'probe'; eventId: string; claimKeys: string[] }
   | { kind: 'url_verification'; challenge: string }
   | { kind: 'event'; body: Json; eventId: string; teamId: string | undefined; claimKeys: string[] }
   | { kind: 'command'; body: Json; claimKeys: string[] }
@@ -49,6 +53,7 @@ function eventDelivery(body: Json): Delivery {
   const teamId = text(body.team_id);
   const claimKeys = [eventKey(teamId, eventId)];
   const event = body.event;
+  if (event.type === PROBE_EVENT_TYPE) return { kind: 'probe', eventId, claimKeys };
   const channel = text(event.channel);
   const ts = text(event.ts);
   if (MESSAGE_EVENTS.has(String(event.type)) && channel && ts && event.subtype === undefined) {
