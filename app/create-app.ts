@@ -9,10 +9,12 @@ import type { AppConfig } from '../lib/config/index.js';
 import { slackLogger, type Logger } from '../lib/log/index.js';
 import { createRateLimitFetch, refusalSink } from '../lib/ratelimit/index.js';
 import { FailoverReceiver, HealthMonitor, Reaper } from '../lib/receiver/index.js';
+import { statusRecorder } from '../lib/status/index.js';
 import type { Sleep } from '../lib/time/index.js';
 import { resilientAuthorize } from './authorize.js';
 import { registerCommand } from './listeners/command.js';
 import { registerConversation } from './listeners/conversation.js';
+import { registerHome } from './listeners/home.js';
 
 export const VERSION: string = (
   JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
@@ -47,7 +49,17 @@ export interface Autohub {
 export function createAutohub(options: AutohubOptions): Autohub {
   const { config, log } = options;
   const store = options.store ?? createStore(config, log);
-  const health = new HealthMonitor({ store, role: config.role, instance: config.instance, version: VERSION, now: options.now });
+  const now = options.now ?? Date.now;
+  const status = statusRecorder(store);
+  const health = new HealthMonitor({
+    store,
+    role: config.role,
+    instance: config.instance,
+    version: VERSION,
+    now: options.now,
+    onProbe: ({ body }) =>
+      status.copy(config.role, { at: new Date(now()).toISOString(), instance: config.instance, status: body.status, storeOk: body.store.ok }),
+  });
   const receiver = new FailoverReceiver({
     signingSecret: config.signingSecret,
     store,
@@ -59,6 +71,12 @@ export function createAutohub(options: AutohubOptions): Autohub {
     drainMs: config.drainMs,
     lease: config.lease,
     now: options.now,
+    // A turn, for the status page, is an answer to a person: a mention or a direct message.
+    onTurn: ({ ackMs, claim, eventType }) => {
+      if (eventType === 'app_mention' || eventType === 'message') {
+        status.turn({ at: new Date(now()).toISOString(), role: config.role, instance: config.instance, ackMs, claim });
+      }
+    },
   });
   const reaper = new Reaper(store, { instance: config.instance, role: config.role }, config.lease, (t) => receiver.resume(t), log);
   const clientOptions: WebClientOptions = {
@@ -74,7 +92,10 @@ export function createAutohub(options: AutohubOptions): Autohub {
       maxAttempts: config.rateLimit.attempts,
       budgetMs: config.rateLimit.budgetMs,
       shared: store,
-      onRefusal: refusalSink({ path: config.refusalLog, log }),
+      onRefusal: ((sink) => (record) => {
+        sink(record);
+        status.refusal(record);
+      })(refusalSink({ path: config.refusalLog, log })),
       instance: config.instance,
     }),
   };
@@ -88,7 +109,10 @@ export function createAutohub(options: AutohubOptions): Autohub {
     log.error('bolt.error', { error });
   });
   registerConversation(app, log);
-  registerCommand(app, health);
+  registerCommand(app, health, store);
+  registerHome(app, health, store, log);
+  // The status page's view of this copy stays fresh even when nobody probes its health.
+  let heartbeat: ReturnType<typeof setInterval> | undefined;
 
   return {
     app,
@@ -100,10 +124,13 @@ export function createAutohub(options: AutohubOptions): Autohub {
       await health.refresh();
       await receiver.start(config.port);
       reaper.start();
+      heartbeat = setInterval(() => void health.refresh(), 30_000);
+      heartbeat.unref();
       log.info('app.started', { port: receiver.port, store: store.kind, storeOk: health.store.ok, version: VERSION });
     },
     stop: async () => {
       reaper.stop();
+      clearInterval(heartbeat);
       await receiver.stop();
     },
   };

@@ -136,6 +136,17 @@ export class MemoryClaimStore implements ClaimStore {
     return true;
   }
 
+  readonly #lists = new Map<string, string[]>();
+
+  async push(key: string, value: string, max: number): Promise<void> {
+    const list = [value, ...(this.#lists.get(key) ?? [])].slice(0, max);
+    this.#lists.set(key, list);
+  }
+
+  async range(key: string, count: number): Promise<string[]> {
+    return (this.#lists.get(key) ?? []).slice(0, count);
+  }
+
   async ping(): Promise<StoreHealth> {
     return { ok: true };
   }

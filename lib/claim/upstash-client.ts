@@ -8,7 +8,7 @@
 import { Redis, type RedisConfigNodejs } from '@upstash/redis';
 import type { UpstashSettings } from '../config/index.js';
 
-export type ClaimClient = Pick<Redis, 'set' | 'get' | 'pipeline' | 'ping' | 'eval'>;
+export type ClaimClient = Pick<Redis, 'set' | 'get' | 'pipeline' | 'ping' | 'eval' | 'lrange'>;
 
 export function upstashClientOptions(settings: UpstashSettings, attemptMs: number): RedisConfigNodejs {
   return {

@@ -185,6 +185,21 @@ export class UpstashClaimStore implements ClaimStore {
     });
   }
 
+  async push(key: string, value: string, max: number): Promise<void> {
+    await this.#bounded('note', key, async () => {
+      const pipe = this.#client.pipeline();
+      pipe.lpush(key, value);
+      pipe.ltrim(key, 0, max - 1);
+      pipe.expire(key, 2 * CLAIM_TTL_SECONDS);
+      return pipe.exec();
+    });
+  }
+
+  async range(key: string, count: number): Promise<string[]> {
+    const values = await this.#bounded('note', key, () => this.#client.lrange<string>(key, 0, count - 1));
+    return Array.isArray(values) ? values.map(String) : [];
+  }
+
   async ping(): Promise<StoreHealth> {
     const failed = Symbol('failed');
     let reason = '';

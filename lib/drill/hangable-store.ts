@@ -32,6 +32,8 @@ export function hangable(store: ClaimStore): ClaimStore & { hung: boolean } {
     renew: async (...args: Parameters<ClaimStore['renew']>) => (gate === released ? store.renew(...args) : ('unreachable' as const)),
     commit: async (...args: Parameters<ClaimStore['commit']>) => (gate === released ? store.commit(...args) : ('unreachable' as const)),
     finish: async (...args: Parameters<ClaimStore['finish']>) => (gate === released ? store.finish(...args) : ('unreachable' as const)),
+    push: async (...args: Parameters<ClaimStore['push']>) => (gate === released ? store.push(...args) : undefined),
+    range: async (...args: Parameters<ClaimStore['range']>) => (gate === released ? store.range(...args) : []),
     takeOver: async (...args: Parameters<ClaimStore['takeOver']>) => (gate === released ? store.takeOver(...args) : []),
   };
   const released = gate;

@@ -45,6 +45,8 @@ export interface FailoverReceiverOptions {
   drainMs?: number;
   /** Event turns hold a lease another copy can take over; none when absent. */
   lease?: LeaseSettings;
+  /** Told of every turn this copy acked (for the status page). */
+  onTurn?: (turn: { ackMs: number; claim: ClaimKind; eventType: string | undefined }) => void;
   /** @default Date.now */
   now?: () => number;
 }
@@ -71,7 +73,8 @@ export class FailoverReceiver implements Receiver {
   #app: App | undefined;
   #server: Server | undefined;
   readonly #turns = new Set<Promise<void>>();
-  readonly #o: Required<Omit<FailoverReceiverOptions, 'now' | 'lease'>> & { now: () => number; lease?: LeaseSettings };
+  readonly #o: Required<Omit<FailoverReceiverOptions, 'now' | 'lease' | 'onTurn'>> &
+    Pick<FailoverReceiverOptions, 'lease' | 'onTurn'> & { now: () => number };
 
   constructor(options: FailoverReceiverOptions) {
     this.#o = {
@@ -273,9 +276,16 @@ export class FailoverReceiver implements Receiver {
         o.log.warn('delivery.ack_deadline', { ...logFields, ackDeadlineMs: o.ackDeadlineMs });
       }
     }, Math.max(0, o.ackDeadlineMs - (o.now() - receivedAt)));
-    gate.done.then(() => {
+    void gate.done.then(() => {
       clearTimeout(deadline);
-      o.log.info('delivery.acked', { ...logFields, ackMs: o.now() - receivedAt });
+      // A taken-over turn was acked long ago by the copy that died.
+      if (lease?.previousState !== undefined) return;
+      const ackMs = o.now() - receivedAt;
+      o.log.info('delivery.acked', { ...logFields, ackMs });
+      if (delivery.kind === 'event') {
+        const eventType = (delivery.body.event as { type?: unknown } | undefined)?.type;
+        o.onTurn?.({ ackMs, claim, eventType: typeof eventType === 'string' ? eventType : undefined });
+      }
     });
 
     const customProperties: TurnContext = {

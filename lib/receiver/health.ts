@@ -61,6 +61,8 @@ export interface HealthMonitorOptions {
   refreshMs?: number;
   /** @default Date.now */
   now?: () => number;
+  /** Told of every store probe's result (for the status page). */
+  onProbe?: (report: ReturnType<typeof healthReport>) => void;
 }
 
 export class HealthMonitor {
@@ -94,6 +96,7 @@ export class HealthMonitor {
           checked_at: new Date(this.#now()).toISOString(),
           ...(health.reason ? { reason: health.reason } : {}),
         };
+        this.#options.onProbe?.(this.#snapshot(this.#now()));
       })
       .finally(() => {
         this.#probe = undefined;
@@ -106,6 +109,10 @@ export class HealthMonitor {
     const now = this.#now();
     const checked = this.#store.checked_at ? Date.parse(this.#store.checked_at) : -Infinity;
     if (now - checked > (this.#options.refreshMs ?? 5000)) void this.refresh();
+    return this.#snapshot(now);
+  }
+
+  #snapshot(now: number): ReturnType<typeof healthReport> {
     return healthReport({
       lifecycle: this.lifecycle,
       role: this.#options.role,

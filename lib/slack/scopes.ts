@@ -1,0 +1,21 @@
+/**
+ * The bot scopes each Web API method and event subscription needs, for the
+ * manifest's test: the manifest asks for these and nothing else.
+ * A method needing one of several scopes (by conversation type) lists all.
+ */
+export const METHOD_SCOPES: Readonly<Record<string, readonly string[]>> = {
+  'auth.test': [],
+  'chat.postMessage': ['chat:write'],
+  // The taker-over's thread check, in whatever kind of conversation the mention came from.
+  'conversations.replies': ['channels:history', 'groups:history', 'im:history', 'mpim:history'],
+  'views.publish': [],
+};
+
+export const EVENT_SCOPES: Readonly<Record<string, readonly string[]>> = {
+  app_mention: ['app_mentions:read'],
+  'message.im': ['im:history'],
+  app_home_opened: [],
+};
+
+/** Slash commands need this one. */
+export const COMMAND_SCOPE = 'commands';

@@ -1,0 +1,81 @@
+/**
+ * The status page in Block Kit, for `/autohub status` and the App Home tab.
+ * Pure: a snapshot and `now` in, blocks out.
+ */
+import { replayVerdict } from '../ratelimit/verdict.js';
+import type { CopyRecord } from './records.js';
+import type { StatusSnapshot } from './snapshot.js';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** A cloud leg silent this long is not a proven fallback. */
+export const CLOUD_SILENT_WARN_MS = 3 * DAY_MS;
+
+type Block = Record<string, unknown>;
+
+export function ago(at: string | null | undefined, now: number): string {
+  if (!at) return 'never';
+  const ms = now - Date.parse(at);
+  if (!Number.isFinite(ms)) return 'unknown';
+  if (ms < 60_000) return `${Math.max(0, Math.round(ms / 1000))}s ago`;
+  if (ms < 3_600_000) return `${Math.round(ms / 60_000)}m ago`;
+  if (ms < DAY_MS) return `${Math.round(ms / 3_600_000)}h ago`;
+  return `${Math.round(ms / DAY_MS)}d ago`;
+}
+
+function copyLine(name: string, copy: CopyRecord | null, now: number): string {
+  if (!copy) return `*${name}*: not seen yet`;
+  const store = copy.storeOk === false ? ', store unreachable' : '';
+  return `*${name}* \`${copy.instance}\`: ${copy.status}${store} (seen ${ago(copy.at, now)})`;
+}
+
+const section = (text: string): Block => ({ type: 'section', text: { type: 'mrkdwn', text } });
+
+export function statusBlocks(s: StatusSnapshot, now: number): Block[] {
+  const dayAgo = now - DAY_MS;
+  const failovers = s.failoverTimes.filter((at) => Date.parse(at) >= dayAgo).length;
+  const refusals = s.refusals.filter((r) => Date.parse(r.at) >= dayAgo);
+  const verdicts = new Map<string, number>();
+  for (const r of refusals) {
+    const v = replayVerdict(r).verdict;
+    verdicts.set(v, (verdicts.get(v) ?? 0) + 1);
+  }
+  const turns = s.turns.length
+    ? s.turns
+        .map((t) => `• ${ago(t.at, now)}: *${t.role}* \`${t.instance}\`, ack ${Math.round(t.ackMs)} ms, claim ${t.claim}`)
+        .join('\n')
+    : '_no turns recorded yet_';
+  const silentFor = s.cloudLastServed ? now - Date.parse(s.cloudLastServed) : Infinity;
+  const blocks: Block[] = [
+    { type: 'header', text: { type: 'plain_text', text: 'autohub status' } },
+    section(`Answering now: *${s.answering.role}* \`${s.answering.instance}\``),
+    section(
+      [
+        copyLine('Hub', s.hub, now),
+        copyLine('Cloud copy', s.cloud, now),
+        `*Claim store*: ${s.storeKind}, ${s.storeOk === null ? 'not checked yet' : s.storeOk ? 'reachable' : 'unreachable'}`,
+      ].join('\n'),
+    ),
+    { type: 'divider' },
+    section(`*Last ${s.turns.length} turn(s)*\n${turns}`),
+    { type: 'divider' },
+    section(
+      [
+        `*Last 24 hours*: ${failovers} turn(s) served by the cloud copy (failover)`,
+        `${refusals.length} rate-limit refusal(s)${refusals.length ? `: ${[...verdicts].map(([v, n]) => `${n} ${v}`).join(', ')}` : ''}`,
+      ].join('\n'),
+    ),
+    section(`*Cloud copy last served*: ${ago(s.cloudLastServed, now)}`),
+  ];
+  if (silentFor > CLOUD_SILENT_WARN_MS) {
+    blocks.push({
+      type: 'context',
+      elements: [
+        {
+          type: 'mrkdwn',
+          text: ':warning: The cloud copy has served nothing for over 3 days: it is not a proven fallback. Run `npm run verify` against it.',
+        },
+      ],
+    });
+  }
+  return blocks;
+}

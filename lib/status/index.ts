@@ -1,0 +1,5 @@
+export { STATUS_KEYS, statusRecorder } from './records.js';
+export type { CopyRecord, StatusRecorder, TurnRecord } from './records.js';
+export { readSnapshot } from './snapshot.js';
+export type { StatusSnapshot } from './snapshot.js';
+export { ago, statusBlocks, CLOUD_SILENT_WARN_MS } from './blocks.js';

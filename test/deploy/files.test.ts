@@ -1,0 +1,94 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseAppConfig } from '../../lib/config/index.js';
+import { COMMAND_SCOPE, EVENT_SCOPES, METHOD_SCOPES } from '../../lib/slack/scopes.js';
+
+const manifest = JSON.parse(readFileSync('manifest.json', 'utf8'));
+const scopes: string[] = manifest.oauth_config.scopes.bot;
+
+function sources(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? sources(path) : path.endsWith('.ts') ? [path] : [];
+  });
+}
+
+/** Every `client.<family>.<method>(` the app's code makes. */
+function calledMethods(): Set<string> {
+  const found = new Set<string>();
+  for (const file of [...sources('app'), ...sources('lib')]) {
+    for (const m of readFileSync(file, 'utf8').matchAll(/\bclient\.([a-z]+)\.([a-zA-Z]+)\(/g)) found.add(`${m[1]}.${m[2]}`);
+  }
+  return found;
+}
+
+describe('manifest.json', () => {
+  it('has what Slack requires to create the app', () => {
+    expect(manifest.display_information.name).toBeTruthy();
+    expect(manifest.features.bot_user.display_name).toBeTruthy();
+    expect(manifest.settings.socket_mode_enabled).toBe(false);
+    expect(manifest.settings.event_subscriptions.bot_events.sort()).toEqual(['app_home_opened', 'app_mention', 'message.im']);
+    expect(manifest.features.app_home.home_tab_enabled).toBe(true);
+  });
+
+  it('points events, interactivity and /autohub at the same edge URL', () => {
+    const url = manifest.settings.event_subscriptions.request_url;
+    expect(url).toMatch(/^https:\/\/.+\/slack\/events$/);
+    expect(manifest.settings.interactivity).toEqual({ is_enabled: true, request_url: url });
+    expect(manifest.features.slash_commands).toEqual([expect.objectContaining({ command: '/autohub', url })]);
+  });
+
+  it('gives every subscribed event its scope', () => {
+    for (const event of manifest.settings.event_subscriptions.bot_events as string[]) {
+      expect(EVENT_SCOPES[event], `a scope entry for ${event}`).toBeDefined();
+      for (const scope of EVENT_SCOPES[event]!) expect(scopes, `${event} needs ${scope}`).toContain(scope);
+    }
+    expect(scopes).toContain(COMMAND_SCOPE);
+  });
+
+  it('allows every Web API method the code calls', () => {
+    const methods = calledMethods();
+    expect(methods.has('chat.postMessage')).toBe(true);
+    for (const method of methods) {
+      expect(METHOD_SCOPES[method], `lib/slack/scopes.ts must name the scopes of ${method}`).toBeDefined();
+      for (const scope of METHOD_SCOPES[method]!) expect(scopes, `${method} needs ${scope}`).toContain(scope);
+    }
+  });
+
+  it('asks for no scope that nothing needs', () => {
+    const needed = new Set([COMMAND_SCOPE, ...Object.values(EVENT_SCOPES).flat(), ...[...calledMethods()].flatMap((m) => METHOD_SCOPES[m] ?? [])]);
+    expect(scopes.filter((s) => !needed.has(s))).toEqual([]);
+  });
+});
+
+describe('railway.json', () => {
+  const railway = JSON.parse(readFileSync('railway.json', 'utf8'));
+  it('starts the app, checks its health route, restarts it, and drains at least as long as a shutdown may take', () => {
+    expect(railway.deploy.startCommand).toBe('npm start');
+    expect(railway.deploy.healthcheckPath).toBe('/slack/health');
+    expect(railway.deploy.restartPolicyType).toBe('ON_FAILURE');
+    const { drainMs } = parseAppConfig({ AUTOHUB_ROLE: 'cloud', SLACK_SIGNING_SECRET: 's', SLACK_BOT_TOKEN: 'xoxb-1' });
+    expect(railway.deploy.drainingSeconds * 1000).toBeGreaterThanOrEqual(drainMs);
+  });
+});
+
+describe('.env.example', () => {
+  it('names, with a comment, every variable the code reads', () => {
+    const example = readFileSync('.env.example', 'utf8');
+    const read = new Set<string>();
+    for (const file of [...sources('lib/config'), ...sources('lib/edge'), 'app/edge-node.ts']) {
+      for (const m of readFileSync(file, 'utf8').matchAll(/'((?:AUTOHUB|SLACK|UPSTASH|EDGE|HUB|CLOUD|PORT)[A-Z_]*)'/g)) read.add(m[1]!);
+    }
+    expect(read.size).toBeGreaterThan(15);
+    for (const name of read) expect(example, `${name} in .env.example`).toMatch(new RegExp(`^#? ?${name}=`, 'm'));
+  });
+});
+
+describe('wrangler.toml', () => {
+  it('deploys the Worker entry with both copies and the budget as vars', () => {
+    const toml = readFileSync('wrangler.toml', 'utf8');
+    expect(toml).toMatch(/^main = "app\/edge-worker.ts"$/m);
+    for (const v of ['HUB_URL', 'CLOUD_URL', 'EDGE_HUB_TIMEOUT_MS', 'EDGE_CLOUD_TIMEOUT_MS', 'EDGE_BUDGET_MS']) expect(toml).toMatch(new RegExp(`^${v} = "`, 'm'));
+  });
+});

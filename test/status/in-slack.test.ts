@@ -1,0 +1,65 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MemoryClaimStore } from '../../lib/claim/index.js';
+import { startFakeWebApi, type FakeWebApi } from '../../lib/sim/fake-web-api.js';
+import { commandForm, deliver, mentionEnvelope } from '../../lib/sim/slack-events.js';
+import { eventually, SECRET, settle, startCopy, type RunningCopy } from '../support/copies.js';
+
+describe('the status page in Slack, from the shared store', () => {
+  let api: FakeWebApi;
+  let hub: RunningCopy;
+  let cloud: RunningCopy;
+
+  beforeAll(async () => {
+    api = await startFakeWebApi();
+    const store = new MemoryClaimStore();
+    hub = await startCopy({ role: 'hub', webApiUrl: api.url, store });
+    cloud = await startCopy({ role: 'cloud', webApiUrl: api.url, store });
+    await deliver(hub.eventsUrl, mentionEnvelope({ eventId: 'Ev-s1', ts: '1700000300.000100' }), { signingSecret: SECRET });
+    await deliver(cloud.eventsUrl, mentionEnvelope({ eventId: 'Ev-s2', ts: '1700000300.000200' }), { signingSecret: SECRET });
+    await eventually(() => api.posts().length === 2, 'both replies');
+    await settle(100);
+  });
+  afterAll(async () => {
+    await hub?.stop();
+    await cloud?.stop();
+    await api?.close();
+  });
+
+  const status = async (copy: RunningCopy, trigger: string) => {
+    const response = await deliver(copy.eventsUrl, commandForm({ text: 'status', triggerId: trigger }), { signingSecret: SECRET });
+    expect(response.status).toBe(200);
+    return (await response.json()) as { response_type: string; blocks: unknown[] };
+  };
+
+  it('/autohub status answers ephemerally with the turns both copies served', async () => {
+    const page = await status(hub, 'status-1');
+    expect(page.response_type).toBe('ephemeral');
+    const text = JSON.stringify(page.blocks);
+    expect(text).toContain('Answering now: *hub* `hub-test`');
+    expect(text).toContain('*Last 2 turn(s)*');
+    expect(text).toMatch(/\*cloud\* `cloud-test`, ack \d+ ms, claim claimed/);
+    expect(text).toMatch(/\*hub\* `hub-test`, ack \d+ ms, claim claimed/);
+    expect(text).toContain('1 turn(s) served by the cloud copy (failover)');
+    expect(text).toMatch(/\*Cloud copy last served\*: \d+s ago/);
+  });
+
+  it('both copies show the same figures', async () => {
+    const fromHub = JSON.stringify((await status(hub, 'status-2')).blocks).replace(/Answering now[^"]*/, '');
+    const fromCloud = JSON.stringify((await status(cloud, 'status-3')).blocks).replace(/Answering now[^"]*/, '');
+    expect(fromCloud.replace(/\d+s ago/g, 'Ns ago')).toBe(fromHub.replace(/\d+s ago/g, 'Ns ago'));
+  });
+
+  it('publishes the App Home tab when it is opened', async () => {
+    const opened = {
+      token: 'x', team_id: 'T0AUTOHUB', api_app_id: 'A0AUTOHUB', type: 'event_callback', event_id: 'Ev-home', event_time: 1700000300,
+      event: { type: 'app_home_opened', user: 'U0PERSON', channel: 'D0HOME', tab: 'home', event_ts: '1700000300.000300' },
+    };
+    expect((await deliver(hub.eventsUrl, opened, { signingSecret: SECRET })).status).toBe(200);
+    await eventually(() => api.calls.some((c) => c.method === 'views.publish'), 'the home tab');
+    const call = api.calls.find((c) => c.method === 'views.publish')!;
+    expect(call.params.user_id).toBe('U0PERSON');
+    const view = JSON.parse(call.params.view!) as { type: string; blocks: unknown[] };
+    expect(view.type).toBe('home');
+    expect(JSON.stringify(view.blocks)).toContain('autohub status');
+  });
+});
