@@ -8,6 +8,8 @@ export interface DrillOptions {
   events: number;
   factor: number;
   rate?: number;
+  /** Run both copies in this process on a shared in-process store, even when a redis-server could be started. */
+  inProcess?: boolean;
   onProgress?: (line: string) => void;
 }
 
@@ -18,7 +20,7 @@ export interface DrillResult {
 }
 
 export async function runDrill(options: DrillOptions): Promise<DrillResult> {
-  const harness = await startHarness({ factor: options.factor });
+  const harness = await startHarness({ factor: options.factor, inProcess: options.inProcess });
   try {
     const results: ScenarioResult[] = [];
     for (const scenario of options.scenarios) {

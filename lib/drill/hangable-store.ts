@@ -1,41 +1,27 @@
 /**
  * A store that can be told to stop answering, for the drill's `redis-hang`
- * when no real Redis is at hand. While hung, every call waits until the
- * caller's own deadline gives up on it, like a Redis that keeps its sockets
- * open and answers nothing.
+ * when no real Redis is at hand (with one, the drill pauses the real
+ * redis-server instead). While hung, every operation answers as the Upstash
+ * adapter does once its deadline gives up: claims fail open, reads find
+ * nothing, writes are lost.
  */
 import type { ClaimStore } from '../claim/index.js';
 
 export function hangable(store: ClaimStore): ClaimStore & { hung: boolean } {
-  let release: () => void = () => {};
-  let gate: Promise<void> = Promise.resolve();
-  const wrapper = {
+  const wrapper: ClaimStore & { hung: boolean } = {
     kind: store.kind,
-    get hung() {
-      return gate !== released;
-    },
-    set hung(value: boolean) {
-      if (value && gate === released) gate = new Promise<void>((r) => (release = r));
-      if (!value) {
-        release();
-        gate = released;
-      }
-    },
-    claim: async (...args: Parameters<ClaimStore['claim']>) => {
-      if (gate !== released) return { kind: 'fail-open' as const, reason: 'drill: store hung' };
-      return store.claim(...args);
-    },
-    note: async (...args: Parameters<ClaimStore['note']>) => (gate === released ? store.note(...args) : undefined),
-    read: async (...args: Parameters<ClaimStore['read']>) => (gate === released ? store.read(...args) : undefined),
-    write: async (...args: Parameters<ClaimStore['write']>) => (gate === released ? store.write(...args) : false),
-    ping: async () => (gate === released ? store.ping() : { ok: false, reason: 'drill: store hung' }),
-    renew: async (...args: Parameters<ClaimStore['renew']>) => (gate === released ? store.renew(...args) : ('unreachable' as const)),
-    commit: async (...args: Parameters<ClaimStore['commit']>) => (gate === released ? store.commit(...args) : ('unreachable' as const)),
-    finish: async (...args: Parameters<ClaimStore['finish']>) => (gate === released ? store.finish(...args) : ('unreachable' as const)),
-    push: async (...args: Parameters<ClaimStore['push']>) => (gate === released ? store.push(...args) : undefined),
-    range: async (...args: Parameters<ClaimStore['range']>) => (gate === released ? store.range(...args) : []),
-    takeOver: async (...args: Parameters<ClaimStore['takeOver']>) => (gate === released ? store.takeOver(...args) : []),
+    hung: false,
+    claim: async (...a) => (wrapper.hung ? { kind: 'fail-open', reason: 'drill: store hung' } : store.claim(...a)),
+    note: async (...a) => (wrapper.hung ? undefined : store.note(...a)),
+    read: async (...a) => (wrapper.hung ? undefined : store.read(...a)),
+    write: async (...a) => (wrapper.hung ? false : store.write(...a)),
+    push: async (...a) => (wrapper.hung ? undefined : store.push(...a)),
+    range: async (...a) => (wrapper.hung ? [] : store.range(...a)),
+    ping: async () => (wrapper.hung ? { ok: false, reason: 'drill: store hung' } : store.ping()),
+    renew: async (...a) => (wrapper.hung ? 'unreachable' : store.renew(...a)),
+    commit: async (...a) => (wrapper.hung ? 'unreachable' : store.commit(...a)),
+    finish: async (...a) => (wrapper.hung ? 'unreachable' : store.finish(...a)),
+    takeOver: async (...a) => (wrapper.hung ? [] : store.takeOver(...a)),
   };
-  const released = gate;
   return wrapper;
 }

@@ -33,15 +33,19 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(options: { factor: number }): Promise<Harness> {
+export async function startHarness(options: { factor: number; inProcess?: boolean }): Promise<Harness> {
   const api = await startFakeWebApi();
   let redis: PrivateRedis | undefined;
   let bridge: UpstashBridge | undefined;
-  try {
-    redis = await startRedis();
-    bridge = await startUpstashBridge({ redisPort: redis.port });
-  } catch {
-    redis = undefined;
+  if (!options.inProcess) {
+    try {
+      redis = await startRedis();
+      bridge = await startUpstashBridge({ redisPort: redis.port });
+    } catch {
+      await redis?.stop();
+      redis = undefined;
+      bridge = undefined;
+    }
   }
   const copyEnv = { signingSecret: DRILL_SECRET, webApiUrl: api.url, ...(bridge ? { upstash: { url: bridge.url, token: bridge.token } } : {}) };
   const shared = bridge ? undefined : hangable(new MemoryClaimStore());

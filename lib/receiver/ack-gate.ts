@@ -12,7 +12,17 @@ export class AckGate {
     this.#resolve = resolve;
   });
 
-  constructor(private readonly res: ServerResponse) {}
+  constructor(private readonly res: ServerResponse | null) {
+    if (!res) {
+      this.#answered = true;
+      this.#resolve();
+    }
+  }
+
+  /** A gate with nobody waiting on it: a taken-over turn was acked long ago by the copy that died. */
+  static detached(): AckGate {
+    return new AckGate(null);
+  }
 
   get answered(): boolean {
     return this.#answered;
@@ -20,7 +30,7 @@ export class AckGate {
 
   /** Answer with a status and an optional body (string as text, object as JSON). */
   answer(status: number, body?: unknown, headers: Record<string, string> = {}): boolean {
-    if (this.#answered) return false;
+    if (this.#answered || !this.res) return false;
     this.#answered = true;
     for (const [name, value] of Object.entries(headers)) this.res.setHeader(name, value);
     if (body === undefined || body === '') {

@@ -254,8 +254,7 @@ export class FailoverReceiver implements Receiver {
     const fields = { kind: 'event', eventId: body.event_id, claim: 'claimed', takeover: takeover.state, token: takeover.token };
     this.#o.log.info('lease.takeover', { ...fields, key: takeover.key });
     const delivery = { kind: 'event' as const, body, eventId: String(body.event_id ?? ''), teamId: undefined, claimKeys: [takeover.key] };
-    const gate = { answered: true, answer: () => false, done: Promise.resolve() } as unknown as AckGate;
-    this.#run(delivery, gate, this.#o.now(), 'claimed', { retryNum: undefined, retryReason: undefined }, fields, lease);
+    this.#run(delivery, AckGate.detached(), this.#o.now(), 'claimed', { retryNum: undefined, retryReason: undefined }, fields, lease);
   }
 
   #run(

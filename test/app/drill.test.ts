@@ -72,3 +72,16 @@ describe('the failover drill, every scenario end to end (fewer mentions than `np
     expect(renderTable(drill.results, false)).toMatch(/^scenario +sent +answered +lost/);
   });
 });
+
+describe('the drill without a redis-server', () => {
+  it('runs both copies in this process on a shared in-process store, and says so', async () => {
+    const names = ['steady', 'hub-offline', 'redis-hang', 'slack-duplicate-message'];
+    const drill = await runDrill({ scenarios: SCENARIOS.filter((s) => names.includes(s.name)), events: 8, factor: 120, inProcess: true });
+    expect(drill.store).toBe('in-process');
+    for (const r of drill.results) {
+      expect(r.score.lostMentions, r.name).toEqual([]);
+      expect(failed(r), r.name).toBe(false);
+    }
+    expect(drill.results.find((r) => r.name === 'hub-offline')!.score.servedByCloud).toBe(8);
+  }, 120_000);
+});
