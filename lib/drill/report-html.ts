@@ -77,7 +77,7 @@ export function renderHtml(results: readonly ScenarioResult[], meta: { factor: n
 <style>
 body{font:14px/1.4 system-ui,-apple-system,Segoe UI,sans-serif;margin:24px;color:#1d1d1f;background:#fff}
 h1{font-size:22px;margin:0 0 4px} h2{font-size:16px;margin:24px 0 6px} h2 small{font-weight:normal;color:#555}
-table{border-collapse:collapse;margin:12px 0} th,td{padding:4px 10px;border-bottom:1px solid #ddd;text-align:right} th:first-child,td:first-child{text-align:left}
+table{border-collapse:collapse;margin:12px 0} th,td{padding:4px 10px;border-bottom:1px solid #ddd;text-align:right;white-space:nowrap} th:first-child,td:first-child{text-align:left}
 tr.fail td{color:#d2283c;font-weight:600} .meta{color:#555} .note{color:#8a5a00;margin:2px 0}
 .legend span{display:inline-block;margin-right:16px} .dot{display:inline-block;width:10px;height:10px;border-radius:50%;margin-right:4px;vertical-align:middle}
 svg.timeline{border:1px solid #e3e3e3;border-radius:6px;background:#fcfcfc;max-width:100%;height:auto}
