@@ -1,5 +1,5 @@
 export { parseAppConfig, DEFAULT_REFUSAL_LOG } from './app-config.js';
 export type { AppConfig, Role, UpstashSettings } from './app-config.js';
 export { loadEnv } from './load-env.js';
-export { readEnum, readInt, readRaw, readRequired, readUrl } from './read.js';
+export { httpUrl, readEnum, readInt, readRaw, readRequired, readUrl } from './read.js';
 export type { Env } from './read.js';

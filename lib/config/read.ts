@@ -49,15 +49,8 @@ export function readInt(
   return number;
 }
 
-/** An http(s) URL; `trailingSlash` makes a base URL that relative paths resolve under. */
-export function readUrl(
-  env: Env,
-  name: string,
-  fallback?: string,
-  options: { trailingSlash?: boolean } = {},
-): string {
-  const value = readRaw(env, name) ?? fallback;
-  const expected = 'an http:// or https:// URL, e.g. https://example.com/';
+/** `value` as an http(s) URL, or a ConfigError naming `name` and the form expected. */
+export function httpUrl(name: string, value: string | undefined, expected: string): URL {
   if (value === undefined) throw new ConfigError(name, expected);
   let url: URL;
   try {
@@ -66,6 +59,17 @@ export function readUrl(
     throw new ConfigError(name, expected, value);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(name, expected, value);
+  return url;
+}
+
+/** An http(s) URL; `trailingSlash` makes a base URL that relative paths resolve under. */
+export function readUrl(
+  env: Env,
+  name: string,
+  fallback?: string,
+  options: { trailingSlash?: boolean } = {},
+): string {
+  const url = httpUrl(name, readRaw(env, name) ?? fallback, 'an http:// or https:// URL, e.g. https://example.com/');
   let text = url.toString();
   if (options.trailingSlash && !text.endsWith('/')) text += '/';
   if (!options.trailingSlash && text.endsWith('/') && url.pathname === '/') text = text.slice(0, -1);

@@ -8,6 +8,7 @@
  * The copies answer within 1,200 ms of arrival even when Redis hangs (their
  * claim is bounded at 1,000 ms), so a live copy fits either leg.
  */
+import { httpUrl } from '../config/read.js';
 import { ConfigError } from '../errors/index.js';
 
 export interface EdgeSettings {
@@ -37,16 +38,7 @@ function text(env: EnvLike, name: string): string | undefined {
 }
 
 function baseUrl(env: EnvLike, name: string): string {
-  const value = text(env, name);
-  const expected = 'the copy\'s base URL, e.g. https://hub.example.com (no path)';
-  if (value === undefined) throw new ConfigError(name, expected);
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new ConfigError(name, expected, value);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(name, expected, value);
+  const url = httpUrl(name, text(env, name), "the copy's base URL, e.g. https://hub.example.com (no path)");
   return url.origin + url.pathname.replace(/\/+$/, '');
 }
 

@@ -7,14 +7,10 @@ import { runAudit } from '../../app/cli/audit.js';
 import { silentLogger } from '../../lib/log/index.js';
 import { createRateLimitFetch, refusalSink } from '../../lib/ratelimit/index.js';
 import { startFakeWebApi, type FakeWebApi, type ScriptedAnswer } from '../../lib/sim/fake-web-api.js';
+import { capture } from '../support/capture.js';
 import { eventually } from '../support/copies.js';
 import { virtualTime } from '../support/virtual-time.js';
 
-function capture() {
-  const lines: string[] = [];
-  const errors: string[] = [];
-  return { lines, errors, out: { log: (s: string) => lines.push(s), error: (s: string) => errors.push(s) } as unknown as Console };
-}
 
 const dir = mkdtempSync(join(tmpdir(), 'autohub-audit-'));
 const file = (name: string, text: string) => {

@@ -4,6 +4,7 @@ import { deliver, mentionEnvelope } from '../../lib/sim/slack-events.js';
 import { spawnApp, type ChildApp } from '../support/child-app.js';
 import { useRedisBridge } from '../support/redis-fixture.js';
 import { eventually, SECRET, settle, startCopy, type RunningCopy } from '../support/copies.js';
+import { repliesTo as repliesOf } from '../support/copies.js';
 
 // Short leases so a takeover costs about 2 s: lease 1,500 ms, renewed every 400 ms, reaper every 300 ms.
 const LEASE = { AUTOHUB_LEASE_MS: '1500', AUTOHUB_LEASE_RENEW_MS: '400', AUTOHUB_REAPER_MS: '300' };
@@ -39,8 +40,7 @@ describe('no turn is lost when its owner dies mid-turn', () => {
       UPSTASH_REDIS_REST_TOKEN: fx.bridge.token,
       ...LEASE,
     });
-  const repliesTo = (eventId: string) =>
-    api.posts().filter((c) => JSON.parse(c.params.metadata ?? '{}').event_payload?.event_id === eventId);
+  const repliesTo = (eventId: string) => repliesOf(api, eventId);
   const authTests = () => api.calls.filter((c) => c.method === 'auth.test').length;
 
   /** The hub claims and acks, then sits in its turn (a slow auth.test) before it can reply. */
@@ -109,8 +109,7 @@ describe('a taker-over whose dead owner had reached posting', () => {
     await api?.close();
   });
 
-  const repliesTo = (eventId: string) =>
-    api.posts().filter((c) => JSON.parse(c.params.metadata ?? '{}').event_payload?.event_id === eventId);
+  const repliesTo = (eventId: string) => repliesOf(api, eventId);
 
   async function deadOwnerAtPosting(eventId: string, ts: string, posted: boolean): Promise<void> {
     const { eventKey, messageKey } = await import('../../lib/claim/index.js');

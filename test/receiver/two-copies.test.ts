@@ -3,6 +3,7 @@ import { startFakeWebApi, type FakeWebApi } from '../../lib/sim/fake-web-api.js'
 import { commandForm, deliver, mentionEnvelope } from '../../lib/sim/slack-events.js';
 import { useRedisBridge } from '../support/redis-fixture.js';
 import { eventually, SECRET, settle, startCopy, type RunningCopy } from '../support/copies.js';
+import { repliesTo as repliesOf } from '../support/copies.js';
 
 describe('a hub and a cloud copy sharing one Redis', () => {
   const fx = useRedisBridge();
@@ -24,8 +25,7 @@ describe('a hub and a cloud copy sharing one Redis', () => {
     await api?.close();
   });
 
-  const repliesTo = (eventId: string) =>
-    api.posts().filter((c) => JSON.parse(c.params.metadata ?? '{}').event_payload?.event_id === eventId);
+  const repliesTo = (eventId: string) => repliesOf(api, eventId);
 
   it('an event delivered to the hub and then, as retry 1, to the cloud copy gets one reply', async () => {
     const body = mentionEnvelope({ eventId: 'Ev-two-copies', ts: ts() });

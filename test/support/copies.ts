@@ -52,3 +52,8 @@ export async function eventually(check: () => boolean, what: string, timeoutMs =
 
 /** Let detached turns settle, so "exactly one reply" is not read too early. */
 export const settle = (ms = 300) => new Promise((r) => setTimeout(r, ms));
+
+/** The replies posted to the fake Web API that answer `eventId` (by their message metadata). */
+export function repliesTo(api: { posts(): Array<{ params: Record<string, string> }> }, eventId: string) {
+  return api.posts().filter((c) => JSON.parse(c.params.metadata ?? '{}').event_payload?.event_id === eventId);
+}
