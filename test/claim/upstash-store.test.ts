@@ -191,3 +191,20 @@ describe('UpstashClaimStore against a real Redis through the REST bridge', () =>
     }
   });
 });
+
+describe('a private Redis that is killed', () => {
+  const fx = useRedisBridge();
+
+  it('fails every claim open within the budget, and the store reports itself unhealthy', async () => {
+    const seen: StoreFault[] = [];
+    const s = new UpstashClaimStore({ settings: { url: fx.bridge.url, token: fx.bridge.token }, reporter: (f) => void seen.push(f) });
+    expect((await s.claim([uniqueKey('before-kill')], hub)).kind).toBe('claimed');
+    await fx.redis.stop();
+    const started = performance.now();
+    const outcome = await s.claim([uniqueKey('after-kill')], hub);
+    expect(outcome.kind).toBe('fail-open');
+    expect(performance.now() - started).toBeLessThan(claimDeadlineMs({ attemptMs: 450, attempts: 2, backoffMs: 50 }) + 500);
+    expect(seen.at(-1)).toMatchObject({ op: 'claim', reason: expect.stringMatching(/redis unreachable|UpstashError/) });
+    expect((await s.ping()).ok).toBe(false);
+  });
+});
