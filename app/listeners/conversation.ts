@@ -29,8 +29,10 @@ async function answer(
     via,
     copy: { role: context.autohubRole ?? 'hub', instance: context.autohubInstance ?? 'unknown' },
   });
-  // The dead owner may have posted before it died: Slack posts cannot be fenced, the thread is the truth.
-  if (lease?.previousState === 'posting') {
+  // A taken-over turn may have been answered already: by an owner that posted
+  // before it died (Slack posts cannot be fenced), or by a copy that ran it
+  // fail-open while a claim it had given up on landed late. The thread is the truth.
+  if (lease?.previousState !== undefined) {
     const existing = await findReply(client, target);
     if (existing) {
       await lease.finish(existing);

@@ -43,10 +43,11 @@ function env(role: Role, port: number, o: CopyEnv): Record<string, string> {
     AUTOHUB_REFUSAL_LOG: 'off',
     AUTOHUB_LOG_LEVEL: process.env.DRILL_LOG_LEVEL ?? 'error',
     AUTOHUB_DRAIN_MS: '2000',
-    // Short leases, so a turn whose owner dies is taken over within about 2 s.
-    AUTOHUB_LEASE_MS: '1500',
-    AUTOHUB_LEASE_RENEW_MS: '400',
-    AUTOHUB_REAPER_MS: '300',
+    // Short leases, so a turn whose owner dies is taken over within about 3.5 s
+    // (lease 3 s + reaper 0.5 s), yet long enough not to lapse on a busy machine.
+    AUTOHUB_LEASE_MS: '3000',
+    AUTOHUB_LEASE_RENEW_MS: '1000',
+    AUTOHUB_REAPER_MS: '500',
     ...(o.upstash ? { UPSTASH_REDIS_REST_URL: o.upstash.url, UPSTASH_REDIS_REST_TOKEN: o.upstash.token } : {}),
   };
 }
