@@ -9,7 +9,7 @@ import type { AppConfig } from '../lib/config/index.js';
 import { slackLogger, type Logger } from '../lib/log/index.js';
 import { createRateLimitFetch, refusalSink } from '../lib/ratelimit/index.js';
 import { FailoverReceiver, HealthMonitor, Reaper } from '../lib/receiver/index.js';
-import { statusRecorder } from '../lib/status/index.js';
+import { statusRecorder, type StatusRecorder } from '../lib/status/index.js';
 import type { Sleep } from '../lib/time/index.js';
 import { resilientAuthorize } from './authorize.js';
 import { registerCommand } from './listeners/command.js';
@@ -40,6 +40,8 @@ export interface Autohub {
   store: ClaimStore;
   /** Takes over turns whose owner's lease lapsed; runs on every copy. */
   reaper: Reaper;
+  /** What the status page is made of; gathered and written about once a second. */
+  status: StatusRecorder;
   /** Probe the store once, then listen; health turns 200. */
   start(): Promise<void>;
   /** Drain and close (health 503 at once). */
@@ -120,6 +122,7 @@ export function createAutohub(options: AutohubOptions): Autohub {
     health,
     store,
     reaper,
+    status,
     start: async () => {
       await health.refresh();
       await receiver.start(config.port);
@@ -132,6 +135,7 @@ export function createAutohub(options: AutohubOptions): Autohub {
       reaper.stop();
       clearInterval(heartbeat);
       await receiver.stop();
+      await status.flush();
     },
   };
 }

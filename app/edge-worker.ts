@@ -12,9 +12,12 @@ export default {
   async fetch(request: Request, env: Record<string, unknown>): Promise<Response> {
     if (!router || routerEnv !== env) {
       try {
+        const quiet = env.EDGE_LOG === 'off';
         router = createEdgeRouter({
           settings: parseEdgeSettings(env),
-          log: (event, fields) => console.log(JSON.stringify({ event, role: 'edge', ...fields })),
+          log: (event, fields) => {
+            if (!quiet) console.log(JSON.stringify({ event, role: 'edge', ...fields }));
+          },
         });
         routerEnv = env;
       } catch (error) {

@@ -138,8 +138,8 @@ export class MemoryClaimStore implements ClaimStore {
 
   readonly #lists = new Map<string, string[]>();
 
-  async push(key: string, value: string, max: number): Promise<void> {
-    const list = [value, ...(this.#lists.get(key) ?? [])].slice(0, max);
+  async push(key: string, values: readonly string[], max: number): Promise<void> {
+    const list = [...[...values].reverse(), ...(this.#lists.get(key) ?? [])].slice(0, max);
     this.#lists.set(key, list);
   }
 

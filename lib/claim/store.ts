@@ -47,8 +47,8 @@ export interface ClaimStore {
   read(key: string): Promise<string | null | undefined>;
   /** Write a value that expires after `ttlMs`; false when the store could not take it. */
   write(key: string, value: string, ttlMs: number): Promise<boolean>;
-  /** Put `value` at the head of the list `key`, keeping the newest `max`; detached, never throws. */
-  push(key: string, value: string, max: number): Promise<void>;
+  /** Put `values` (oldest first) at the head of the list `key`, keeping the newest `max`; never throws. */
+  push(key: string, values: readonly string[], max: number): Promise<void>;
   /** The newest `count` values of the list `key`; [] when absent or unreachable. */
   range(key: string, count: number): Promise<string[]>;
   /** A bounded round trip, for the health route. */

@@ -185,10 +185,11 @@ export class UpstashClaimStore implements ClaimStore {
     });
   }
 
-  async push(key: string, value: string, max: number): Promise<void> {
+  async push(key: string, values: readonly string[], max: number): Promise<void> {
+    if (values.length === 0) return;
     await this.#bounded('note', key, async () => {
       const pipe = this.#client.pipeline();
-      pipe.lpush(key, value);
+      pipe.lpush(key, ...values);
       pipe.ltrim(key, 0, max - 1);
       pipe.expire(key, 2 * CLAIM_TTL_SECONDS);
       return pipe.exec();

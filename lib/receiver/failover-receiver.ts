@@ -26,6 +26,9 @@ import { AckGate } from './ack-gate.js';
 import type { HealthMonitor } from './health.js';
 import { readRawBody } from './raw-body.js';
 import { TurnLease } from './turn-lease.js';
+import { TurnRunner } from './turn-runner.js';
+
+export type { TurnContext } from './turn-runner.js';
 
 export const EVENTS_PATH = '/slack/events';
 export const HEALTH_PATH = '/slack/health';
@@ -51,16 +54,6 @@ export interface FailoverReceiverOptions {
   now?: () => number;
 }
 
-/** Keys Bolt adds to every listener's `context`. */
-export interface TurnContext {
-  autohubClaim: ClaimKind;
-  autohubInstance: string;
-  autohubRole: Role;
-  autohubReceivedAt: number;
-  /** The turn's lease, when it holds one: commit before posting, finish after. */
-  autohubLease?: TurnLease;
-}
-
 /** node:crypto's HMAC: synchronous, no thread-pool hop per request. */
 const nodeHmac = (secret: string, data: Uint8Array) => createHmac('sha256', secret).update(data).digest('hex');
 
@@ -70,9 +63,8 @@ function header(req: IncomingMessage, name: string): string | undefined {
 }
 
 export class FailoverReceiver implements Receiver {
-  #app: App | undefined;
   #server: Server | undefined;
-  readonly #turns = new Set<Promise<void>>();
+  readonly #runner: TurnRunner;
   readonly #o: Required<Omit<FailoverReceiverOptions, 'now' | 'lease' | 'onTurn'>> &
     Pick<FailoverReceiverOptions, 'lease' | 'onTurn'> & { now: () => number };
 
@@ -84,10 +76,11 @@ export class FailoverReceiver implements Receiver {
       drainMs: options.drainMs ?? 10_000,
       now: options.now ?? Date.now,
     };
+    this.#runner = new TurnRunner(this.#o);
   }
 
   init(app: App): void {
-    this.#app = app;
+    this.#runner.app = app;
   }
 
   /** The port the server listens on (useful with port 0). */
@@ -97,7 +90,7 @@ export class FailoverReceiver implements Receiver {
 
   /** Turns running now. */
   get inFlight(): number {
-    return this.#turns.size;
+    return this.#runner.inFlight;
   }
 
   readonly requestListener = (req: IncomingMessage, res: ServerResponse): void => {
@@ -128,12 +121,8 @@ export class FailoverReceiver implements Receiver {
   async stop(): Promise<void> {
     this.#o.health.lifecycle = 'draining';
     const server = this.#server;
-    const drained = await withDeadline(
-      Promise.allSettled([...this.#turns]).then(() => true),
-      this.#o.drainMs,
-      () => false,
-    );
-    if (!drained) this.#o.log.warn('receiver.drain_timeout', { inFlight: this.#turns.size, drainMs: this.#o.drainMs });
+    const drained = await withDeadline(this.#runner.drained().then(() => true), this.#o.drainMs, () => false);
+    if (!drained) this.#o.log.warn('receiver.drain_timeout', { inFlight: this.#runner.inFlight, drainMs: this.#o.drainMs });
     if (server) {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
@@ -226,7 +215,7 @@ export class FailoverReceiver implements Receiver {
       outcome.kind === 'claimed' && outcome.token !== undefined && o.lease
         ? new TurnLease(o.store, delivery.claimKeys[0]!, outcome.token, o.lease, o.log)
         : undefined;
-    this.#run(delivery, gate, receivedAt, claim === 'none' ? 'claimed' : outcome.kind, retry, logFields, turnLease);
+    this.#runner.run({ delivery, gate, receivedAt, claim: claim === 'none' ? 'claimed' : outcome.kind, retry, logFields, lease: turnLease });
   }
 
   #claim(keys: string[], receivedAt: number, lease: { leaseMs: number; body: string } | undefined): Promise<ClaimOutcome> {
@@ -237,87 +226,8 @@ export class FailoverReceiver implements Receiver {
     return withDeadline(this.#o.store.claim(keys, owner, lease), left, () => failOpen('receiver ack deadline'));
   }
 
-  /**
-   * Run a turn taken over from a copy whose lease lapsed: the same listeners,
-   * on the stored body, under the new token. Nobody waits for an ack.
-   */
+  /** Run a turn taken over from a copy whose lease lapsed (see TurnRunner.resume). */
   resume(takeover: Takeover): void {
-    let body: Record<string, unknown>;
-    try {
-      body = JSON.parse(takeover.body) as Record<string, unknown>;
-    } catch {
-      this.#o.log.error('lease.takeover_unreadable', { key: takeover.key });
-      return;
-    }
-    if (!this.#o.lease) return;
-    const lease = new TurnLease(this.#o.store, takeover.key, takeover.token, this.#o.lease, this.#o.log, takeover.state);
-    const fields = { kind: 'event', eventId: body.event_id, claim: 'claimed', takeover: takeover.state, token: takeover.token };
-    this.#o.log.info('lease.takeover', { ...fields, key: takeover.key });
-    const delivery = { kind: 'event' as const, body, eventId: String(body.event_id ?? ''), teamId: undefined, claimKeys: [takeover.key] };
-    this.#run(delivery, AckGate.detached(), this.#o.now(), 'claimed', { retryNum: undefined, retryReason: undefined }, fields, lease);
-  }
-
-  #run(
-    delivery: Extract<Delivery, { body: unknown }>,
-    gate: AckGate,
-    receivedAt: number,
-    claim: ClaimKind,
-    retry: { retryNum: number | undefined; retryReason: string | undefined },
-    logFields: Record<string, unknown>,
-    lease?: TurnLease,
-  ): void {
-    const o = this.#o;
-    const claimHeader = { 'x-autohub-claim': logFields.claim as string };
-    // Events carry nothing in their ack: answer now and let the turn run after.
-    if (delivery.kind === 'event') gate.answer(200, undefined, claimHeader);
-    const deadline = setTimeout(() => {
-      if (gate.answer(200, undefined, { ...claimHeader, 'x-autohub-ack': 'deadline' })) {
-        o.log.warn('delivery.ack_deadline', { ...logFields, ackDeadlineMs: o.ackDeadlineMs });
-      }
-    }, Math.max(0, o.ackDeadlineMs - (o.now() - receivedAt)));
-    void gate.done.then(() => {
-      clearTimeout(deadline);
-      // A taken-over turn was acked long ago by the copy that died.
-      if (lease?.previousState !== undefined) return;
-      const ackMs = o.now() - receivedAt;
-      o.log.info('delivery.acked', { ...logFields, ackMs });
-      if (delivery.kind === 'event') {
-        const eventType = (delivery.body.event as { type?: unknown } | undefined)?.type;
-        o.onTurn?.({ ackMs, claim, eventType: typeof eventType === 'string' ? eventType : undefined });
-      }
-    });
-
-    const customProperties: TurnContext = {
-      autohubClaim: claim,
-      autohubInstance: o.instance,
-      autohubRole: o.role,
-      autohubReceivedAt: receivedAt,
-      ...(lease ? { autohubLease: lease } : {}),
-    };
-    lease?.start();
-    const turn = (async () => {
-      if (!this.#app) throw new Error('FailoverReceiver.init(app) was not called');
-      await this.#app.processEvent({
-        body: delivery.body,
-        retryNum: retry.retryNum,
-        retryReason: retry.retryReason,
-        customProperties: { ...customProperties },
-        ack: async (response?: unknown) => {
-          gate.answer(200, response ?? undefined, claimHeader);
-        },
-      });
-    })()
-      .catch((error: unknown) => {
-        o.log.error('turn.failed', { ...logFields, error });
-        gate.answer(500, undefined, claimHeader);
-      })
-      // A turn that ended without posting (nothing to say, or it failed) is over all the same.
-      .then(() => lease?.finish(null))
-      .finally(() => {
-        clearTimeout(deadline);
-        lease?.stop();
-        this.#turns.delete(turn);
-      });
-    this.#turns.add(turn);
+    this.#runner.resume(takeover);
   }
 }

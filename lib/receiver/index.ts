@@ -5,3 +5,4 @@ export type { HealthBody, HealthMonitorOptions, Lifecycle, StoreView } from './h
 export { readRawBody } from './raw-body.js';
 export { Reaper } from './reaper.js';
 export { TurnLease } from './turn-lease.js';
+export { TurnRunner } from './turn-runner.js';

@@ -18,6 +18,8 @@ describe('the status page in Slack, from the shared store', () => {
     await deliver(cloud.eventsUrl, mentionEnvelope({ eventId: 'Ev-s2', ts: '1700000300.000200' }), { signingSecret: SECRET });
     await eventually(() => api.posts().length === 2, 'both replies');
     await settle(100);
+    // The status page's entries are gathered and written about once a second.
+    await Promise.all([hub.status.flush(), cloud.status.flush()]);
   });
   afterAll(async () => {
     await hub?.stop();
