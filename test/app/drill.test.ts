@@ -57,8 +57,9 @@ describe('the failover drill, every scenario end to end (fewer mentions than `np
     const dir = mkdtempSync(join(tmpdir(), 'autohub-drill-'));
     const path = join(dir, 'report.html');
     writeFileSync(path, renderHtml(drill.results, { factor: 120, store: drill.store, generatedAt: 'test' }));
+    // CHROMIUM_BIN points elsewhere on machines without Debian's chromium (e.g. Chrome on a Mac).
     const dom = execFileSync(
-      'chromium',
+      process.env.CHROMIUM_BIN ?? 'chromium',
       ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
         '--disable-component-update', '--disable-sync', `--user-data-dir=${mkdtempSync(join(tmpdir(), 'chromium-'))}`, '--dump-dom', `file://${path}`],
       { encoding: 'utf8', timeout: 60_000, stdio: ['ignore', 'pipe', 'ignore'] },
