@@ -1,8 +1,9 @@
 import { WebClient } from '@slack/web-api';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { MemoryClaimStore } from '../../lib/claim/index.js';
+import { MemoryClaimStore, UpstashClaimStore } from '../../lib/claim/index.js';
 import { createRateLimitFetch, type RefusalRecord } from '../../lib/ratelimit/index.js';
 import { startFakeWebApi, type FakeWebApi, type ScriptedAnswer } from '../../lib/sim/fake-web-api.js';
+import { useRedisBridge } from '../support/redis-fixture.js';
 import { virtualTime } from '../support/virtual-time.js';
 
 const throttled429 = (retryAfter?: string): ScriptedAnswer => ({
@@ -168,5 +169,39 @@ describe('the stock WebClient on the same fake, recorded for the README', () => 
     api.script('chat.postMessage', throttled200);
     await expect(stock().chat.postMessage({ channel: 'C1', text: 'x' })).rejects.toThrow(/ratelimited/);
     expect(api.calls).toHaveLength(1);
+  });
+});
+
+describe('the shared window when the store is away', () => {
+  const fx = useRedisBridge();
+  let api: FakeWebApi;
+  beforeAll(async () => {
+    api = await startFakeWebApi();
+  });
+  afterAll(async () => {
+    await api?.close();
+  });
+
+  it('a hung store costs one bounded read, then the local window alone is used', async () => {
+    const shared = new UpstashClaimStore({ settings: { url: fx.bridge.url, token: fx.bridge.token }, reporter: () => {} });
+    const web = new WebClient('xoxb-test', {
+      slackApiUrl: api.url,
+      retryConfig: { retries: 0 },
+      fetch: createRateLimitFetch({ shared, sharedReadMs: 150 }),
+    });
+    fx.bridge.mode = 'hang';
+    try {
+      const started = performance.now();
+      expect((await web.chat.postMessage({ channel: 'C1', text: 'a' })).ok).toBe(true);
+      expect(performance.now() - started).toBeLessThan(150 + 400);
+      const before = fx.bridge.requests;
+      const again = performance.now();
+      expect((await web.chat.postMessage({ channel: 'C1', text: 'b' })).ok).toBe(true);
+      expect(performance.now() - again).toBeLessThan(100);
+      expect(fx.bridge.requests).toBe(before);
+    } finally {
+      fx.bridge.mode = 'normal';
+    }
+    expect(api.posts()).toHaveLength(2);
   });
 });
