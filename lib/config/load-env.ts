@@ -1,17 +1,15 @@
 /**
  * The environment as the process should see it: `.env` (when present) under
- * the real environment, which always wins.
+ * the real environment, which always wins. AUTOHUB_ENV_FILE names another
+ * file, or `none` for no file at all (the drill and the tests start copies
+ * that must never pick up a developer's real tokens).
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { parse } from 'dotenv';
-import { readFileSync } from 'node:fs';
 import type { Env } from './read.js';
 
-export function loadEnv(
-  env: Env = process.env,
-  path = '.env',
-): Env {
-  if (!existsSync(path)) return { ...env };
+export function loadEnv(env: Env = process.env, path = env.AUTOHUB_ENV_FILE?.trim() || '.env'): Env {
+  if (path === 'none' || !existsSync(path)) return { ...env };
   const fromFile = parse(readFileSync(path));
   const merged: Record<string, string | undefined> = { ...fromFile };
   for (const [key, value] of Object.entries(env)) if (value !== undefined) merged[key] = value;

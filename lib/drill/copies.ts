@@ -36,6 +36,8 @@ function env(role: Role, port: number, o: CopyEnv): Record<string, string> {
   return {
     AUTOHUB_ROLE: role,
     AUTOHUB_INSTANCE: `drill-${role}`,
+    // Never a developer's .env: its real tokens must not reach a drill copy.
+    AUTOHUB_ENV_FILE: 'none',
     PORT: String(port),
     SLACK_SIGNING_SECRET: o.signingSecret,
     SLACK_BOT_TOKEN: 'xoxb-drill',

@@ -4,7 +4,11 @@ import { freePort } from '../../lib/sim/free-port.js';
 import { eventually } from '../support/copies.js';
 
 const run = (entry: string, env: Record<string, string>) =>
-  spawnSync(process.execPath, ['--import', 'tsx', entry], { env: { PATH: process.env.PATH ?? '', ...env }, encoding: 'utf8', timeout: 20_000});
+  spawnSync(process.execPath, ['--import', 'tsx', entry], {
+    env: { PATH: process.env.PATH ?? '', AUTOHUB_ENV_FILE: 'none', ...env },
+    encoding: 'utf8',
+    timeout: 20_000,
+  });
 
 describe('entry points', () => {
   it('`npm start` with a missing setting stops with one line naming it', () => {
@@ -28,7 +32,7 @@ describe('entry points', () => {
   it('`npm run edge` serves its health on PORT and exits 0 on SIGTERM', async () => {
     const port = await freePort();
     const child = spawn(process.execPath, ['--import', 'tsx', 'app/edge-node.ts'], {
-      env: { PATH: process.env.PATH ?? '', PORT: String(port), HUB_URL: 'http://127.0.0.1:9', CLOUD_URL: 'http://127.0.0.1:9' },
+      env: { PATH: process.env.PATH ?? '', AUTOHUB_ENV_FILE: 'none', PORT: String(port), HUB_URL: 'http://127.0.0.1:9', CLOUD_URL: 'http://127.0.0.1:9' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';

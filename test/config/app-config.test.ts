@@ -67,4 +67,12 @@ describe('loadEnv', () => {
   it('is the environment alone when there is no .env', () => {
     expect(loadEnv({ A: '1' }, '/nonexistent/.env')).toEqual({ A: '1' });
   });
+
+  it('reads the file AUTOHUB_ENV_FILE names, and none at all for "none"', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'autohub-env-'));
+    const path = join(dir, 'other.env');
+    writeFileSync(path, 'PORT=4100\n');
+    expect(loadEnv({ AUTOHUB_ENV_FILE: path }).PORT).toBe('4100');
+    expect(loadEnv({ AUTOHUB_ENV_FILE: 'none' }).PORT).toBeUndefined();
+  });
 });

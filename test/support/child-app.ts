@@ -13,7 +13,7 @@ export interface ChildApp {
 export async function spawnApp(env: Record<string, string>): Promise<ChildApp> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', 'app/main.ts'], {
-    env: { PATH: process.env.PATH ?? '', PORT: String(port), AUTOHUB_REFUSAL_LOG: 'off', ...env },
+    env: { PATH: process.env.PATH ?? '', PORT: String(port), AUTOHUB_REFUSAL_LOG: 'off', AUTOHUB_ENV_FILE: 'none', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
