@@ -22,7 +22,7 @@ describe('the Worker entry in the real Workers runtime (miniflare workerd)', () 
       script,
       compatibilityDate: '2025-06-01',
     };
-    const timeouts = { EDGE_HUB_TIMEOUT_MS: '500', EDGE_CLOUD_TIMEOUT_MS: '500', EDGE_PROBE_TIMEOUT_MS: '200', EDGE_BUDGET_MS: '1200' };
+    const timeouts = { EDGE_LOG: 'off', EDGE_HUB_TIMEOUT_MS: '500', EDGE_CLOUD_TIMEOUT_MS: '500', EDGE_PROBE_TIMEOUT_MS: '200', EDGE_BUDGET_MS: '1200' };
     mf = new Miniflare({ ...common, bindings: { HUB_URL: hub.url, CLOUD_URL: cloud.url, SLACK_SIGNING_SECRET: SECRET, ...timeouts } });
     deadHub = new Miniflare({ ...common, bindings: { HUB_URL: CLOSED_URL, CLOUD_URL: cloud.url, ...timeouts } });
     await mf.ready;

@@ -1,6 +1,7 @@
 import { WebClient } from '@slack/web-api';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryClaimStore, UpstashClaimStore } from '../../lib/claim/index.js';
+import { silentLogger, slackLogger } from '../../lib/log/index.js';
 import { createRateLimitFetch, type RefusalRecord } from '../../lib/ratelimit/index.js';
 import { startFakeWebApi, type FakeWebApi, type ScriptedAnswer } from '../../lib/sim/fake-web-api.js';
 import { useRedisBridge } from '../support/redis-fixture.js';
@@ -29,7 +30,7 @@ describe('the rate-limit fetch under a real WebClient, against a loopback Web AP
     const time = virtualTime();
     const refusals: RefusalRecord[] = [];
     const fetch = createRateLimitFetch({ now: time.now, sleep: time.sleep, onRefusal: (r) => refusals.push(r), instance: 'test', ...extra });
-    const web = new WebClient('xoxb-test', { slackApiUrl: api.url, retryConfig: { retries: 0 }, fetch });
+    const web = new WebClient('xoxb-test', { slackApiUrl: api.url, retryConfig: { retries: 0 }, fetch, logger: slackLogger(silentLogger) });
     return { web, time, refusals };
   }
 
@@ -156,7 +157,7 @@ describe('the stock WebClient on the same fake, recorded for the README', () => 
     await api?.close();
   });
 
-  const stock = () => new WebClient('xoxb-test', { slackApiUrl: api.url, retryConfig: { retries: 2 } });
+  const stock = () => new WebClient('xoxb-test', { slackApiUrl: api.url, retryConfig: { retries: 2 }, logger: slackLogger(silentLogger) });
 
   it('gives up at once on a 429 with no Retry-After: no retry, no post', async () => {
     api.script('chat.postMessage', throttled429());
