@@ -5,8 +5,8 @@
  */
 import { Redis } from '@upstash/redis';
 import { UpstashClaimStore } from '../lib/claim/index.js';
-import { startRedis } from '../lib/sim/redis-server.js';
-import { startUpstashBridge } from '../lib/sim/upstash-bridge.js';
+import { startRedis } from '../drill/sim/redis-server.js';
+import { startUpstashBridge } from '../drill/sim/upstash-bridge.js';
 import { fmt, printTable, summarize } from './stats.js';
 
 export async function benchClaim(n = 2000): Promise<void> {

@@ -3,9 +3,9 @@
  * drill's figures. Aim: 0 lost and 0 duplicates wherever the store is up;
  * ack p99 under 1 s everywhere but hub-slow and redis-hang, under 3 s there.
  */
-import { runDrill } from '../lib/drill/drill.js';
-import { renderTable } from '../lib/drill/report-table.js';
-import { SCENARIOS } from '../lib/drill/scenarios.js';
+import { runDrill } from '../drill/drill.js';
+import { renderTable } from '../drill/report-table.js';
+import { SCENARIOS } from '../drill/scenarios.js';
 
 export async function benchDrill(events = 1000): Promise<void> {
   const started = Date.now();

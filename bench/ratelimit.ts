@@ -8,7 +8,7 @@
  */
 import { WebClient, type WebClientOptions } from '@slack/web-api';
 import { createRateLimitFetch } from '../lib/ratelimit/index.js';
-import { startFakeWebApi } from '../lib/sim/fake-web-api.js';
+import { startFakeWebApi } from '../drill/sim/fake-web-api.js';
 import { silentLogger, slackLogger } from '../lib/log/index.js';
 import { fmt, printTable } from './stats.js';
 

@@ -4,11 +4,11 @@
  * Bolt's stock HTTPReceiver running the same listeners, in the same run.
  */
 import { spawn } from 'node:child_process';
-import { freePort } from '../lib/sim/free-port.js';
-import { startFakeWebApi } from '../lib/sim/fake-web-api.js';
-import { startRedis } from '../lib/sim/redis-server.js';
-import { mentionEnvelope } from '../lib/sim/slack-events.js';
-import { startUpstashBridge } from '../lib/sim/upstash-bridge.js';
+import { freePort } from '../drill/sim/free-port.js';
+import { startFakeWebApi } from '../drill/sim/fake-web-api.js';
+import { startRedis } from '../drill/sim/redis-server.js';
+import { mentionEnvelope } from '../drill/sim/slack-events.js';
+import { startUpstashBridge } from '../drill/sim/upstash-bridge.js';
 import { signedHeaders } from '../lib/slack/index.js';
 import { fmt, printTable, summarize, type Summary } from './stats.js';
 

@@ -8,10 +8,10 @@
  * said up front that it may), 2 for a usage error.
  */
 import { writeFile } from 'node:fs/promises';
-import { runDrill } from '../../lib/drill/drill.js';
-import { renderHtml } from '../../lib/drill/report-html.js';
-import { failed, renderTable } from '../../lib/drill/report-table.js';
-import { findScenario, SCENARIOS, type Scenario } from '../../lib/drill/scenarios.js';
+import { runDrill } from '../../drill/drill.js';
+import { renderHtml } from '../../drill/report-html.js';
+import { failed, renderTable } from '../../drill/report-table.js';
+import { findScenario, SCENARIOS, type Scenario } from '../../drill/scenarios.js';
 import { UsageError } from '../../lib/errors/index.js';
 
 export interface DrillArgs {

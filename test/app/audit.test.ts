@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAudit } from '../../app/cli/audit.js';
 import { silentLogger } from '../../lib/log/index.js';
 import { createRateLimitFetch, refusalSink } from '../../lib/ratelimit/index.js';
-import { startFakeWebApi, type FakeWebApi, type ScriptedAnswer } from '../../lib/sim/fake-web-api.js';
+import { startFakeWebApi, type FakeWebApi, type ScriptedAnswer } from '../../drill/sim/fake-web-api.js';
 import { capture } from '../support/capture.js';
 import { eventually } from '../support/copies.js';
 import { virtualTime } from '../support/virtual-time.js';

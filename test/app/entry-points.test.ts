@@ -1,6 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { freePort } from '../../lib/sim/free-port.js';
+import { freePort } from '../../drill/sim/free-port.js';
 import { eventually } from '../support/copies.js';
 
 const run = (entry: string, env: Record<string, string>) =>

@@ -6,7 +6,7 @@ import {
   UpstashClaimStore,
   upstashClientOptions,
 } from '../../lib/claim/index.js';
-import type { BridgeMode } from '../../lib/sim/upstash-bridge.js';
+import type { BridgeMode } from '../../drill/sim/upstash-bridge.js';
 import { useRedisBridge } from '../support/redis-fixture.js';
 
 const hub: ClaimOwner = { instance: 'hub-test', role: 'hub' };
@@ -28,7 +28,7 @@ describe('UpstashClaimStore against a real Redis through the REST bridge', () =>
   });
 
   it('stores who claimed the delivery, when, and a TTL of at least an hour', async () => {
-    const { RespClient } = await import('../../lib/sim/resp-client.js');
+    const { RespClient } = await import('../../drill/sim/resp-client.js');
     const key = uniqueKey('record');
     await store().claim([key], hub);
     const redis = await RespClient.open(fx.redis.port);

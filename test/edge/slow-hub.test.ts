@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deliver, mentionEnvelope } from '../../lib/sim/slack-events.js';
+import { deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
 import { eventually, repliesTo, SECRET, settle } from '../support/copies.js';
 import { useRedisBridge } from '../support/redis-fixture.js';
 import { startSystem, type System } from '../support/system.js';

@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryClaimStore, UpstashClaimStore } from '../../lib/claim/index.js';
 import { silentLogger, slackLogger } from '../../lib/log/index.js';
 import { createRateLimitFetch, type RefusalRecord } from '../../lib/ratelimit/index.js';
-import { startFakeWebApi, type FakeWebApi, type ScriptedAnswer } from '../../lib/sim/fake-web-api.js';
+import { startFakeWebApi, type FakeWebApi, type ScriptedAnswer } from '../../drill/sim/fake-web-api.js';
 import { useRedisBridge } from '../support/redis-fixture.js';
 import { virtualTime } from '../support/virtual-time.js';
 

@@ -1,8 +1,8 @@
 import { fc } from '@fast-check/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { computeSignature, signedHeaders } from '../../lib/slack/index.js';
-import { startFakeWebApi, type FakeWebApi } from '../../lib/sim/fake-web-api.js';
-import { mentionEnvelope } from '../../lib/sim/slack-events.js';
+import { startFakeWebApi, type FakeWebApi } from '../../drill/sim/fake-web-api.js';
+import { mentionEnvelope } from '../../drill/sim/slack-events.js';
 import { SECRET, settle, startCopy, type RunningCopy } from '../support/copies.js';
 
 describe('bad input is refused with its status and never runs a turn', () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { healthReport } from '../../lib/receiver/index.js';
-import { startFakeWebApi, type FakeWebApi } from '../../lib/sim/fake-web-api.js';
-import { commandForm, deliver } from '../../lib/sim/slack-events.js';
+import { startFakeWebApi, type FakeWebApi } from '../../drill/sim/fake-web-api.js';
+import { commandForm, deliver } from '../../drill/sim/slack-events.js';
 import { useRedisBridge } from '../support/redis-fixture.js';
 import { SECRET, startCopy, type RunningCopy } from '../support/copies.js';
 

@@ -1,7 +1,7 @@
 import { Agent, request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeWebApi, type FakeWebApi } from '../../lib/sim/fake-web-api.js';
-import { deliver, mentionEnvelope } from '../../lib/sim/slack-events.js';
+import { startFakeWebApi, type FakeWebApi } from '../../drill/sim/fake-web-api.js';
+import { deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
 import { spawnApp } from '../support/child-app.js';
 import { eventually, SECRET } from '../support/copies.js';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeWebApi, type FakeWebApi } from '../../lib/sim/fake-web-api.js';
-import { commandForm, deliver, mentionEnvelope } from '../../lib/sim/slack-events.js';
+import { startFakeWebApi, type FakeWebApi } from '../../drill/sim/fake-web-api.js';
+import { commandForm, deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
 import { useRedisBridge } from '../support/redis-fixture.js';
 import { eventually, SECRET, settle, startCopy, type RunningCopy } from '../support/copies.js';
 import { repliesTo as repliesOf } from '../support/copies.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryClaimStore } from '../../lib/claim/index.js';
-import { startFakeWebApi, type FakeWebApi } from '../../lib/sim/fake-web-api.js';
-import { commandForm, deliver, mentionEnvelope } from '../../lib/sim/slack-events.js';
+import { startFakeWebApi, type FakeWebApi } from '../../drill/sim/fake-web-api.js';
+import { commandForm, deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
 import { eventually, SECRET, settle, startCopy, type RunningCopy } from '../support/copies.js';
 
 describe('the status page in Slack, from the shared store', () => {

@@ -1,6 +1,6 @@
 /** `npm start`'s entry as a child process, for tests that signal or kill it. */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { freePort } from '../../lib/sim/free-port.js';
+import { freePort } from '../../drill/sim/free-port.js';
 import { eventually } from './copies.js';
 
 export interface ChildApp {

@@ -1,7 +1,7 @@
 /** A private redis-server and an Upstash REST bridge in front of it, per test file. */
 import { afterAll, beforeAll } from 'vitest';
-import { startRedis, type PrivateRedis } from '../../lib/sim/redis-server.js';
-import { startUpstashBridge, type UpstashBridge } from '../../lib/sim/upstash-bridge.js';
+import { startRedis, type PrivateRedis } from '../../drill/sim/redis-server.js';
+import { startUpstashBridge, type UpstashBridge } from '../../drill/sim/upstash-bridge.js';
 
 export interface RedisFixture {
   redis: PrivateRedis;

@@ -44,6 +44,8 @@ export interface FakeWebApi {
    * connection drops meanwhile (its sender died) never lands. 0 to stop.
    */
   holdPosts(ms: number): void;
+  /** Resolves once a post is being held (its sender is mid-turn); rejects after `timeoutMs`. */
+  postHeld(timeoutMs: number): Promise<void>;
   /** Messages posted (successful chat.postMessage calls). */
   posts(): RecordedCall[];
   close(): Promise<void>;
@@ -110,13 +112,18 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
   const calls: RecordedCall[] = [];
   let counter = 0;
   let holdMs = 0;
+  let held = 0;
+  const heldWaiters = new Set<() => void>();
 
   const server: Server = createServer((req, res) => {
     const method = (req.url ?? '/').split('?')[0]!.split('/').filter(Boolean).pop() ?? '';
     readParams(req)
       .then(async (params) => {
         if (holdMs > 0 && method === 'chat.postMessage') {
+          held++;
+          for (const wake of heldWaiters) wake();
           await new Promise((r) => setTimeout(r, holdMs));
+          held--;
           if (req.socket.destroyed) return;
         }
         const at = now();
@@ -170,6 +177,20 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
     holdPosts: (ms) => {
       holdMs = ms;
     },
+    postHeld: (timeoutMs) =>
+      new Promise<void>((resolve, reject) => {
+        if (held > 0) return resolve();
+        const timer = setTimeout(() => {
+          heldWaiters.delete(wake);
+          reject(new Error(`no post was held within ${timeoutMs} ms`));
+        }, timeoutMs);
+        const wake = () => {
+          clearTimeout(timer);
+          heldWaiters.delete(wake);
+          resolve();
+        };
+        heldWaiters.add(wake);
+      }),
     posts: () => calls.filter((c) => c.method === 'chat.postMessage' && c.status === 200 && !c.refused),
     close: async () => {
       server.closeAllConnections();

@@ -5,13 +5,13 @@
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { MemoryClaimStore } from '../claim/index.js';
-import { createEdgeRouter, parseEdgeSettings, type EdgeRouter } from '../edge/index.js';
-import { serveFetchHandler } from '../edge/serve-node.js';
-import { startFakeWebApi, type FakeWebApi } from '../sim/fake-web-api.js';
-import { startRedis, type PrivateRedis } from '../sim/redis-server.js';
-import { startTunnel, type Tunnel } from '../sim/tunnel.js';
-import { startUpstashBridge, type UpstashBridge } from '../sim/upstash-bridge.js';
+import { MemoryClaimStore } from '../lib/claim/index.js';
+import { createEdgeRouter, parseEdgeSettings, type EdgeRouter } from '../lib/edge/index.js';
+import { serveFetchHandler } from '../lib/edge/serve-node.js';
+import { startFakeWebApi, type FakeWebApi } from './sim/fake-web-api.js';
+import { startRedis, type PrivateRedis } from './sim/redis-server.js';
+import { startTunnel, type Tunnel } from './sim/tunnel.js';
+import { startUpstashBridge, type UpstashBridge } from './sim/upstash-bridge.js';
 import { startChildCopy, startInProcessCopy, type CopyHandle } from './copies.js';
 import { hangable } from './hangable-store.js';
 

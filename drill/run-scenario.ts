@@ -3,7 +3,7 @@
  * its faults come and go, then Slack's retries settle, then the replies are
  * counted.
  */
-import { mentionEnvelope } from '../sim/slack-events.js';
+import { mentionEnvelope } from './sim/slack-events.js';
 import { DRILL_SECRET, type Harness } from './harness.js';
 import type { Scenario } from './scenarios.js';
 import { scoreScenario, type Reply, type ScenarioScore } from './score.js';

@@ -6,11 +6,11 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { createAutohub, type Autohub } from '../../app/create-app.js';
-import type { ClaimStore } from '../claim/index.js';
-import { parseAppConfig, type Role } from '../config/index.js';
-import { silentLogger } from '../log/index.js';
-import { freePort } from '../sim/free-port.js';
+import { createAutohub, type Autohub } from '../app/create-app.js';
+import type { ClaimStore } from '../lib/claim/index.js';
+import { parseAppConfig, type Role } from '../lib/config/index.js';
+import { silentLogger } from '../lib/log/index.js';
+import { freePort } from './sim/free-port.js';
 
 export interface CopyHandle {
   role: Role;
@@ -29,8 +29,8 @@ export interface CopyEnv {
   upstash?: { url: string; token: string };
 }
 
-const MAIN = fileURLToPath(new URL('../../app/main.ts', import.meta.url));
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const MAIN = fileURLToPath(new URL('../app/main.ts', import.meta.url));
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
 
 function env(role: Role, port: number, o: CopyEnv): Record<string, string> {
   return {
