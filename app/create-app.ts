@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { App } from '@slack/bolt';
 import { WebClient, type WebClientOptions } from '@slack/web-api';
-import { createStore, type ClaimStore } from '../lib/claim/index.js';
+import { createStore, type ClaimStore } from '../lib/store/index.js';
 import type { AppConfig } from '../lib/config/index.js';
 import { slackLogger, type Logger } from '../lib/log/index.js';
 import { createRateLimitFetch, refusalSink } from '../lib/ratelimit/index.js';

@@ -4,7 +4,7 @@
  * bridge by a bare @upstash/redis client, in the same run.
  */
 import { Redis } from '@upstash/redis';
-import { UpstashClaimStore } from '../lib/claim/index.js';
+import { UpstashClaimStore } from '../lib/store/index.js';
 import { startRedis } from '../drill/sim/redis-server.js';
 import { startUpstashBridge } from '../drill/sim/upstash-bridge.js';
 import { fmt, printTable, summarize } from './stats.js';

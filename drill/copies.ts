@@ -7,7 +7,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { createAutohub, type Autohub } from '../app/create-app.js';
-import type { ClaimStore } from '../lib/claim/index.js';
+import type { ClaimStore } from '../lib/store/index.js';
 import { parseAppConfig, type Role } from '../lib/config/index.js';
 import { silentLogger } from '../lib/log/index.js';
 import { freePort } from './sim/free-port.js';

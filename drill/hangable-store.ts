@@ -5,7 +5,7 @@
  * adapter does once its deadline gives up: claims fail open, reads find
  * nothing, writes are lost.
  */
-import type { ClaimStore } from '../lib/claim/index.js';
+import type { ClaimStore } from '../lib/store/index.js';
 
 export function hangable(store: ClaimStore): ClaimStore & { hung: boolean } {
   const wrapper: ClaimStore & { hung: boolean } = {

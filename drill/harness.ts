@@ -5,7 +5,7 @@
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { MemoryClaimStore } from '../lib/claim/index.js';
+import { MemoryClaimStore } from '../lib/store/index.js';
 import { createEdgeRouter, parseEdgeSettings, type EdgeRouter } from '../lib/edge/index.js';
 import { serveFetchHandler } from '../lib/edge/serve-node.js';
 import { startFakeWebApi, type FakeWebApi } from './sim/fake-web-api.js';

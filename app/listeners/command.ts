@@ -3,7 +3,7 @@
  * store is. `/autohub status`: the status page, read from the shared store.
  */
 import type { App } from '@slack/bolt';
-import type { ClaimStore } from '../../lib/claim/index.js';
+import type { ClaimStore } from '../../lib/store/index.js';
 import type { HealthMonitor } from '../../lib/receiver/index.js';
 import { readSnapshot, statusBlocks } from '../../lib/status/index.js';
 

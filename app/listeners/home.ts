@@ -1,6 +1,6 @@
 /** The App Home tab: the status page, published when the user opens it. */
 import type { App } from '@slack/bolt';
-import type { ClaimStore } from '../../lib/claim/index.js';
+import type { ClaimStore } from '../../lib/store/index.js';
 import type { Logger } from '../../lib/log/index.js';
 import type { HealthMonitor, TurnContext } from '../../lib/receiver/index.js';
 import { statusPage } from './command.js';

@@ -11,7 +11,7 @@
  * whose response was lost is not: that could post a message twice.
  */
 import { createHash } from 'node:crypto';
-import type { ClaimStore } from '../claim/index.js';
+import type { ClaimStore } from '../store/index.js';
 import { RateLimitExhaustedError } from '../errors/index.js';
 import { realSleep, withDeadline, type Clock, type Sleep } from '../time/index.js';
 import { classifyResponse, isThrottled } from './classify.js';

@@ -3,7 +3,7 @@
  * answer uses the last result, so a hung Redis never slows `GET
  * /slack/health` (the edge's probe has a short timeout of its own).
  */
-import type { ClaimStore, StoreHealth, StoreKind } from '../claim/index.js';
+import type { ClaimStore, StoreHealth, StoreKind } from '../store/index.js';
 import type { Role } from '../config/index.js';
 
 export type Lifecycle = 'starting' | 'serving' | 'draining';

@@ -2,7 +2,7 @@
  * The reaper: every `reaperMs`, take over the turns whose owner's lease
  * lapsed (the owner died or froze mid-turn) and run them here.
  */
-import type { ClaimOwner, ClaimStore, LeaseSettings, Takeover } from '../claim/index.js';
+import type { ClaimOwner, ClaimStore, LeaseSettings, Takeover } from '../store/index.js';
 import type { Logger } from '../log/index.js';
 
 export class Reaper {

@@ -3,7 +3,7 @@
  * commit point before posting, and the finish after. Once a renewal or the
  * commit fails, the lease is lost for good and the turn must not post.
  */
-import type { ClaimStore, LeaseSettings } from '../claim/index.js';
+import type { ClaimStore, LeaseSettings } from '../store/index.js';
 import type { Logger } from '../log/index.js';
 
 export class TurnLease {

@@ -4,7 +4,7 @@
  * and the set of turns in flight that a shutdown drains.
  */
 import type { App } from '@slack/bolt';
-import type { ClaimKind, ClaimStore, LeaseSettings, Takeover } from '../claim/index.js';
+import type { ClaimKind, ClaimStore, LeaseSettings, Takeover } from '../store/index.js';
 import type { Role } from '../config/index.js';
 import type { Logger } from '../log/index.js';
 import type { Delivery } from '../slack/index.js';

@@ -2,7 +2,7 @@
  * What the status page is made of, as both copies write it to the shared
  * store, so either copy shows the same page.
  */
-import type { ClaimStore } from '../claim/index.js';
+import type { ClaimStore } from '../store/index.js';
 import type { Role } from '../config/index.js';
 import type { RefusalRecord } from '../ratelimit/refusal-log.js';
 

@@ -1,5 +1,5 @@
 /** Reading the status page's figures back from the shared store. */
-import type { ClaimStore } from '../claim/index.js';
+import type { ClaimStore } from '../store/index.js';
 import type { RefusalRecord } from '../ratelimit/refusal-log.js';
 import { STATUS_KEYS, type CopyRecord, type TurnRecord } from './records.js';
 

@@ -1,6 +1,6 @@
 import { WebClient } from '@slack/web-api';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { MemoryClaimStore, UpstashClaimStore } from '../../lib/claim/index.js';
+import { MemoryClaimStore, UpstashClaimStore } from '../../lib/store/index.js';
 import { silentLogger, slackLogger } from '../../lib/log/index.js';
 import { createRateLimitFetch, type RefusalRecord } from '../../lib/ratelimit/index.js';
 import { startFakeWebApi, type FakeWebApi, type ScriptedAnswer } from '../../drill/sim/fake-web-api.js';

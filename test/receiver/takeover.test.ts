@@ -112,7 +112,7 @@ describe('a taker-over whose dead owner had reached posting', () => {
   const repliesTo = (eventId: string) => repliesOf(api, eventId);
 
   async function deadOwnerAtPosting(eventId: string, ts: string, posted: boolean): Promise<void> {
-    const { eventKey, messageKey } = await import('../../lib/claim/index.js');
+    const { eventKey, messageKey } = await import('../../lib/store/index.js');
     const { WebClient } = await import('@slack/web-api');
     const body = JSON.stringify(mentionEnvelope({ eventId, ts, team: 'T0AUTOHUB', channel: 'C0GENERAL' }));
     const key = eventKey('T0AUTOHUB', eventId);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MemoryClaimStore } from '../../lib/claim/index.js';
+import { MemoryClaimStore } from '../../lib/store/index.js';
 import { startFakeWebApi, type FakeWebApi } from '../../drill/sim/fake-web-api.js';
 import { commandForm, deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
 import { eventually, SECRET, settle, startCopy, type RunningCopy } from '../support/copies.js';

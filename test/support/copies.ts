@@ -1,6 +1,6 @@
 /** Hub and cloud copies in this process: real Bolt, real receiver, real sockets. */
 import { createAutohub, type Autohub } from '../../app/create-app.js';
-import type { ClaimStore } from '../../lib/claim/index.js';
+import type { ClaimStore } from '../../lib/store/index.js';
 import { parseAppConfig, type Role } from '../../lib/config/index.js';
 import { createMemoryLogger } from '../../lib/log/index.js';
 

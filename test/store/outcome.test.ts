@@ -1,6 +1,6 @@
 import { fc, test as fcTest } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { classifySetNxReply, combineOutcomes, CLAIMED, DUPLICATE, failOpen } from '../../lib/claim/index.js';
+import { classifySetNxReply, combineOutcomes, CLAIMED, DUPLICATE, failOpen } from '../../lib/store/index.js';
 
 describe('classifySetNxReply', () => {
   it.each([

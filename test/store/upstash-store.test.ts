@@ -5,7 +5,7 @@ import {
   type StoreFault,
   UpstashClaimStore,
   upstashClientOptions,
-} from '../../lib/claim/index.js';
+} from '../../lib/store/index.js';
 import type { BridgeMode } from '../../drill/sim/upstash-bridge.js';
 import { useRedisBridge } from '../support/redis-fixture.js';
 

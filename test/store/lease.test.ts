@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryClaimStore, UpstashClaimStore, type ClaimStore } from '../../lib/claim/index.js';
+import { MemoryClaimStore, UpstashClaimStore, type ClaimStore } from '../../lib/store/index.js';
 import { useRedisBridge } from '../support/redis-fixture.js';
 
 const hub = { instance: 'hub-1', role: 'hub' } as const;

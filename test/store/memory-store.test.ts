@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryClaimStore } from '../../lib/claim/index.js';
+import { MemoryClaimStore } from '../../lib/store/index.js';
 
 const hub = { instance: 'hub-1', role: 'hub' } as const;
 
