@@ -4,14 +4,15 @@
 import { readFileSync } from 'node:fs';
 import { App } from '@slack/bolt';
 import { WebClient, type WebClientOptions } from '@slack/web-api';
-import { createStore, type ClaimStore } from '../lib/store/index.js';
 import type { AppConfig } from '../lib/config/index.js';
 import { slackLogger, type Logger } from '../lib/log/index.js';
 import { createRateLimitFetch, refusalSink } from '../lib/ratelimit/index.js';
-import { FailoverReceiver, HealthMonitor, Reaper } from '../lib/receiver/index.js';
-import { statusRecorder, type StatusRecorder } from '../lib/status/index.js';
-import type { Sleep } from '../lib/time/index.js';
+import { FailoverReceiver, HealthMonitor, LeaseKeeper, PeerWatch, Reaper, type DeadTurn } from '../lib/receiver/index.js';
+import { statusRecorder, STATUS_KEYS, type CopyRecord, type StatusRecorder } from '../lib/status/index.js';
+import { createStore, type SharedStore } from '../lib/store/index.js';
+import { LoopDelay, type Sleep } from '../lib/time/index.js';
 import { resilientAuthorize } from './authorize.js';
+import { announceDeadLetter } from './listeners/announce.js';
 import { registerCommand } from './listeners/command.js';
 import { registerConversation } from './listeners/conversation.js';
 import { registerHome } from './listeners/home.js';
@@ -24,7 +25,7 @@ export interface AutohubOptions {
   config: AppConfig;
   log: Logger;
   /** @default createStore(config): Upstash when configured, else in-process */
-  store?: ClaimStore | undefined;
+  store?: SharedStore | undefined;
   /** The network `fetch` under the rate-limit layer. @default globalThis.fetch */
   fetch?: typeof fetch | undefined;
   /** @default Date.now */
@@ -37,34 +38,50 @@ export interface Autohub {
   app: App;
   receiver: FailoverReceiver;
   health: HealthMonitor;
-  store: ClaimStore;
-  /** Takes over turns whose owner's lease lapsed; runs on every copy. */
+  store: SharedStore;
+  /** Keeps this copy's leases alive, in one request per renewal. */
+  keeper: LeaseKeeper;
+  /** Takes over turns whose owner's lease lapsed, and retries that fall due; runs on every copy. */
   reaper: Reaper;
-  /** What the status page is made of; gathered and written about once a second. */
+  /** Rate-limit refusals for the status page, gathered and written about once a second. */
   status: StatusRecorder;
+  /** A WebClient with the bot token, through the rate-limit layer. */
+  client: WebClient;
   /** Probe the store once, then listen; health turns 200. */
   start(): Promise<void>;
   /** Drain and close (health 503 at once). */
   stop(): Promise<void>;
 }
 
+/** The edge's failover reasons are written to the status page at most this often. */
+const FAILOVER_NOTE_MS = 10_000;
+
 export function createAutohub(options: AutohubOptions): Autohub {
   const { config, log } = options;
   const store = options.store ?? createStore(config, log);
   const now = options.now ?? Date.now;
+  const owner = { instance: config.instance, role: config.role };
   const status = statusRecorder(store);
+  const loop = new LoopDelay();
+  const keeper = new LeaseKeeper(store, config.lease, log, now);
+  // Assigned below; the receiver's callbacks run only after start().
+  let reaper: Reaper;
+  let client: WebClient;
+  let lastFailoverNote = -Infinity;
+
   const health = new HealthMonitor({
     store,
     role: config.role,
     instance: config.instance,
     version: VERSION,
     now: options.now,
-    onProbe: ({ body }) =>
-      status.copy(config.role, { at: new Date(now()).toISOString(), instance: config.instance, status: body.status, storeOk: body.store.ok }),
+    turns: () => ({ running: receiver.inFlight, waiting: receiver.queued, leases: keeper.size }),
+    loop: () => loop.take(),
   });
   const receiver = new FailoverReceiver({
     signingSecret: config.signingSecret,
     store,
+    keeper,
     health,
     role: config.role,
     instance: config.instance,
@@ -72,15 +89,60 @@ export function createAutohub(options: AutohubOptions): Autohub {
     maxBodyBytes: config.maxBodyBytes,
     drainMs: config.drainMs,
     lease: config.lease,
+    retry: config.retry,
+    maxTurns: config.maxTurns,
     now: options.now,
-    // A turn, for the status page, is an answer to a person: a mention or a direct message.
-    onTurn: ({ ackMs, claim, eventType }) => {
-      if (eventType === 'app_mention' || eventType === 'message') {
-        status.turn({ at: new Date(now()).toISOString(), role: config.role, instance: config.instance, ackMs, claim });
-      }
+    onRetry: (ms) => reaper.wakeIn(ms),
+    onIdle: () => reaper.poke(),
+    onDead: (dead: DeadTurn) => {
+      log.error('turn.dead_letter', { ...dead });
+      if (config.owners.length > 0) void announceDeadLetter(client, config.owners, dead, log);
+    },
+    // The hub failed at the edge: its leases lapse within a lease, so look then.
+    onFailover: (reason) => {
+      reaper.wakeIn(config.lease.leaseMs + 250);
+      if (now() - lastFailoverNote < FAILOVER_NOTE_MS) return;
+      lastFailoverNote = now();
+      void store.note(STATUS_KEYS.lastFailover, JSON.stringify({ at: new Date(now()).toISOString(), reason }), 7 * 24 * 3600);
     },
   });
-  const reaper = new Reaper(store, { instance: config.instance, role: config.role }, config.lease, (t) => receiver.resume(t), log);
+  const heartbeat = (): string => {
+    const { body } = health.report();
+    const record: CopyRecord = {
+      at: new Date(now()).toISOString(),
+      instance: config.instance,
+      role: config.role,
+      status: body.status,
+      storeOk: body.store.ok,
+      loopP99Ms: health.sampleLoop().p99Ms,
+      running: receiver.inFlight,
+      waiting: receiver.queued,
+    };
+    return JSON.stringify(record);
+  };
+  reaper = new Reaper({
+    store,
+    owner,
+    settings: config.lease,
+    resume: (takeover, sentAt) => receiver.resume(takeover, sentAt),
+    capacity: () => receiver.capacity,
+    heartbeat,
+    log,
+    now: options.now,
+  });
+  const peer = config.peer
+    ? new PeerWatch({
+        url: config.peer.url,
+        token: config.healthToken ?? undefined,
+        everyMs: config.peer.everyMs,
+        log,
+        onPeerLost: (reason) => {
+          log.warn('peer.lost', { reason, lookInMs: config.lease.leaseMs + 250 });
+          reaper.wakeIn(config.lease.leaseMs + 250);
+        },
+      })
+    : undefined;
+
   const clientOptions: WebClientOptions = {
     slackApiUrl: config.slackApiUrl,
     // Retries are the rate-limit layer's job, so no wait is doubled and a
@@ -93,7 +155,7 @@ export function createAutohub(options: AutohubOptions): Autohub {
       sleep: options.sleep,
       maxAttempts: config.rateLimit.attempts,
       budgetMs: config.rateLimit.budgetMs,
-      shared: store,
+      shared: store.windows,
       onRefusal: ((sink) => (record) => {
         sink(record);
         status.refusal(record);
@@ -101,40 +163,46 @@ export function createAutohub(options: AutohubOptions): Autohub {
       instance: config.instance,
     }),
   };
+  client = new WebClient(config.botToken, clientOptions);
   const app = new App({
     receiver,
     authorize: resilientAuthorize(new WebClient(undefined, clientOptions), config.botToken),
     clientOptions,
     logger: slackLogger(log),
   });
+  // Rethrown, so the turn runner sees every failure: it retries or dead-letters the turn (issue 11).
   app.error(async (error) => {
-    log.error('bolt.error', { error });
+    log.debug('bolt.error', { code: error.code });
+    throw error;
   });
   registerConversation(app, log);
-  registerCommand(app, health, store);
-  registerHome(app, health, store, log);
-  // The status page's view of this copy stays fresh even when nobody probes its health.
-  let heartbeat: ReturnType<typeof setInterval> | undefined;
+  registerCommand(app, health, store, config.owners);
+  registerHome(app, health, store, log, config.owners);
 
   return {
     app,
     receiver,
     health,
     store,
+    keeper,
     reaper,
     status,
+    client,
     start: async () => {
+      loop.start();
       await health.refresh();
       await receiver.start(config.port);
+      keeper.start();
       reaper.start();
-      heartbeat = setInterval(() => void health.refresh(), 30_000);
-      heartbeat.unref();
-      log.info('app.started', { port: receiver.port, store: store.kind, storeOk: health.store.ok, version: VERSION });
+      peer?.start();
+      log.info('app.started', { port: receiver.port, store: store.kind, storeOk: health.store.ok, version: VERSION, peer: Boolean(peer) });
     },
     stop: async () => {
+      peer?.stop();
       reaper.stop();
-      clearInterval(heartbeat);
       await receiver.stop();
+      keeper.stop();
+      loop.stop();
       await status.flush();
     },
   };

@@ -7,7 +7,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { createAutohub, type Autohub } from '../app/create-app.js';
-import type { ClaimStore } from '../lib/store/index.js';
+import type { SharedStore } from '../lib/store/index.js';
 import { parseAppConfig, type Role } from '../lib/config/index.js';
 import { silentLogger } from '../lib/log/index.js';
 import { freePort } from './sim/free-port.js';
@@ -93,7 +93,7 @@ export async function startChildCopy(role: Role, o: CopyEnv): Promise<CopyHandle
   return { role, instance: `drill-${role}`, url, kill: () => end('SIGKILL'), restart: launch, stop: () => end('SIGTERM') };
 }
 
-export async function startInProcessCopy(role: Role, o: CopyEnv, store: ClaimStore): Promise<CopyHandle> {
+export async function startInProcessCopy(role: Role, o: CopyEnv, store: SharedStore): Promise<CopyHandle> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   let copy: Autohub | undefined;

@@ -5,7 +5,7 @@
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { MemoryClaimStore } from '../lib/store/index.js';
+import { MemoryStore } from '../lib/store/index.js';
 import { createEdgeRouter, parseEdgeSettings, type EdgeRouter } from '../lib/edge/index.js';
 import { serveFetchHandler } from '../lib/edge/serve-node.js';
 import { startFakeWebApi, type FakeWebApi } from './sim/fake-web-api.js';
@@ -48,7 +48,7 @@ export async function startHarness(options: { factor: number; inProcess?: boolea
     }
   }
   const copyEnv = { signingSecret: DRILL_SECRET, webApiUrl: api.url, ...(bridge ? { upstash: { url: bridge.url, token: bridge.token } } : {}) };
-  const shared = bridge ? undefined : hangable(new MemoryClaimStore());
+  const shared = bridge ? undefined : hangable(new MemoryStore());
   const [hub, cloud] = await Promise.all(
     (['hub', 'cloud'] as const).map((role) => (shared ? startInProcessCopy(role, copyEnv, shared) : startChildCopy(role, copyEnv))),
   );

@@ -1,11 +1,11 @@
 /**
  * `/autohub`: an ephemeral answer saying which copy answered and how its
- * store is. `/autohub status`: the status page, read from the shared store.
+ * store is. `/autohub status`: the status page, read from the shared store;
+ * with AUTOHUB_OWNER set, only for the owners.
  */
 import type { App } from '@slack/bolt';
-import type { ClaimStore } from '../../lib/store/index.js';
 import type { HealthMonitor } from '../../lib/receiver/index.js';
-import { readSnapshot, statusBlocks } from '../../lib/status/index.js';
+import { mayReadStatus, pageFor, type SnapshotStore } from '../../lib/status/index.js';
 
 export function describeCopy(health: HealthMonitor): string {
   const { body } = health.report();
@@ -17,17 +17,10 @@ export function describeCopy(health: HealthMonitor): string {
   ].join('\n');
 }
 
-/** The status page's blocks, as this copy sees the shared store now. */
-export async function statusPage(health: HealthMonitor, store: ClaimStore, now = Date.now()) {
-  const { body } = health.report();
-  const snapshot = await readSnapshot(store, { role: body.role, instance: body.instance }, body.store.ok);
-  return statusBlocks(snapshot, now);
-}
-
-export function registerCommand(app: App, health: HealthMonitor, store: ClaimStore): void {
+export function registerCommand(app: App, health: HealthMonitor, store: SnapshotStore, owners: readonly string[]): void {
   app.command('/autohub', async ({ ack, command }) => {
-    if (command.text.trim().toLowerCase() === 'status') {
-      await ack({ response_type: 'ephemeral', text: 'autohub status', blocks: (await statusPage(health, store)) as never });
+    if (command.text.trim().toLowerCase() === 'status' && mayReadStatus(owners, command.user_id)) {
+      await ack({ response_type: 'ephemeral', text: 'autohub status', blocks: (await pageFor(health, store)) as never });
       return;
     }
     await ack({ response_type: 'ephemeral', text: describeCopy(health) });

@@ -13,6 +13,18 @@ interface MessageLike {
   thread_ts?: string;
 }
 
+/**
+ * Direct-message subtypes that are a person writing (a file, a reply also
+ * sent to the channel, ...): answered. Edits, deletions, joins and bots' own
+ * messages are not.
+ */
+const NOT_A_PERSON = new Set(['message_changed', 'message_deleted', 'bot_message', 'channel_join', 'channel_leave', 'message_replied', 'ekm_access_denied']);
+
+export function isPersonsDirectMessage(message: { channel_type?: string; subtype?: string; bot_id?: string }): boolean {
+  if (message.channel_type !== 'im' || message.bot_id !== undefined) return false;
+  return message.subtype === undefined || !NOT_A_PERSON.has(message.subtype);
+}
+
 async function answer(
   args: { event: MessageLike; body: { event_id?: string }; context: Partial<TurnContext>; client: Parameters<typeof postReply>[0] },
   via: TurnRequest['via'],
@@ -22,17 +34,10 @@ async function answer(
   const eventId = body.event_id ?? 'unknown';
   const lease = context.autohubLease;
   const target = { channel: event.channel, threadTs: threadOf(event), eventId };
-  const reply = await takeTurn({
-    text: event.text ?? '',
-    user: event.user,
-    channel: event.channel,
-    via,
-    copy: { role: context.autohubRole ?? 'hub', instance: context.autohubInstance ?? 'unknown' },
-  });
-  // A taken-over turn may have been answered already: by an owner that posted
-  // before it died (Slack posts cannot be fenced), or by a copy that ran it
-  // fail-open while a claim it had given up on landed late. The thread is the truth.
-  if (lease?.previousState !== undefined) {
+  // A taken-over turn, or a retry after an ambiguous failure, may have been
+  // answered already (Slack posts cannot be fenced): the thread is the truth,
+  // read before the turn runs, so a paid model call is not made twice.
+  if (lease?.checkThreadFirst) {
     const existing = await findReply(client, target);
     if (existing) {
       await lease.finish(existing);
@@ -40,6 +45,13 @@ async function answer(
       return;
     }
   }
+  const reply = await takeTurn({
+    text: event.text ?? '',
+    user: event.user,
+    channel: event.channel,
+    via,
+    copy: { role: context.autohubRole ?? 'hub', instance: context.autohubInstance ?? 'unknown' },
+  });
   // The commit point: from here this copy, and no other, may post.
   if (lease && !(await lease.commit())) {
     log.warn('turn.abandoned', { eventId, reason: 'lease lost before posting' });
@@ -47,7 +59,7 @@ async function answer(
   }
   const ts = await postReply(client, target, reply);
   await lease?.finish(ts ?? null);
-  log.info('turn.replied', { eventId, via, claim: context.autohubClaim, ts, takeover: lease?.previousState });
+  log.info('turn.replied', { eventId, via, claim: context.autohubClaim, ts, takeover: lease?.previousState, attempt: lease?.attempts });
 }
 
 export function registerConversation(app: App, log: Logger): void {
@@ -56,8 +68,7 @@ export function registerConversation(app: App, log: Logger): void {
   });
 
   app.message(async ({ message, body, context, client }) => {
-    // Only a person's plain direct message: no edits, joins, or bots (the bot's own replies included).
-    if (message.channel_type !== 'im' || message.subtype !== undefined || 'bot_id' in message) return;
-    await answer({ event: message, body: body as { event_id?: string }, context: context as Partial<TurnContext>, client }, 'dm', log);
+    if (!isPersonsDirectMessage(message as { channel_type?: string; subtype?: string; bot_id?: string })) return;
+    await answer({ event: message as MessageLike, body: body as { event_id?: string }, context: context as Partial<TurnContext>, client }, 'dm', log);
   });
 }

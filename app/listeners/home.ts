@@ -1,15 +1,16 @@
-/** The App Home tab: the status page, published when the user opens it. */
+/** The App Home tab: the status page, published when the user opens it (only for owners when AUTOHUB_OWNER is set). */
 import type { App } from '@slack/bolt';
-import type { ClaimStore } from '../../lib/store/index.js';
 import type { Logger } from '../../lib/log/index.js';
 import type { HealthMonitor, TurnContext } from '../../lib/receiver/index.js';
-import { statusPage } from './command.js';
+import { mayReadStatus, pageFor, type SnapshotStore } from '../../lib/status/index.js';
 
-export function registerHome(app: App, health: HealthMonitor, store: ClaimStore, log: Logger): void {
+export function registerHome(app: App, health: HealthMonitor, store: SnapshotStore, log: Logger, owners: readonly string[]): void {
   app.event('app_home_opened', async ({ event, client, context }) => {
     if (event.tab !== 'home') return;
     const lease = (context as Partial<TurnContext>).autohubLease;
-    const blocks = await statusPage(health, store);
+    const blocks = mayReadStatus(owners, event.user)
+      ? await pageFor(health, store)
+      : [{ type: 'section', text: { type: 'mrkdwn', text: 'autohub is running. The status page is for its owner.' } }];
     // Publishing twice is harmless, but a taken-over turn still commits first, like every post.
     if (lease && !(await lease.commit())) return;
     await client.views.publish({ user_id: event.user, view: { type: 'home', blocks: blocks as never } });

@@ -1,6 +1,7 @@
 /**
  * Posting a turn's reply: in the thread, carrying the delivery's event id in
- * message metadata so any reply can be traced to the delivery it answers.
+ * message metadata so any reply can be traced to the delivery it answers,
+ * and finding such a reply again.
  */
 import type { WebClient } from '@slack/web-api';
 
@@ -27,20 +28,34 @@ export async function postReply(client: WebClient, target: ReplyTarget, text: st
   return result.ts;
 }
 
+/** Whether a message is this turn's reply, by its metadata. */
+export function answers(message: { metadata?: unknown }, eventId: string): boolean {
+  const metadata = message.metadata as { event_type?: string; event_payload?: { event_id?: unknown } } | undefined;
+  return metadata?.event_type === TURN_EVENT_TYPE && metadata.event_payload?.event_id === eventId;
+}
+
+/** Pages read at most: 20 x 200 replies. A thread longer than 4,000 replies is read that far. */
+const MAX_PAGES = 20;
+
 /**
- * The ts of a reply already in the thread that answers `eventId`, if any: a
- * taker-over whose dead owner had reached `posting` looks before it posts.
+ * The ts of a reply already in the thread that answers `eventId`, if any:
+ * a taker-over, or a retry after an ambiguous failure, looks before it runs
+ * the turn. Every page of the thread is read (`cursor`).
  */
 export async function findReply(client: WebClient, target: ReplyTarget): Promise<string | undefined> {
-  const result = await client.conversations.replies({
-    channel: target.channel,
-    ts: target.threadTs,
-    include_all_metadata: true,
-    limit: 200,
-  });
-  const found = result.messages?.find((m) => {
-    const metadata = m.metadata as { event_type?: string; event_payload?: { event_id?: unknown } } | undefined;
-    return metadata?.event_type === TURN_EVENT_TYPE && metadata.event_payload?.event_id === target.eventId;
-  });
-  return found?.ts;
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_PAGES; page++) {
+    const result = await client.conversations.replies({
+      channel: target.channel,
+      ts: target.threadTs,
+      include_all_metadata: true,
+      limit: 200,
+      ...(cursor ? { cursor } : {}),
+    });
+    const found = result.messages?.find((m) => answers(m, target.eventId));
+    if (found?.ts) return found.ts;
+    cursor = result.response_metadata?.next_cursor || undefined;
+    if (!result.has_more || !cursor) return undefined;
+  }
+  return undefined;
 }

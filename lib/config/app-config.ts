@@ -3,7 +3,7 @@
  * the environment. Anything missing or malformed throws a ConfigError whose
  * message is the single line the operator sees.
  */
-import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
 import { ConfigError } from '../errors/index.js';
 import type { Level } from '../log/index.js';
 import { readEnum, readInt, readRaw, readRequired, readUrl, type Env } from './read.js';
@@ -30,8 +30,18 @@ export interface AppConfig {
   /** Attempts and waiting budget of one Web API call under rate limits. */
   rateLimit: { attempts: number; budgetMs: number };
   drainMs: number;
-  /** Event turns' leases (see lib/claim/lease.ts for the arithmetic). */
+  /** Event turns' leases (see lib/store/lease.ts for the arithmetic). */
   lease: { leaseMs: number; renewMs: number; reaperMs: number };
+  /** How a failed turn is tried again before it becomes a dead letter. */
+  retry: { attempts: number; windowMs: number; firstDelayMs: number; factor: number };
+  /** Turns run at once; more wait, their leases kept alive. */
+  maxTurns: number;
+  /** Slack user ids told of dead letters by DM, and the only ones shown the status page; empty: everyone. */
+  owners: string[];
+  /** The other copy's base URL, watched through its health route (no store command) for fast takeovers. */
+  peer: { url: string; everyMs: number } | null;
+  /** Bearer token that unlocks the full health body; null: only the status is ever shown. */
+  healthToken: string | null;
   maxBodyBytes: number;
   logLevel: Level;
 }
@@ -50,10 +60,19 @@ function readUpstash(env: Env): UpstashSettings | null {
   return { url: readUrl(env, 'UPSTASH_REDIS_REST_URL'), token };
 }
 
+/**
+ * The default name says which copy and nothing about the machine: the role
+ * plus Railway's replica id when there is one (so replicas differ), else a
+ * short random id.
+ */
+function defaultInstance(env: Env, role: Role): string {
+  const replica = readRaw(env, 'RAILWAY_REPLICA_ID')?.replace(/[^A-Za-z0-9]/g, '').slice(0, 8);
+  return `${role}-${replica || randomBytes(3).toString('hex')}`;
+}
+
 function readInstance(env: Env, role: Role): string {
   const value = readRaw(env, 'AUTOHUB_INSTANCE');
-  const fallback = `${role}-${hostname().split('.')[0] ?? 'local'}`.replace(/[^A-Za-z0-9._-]/g, '-').slice(0, 64);
-  if (value === undefined) return fallback;
+  if (value === undefined) return defaultInstance(env, role);
   if (!INSTANCE.test(value)) {
     throw new ConfigError('AUTOHUB_INSTANCE', '1 to 64 letters, digits, dots, dashes or underscores', value);
   }
@@ -66,7 +85,32 @@ function readLease(env: Env): AppConfig['lease'] {
   if (renewMs >= leaseMs) {
     throw new ConfigError('AUTOHUB_LEASE_RENEW_MS', `fewer milliseconds than AUTOHUB_LEASE_MS (${leaseMs}), a third of it is usual`, String(renewMs));
   }
-  return { leaseMs, renewMs, reaperMs: readInt(env, 'AUTOHUB_REAPER_MS', 5_000, { min: 10, max: 600_000 }) };
+  return { leaseMs, renewMs, reaperMs: readInt(env, 'AUTOHUB_REAPER_MS', 120_000, { min: 10, max: 3_600_000 }) };
+}
+
+const SLACK_USER = /^[UW][A-Z0-9]{2,}$/;
+
+function readOwners(env: Env): string[] {
+  const value = readRaw(env, 'AUTOHUB_OWNER');
+  if (value === undefined) return [];
+  const ids = value.split(',').map((id) => id.trim()).filter(Boolean);
+  const bad = ids.find((id) => !SLACK_USER.test(id));
+  if (bad !== undefined || ids.length === 0) {
+    throw new ConfigError('AUTOHUB_OWNER', 'one or more Slack user ids separated by commas, e.g. U012ABCDEF', bad ?? value);
+  }
+  return ids;
+}
+
+function readPeer(env: Env): AppConfig['peer'] {
+  if (readRaw(env, 'AUTOHUB_PEER_URL') === undefined) return null;
+  return { url: readUrl(env, 'AUTOHUB_PEER_URL'), everyMs: readInt(env, 'AUTOHUB_PEER_CHECK_MS', 5_000, { min: 100, max: 600_000 }) };
+}
+
+function readHealthToken(env: Env): string | null {
+  const value = readRaw(env, 'AUTOHUB_HEALTH_TOKEN');
+  if (value === undefined) return null;
+  if (value.length < 16) throw new ConfigError('AUTOHUB_HEALTH_TOKEN', 'at least 16 characters (e.g. `openssl rand -hex 16`)', `${value.length} characters`);
+  return value;
 }
 
 export function parseAppConfig(env: Env): AppConfig {
@@ -95,6 +139,16 @@ export function parseAppConfig(env: Env): AppConfig {
     },
     drainMs: readInt(env, 'AUTOHUB_DRAIN_MS', 10_000, { min: 0, max: 120_000 }),
     lease: readLease(env),
+    retry: {
+      attempts: readInt(env, 'AUTOHUB_TURN_ATTEMPTS', 4, { min: 1, max: 20 }),
+      windowMs: readInt(env, 'AUTOHUB_TURN_RETRY_WINDOW_MS', 600_000, { min: 1_000, max: 86_400_000 }),
+      firstDelayMs: readInt(env, 'AUTOHUB_TURN_RETRY_DELAY_MS', 2_000, { min: 0, max: 3_600_000 }),
+      factor: 4,
+    },
+    maxTurns: readInt(env, 'AUTOHUB_MAX_TURNS', 16, { min: 1, max: 1000 }),
+    owners: readOwners(env),
+    peer: readPeer(env),
+    healthToken: readHealthToken(env),
     maxBodyBytes: readInt(env, 'AUTOHUB_MAX_BODY_BYTES', 1_048_576, { min: 1024, max: 16_777_216 }),
     logLevel: readEnum<Level>(env, 'AUTOHUB_LOG_LEVEL', ['debug', 'info', 'warn', 'error'], 'info'),
   };

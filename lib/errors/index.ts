@@ -12,6 +12,7 @@ export const ErrorCode = {
   RequestInvalid: 'autohub_request_invalid',
   SignatureInvalid: 'autohub_signature_invalid',
   UsageInvalid: 'autohub_usage_invalid',
+  StoreUnavailable: 'autohub_store_unavailable',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
@@ -88,4 +89,13 @@ export class UsageError extends Error implements CodedError {
 
 export function isCodedError(value: unknown): value is CodedError {
   return value instanceof Error && typeof (value as { code?: unknown }).code === 'string';
+}
+
+/** The shared store could not answer at a point where the turn needs it (the commit before posting). */
+export class StoreUnavailableError extends Error implements CodedError {
+  readonly code = ErrorCode.StoreUnavailable;
+  constructor(readonly step: string) {
+    super(`the shared store did not answer at the ${step}`);
+    this.name = 'StoreUnavailableError';
+  }
 }

@@ -24,6 +24,13 @@ export function classifyResponse(status: unknown, body: unknown): Classified {
       detail: `HTTP ${code} with ok: false and error "ratelimited": the same event as a 429, on the success path.`,
     };
   }
+  // Slack's second throttle code ("posted too many messages"): honoured like the first, Retry-After when present.
+  if (error === 'rate_limited') {
+    return {
+      state: 'throttled-200',
+      detail: `HTTP ${code} with ok: false and error "rate_limited" (too many messages posted): a throttle, not a refusal.`,
+    };
+  }
   if (error) {
     return { state: 'refused', detail: `"${error}" is a refusal, not a rate limit; waiting will not change it.` };
   }

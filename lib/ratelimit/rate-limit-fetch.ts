@@ -11,9 +11,9 @@
  * whose response was lost is not: that could post a message twice.
  */
 import { createHash } from 'node:crypto';
-import type { ClaimStore } from '../store/index.js';
 import { RateLimitExhaustedError } from '../errors/index.js';
-import { realSleep, withDeadline, type Clock, type Sleep } from '../time/index.js';
+import type { SharedWindows } from '../store/index.js';
+import { realSleep, type Clock, type Sleep } from '../time/index.js';
 import { classifyResponse, isThrottled } from './classify.js';
 import { MethodGate } from './method-gate.js';
 import type { RefusalRecord, RefusalSink } from './refusal-log.js';
@@ -30,10 +30,11 @@ export interface RateLimitFetchOptions {
   maxAttempts?: number;
   /** Time one call may spend waiting for windows, in ms. @default 120000 */
   budgetMs?: number;
-  /** Where windows are shared with the other copy; local only when absent. */
-  shared?: Pick<ClaimStore, 'read' | 'write'>;
-  /** How long a shared-window read may take before the local window is used. @default 150 */
-  sharedReadMs?: number;
+  /**
+   * Windows shared with the other copies: learnt from the claim replies this
+   * copy already receives (no read per call), published on a refusal. Local only when absent.
+   */
+  shared?: SharedWindows;
   /** Receives every refusal. @default none */
   onRefusal?: RefusalSink;
   instance?: string;
@@ -41,9 +42,6 @@ export interface RateLimitFetchOptions {
   maxPaceMs?: number;
 }
 
-const SHARED_PREFIX = 'autohub:ratelimit';
-/** After a failed shared read, use the local window alone for this long. */
-const SHARED_BACKOFF_MS = 10_000;
 
 function methodOf(input: RequestInfo | URL): string {
   const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
@@ -74,7 +72,7 @@ async function throttleOf(response: Response): Promise<{ state: string; body: { 
   }
   if (response.status !== 200 || !(response.headers.get('content-type') ?? '').includes('json')) return undefined;
   const text = await response.clone().text();
-  if (!text.includes('ratelimited')) return undefined;
+  if (!text.includes('ratelimited') && !text.includes('rate_limited')) return undefined;
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -82,7 +80,8 @@ async function throttleOf(response: Response): Promise<{ state: string; body: { 
     return undefined;
   }
   const { state } = classifyResponse(200, body);
-  return isThrottled(state) ? { state, body: { ok: false, error: 'ratelimited' } } : undefined;
+  const error = (body as { error?: unknown }).error === 'rate_limited' ? 'rate_limited' : 'ratelimited';
+  return isThrottled(state) ? { state, body: { ok: false, error } } : undefined;
 }
 
 export function createRateLimitFetch(options: RateLimitFetchOptions = {}): typeof fetch {
@@ -91,9 +90,7 @@ export function createRateLimitFetch(options: RateLimitFetchOptions = {}): typeo
   const sleep = options.sleep ?? realSleep;
   const maxAttempts = options.maxAttempts ?? 4;
   const budgetMs = options.budgetMs ?? 120_000;
-  const sharedReadMs = options.sharedReadMs ?? 150;
   const gates = new Map<string, MethodGate>();
-  let sharedDownUntil = 0;
 
   const gateFor = (key: string) => {
     let gate = gates.get(key);
@@ -104,16 +101,10 @@ export function createRateLimitFetch(options: RateLimitFetchOptions = {}): typeo
     return gate;
   };
 
-  /** Adopt the other copy's window for this method, if it closed one. */
-  const syncShared = async (key: string, gate: MethodGate) => {
-    if (!options.shared || now() < sharedDownUntil || now() < gate.reopenAt) return;
-    const stored = await withDeadline(options.shared.read(`${SHARED_PREFIX}:${key}`), sharedReadMs, () => undefined);
-    if (stored === undefined) {
-      sharedDownUntil = now() + SHARED_BACKOFF_MS;
-      return;
-    }
-    const reopenAt = Number(stored);
-    if (stored !== null && Number.isFinite(reopenAt) && reopenAt > now()) gate.close(reopenAt, reopenAt - now());
+  /** Adopt another copy's window for this method, if one is known to be closed. */
+  const syncShared = (key: string, gate: MethodGate) => {
+    const reopenAt = options.shared?.known(key);
+    if (reopenAt !== undefined && reopenAt > now() && reopenAt > gate.reopenAt) gate.close(reopenAt, reopenAt - now());
   };
 
   const rateLimitFetch = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
@@ -126,7 +117,7 @@ export function createRateLimitFetch(options: RateLimitFetchOptions = {}): typeo
     let refusedAt = 0;
     let lastWindow = 0;
 
-    await syncShared(key, gate);
+    syncShared(key, gate);
     for (let attempt = 1; ; attempt++) {
       const outcome = await gate.pass(
         async () => {
@@ -154,7 +145,7 @@ export function createRateLimitFetch(options: RateLimitFetchOptions = {}): typeo
       refusedAt = now();
       const reopenAt = refusedAt + window.seconds * 1000;
       gate.close(reopenAt, window.seconds * 1000, window.source === 'header');
-      if (options.shared) void options.shared.write(`${SHARED_PREFIX}:${key}`, String(reopenAt), window.seconds * 1000);
+      options.shared?.publish(key, reopenAt);
       const raw = rawRetryAfter(response.headers);
       pending = {
         method,

@@ -15,7 +15,7 @@ import { createHmac } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { App, Receiver } from '@slack/bolt';
-import type { ClaimKind, ClaimOutcome, ClaimStore, LeaseSettings, Takeover } from '../store/index.js';
+import type { ClaimKind, ClaimOutcome, Claims, LeaseRequest, Leases, LeaseSettings, RetryPolicy, Takeover } from '../store/index.js';
 import { failOpen } from '../store/index.js';
 import type { Role } from '../config/index.js';
 import { BodyTooLargeError, RequestInvalidError } from '../errors/index.js';
@@ -25,17 +25,19 @@ import { withDeadline } from '../time/index.js';
 import { AckGate } from './ack-gate.js';
 import type { HealthMonitor } from './health.js';
 import { readRawBody } from './raw-body.js';
-import { TurnLease } from './turn-lease.js';
-import { TurnRunner } from './turn-runner.js';
+import type { LeaseKeeper } from './lease-keeper.js';
+import { TurnRunner, type DeadTurn } from './turn-runner.js';
 
-export type { TurnContext } from './turn-runner.js';
+export type { DeadTurn, TurnContext } from './turn-runner.js';
 
 export const EVENTS_PATH = '/slack/events';
 export const HEALTH_PATH = '/slack/health';
 
 export interface FailoverReceiverOptions {
   signingSecret: string;
-  store: ClaimStore;
+  store: Claims & Pick<Leases, 'commit' | 'finish' | 'release' | 'deadLetter'>;
+  /** Keeps every lease of this copy alive, in one request per renewal. */
+  keeper: LeaseKeeper;
   health: HealthMonitor;
   role: Role;
   instance: string;
@@ -46,16 +48,31 @@ export interface FailoverReceiverOptions {
   ackDeadlineMs?: number;
   /** How long `stop()` waits for turns in flight. @default 10000 */
   drainMs?: number;
-  /** Event turns hold a lease another copy can take over; none when absent. */
-  lease?: LeaseSettings;
-  /** Told of every turn this copy acked (for the status page). */
-  onTurn?: (turn: { ackMs: number; claim: ClaimKind; eventType: string | undefined }) => void;
+  /** Event turns hold a lease another copy can take over. */
+  lease: LeaseSettings;
+  /** How a failed turn is tried again. */
+  retry: RetryPolicy;
+  /** Turns run at once. @default 16 */
+  maxTurns?: number;
+  /** A turn was handed back for a retry due in `ms`. */
+  onRetry?: (ms: number) => void;
+  /** A turn became a dead letter. */
+  onDead?: (dead: DeadTurn) => void;
+  /** A slot came free. */
+  onIdle?: () => void;
+  /** The edge sent this delivery here because the hub failed (`x-autohub-failover`). */
+  onFailover?: (reason: string) => void;
   /** @default Date.now */
   now?: () => number;
 }
 
 /** node:crypto's HMAC: synchronous, no thread-pool hop per request. */
 const nodeHmac = (secret: string, data: Uint8Array) => createHmac('sha256', secret).update(data).digest('hex');
+
+function channelOf(body: Record<string, unknown>): { channel?: string } {
+  const channel = (body.event as { channel?: unknown } | undefined)?.channel;
+  return typeof channel === 'string' ? { channel } : {};
+}
 
 function header(req: IncomingMessage, name: string): string | undefined {
   const value = req.headers[name];
@@ -65,8 +82,7 @@ function header(req: IncomingMessage, name: string): string | undefined {
 export class FailoverReceiver implements Receiver {
   #server: Server | undefined;
   readonly #runner: TurnRunner;
-  readonly #o: Required<Omit<FailoverReceiverOptions, 'now' | 'lease' | 'onTurn'>> &
-    Pick<FailoverReceiverOptions, 'lease' | 'onTurn'> & { now: () => number };
+  readonly #o: FailoverReceiverOptions & { maxBodyBytes: number; ackDeadlineMs: number; drainMs: number; now: () => number };
 
   constructor(options: FailoverReceiverOptions) {
     this.#o = {
@@ -76,7 +92,22 @@ export class FailoverReceiver implements Receiver {
       drainMs: options.drainMs ?? 10_000,
       now: options.now ?? Date.now,
     };
-    this.#runner = new TurnRunner(this.#o);
+    const o = this.#o;
+    this.#runner = new TurnRunner({
+      store: o.store,
+      keeper: o.keeper,
+      role: o.role,
+      instance: o.instance,
+      log: o.log,
+      ackDeadlineMs: o.ackDeadlineMs,
+      lease: o.lease,
+      retry: o.retry,
+      maxTurns: o.maxTurns ?? 16,
+      onRetry: o.onRetry,
+      onDead: o.onDead,
+      onIdle: o.onIdle,
+      now: o.now,
+    });
   }
 
   init(app: App): void {
@@ -91,6 +122,16 @@ export class FailoverReceiver implements Receiver {
   /** Turns running now. */
   get inFlight(): number {
     return this.#runner.inFlight;
+  }
+
+  /** Turns acked and waiting for a free slot. */
+  get queued(): number {
+    return this.#runner.queued;
+  }
+
+  /** How many more turns this copy can take now. */
+  get capacity(): number {
+    return this.#runner.capacity;
   }
 
   readonly requestListener = (req: IncomingMessage, res: ServerResponse): void => {
@@ -121,6 +162,7 @@ export class FailoverReceiver implements Receiver {
   async stop(): Promise<void> {
     this.#o.health.lifecycle = 'draining';
     const server = this.#server;
+    await this.#runner.handBack();
     const drained = await withDeadline(this.#runner.drained().then(() => true), this.#o.drainMs, () => false);
     if (!drained) this.#o.log.warn('receiver.drain_timeout', { inFlight: this.#runner.inFlight, drainMs: this.#o.drainMs });
     if (server) {
@@ -191,7 +233,13 @@ export class FailoverReceiver implements Receiver {
     }
 
     const retry = parseRetryHeaders(header(req, 'x-slack-retry-num'), header(req, 'x-slack-retry-reason'));
-    const lease = delivery.kind === 'event' && o.lease ? { leaseMs: o.lease.leaseMs, body: raw.toString('utf8') } : undefined;
+    const failover = header(req, 'x-autohub-failover');
+    if (failover) o.onFailover?.(failover.slice(0, 80));
+    const lease: LeaseRequest | undefined =
+      delivery.kind === 'event'
+        ? { leaseMs: o.lease.leaseMs, body: raw.toString('utf8'), eventId: delivery.eventId, ...channelOf(delivery.body) }
+        : undefined;
+    const claimSentAt = o.now();
     const outcome = await this.#claim(delivery.claimKeys, receivedAt, lease);
     const claim: ClaimKind | 'none' = delivery.claimKeys.length === 0 ? 'none' : outcome.kind;
     const logFields = {
@@ -212,13 +260,13 @@ export class FailoverReceiver implements Receiver {
       return;
     }
     const turnLease =
-      outcome.kind === 'claimed' && outcome.token !== undefined && o.lease
-        ? new TurnLease(o.store, delivery.claimKeys[0]!, outcome.token, o.lease, o.log)
+      outcome.kind === 'claimed' && outcome.token !== undefined && delivery.kind === 'event'
+        ? this.#runner.lease(delivery.claimKeys[0]!, outcome.token, claimSentAt, delivery.body)
         : undefined;
     this.#runner.run({ delivery, gate, receivedAt, claim: claim === 'none' ? 'claimed' : outcome.kind, retry, logFields, lease: turnLease });
   }
 
-  #claim(keys: string[], receivedAt: number, lease: { leaseMs: number; body: string } | undefined): Promise<ClaimOutcome> {
+  #claim(keys: string[], receivedAt: number, lease: LeaseRequest | undefined): Promise<ClaimOutcome> {
     if (keys.length === 0) return Promise.resolve({ kind: 'claimed' });
     const owner = { instance: this.#o.instance, role: this.#o.role };
     // The store bounds itself; this bound keeps the ack deadline even if it did not.
@@ -226,8 +274,8 @@ export class FailoverReceiver implements Receiver {
     return withDeadline(this.#o.store.claim(keys, owner, lease), left, () => failOpen('receiver ack deadline'));
   }
 
-  /** Run a turn taken over from a copy whose lease lapsed (see TurnRunner.resume). */
-  resume(takeover: Takeover): void {
-    this.#runner.resume(takeover);
+  /** Run a turn taken from the lease set (see TurnRunner.resume). */
+  resume(takeover: Takeover, sentAt: number): void {
+    this.#runner.resume(takeover, sentAt);
   }
 }

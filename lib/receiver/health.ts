@@ -1,19 +1,27 @@
 /**
- * The health route's truth. The store is probed in the background and the
- * answer uses the last result, so a hung Redis never slows `GET
- * /slack/health` (the edge's probe has a short timeout of its own).
+ * The health route's truth, from what this copy already knows: its
+ * lifecycle, what the store's own traffic last said (no ping per probe, so a
+ * peer or the edge watching costs no store command), its turns and its
+ * event loop. A hung Redis never slows `GET /slack/health`.
  */
-import type { ClaimStore, StoreHealth, StoreKind } from '../store/index.js';
+import type { Pingable, StoreKind } from '../store/index.js';
 import type { Role } from '../config/index.js';
 
 export type Lifecycle = 'starting' | 'serving' | 'draining';
 
 export interface StoreView {
   kind: StoreKind;
-  /** null until the first probe has answered. */
+  /** null until the store has answered or failed once. */
   ok: boolean | null;
   checked_at: string | null;
   reason?: string;
+}
+
+export interface TurnsView {
+  running: number;
+  waiting: number;
+  /** Leases this copy keeps alive: what a peer would have to take over if it died now. */
+  leases: number;
 }
 
 export interface HealthBody {
@@ -23,6 +31,9 @@ export interface HealthBody {
   version: string;
   uptime_s: number;
   store: StoreView;
+  turns: TurnsView;
+  /** This process's event-loop delay since the last report, in ms. */
+  loop: { p99_ms: number; max_ms: number };
 }
 
 /** Pure: the status code and body for a lifecycle and store view. */
@@ -34,6 +45,8 @@ export function healthReport(input: {
   startedAt: number;
   now: number;
   store: StoreView;
+  turns: TurnsView;
+  loop: { p99Ms: number; maxMs: number };
 }): { status: 200 | 503; body: HealthBody } {
   const { lifecycle, store } = input;
   const status =
@@ -48,28 +61,30 @@ export function healthReport(input: {
       version: input.version,
       uptime_s: Math.max(0, Math.floor((input.now - input.startedAt) / 1000)),
       store,
+      turns: input.turns,
+      loop: { p99_ms: input.loop.p99Ms, max_ms: input.loop.maxMs },
     },
   };
 }
 
 export interface HealthMonitorOptions {
-  store: ClaimStore;
+  store: Pingable;
   role: Role;
   instance: string;
   version: string;
-  /** Re-probe the store when the last answer is older than this. @default 5000 */
-  refreshMs?: number;
   /** @default Date.now */
-  now?: () => number;
-  /** Told of every store probe's result (for the status page). */
-  onProbe?: (report: ReturnType<typeof healthReport>) => void;
+  now?: (() => number) | undefined;
+  /** This copy's turns, for the body. */
+  turns?: () => TurnsView;
+  /** Event-loop delay since the last call. */
+  loop?: () => { p99Ms: number; maxMs: number };
 }
 
 export class HealthMonitor {
   lifecycle: Lifecycle = 'starting';
   readonly startedAt: number;
-  #store: StoreView;
-  #probe: Promise<void> | undefined;
+  #pinged: StoreView | undefined;
+  #loop = { p99Ms: 0, maxMs: 0 };
   readonly #options: HealthMonitorOptions;
   readonly #now: () => number;
 
@@ -77,50 +92,50 @@ export class HealthMonitor {
     this.#options = options;
     this.#now = options.now ?? Date.now;
     this.startedAt = this.#now();
-    this.#store = { kind: options.store.kind, ok: null, checked_at: null };
   }
 
+  /** What the store said last: its own traffic, or the start-up ping. */
   get store(): StoreView {
-    return this.#store;
+    const { store } = this.#options;
+    const seen = store.observed();
+    if (seen.at === null) return this.#pinged ?? { kind: store.kind, ok: null, checked_at: null };
+    return {
+      kind: store.kind,
+      ok: seen.ok,
+      checked_at: new Date(seen.at).toISOString(),
+      ...(seen.reason ? { reason: seen.reason } : {}),
+    };
   }
 
-  /** Probe the store once (the store bounds its own ping); concurrent callers share it. */
-  refresh(): Promise<void> {
-    this.#probe ??= this.#options.store
-      .ping()
-      .catch((error: unknown): StoreHealth => ({ ok: false, reason: String(error) }))
-      .then((health) => {
-        this.#store = {
-          kind: this.#options.store.kind,
-          ok: health.ok,
-          checked_at: new Date(this.#now()).toISOString(),
-          ...(health.reason ? { reason: health.reason } : {}),
-        };
-        this.#options.onProbe?.(this.#snapshot(this.#now()));
-      })
-      .finally(() => {
-        this.#probe = undefined;
-      });
-    return this.#probe;
+  /** Ask the store once (at start-up); the store bounds its own ping. */
+  async refresh(): Promise<void> {
+    const health = await this.#options.store.ping().catch((error: unknown) => ({ ok: false, reason: String(error) }));
+    this.#pinged = {
+      kind: this.#options.store.kind,
+      ok: health.ok,
+      checked_at: new Date(this.#now()).toISOString(),
+      ...(health.reason ? { reason: health.reason } : {}),
+    };
   }
 
-  /** The answer now; starts a background probe when the last one is stale. */
+  /** Refresh the event-loop figure (the heartbeat calls this). */
+  sampleLoop(): { p99Ms: number; maxMs: number } {
+    this.#loop = this.#options.loop?.() ?? this.#loop;
+    return this.#loop;
+  }
+
+  /** The answer now. */
   report(): ReturnType<typeof healthReport> {
-    const now = this.#now();
-    const checked = this.#store.checked_at ? Date.parse(this.#store.checked_at) : -Infinity;
-    if (now - checked > (this.#options.refreshMs ?? 5000)) void this.refresh();
-    return this.#snapshot(now);
-  }
-
-  #snapshot(now: number): ReturnType<typeof healthReport> {
     return healthReport({
       lifecycle: this.lifecycle,
       role: this.#options.role,
       instance: this.#options.instance,
       version: this.#options.version,
       startedAt: this.startedAt,
-      now,
-      store: this.#store,
+      now: this.#now(),
+      store: this.store,
+      turns: this.#options.turns?.() ?? { running: 0, waiting: 0, leases: 0 },
+      loop: this.#loop,
     });
   }
 }

@@ -1,8 +1,14 @@
 export { FailoverReceiver, EVENTS_PATH, HEALTH_PATH } from './failover-receiver.js';
-export type { FailoverReceiverOptions, TurnContext } from './failover-receiver.js';
+export type { DeadTurn, FailoverReceiverOptions, TurnContext } from './failover-receiver.js';
 export { HealthMonitor, healthReport } from './health.js';
-export type { HealthBody, HealthMonitorOptions, Lifecycle, StoreView } from './health.js';
+export type { HealthBody, HealthMonitorOptions, Lifecycle, StoreView, TurnsView } from './health.js';
+export { LeaseKeeper } from './lease-keeper.js';
+export { PeerWatch, peerTransition } from './peer-watch.js';
+export type { PeerState } from './peer-watch.js';
 export { readRawBody } from './raw-body.js';
-export { Reaper } from './reaper.js';
-export { TurnLease } from './turn-lease.js';
+export { Reaper, MIN_LOOK_GAP_MS } from './reaper.js';
+export type { ReaperOptions } from './reaper.js';
+export { classifyTurnFailure } from './turn-failure.js';
+export type { TurnFailure } from './turn-failure.js';
+export { TurnLease, commitMarginMs } from './turn-lease.js';
 export { TurnRunner } from './turn-runner.js';

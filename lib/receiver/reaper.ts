@@ -1,45 +1,116 @@
 /**
- * The reaper: every `reaperMs`, take over the turns whose owner's lease
- * lapsed (the owner died or froze mid-turn) and run them here.
+ * The reaper: looks at the store for turns whose owner's lease lapsed (the
+ * owner died or froze mid-turn) or whose retry is due, and runs them here.
+ *
+ * It does not poll on a short fixed period: each look (one script, which
+ * also writes this copy's heartbeat) says when the next lease falls due, and
+ * the next look is then, or after `reaperMs` when nothing is due. It is woken
+ * early when this copy hands a turn back for a retry, when the edge says it
+ * failed the hub over, and when the peer stops answering its health route.
+ *
+ * Cost when idle: one command per `reaperMs` (default 120 s: 720 a day).
  */
-import type { ClaimOwner, ClaimStore, LeaseSettings, Takeover } from '../store/index.js';
 import type { Logger } from '../log/index.js';
+import type { ClaimOwner, Leases, LeaseSettings, Takeover } from '../store/index.js';
+
+export interface ReaperOptions {
+  store: Pick<Leases, 'look'>;
+  owner: ClaimOwner;
+  settings: Pick<LeaseSettings, 'leaseMs' | 'reaperMs'>;
+  /** Run a taken turn; `sentAt`: when the look that took it was sent (its lease runs from then). */
+  resume: (takeover: Takeover, sentAt: number) => void;
+  /** How many more turns this copy can take now. */
+  capacity: () => number;
+  /** This copy's heartbeat record for the status page, written with each look. */
+  heartbeat: () => string;
+  log: Logger;
+  /** @default Date.now */
+  now?: () => number;
+  /** A factor in [0.9, 1.1] on the idle gap, so copies started together do not look together. @default random */
+  jitter?: () => number;
+}
+
+/** The shortest gap between two looks: a lease that is due but could not be taken is not polled in a loop. */
+export const MIN_LOOK_GAP_MS = 250;
+/** A lease is looked at this long after it falls due, so its owner's last renewal has had its chance. */
+const DUE_MARGIN_MS = 50;
 
 export class Reaper {
-  #timer: ReturnType<typeof setInterval> | undefined;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #nextAt = Infinity;
   #running = false;
+  #stopped = true;
+  #looks = 0;
+  /** The last look left due turns behind for want of capacity. */
+  #starved = false;
+  readonly #now: () => number;
+  readonly #jitter: () => number;
 
-  constructor(
-    private readonly store: ClaimStore,
-    private readonly owner: ClaimOwner,
-    private readonly settings: LeaseSettings,
-    private readonly resume: (takeover: Takeover) => void,
-    private readonly log: Logger,
-  ) {}
+  constructor(private readonly o: ReaperOptions) {
+    this.#now = o.now ?? Date.now;
+    this.#jitter = o.jitter ?? (() => 0.9 + Math.random() * 0.2);
+  }
+
+  /** Looks made so far (for the cost bench and tests). */
+  get looks(): number {
+    return this.#looks;
+  }
+
+  /** When the next look is planned (epoch ms), Infinity when none. */
+  get nextAt(): number {
+    return this.#nextAt;
+  }
 
   start(): void {
-    this.#timer = setInterval(() => void this.sweep(), this.settings.reaperMs);
-    this.#timer.unref?.();
+    this.#stopped = false;
+    this.wakeIn(0);
   }
 
   stop(): void {
-    if (this.#timer) clearInterval(this.#timer);
+    this.#stopped = true;
+    clearTimeout(this.#timer);
     this.#timer = undefined;
+    this.#nextAt = Infinity;
   }
 
-  /** One pass; overlapping passes are skipped. Resolves with the turns taken over. */
-  async sweep(): Promise<Takeover[]> {
+  /** Look no later than `ms` from now. */
+  wakeIn(ms: number): void {
+    if (this.#stopped) return;
+    const at = this.#now() + Math.max(0, ms);
+    if (at >= this.#nextAt) return;
+    clearTimeout(this.#timer);
+    this.#nextAt = at;
+    this.#timer = setTimeout(() => void this.look(), Math.max(0, ms));
+    this.#timer.unref?.();
+  }
+
+  /** A slot came free: look now if the last look had to leave due turns behind. */
+  poke(): void {
+    if (this.#starved) this.wakeIn(0);
+  }
+
+  /** One look; overlapping looks are skipped. Resolves with the turns taken over. */
+  async look(): Promise<Takeover[]> {
     if (this.#running) return [];
     this.#running = true;
+    this.#nextAt = Infinity;
+    clearTimeout(this.#timer);
+    let next = this.o.settings.reaperMs * this.#jitter();
     try {
-      const taken = await this.store.takeOver(this.owner, this.settings.leaseMs, 10);
-      for (const takeover of taken) this.resume(takeover);
-      return taken;
+      this.#looks++;
+      const sentAt = this.#now();
+      const look = await this.o.store.look(this.o.owner, this.o.settings.leaseMs, Math.max(0, this.o.capacity()), this.o.heartbeat());
+      if (!look) return [];
+      for (const takeover of look.taken) this.o.resume(takeover, sentAt);
+      this.#starved = look.nextDueMs === 0 && this.o.capacity() === 0;
+      if (look.nextDueMs !== null) next = Math.min(next, Math.max(MIN_LOOK_GAP_MS, look.nextDueMs + DUE_MARGIN_MS));
+      return look.taken;
     } catch (error) {
-      this.log.error('reaper.failed', { error });
+      this.o.log.error('reaper.failed', { error });
       return [];
     } finally {
       this.#running = false;
+      this.wakeIn(next);
     }
   }
 }

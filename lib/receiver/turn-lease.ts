@@ -1,70 +1,146 @@
 /**
- * A running turn's lease: renewed in the background while the turn runs, a
- * commit point before posting, and the finish after. Once a renewal or the
- * commit fails, the lease is lost for good and the turn must not post.
+ * One turn's lease: kept alive by the copy's LeaseKeeper, a commit point
+ * before posting, and the end of the turn: finished, handed back for a
+ * retry, or dead-lettered.
+ *
+ * The commit costs no round trip while the lease is provably held: no other
+ * copy can take a lease before it lapses on the store, and it cannot lapse
+ * before heldUntil (send time of the last acknowledged claim or renewal +
+ * leaseMs). `commitMarginMs` before that, the store is asked.
  */
-import type { ClaimStore, LeaseSettings } from '../store/index.js';
+import { StoreUnavailableError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
+import { retryDelayMs, type Leases, type LeaseSettings, type ReleaseReply, type RetryPolicy, type Takeover, type TurnLine } from '../store/index.js';
+import type { LeaseKeeper } from './lease-keeper.js';
+import type { TurnFailure } from './turn-failure.js';
+
+export type TurnOutcome = 'answered' | 'dead';
+
+export interface TurnLeaseOptions {
+  store: Pick<Leases, 'commit' | 'finish' | 'release' | 'deadLetter'>;
+  keeper: LeaseKeeper;
+  key: string;
+  token: number;
+  settings: Pick<LeaseSettings, 'leaseMs'>;
+  retry: RetryPolicy;
+  log: Logger;
+  now: () => number;
+  /** When the claim or takeover that gave this token was sent. */
+  sentAt: number;
+  /** Set for a turn taken from the lease set (a dead owner's, a retry, a replay). */
+  takeover?: Takeover;
+  /** The status page's line for this turn's end. */
+  line?: (outcome: TurnOutcome, detail: { reason?: string; attempts: number }) => TurnLine;
+}
+
+/** Safety before heldUntil: a post must leave this process well before the lease could lapse. */
+export function commitMarginMs(leaseMs: number): number {
+  return Math.min(2000, Math.floor(leaseMs / 4));
+}
 
 export class TurnLease {
   #lost = false;
-  #finished = false;
-  #timer: ReturnType<typeof setInterval> | undefined;
+  #ended = false;
+  readonly key: string;
+  readonly token: number;
 
-  constructor(
-    private readonly store: ClaimStore,
-    readonly key: string,
-    readonly token: number,
-    private readonly settings: LeaseSettings,
-    private readonly log: Logger,
-    /** For a taken-over turn: the state its dead owner left. `posting` means it may have posted. */
-    readonly previousState: 'claimed' | 'posting' | undefined = undefined,
-  ) {}
+  constructor(private readonly o: TurnLeaseOptions) {
+    this.key = o.key;
+    this.token = o.token;
+  }
 
   get lost(): boolean {
     return this.#lost;
   }
 
   get finished(): boolean {
-    return this.#finished;
+    return this.#ended;
   }
 
-  /** Renew every `renewMs` until the turn finishes or the lease is lost. */
+  /** For a taken-over turn: the state it was taken in. */
+  get previousState(): Takeover['state'] | undefined {
+    return this.o.takeover?.state;
+  }
+
+  /** Runs of this turn so far, this one included. */
+  get attempts(): number {
+    return this.o.takeover?.attempts ?? 1;
+  }
+
+  /**
+   * Read the thread before running the turn: a dead owner or an ambiguous
+   * failure may have posted already. A retry after a clean refusal needs not.
+   */
+  get checkThreadFirst(): boolean {
+    const t = this.o.takeover;
+    return t !== undefined && !(t.state === 'retry' && !t.ambiguous);
+  }
+
+  /** Start keeping the lease alive. */
   start(): void {
-    this.#timer = setInterval(() => {
-      void this.store.renew(this.key, this.token, this.settings.leaseMs).then((reply) => {
-        if (reply !== 'ok' && !this.#finished) this.#lose(`renewal ${reply}`);
-      });
-    }, this.settings.renewMs);
-    this.#timer.unref?.();
+    this.o.keeper.add(this.key, this.token, this.o.sentAt + this.o.settings.leaseMs, (reason) => this.#lose(reason));
   }
 
   #lose(reason: string): void {
-    if (this.#lost) return;
+    if (this.#lost || this.#ended) return;
     this.#lost = true;
-    this.stop();
-    this.log.warn('lease.lost', { key: this.key, token: this.token, reason });
+    this.o.keeper.remove(this.key);
+    this.o.log.warn('lease.lost', { key: this.key, token: this.token, reason });
   }
 
-  stop(): void {
-    if (this.#timer) clearInterval(this.#timer);
-    this.#timer = undefined;
-  }
-
-  /** The commit point: true when this turn may post now (claimed -> posting with its token). */
+  /**
+   * The commit point: true when this turn may post now, false when its lease
+   * is gone. Throws StoreUnavailableError when the store cannot say (the turn
+   * is then retried, and the next run reads the thread first).
+   */
   async commit(): Promise<boolean> {
-    if (this.#lost) return false;
-    const reply = await this.store.commit(this.key, this.token, this.settings.leaseMs);
-    if (reply !== 'ok') this.#lose(`commit ${reply}`);
-    return reply === 'ok';
+    if (this.#lost || this.#ended) return false;
+    const { keeper, store, settings, now } = this.o;
+    if (now() < keeper.heldUntil(this.key) - commitMarginMs(settings.leaseMs)) return true;
+    const sentAt = now();
+    const reply = await store.commit(this.key, this.token, settings.leaseMs);
+    if (reply === 'ok') {
+      keeper.extend(this.key, sentAt + settings.leaseMs);
+      return true;
+    }
+    if (reply === 'lost') {
+      this.#lose('commit: another copy holds the turn');
+      return false;
+    }
+    throw new StoreUnavailableError('commit');
   }
 
   /** The turn is over (with the reply's ts, or null when it posted nothing). */
   async finish(replyTs: string | null): Promise<void> {
-    this.stop();
-    if (this.#finished || this.#lost) return;
-    this.#finished = true;
-    const reply = await this.store.finish(this.key, this.token, replyTs);
-    if (reply !== 'ok') this.log.warn('lease.finish_failed', { key: this.key, token: this.token, reply });
+    if (this.#ended || this.#lost) return;
+    this.#ended = true;
+    this.o.keeper.remove(this.key);
+    const reply = await this.o.store.finish(this.key, this.token, replyTs, this.o.line?.('answered', { attempts: this.attempts }));
+    if (reply !== 'ok') this.o.log.warn('lease.finish_failed', { key: this.key, token: this.token, reply });
+  }
+
+  /**
+   * The turn failed: handed back for another run after a backoff, or
+   * dead-lettered. Resolves with what the store did; `retryInMs` when a
+   * retry is due.
+   */
+  async fail(failure: TurnFailure): Promise<{ reply: ReleaseReply; retryInMs?: number }> {
+    if (this.#ended || this.#lost) return { reply: 'lost' };
+    this.#ended = true;
+    this.o.keeper.remove(this.key);
+    const line = this.o.line?.('dead', { reason: failure.reason, attempts: this.attempts });
+    if (failure.kind === 'permanent') {
+      const reply = await this.o.store.deadLetter(this.key, this.token, failure.reason, line);
+      return { reply: reply === 'ok' ? 'dead' : reply };
+    }
+    const delayMs = retryDelayMs(this.o.retry, this.attempts);
+    const reply = await this.o.store.release(this.key, this.token, {
+      delayMs,
+      reason: failure.reason,
+      ambiguous: failure.ambiguous,
+      policy: this.o.retry,
+      ...(line ? { turn: line } : {}),
+    });
+    return reply === 'retry' ? { reply, retryInMs: delayMs } : { reply };
   }
 }

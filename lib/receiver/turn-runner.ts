@@ -1,15 +1,19 @@
 /**
- * Running turns through Bolt: the ack (events at once, commands when their
- * listener acks or at the ack deadline), the lease's renewal and release,
- * and the set of turns in flight that a shutdown drains.
+ * Running turns through Bolt: the ack (events and most interactivity at
+ * once, commands when their listener acks or at the ack deadline), at most
+ * `maxTurns` at once with the rest waiting (their leases kept alive, so a
+ * waiting turn survives this copy's death), and the end of every leased
+ * turn: finished, handed back for a retry, or dead-lettered.
  */
 import type { App } from '@slack/bolt';
-import type { ClaimKind, ClaimStore, LeaseSettings, Takeover } from '../store/index.js';
 import type { Role } from '../config/index.js';
 import type { Logger } from '../log/index.js';
+import type { ClaimKind, Leases, LeaseSettings, RetryPolicy, Takeover, TurnLine } from '../store/index.js';
 import type { Delivery } from '../slack/index.js';
 import { AckGate } from './ack-gate.js';
-import { TurnLease } from './turn-lease.js';
+import type { LeaseKeeper } from './lease-keeper.js';
+import { classifyTurnFailure } from './turn-failure.js';
+import { TurnLease, type TurnOutcome } from './turn-lease.js';
 
 /** Keys Bolt adds to every listener's `context`. */
 export interface TurnContext {
@@ -17,18 +21,36 @@ export interface TurnContext {
   autohubInstance: string;
   autohubRole: Role;
   autohubReceivedAt: number;
-  /** The turn's lease, when it holds one: commit before posting, finish after. */
+  /** The turn's lease, when it holds one: read the thread first when it says so, commit before posting, finish after. */
   autohubLease?: TurnLease;
 }
 
+/** A turn that could not be answered, for the owner's DM. */
+export interface DeadTurn {
+  key: string;
+  eventId: string;
+  channel: string | undefined;
+  reason: string;
+  attempts: number;
+}
+
 export interface TurnRunnerOptions {
-  store: ClaimStore;
+  store: Pick<Leases, 'commit' | 'finish' | 'release' | 'deadLetter'>;
+  keeper: LeaseKeeper;
   role: Role;
   instance: string;
   log: Logger;
   ackDeadlineMs: number;
-  lease?: LeaseSettings | undefined;
-  onTurn?: ((turn: { ackMs: number; claim: ClaimKind; eventType: string | undefined }) => void) | undefined;
+  lease: LeaseSettings;
+  retry: RetryPolicy;
+  /** Turns run at once; the rest wait their turn. */
+  maxTurns: number;
+  /** A turn was handed back: a retry is due in `ms`. */
+  onRetry?: ((ms: number) => void) | undefined;
+  /** A turn became a dead letter (told once, by the copy that made it so). */
+  onDead?: ((dead: DeadTurn) => void) | undefined;
+  /** A slot came free. */
+  onIdle?: (() => void) | undefined;
   now: () => number;
 }
 
@@ -42,28 +64,83 @@ export interface Turn {
   lease?: TurnLease | undefined;
 }
 
+/** Events that answer a person: the status page counts these. */
+const ANSWERED_EVENTS = new Set(['app_mention', 'message']);
+
+function eventOf(body: Record<string, unknown>): { type?: string; channel?: string } {
+  const event = body.event as { type?: unknown; channel?: unknown } | undefined;
+  return {
+    ...(typeof event?.type === 'string' ? { type: event.type } : {}),
+    ...(typeof event?.channel === 'string' ? { channel: event.channel } : {}),
+  };
+}
+
 export class TurnRunner {
   app: App | undefined;
-  readonly #turns = new Set<Promise<void>>();
+  readonly #running = new Set<Promise<void>>();
+  readonly #waiting: Turn[] = [];
 
   constructor(private readonly o: TurnRunnerOptions) {}
 
+  /** Turns running now. */
   get inFlight(): number {
-    return this.#turns.size;
+    return this.#running.size;
   }
 
-  /** Resolves when every turn running now has ended. */
+  /** Turns acked and waiting for a free slot. */
+  get queued(): number {
+    return this.#waiting.length;
+  }
+
+  /** How many more turns could start now. */
+  get capacity(): number {
+    return Math.max(0, this.o.maxTurns - this.#running.size - this.#waiting.length);
+  }
+
+  /** Resolves when every turn running or waiting now has ended. */
   async drained(): Promise<void> {
-    await Promise.allSettled([...this.#turns]);
+    while (this.#running.size > 0 || this.#waiting.length > 0) await Promise.allSettled([...this.#running]);
+  }
+
+  /** On shutdown: turns that never started go back to the store at once, for another copy. */
+  async handBack(): Promise<void> {
+    const waiting = this.#waiting.splice(0);
+    await Promise.all(
+      waiting.map((t) => t.lease?.fail({ kind: 'transient', ambiguous: false, reason: 'handed back at shutdown' }).then(() => this.o.onRetry?.(0))),
+    );
+  }
+
+  /** A lease for a claimed event (token 1) or a takeover; the runner owns its end. */
+  lease(key: string, token: number, sentAt: number, body: Record<string, unknown>, takeover?: Takeover): TurnLease {
+    const { o } = this;
+    const event = eventOf(body);
+    const answers = event.type !== undefined && ANSWERED_EVENTS.has(event.type);
+    const line = (outcome: TurnOutcome, detail: { reason?: string; attempts: number }): TurnLine => {
+      const at = new Date(o.now()).toISOString();
+      const record = { at, role: o.role, instance: o.instance, outcome, attempts: detail.attempts, ...(detail.reason ? { reason: detail.reason } : {}) };
+      return { line: JSON.stringify(record), cloud: o.role === 'cloud' && outcome === 'answered', at };
+    };
+    return new TurnLease({
+      store: o.store,
+      keeper: o.keeper,
+      key,
+      token,
+      settings: o.lease,
+      retry: o.retry,
+      log: o.log,
+      now: o.now,
+      sentAt,
+      ...(takeover ? { takeover } : {}),
+      ...(answers ? { line } : {}),
+    });
   }
 
   /**
-   * Run a turn taken over from a copy whose lease lapsed: the same listeners,
-   * on the stored body, under the new token. Nobody waits for an ack.
+   * Run a turn taken from the lease set (a dead owner's, a retry, a replay):
+   * the same listeners, on the stored body, under the new token. Nobody waits for an ack.
    */
-  resume(takeover: Takeover): void {
+  resume(takeover: Takeover, sentAt: number): void {
     const { o } = this;
-    if (!o.lease) return;
     let body: Record<string, unknown>;
     try {
       body = JSON.parse(takeover.body) as Record<string, unknown>;
@@ -71,8 +148,8 @@ export class TurnRunner {
       o.log.error('lease.takeover_unreadable', { key: takeover.key });
       return;
     }
-    const lease = new TurnLease(o.store, takeover.key, takeover.token, o.lease, o.log, takeover.state);
-    const logFields = { kind: 'event', eventId: body.event_id, claim: 'claimed', takeover: takeover.state, token: takeover.token };
+    const lease = this.lease(takeover.key, takeover.token, sentAt, body, takeover);
+    const logFields = { kind: 'event', eventId: body.event_id, claim: 'claimed', takeover: takeover.state, token: takeover.token, attempt: takeover.attempts };
     o.log.info('lease.takeover', { ...logFields, key: takeover.key });
     this.run({
       delivery: { kind: 'event', body, eventId: String(body.event_id ?? ''), teamId: undefined, claimKeys: [takeover.key] },
@@ -87,58 +164,82 @@ export class TurnRunner {
 
   run(t: Turn): void {
     const { o } = this;
-    const { delivery, gate, receivedAt, claim, retry, logFields, lease } = t;
-    const claimHeader = { 'x-autohub-claim': logFields.claim as string };
-    // Events carry nothing in their ack: answer now and let the turn run after.
-    if (delivery.kind === 'event') gate.answer(200, undefined, claimHeader);
+    const claimHeader = { 'x-autohub-claim': t.logFields.claim as string };
+    // Events, and interactivity other than a form submission, carry nothing in their ack: answer now.
+    const ackNow = t.delivery.kind === 'event' || (t.delivery.kind === 'interactive' && t.delivery.body.type !== 'view_submission');
+    if (ackNow) t.gate.answer(200, undefined, claimHeader);
     const deadline = setTimeout(() => {
-      if (gate.answer(200, undefined, { ...claimHeader, 'x-autohub-ack': 'deadline' })) {
-        o.log.warn('delivery.ack_deadline', { ...logFields, ackDeadlineMs: o.ackDeadlineMs });
+      if (t.gate.answer(200, undefined, { ...claimHeader, 'x-autohub-ack': 'deadline' })) {
+        o.log.warn('delivery.ack_deadline', { ...t.logFields, ackDeadlineMs: o.ackDeadlineMs });
       }
-    }, Math.max(0, o.ackDeadlineMs - (o.now() - receivedAt)));
-    void gate.done.then(() => {
+    }, Math.max(0, o.ackDeadlineMs - (o.now() - t.receivedAt)));
+    void t.gate.done.then(() => {
       clearTimeout(deadline);
       // A taken-over turn was acked long ago by the copy that died.
-      if (lease?.previousState !== undefined) return;
-      const ackMs = o.now() - receivedAt;
-      o.log.info('delivery.acked', { ...logFields, ackMs });
-      if (delivery.kind === 'event') {
-        const eventType = (delivery.body.event as { type?: unknown } | undefined)?.type;
-        o.onTurn?.({ ackMs, claim, eventType: typeof eventType === 'string' ? eventType : undefined });
-      }
+      if (t.lease?.previousState === undefined) o.log.info('delivery.acked', { ...t.logFields, ackMs: o.now() - t.receivedAt });
     });
+    t.lease?.start();
+    if (this.#running.size >= o.maxTurns) {
+      this.#waiting.push(t);
+      return;
+    }
+    this.#start(t);
+  }
 
+  #start(t: Turn): void {
+    const { o } = this;
+    const claimHeader = { 'x-autohub-claim': t.logFields.claim as string };
     const context: TurnContext = {
-      autohubClaim: claim,
+      autohubClaim: t.claim,
       autohubInstance: o.instance,
       autohubRole: o.role,
-      autohubReceivedAt: receivedAt,
-      ...(lease ? { autohubLease: lease } : {}),
+      autohubReceivedAt: t.receivedAt,
+      ...(t.lease ? { autohubLease: t.lease } : {}),
     };
-    lease?.start();
     const turn = (async () => {
       if (!this.app) throw new Error('FailoverReceiver.init(app) was not called');
       await this.app.processEvent({
-        body: delivery.body,
-        retryNum: retry.retryNum,
-        retryReason: retry.retryReason,
+        body: t.delivery.body,
+        retryNum: t.retry.retryNum,
+        retryReason: t.retry.retryReason,
         customProperties: { ...context },
         ack: async (response?: unknown) => {
-          gate.answer(200, response ?? undefined, claimHeader);
+          t.gate.answer(200, response ?? undefined, claimHeader);
         },
       });
+      // A turn that ended without posting (nothing to say) is over all the same.
+      await t.lease?.finish(null);
     })()
-      .catch((error: unknown) => {
-        o.log.error('turn.failed', { ...logFields, error });
-        gate.answer(500, undefined, claimHeader);
-      })
-      // A turn that ended without posting (nothing to say, or it failed) is over all the same.
-      .then(() => lease?.finish(null))
+      .catch((error: unknown) => this.#failed(t, error))
       .finally(() => {
-        clearTimeout(deadline);
-        lease?.stop();
-        this.#turns.delete(turn);
+        this.#running.delete(turn);
+        const next = this.#waiting.shift();
+        if (next) this.#start(next);
+        else o.onIdle?.();
       });
-    this.#turns.add(turn);
+    this.#running.add(turn);
+  }
+
+  async #failed(t: Turn, error: unknown): Promise<void> {
+    const { o } = this;
+    const failure = classifyTurnFailure(error);
+    t.gate.answer(500, undefined, { 'x-autohub-claim': t.logFields.claim as string });
+    if (!t.lease) {
+      o.log.error('turn.failed', { ...t.logFields, failure: failure.kind, reason: failure.reason, error });
+      return;
+    }
+    const { reply, retryInMs } = await t.lease.fail(failure);
+    o.log.warn('turn.failed', { ...t.logFields, failure: failure.kind, reason: failure.reason, outcome: reply, retryInMs, error });
+    if (reply === 'retry' && retryInMs !== undefined) o.onRetry?.(retryInMs);
+    if (reply === 'dead') {
+      const event = eventOf(t.delivery.body);
+      o.onDead?.({
+        key: t.lease.key,
+        eventId: String(t.delivery.body.event_id ?? ''),
+        channel: event.channel,
+        reason: failure.reason,
+        attempts: t.lease.attempts,
+      });
+    }
   }
 }

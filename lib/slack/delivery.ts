@@ -56,8 +56,10 @@ function eventDelivery(body: Json): Delivery {
   if (event.type === PROBE_EVENT_TYPE) return { kind: 'probe', eventId, claimKeys };
   const channel = text(event.channel);
   const ts = text(event.ts);
-  if (MESSAGE_EVENTS.has(String(event.type)) && channel && ts && event.subtype === undefined) {
-    claimKeys.push(messageKey(teamId, channel, ts));
+  // An edit or a deletion is a new event about an old message, not the message again.
+  const aboutAnother = event.subtype === 'message_changed' || event.subtype === 'message_deleted';
+  if (MESSAGE_EVENTS.has(String(event.type)) && channel && ts && !aboutAnother) {
+    claimKeys.push(messageKey(teamId, String(event.type), channel, ts));
   }
   return { kind: 'event', body, eventId, teamId, claimKeys };
 }

@@ -22,10 +22,22 @@ export function ago(at: string | null | undefined, now: number): string {
   return `${Math.round(ms / DAY_MS)}d ago`;
 }
 
-function copyLine(name: string, copy: CopyRecord | null, now: number): string {
-  if (!copy) return `*${name}*: not seen yet`;
+/** A copy whose heartbeat is older than this is shown as silent (heartbeats come every look, 2 min by default). */
+export const COPY_SILENT_MS = 10 * 60 * 1000;
+
+function copyLine(copy: CopyRecord, now: number): string {
   const store = copy.storeOk === false ? ', store unreachable' : '';
-  return `*${name}* \`${copy.instance}\`: ${copy.status}${store} (seen ${ago(copy.at, now)})`;
+  const silent = now - Date.parse(copy.at) > COPY_SILENT_MS ? ' :warning: silent' : '';
+  const loop = copy.loopP99Ms ? `, loop p99 ${copy.loopP99Ms} ms` : '';
+  const name = copy.role === 'hub' ? 'Hub' : 'Cloud copy';
+  return `*${name}* \`${copy.instance}\`: ${copy.status}${store}${loop} (seen ${ago(copy.at, now)})${silent}`;
+}
+
+function copyLines(copies: readonly CopyRecord[], now: number): string[] {
+  const lines = copies.map((c) => copyLine(c, now));
+  if (!copies.some((c) => c.role === 'hub')) lines.unshift('*Hub*: not seen yet');
+  if (!copies.some((c) => c.role === 'cloud')) lines.push('*Cloud copy*: not seen yet');
+  return lines;
 }
 
 const section = (text: string): Block => ({ type: 'section', text: { type: 'mrkdwn', text } });
@@ -41,7 +53,11 @@ export function statusBlocks(s: StatusSnapshot, now: number): Block[] {
   }
   const turns = s.turns.length
     ? s.turns
-        .map((t) => `• ${ago(t.at, now)}: *${t.role}* \`${t.instance}\`, ack ${Math.round(t.ackMs)} ms, claim ${t.claim}`)
+        .map((t) => {
+          const how = t.outcome === 'dead' ? `*dead letter* (${t.reason ?? 'unknown'})` : 'answered';
+          const tries = t.attempts > 1 ? `, ${t.attempts} runs` : '';
+          return `• ${ago(t.at, now)}: ${how} by *${t.role}* \`${t.instance}\`${tries}`;
+        })
         .join('\n')
     : '_no turns recorded yet_';
   const silentFor = s.cloudLastServed ? now - Date.parse(s.cloudLastServed) : Infinity;
@@ -50,8 +66,7 @@ export function statusBlocks(s: StatusSnapshot, now: number): Block[] {
     section(`Answering now: *${s.answering.role}* \`${s.answering.instance}\``),
     section(
       [
-        copyLine('Hub', s.hub, now),
-        copyLine('Cloud copy', s.cloud, now),
+        ...copyLines(s.copies, now),
         `*Claim store*: ${s.storeKind}, ${s.storeOk === null ? 'not checked yet' : s.storeOk ? 'reachable' : 'unreachable'}`,
       ].join('\n'),
     ),
@@ -64,7 +79,20 @@ export function statusBlocks(s: StatusSnapshot, now: number): Block[] {
         `${refusals.length} rate-limit refusal(s)${refusals.length ? `: ${[...verdicts].map(([v, n]) => `${n} ${v}`).join(', ')}` : ''}`,
       ].join('\n'),
     ),
-    section(`*Cloud copy last served*: ${ago(s.cloudLastServed, now)}`),
+    section(
+      [
+        `*Cloud copy last served*: ${ago(s.cloudLastServed, now)}`,
+        ...(s.lastFailover ? [`*Last failover*: ${ago(s.lastFailover.at, now)}, ${s.lastFailover.reason}`] : []),
+      ].join('\n'),
+    ),
+    { type: 'divider' },
+    section(
+      s.dead.length
+        ? `*Dead letters* (\`npm run deadletter -- list\`)\n${s.dead
+            .map((d) => `• \`${d.eventId}\` in ${d.channel ? `<#${d.channel}>` : 'an unknown channel'}: ${d.reason}, ${d.attempts} run(s), ${ago(d.at, now)}`)
+            .join('\n')}`
+        : '*Dead letters*: none',
+    ),
   ];
   if (silentFor > CLOUD_SILENT_WARN_MS) {
     blocks.push({

@@ -1,83 +1,55 @@
 /**
- * What the status page is made of, as both copies write it to the shared
- * store, so either copy shows the same page.
+ * What the status page is made of, as every copy writes it to the shared
+ * store, so any copy shows the same page. Turn lines ride on the lease's
+ * finish or dead letter, and each copy's record on the reaper's look, so
+ * neither costs a command of its own; only rate-limit refusals are written
+ * here, gathered for a second and sent in one round trip.
  */
-import type { ClaimStore } from '../store/index.js';
 import type { Role } from '../config/index.js';
 import type { RefusalRecord } from '../ratelimit/refusal-log.js';
+import { STATUS_KEYS, type Lists } from '../store/index.js';
 
-export const STATUS_KEYS = {
-  turns: 'autohub:status:turns',
-  failovers: 'autohub:status:failovers',
-  refusals: 'autohub:status:refusals',
-  cloudLastServed: 'autohub:status:cloud_last_served',
-  copy: (role: Role) => `autohub:status:copy:${role}`,
-} as const;
+export { STATUS_KEYS };
 
+/** One answered or dead-lettered turn. */
 export interface TurnRecord {
   at: string;
   role: Role;
   instance: string;
-  ackMs: number;
-  claim: string;
+  outcome: 'answered' | 'dead';
+  attempts: number;
+  reason?: string;
 }
 
+/** One copy's heartbeat, keyed by instance: replicas never overwrite each other. */
 export interface CopyRecord {
   at: string;
   instance: string;
+  role: Role;
   status: string;
   storeOk: boolean | null;
+  /** Event-loop delay p99 since the last heartbeat, in ms. */
+  loopP99Ms?: number;
+  running?: number;
+  waiting?: number;
 }
 
-const DAY_S = 24 * 60 * 60;
-
-/**
- * Detached writes, each bounded by the store and never thrown. List entries
- * are gathered for `flushMs` and written in one round trip per list, so a
- * busy copy spends one store request a second on its status page, not one
- * per turn.
- */
-export function statusRecorder(store: ClaimStore, options: { flushMs?: number } = {}) {
-  const lists = new Map<string, { values: string[]; max: number }>();
-  const notes = new Map<string, { value: string; ttlSeconds: number }>();
+export function statusRecorder(store: Pick<Lists, 'push'>, options: { flushMs?: number } = {}) {
+  const refusals: string[] = [];
   let timer: ReturnType<typeof setTimeout> | undefined;
 
   const flush = async (): Promise<void> => {
     clearTimeout(timer);
     timer = undefined;
-    const writes = [
-      ...[...lists].map(([key, { values, max }]) => store.push(key, values, max)),
-      ...[...notes].map(([key, { value, ttlSeconds }]) => store.note(key, value, ttlSeconds)),
-    ];
-    lists.clear();
-    notes.clear();
-    await Promise.all(writes);
-  };
-  const later = () => {
-    timer ??= setTimeout(() => void flush(), options.flushMs ?? 1000);
-    timer.unref?.();
-  };
-  const push = (key: string, value: string, max: number) => {
-    const list = lists.get(key) ?? { values: [], max };
-    list.values.push(value);
-    lists.set(key, list);
-    later();
+    const values = refusals.splice(0);
+    await store.push(STATUS_KEYS.refusals, values, 200);
   };
 
   return {
-    turn(record: TurnRecord): void {
-      push(STATUS_KEYS.turns, JSON.stringify(record), 10);
-      if (record.role === 'cloud') {
-        notes.set(STATUS_KEYS.cloudLastServed, { value: record.at, ttlSeconds: 30 * DAY_S });
-        push(STATUS_KEYS.failovers, JSON.stringify({ at: record.at, instance: record.instance }), 500);
-      }
-    },
     refusal(record: RefusalRecord): void {
-      push(STATUS_KEYS.refusals, JSON.stringify(record), 200);
-    },
-    copy(role: Role, record: CopyRecord): void {
-      notes.set(STATUS_KEYS.copy(role), { value: JSON.stringify(record), ttlSeconds: 7 * DAY_S });
-      later();
+      refusals.push(JSON.stringify(record));
+      timer ??= setTimeout(() => void flush(), options.flushMs ?? 1000);
+      timer.unref?.();
     },
     /** Write what is gathered now (on shutdown, and in tests). */
     flush,

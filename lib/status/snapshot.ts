@@ -1,19 +1,22 @@
 /** Reading the status page's figures back from the shared store. */
-import type { ClaimStore } from '../store/index.js';
 import type { RefusalRecord } from '../ratelimit/refusal-log.js';
-import { STATUS_KEYS, type CopyRecord, type TurnRecord } from './records.js';
+import { STATUS_KEYS, type DeadLetter, type DeadLetters, type Lists, type Records } from '../store/index.js';
+import type { CopyRecord, TurnRecord } from './records.js';
 
 export interface StatusSnapshot {
   /** The copy rendering the page. */
   answering: { role: string; instance: string };
-  hub: CopyRecord | null;
-  cloud: CopyRecord | null;
+  /** Every copy that has written a heartbeat, newest first. */
+  copies: CopyRecord[];
   storeKind: string;
   storeOk: boolean | null;
   turns: TurnRecord[];
   failoverTimes: string[];
   refusals: RefusalRecord[];
   cloudLastServed: string | null;
+  dead: DeadLetter[];
+  /** The last failover the edge reported, with its reason. */
+  lastFailover?: { at: string; reason: string } | null;
 }
 
 function parse<T>(values: string[]): T[] {
@@ -26,28 +29,32 @@ function parse<T>(values: string[]): T[] {
   });
 }
 
+export type SnapshotStore = Pick<Records, 'read' | 'readHash'> & Pick<Lists, 'range'> & Pick<DeadLetters, 'listDead'> & { kind: string };
+
 export async function readSnapshot(
-  store: ClaimStore,
+  store: SnapshotStore,
   answering: StatusSnapshot['answering'],
   storeOk: boolean | null,
 ): Promise<StatusSnapshot> {
-  const [hub, cloud, turns, failovers, refusals, cloudLastServed] = await Promise.all([
-    store.read(STATUS_KEYS.copy('hub')),
-    store.read(STATUS_KEYS.copy('cloud')),
+  const [copies, turns, failovers, refusals, cloudLastServed, dead, lastFailover] = await Promise.all([
+    store.readHash(STATUS_KEYS.copies),
     store.range(STATUS_KEYS.turns, 10),
     store.range(STATUS_KEYS.failovers, 500),
     store.range(STATUS_KEYS.refusals, 200),
     store.read(STATUS_KEYS.cloudLastServed),
+    store.listDead(10),
+    store.read(STATUS_KEYS.lastFailover),
   ]);
   return {
     answering,
-    hub: hub ? (parse<CopyRecord>([hub])[0] ?? null) : null,
-    cloud: cloud ? (parse<CopyRecord>([cloud])[0] ?? null) : null,
+    copies: parse<CopyRecord>(Object.values(copies ?? {})).sort((a, b) => Date.parse(b.at) - Date.parse(a.at)),
     storeKind: store.kind,
     storeOk,
     turns: parse<TurnRecord>(turns),
-    failoverTimes: parse<{ at: string }>(failovers).map((f) => f.at),
+    failoverTimes: failovers,
     refusals: parse<RefusalRecord>(refusals),
     cloudLastServed: cloudLastServed ?? null,
+    dead: dead ?? [],
+    lastFailover: lastFailover ? (parse<{ at: string; reason: string }>([lastFailover])[0] ?? null) : null,
   };
 }

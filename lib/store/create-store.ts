@@ -1,19 +1,19 @@
 /** The store a copy uses: Upstash when configured, else in-process with a warning. */
 import type { AppConfig } from '../config/index.js';
 import type { Logger } from '../log/index.js';
-import { MemoryClaimStore } from './memory-store.js';
+import { MemoryStore } from './memory-store.js';
 import { logReporter } from './reporter.js';
-import type { ClaimStore } from './store.js';
-import { UpstashClaimStore } from './upstash-store.js';
+import type { SharedStore } from './roles.js';
+import { UpstashStore } from './upstash-store.js';
 
-export function createStore(config: Pick<AppConfig, 'upstash' | 'claim'>, log: Logger): ClaimStore {
+export function createStore(config: Pick<AppConfig, 'upstash' | 'claim'>, log: Logger): SharedStore {
   if (config.upstash) {
-    return new UpstashClaimStore({ settings: config.upstash, budget: config.claim, reporter: logReporter(log) });
+    return new UpstashStore({ settings: config.upstash, budget: config.claim, reporter: logReporter(log) });
   }
   log.warn('store.in_process', {
     detail:
       'UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN are not set: claims live in this process only, ' +
       'nothing is shared with the other copy, and a delivery that reaches both may be answered twice',
   });
-  return new MemoryClaimStore();
+  return new MemoryStore();
 }

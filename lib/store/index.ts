@@ -1,21 +1,34 @@
-export { CLAIMED, DUPLICATE, classifySetNxReply, combineOutcomes, failOpen } from './outcome.js';
-export type { ClaimKind, ClaimOutcome } from './outcome.js';
-export { claimNonce, encodeClaim } from './record.js';
-export type { ClaimOwner, ClaimRecord } from './record.js';
-export { eventKey, messageKey, triggerKey } from './keys.js';
+export { CLAIMED, DUPLICATE, classifyClaimReply, describeReply, failOpen } from './outcome.js';
+export type { ClaimKind, ClaimOutcome, ClaimReply } from './outcome.js';
+export { claimNonce, encodeAlias, encodeClaim } from './record.js';
+export type { ClaimOwner, ClaimRecord, LeaseRequest } from './record.js';
+export { DEAD_KEY, LEASES_KEY, STATUS_KEYS, WINDOWS_KEY, eventKey, messageKey, triggerKey } from './keys.js';
 export { logReporter } from './reporter.js';
 export type { StoreFault, StoreReporter } from './reporter.js';
-export { CLAIM_TTL_SECONDS } from './store.js';
-export type { ClaimStore, StoreHealth, StoreKind } from './store.js';
+export { CLAIM_TTL_SECONDS, DEAD_TTL_SECONDS } from './roles.js';
+export type {
+  Claims,
+  DeadLetter,
+  DeadLetters,
+  Leases,
+  Lists,
+  Pingable,
+  Records,
+  SharedStore,
+  SharedWindows,
+  StoreHealth,
+  StoreKind,
+  TurnLine,
+} from './roles.js';
 export { DEFAULT_CLAIM_BUDGET, claimDeadlineMs } from './budget.js';
 export type { ClaimBudget } from './budget.js';
-export { MemoryClaimStore } from './memory-store.js';
+export { MemoryStore } from './memory-store.js';
 export type { MemoryStoreOptions } from './memory-store.js';
-export { UpstashClaimStore } from './upstash-store.js';
+export { UpstashStore } from './upstash-store.js';
 export type { UpstashStoreOptions } from './upstash-store.js';
-export { createUpstashClient, upstashClientOptions } from './upstash-client.js';
-export type { ClaimClient } from './upstash-client.js';
+export { createUpstashClient } from './upstash-client.js';
+export type { StoreClient } from './upstash-client.js';
+export { httpRequester, StoreReplyError } from './upstash-requester.js';
 export { createStore } from './create-store.js';
-export { DEFAULT_LEASE, LEASES_KEY, parseLeaseRecord } from './lease.js';
-export type { LeaseRecord, LeaseReply, LeaseSettings, LeaseState, Takeover } from './lease.js';
-export type { LeaseRequest } from './store.js';
+export { DEFAULT_LEASE, DEFAULT_RETRY, owns, parseLeaseRecord, parseTakeover, releaseVerdict, retryDelayMs } from './lease.js';
+export type { LeaseRecord, LeaseReply, LeaseSettings, LeaseState, Look, ReleaseReply, RetryPolicy, Takeover } from './lease.js';

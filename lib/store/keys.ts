@@ -1,27 +1,49 @@
 /**
- * Claim keys, namespaced so the store can be shared with other data.
- * `team` is the Slack team (workspace) id, or `-` when a payload has none.
+ * Every key autohub writes, in one place, namespaced so the database can be
+ * shared with other data. `team` is the Slack team (workspace) id, or `-`
+ * when a payload has none.
  */
-const PREFIX = 'autohub:claim';
+const PREFIX = 'autohub';
 
 function part(value: string | undefined): string {
   return value && value.length > 0 ? value.replace(/[:\s]/g, '_') : '-';
 }
 
-/** An Events API delivery, by its `event_id` (stable across Slack's retries). */
+/** An Events API delivery, by its `event_id` (stable across Slack's retries). The lease lives here. */
 export function eventKey(team: string | undefined, eventId: string): string {
-  return `${PREFIX}:${part(team)}:event:${part(eventId)}`;
+  return `${PREFIX}:claim:${part(team)}:event:${part(eventId)}`;
 }
 
 /**
  * A message, whatever `event_id` it arrives under: Slack has been seen to
- * deliver one message twice with two event ids and no retry headers.
+ * deliver one message twice with two event ids and no retry headers. Per
+ * event type, so a plain `message` event arriving first cannot swallow the
+ * `app_mention` of the same message.
  */
-export function messageKey(team: string | undefined, channel: string, ts: string): string {
-  return `${PREFIX}:${part(team)}:message:${part(channel)}:${part(ts)}`;
+export function messageKey(team: string | undefined, eventType: string, channel: string, ts: string): string {
+  return `${PREFIX}:claim:${part(team)}:message:${part(eventType)}:${part(channel)}:${part(ts)}`;
 }
 
 /** A slash command or interactivity payload, by its `trigger_id`. */
 export function triggerKey(team: string | undefined, triggerId: string): string {
-  return `${PREFIX}:${part(team)}:trigger:${part(triggerId)}`;
+  return `${PREFIX}:claim:${part(team)}:trigger:${part(triggerId)}`;
 }
+
+/** The sorted set of live leases, scored by when each lapses (Redis time, ms). */
+export const LEASES_KEY = `${PREFIX}:leases`;
+/** The sorted set of dead-lettered turns, scored by when they died. */
+export const DEAD_KEY = `${PREFIX}:dead`;
+/** A hash of rate-limit windows shared by the copies: field -> epoch ms the window reopens. */
+export const WINDOWS_KEY = `${PREFIX}:ratelimit`;
+
+/** What the status page is made of. */
+export const STATUS_KEYS = {
+  turns: `${PREFIX}:status:turns`,
+  failovers: `${PREFIX}:status:failovers`,
+  refusals: `${PREFIX}:status:refusals`,
+  cloudLastServed: `${PREFIX}:status:cloud_last_served`,
+  /** The last failover the edge reported to a copy, with its reason ("hub refusing (401)"). */
+  lastFailover: `${PREFIX}:status:last_failover`,
+  /** A hash: instance -> its last heartbeat record, so replicas never overwrite each other. */
+  copies: `${PREFIX}:status:copies`,
+} as const;

@@ -1,42 +1,85 @@
 /**
- * Leases: a claim that a live copy can take over when its owner dies
- * mid-turn. The record under the delivery's key goes `claimed` -> `posting`
- * -> `done`, carries a fencing token that grows with each takeover, and keeps
- * the delivery's body until it is done, so another copy can run the turn.
+ * Leases: a claim that a live copy can take over when its owner dies, and
+ * that a failed turn hands back for a retry. The record under the delivery's
+ * event key goes `claimed` -> (`posting`) -> `done`, or -> `retry` -> taken
+ * again, or -> `dead` (a dead letter). It carries a fencing token that grows
+ * with each takeover and keeps the delivery's body while the turn is live.
  *
  * Defaults, against a user who waits for an answer and, after ~30 s, assumes
  * the bot is broken:
- *   lease 10 s, renewed every 3 s (two renewals may fail before it lapses),
- *   a reaper every 5 s on every copy,
- *   so a dead owner's turn is taken over within 10 s + 5 s = 15 s.
+ *   lease 10 s, renewed every 3 s in one request for all of a copy's turns;
+ *   a lease is given up only when renewals have failed for longer than it
+ *   could still be alive (so two or three failed renewals are survived);
+ *   with a peer to watch (AUTOHUB_PEER_URL), a dead owner's turns are taken
+ *   over about lease + peer check + one look = 10 + 5 + 1 = 16 s after it died;
+ *   without one, within lease + the idle look interval (10 s + 120 s).
  */
 export interface LeaseSettings {
   /** @default 10000 */
   leaseMs: number;
   /** @default 3000 */
   renewMs: number;
-  /** @default 5000 */
+  /** The longest gap between two looks at the store for lapsed leases. @default 120000 */
   reaperMs: number;
 }
 
-export const DEFAULT_LEASE: LeaseSettings = { leaseMs: 10_000, renewMs: 3_000, reaperMs: 5_000 };
+export const DEFAULT_LEASE: LeaseSettings = { leaseMs: 10_000, renewMs: 3_000, reaperMs: 120_000 };
 
-export type LeaseState = 'claimed' | 'posting' | 'done';
+/** How often, and for how long, a turn that failed for a transient reason is tried again. */
+export interface RetryPolicy {
+  /** Runs of one turn, the first included. @default 4 */
+  attempts: number;
+  /** From the first claim, the time within which every retry must start. @default 600000 */
+  windowMs: number;
+  /** The pause before the first retry; each later one is `factor` times longer. @default 2000 */
+  firstDelayMs: number;
+  /** @default 4 */
+  factor: number;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = { attempts: 4, windowMs: 600_000, firstDelayMs: 2_000, factor: 4 };
+
+/** The pause before the retry that follows run number `attempt` (1-based): 2 s, 8 s, 32 s, ... */
+export function retryDelayMs(policy: RetryPolicy, attempt: number): number {
+  return Math.round(policy.firstDelayMs * policy.factor ** Math.max(0, attempt - 1));
+}
+
+/**
+ * Whether a failed turn gets another run or becomes a dead letter. Pure; the
+ * Redis script makes the same decision atomically on Redis's clock.
+ */
+export function releaseVerdict(input: { attempts: number; firstAt: number; now: number; delayMs: number; policy: RetryPolicy }): 'retry' | 'dead' {
+  const { attempts, firstAt, now, delayMs, policy } = input;
+  if (attempts >= policy.attempts) return 'dead';
+  return now + delayMs - firstAt > policy.windowMs ? 'dead' : 'retry';
+}
+
+export type LeaseState = 'claimed' | 'posting' | 'retry' | 'done' | 'dead' | 'dropped';
 
 /** What a lease operation came back with. `lost`: another copy holds the turn now. */
 export type LeaseReply = 'ok' | 'lost' | 'unreachable';
 
-/** A turn taken over from a copy whose lease lapsed. */
+/** What handing a failed turn back came to. */
+export type ReleaseReply = 'retry' | 'dead' | 'lost' | 'unreachable';
+
+/** A turn taken from the lease set: its owner died, it was released for a retry, or it is replayed. */
 export interface Takeover {
   key: string;
   token: number;
-  /** The state the dead owner left: `posting` means it may have posted. */
-  state: 'claimed' | 'posting';
+  /** The state it was in: `retry` after a clean refusal is the only one that needs no look at the thread first. */
+  state: 'claimed' | 'posting' | 'retry' | 'dead';
   body: string;
+  /** Runs so far, this one included. */
+  attempts: number;
+  /** The last failure may have posted (reset, timeout, 5xx). */
+  ambiguous: boolean;
 }
 
-/** Where the reaper finds lapsed leases. */
-export const LEASES_KEY = 'autohub:leases';
+/** One look at the store: the turns taken, and when the next lease falls due (ms from now), if any. */
+export interface Look {
+  taken: Takeover[];
+  nextDueMs: number | null;
+}
 
 /** The stored record, as written by a claim and rewritten by the lease scripts. */
 export interface LeaseRecord {
@@ -48,6 +91,13 @@ export interface LeaseRecord {
   token: number;
   body?: string;
   reply_ts?: string | null;
+  attempts?: number;
+  first_at?: number;
+  reason?: string;
+  ambiguous?: boolean;
+  dead_at?: number;
+  event_id?: string;
+  channel?: string;
 }
 
 export function parseLeaseRecord(stored: unknown): LeaseRecord | undefined {
@@ -55,6 +105,28 @@ export function parseLeaseRecord(stored: unknown): LeaseRecord | undefined {
   try {
     const record = JSON.parse(stored) as Partial<LeaseRecord>;
     return typeof record.token === 'number' && typeof record.state === 'string' ? (record as LeaseRecord) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether `token` still owns a live turn in `record`. */
+export function owns(record: LeaseRecord | undefined, token: number): record is LeaseRecord {
+  return record !== undefined && record.token === token && (record.state === 'claimed' || record.state === 'posting');
+}
+
+export function parseTakeover(item: unknown): Takeover | undefined {
+  try {
+    const t = JSON.parse(String(item)) as Partial<Takeover>;
+    if (typeof t.key !== 'string' || typeof t.body !== 'string' || typeof t.token !== 'number') return undefined;
+    return {
+      key: t.key,
+      token: t.token,
+      state: t.state === 'posting' || t.state === 'retry' || t.state === 'dead' ? t.state : 'claimed',
+      body: t.body,
+      attempts: typeof t.attempts === 'number' ? t.attempts : 1,
+      ambiguous: t.ambiguous === true,
+    };
   } catch {
     return undefined;
   }

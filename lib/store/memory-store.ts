@@ -1,12 +1,14 @@
 /**
- * The in-process store, for one copy running alone. Same outcomes and the same
- * guarantee as Redis: a key is claimed once, because each claim checks and
- * sets every key in one synchronous step.
+ * The in-process store, for one copy running alone. Same outcomes and the
+ * same guarantees as the Redis scripts: each operation checks and writes in
+ * one synchronous step, so nothing interleaves inside it.
  */
-import { parseLeaseRecord, type LeaseRecord, type LeaseReply, type Takeover } from './lease.js';
-import { CLAIMED, DUPLICATE, combineOutcomes, type ClaimOutcome } from './outcome.js';
-import { encodeClaim, type ClaimOwner } from './record.js';
-import { CLAIM_TTL_SECONDS, type ClaimStore, type LeaseRequest, type StoreHealth } from './store.js';
+import { STATUS_KEYS } from './keys.js';
+import { owns, parseLeaseRecord, releaseVerdict, type LeaseRecord, type LeaseReply, type Look, type ReleaseReply, type Takeover } from './lease.js';
+import { Observed, WindowBook } from './observed.js';
+import { CLAIMED, DUPLICATE, type ClaimOutcome } from './outcome.js';
+import { encodeAlias, encodeClaim, type ClaimOwner, type LeaseRequest } from './record.js';
+import { CLAIM_TTL_SECONDS, DEAD_TTL_SECONDS, type DeadLetter, type SharedStore, type StoreHealth, type TurnLine } from './roles.js';
 
 interface Entry {
   value: string;
@@ -22,20 +24,28 @@ export interface MemoryStoreOptions {
   sweepEvery?: number;
 }
 
-export class MemoryClaimStore implements ClaimStore {
+export class MemoryStore implements SharedStore {
   readonly kind = 'memory' as const;
+  readonly windows: WindowBook;
   readonly #entries = new Map<string, Entry>();
-  /** key -> when its lease lapses. */
+  /** key -> when its lease lapses (or its retry is due). */
   readonly #leases = new Map<string, number>();
+  /** key -> when it died. */
+  readonly #dead = new Map<string, number>();
+  readonly #lists = new Map<string, string[]>();
+  readonly #hashes = new Map<string, Map<string, string>>();
   readonly #now: () => number;
   readonly #ttlMs: number;
   readonly #sweepEvery: number;
+  readonly #observed: Observed;
   #writes = 0;
 
   constructor(options: MemoryStoreOptions = {}) {
     this.#now = options.now ?? Date.now;
     this.#ttlMs = (options.ttlSeconds ?? CLAIM_TTL_SECONDS) * 1000;
     this.#sweepEvery = options.sweepEvery ?? 1000;
+    this.#observed = new Observed(this.#now);
+    this.windows = new WindowBook(this.#now, () => {});
   }
 
   #live(key: string, now: number): Entry | undefined {
@@ -54,73 +64,167 @@ export class MemoryClaimStore implements ClaimStore {
     }
   }
 
+  /** Rewrite a record, keeping its expiry (KEEPTTL), or with a new ttl. */
+  #rewrite(key: string, record: LeaseRecord, ttlMs?: number): void {
+    const entry = this.#entries.get(key);
+    if (ttlMs !== undefined) this.#set(key, JSON.stringify(record), ttlMs, this.#now());
+    else if (entry) entry.value = JSON.stringify(record);
+  }
+
+  #record(key: string): LeaseRecord | undefined {
+    return parseLeaseRecord(this.#live(key, this.#now())?.value);
+  }
+
   async claim(keys: readonly string[], owner: ClaimOwner, lease?: LeaseRequest): Promise<ClaimOutcome> {
     const now = this.#now();
-    const value = encodeClaim(owner, now, crypto.randomUUID(), lease?.body);
-    const outcomes = keys.map((key) => {
-      if (this.#live(key, now)) return DUPLICATE;
-      this.#set(key, value, this.#ttlMs, now);
-      return CLAIMED;
+    const nonce = crypto.randomUUID();
+    const held = keys.find((key) => this.#live(key, now));
+    if (held !== undefined) return DUPLICATE;
+    keys.forEach((key, i) => {
+      const value = i === 0 ? encodeClaim(owner, now, nonce, lease) : encodeAlias(owner, now, nonce);
+      this.#set(key, i === 0 && lease ? JSON.stringify({ ...JSON.parse(value), first_at: now }) : value, this.#ttlMs, now);
     });
-    const outcome = combineOutcomes(outcomes);
-    if (lease && outcome.kind === 'claimed' && keys[0]) {
+    if (lease && keys[0]) {
       this.#leases.set(keys[0], now + lease.leaseMs);
       return { kind: 'claimed', token: 1 };
     }
-    return outcome;
+    return CLAIMED;
   }
 
-  /** The record under `key` when `token` still owns a live turn. */
-  #owned(key: string, token: number): LeaseRecord | undefined {
-    const record = parseLeaseRecord(this.#live(key, this.#now())?.value);
-    return record && record.token === token && record.state !== 'done' ? record : undefined;
+  async renew(leases: readonly { key: string; token: number }[], leaseMs: number): Promise<LeaseReply[]> {
+    return leases.map(({ key, token }) => {
+      if (!owns(this.#record(key), token)) return 'lost';
+      this.#leases.set(key, this.#now() + leaseMs);
+      return 'ok';
+    });
   }
 
-  #rewrite(key: string, record: LeaseRecord): void {
-    const entry = this.#entries.get(key);
-    if (entry) entry.value = JSON.stringify(record);
-  }
-
-  async renew(key: string, token: number, leaseMs: number): Promise<LeaseReply> {
-    if (!this.#owned(key, token) || !this.#leases.has(key)) return 'lost';
+  async commit(key: string, token: number, leaseMs: number): Promise<LeaseReply> {
+    const record = this.#record(key);
+    if (!owns(record, token)) return 'lost';
+    this.#rewrite(key, { ...record, state: 'posting' });
     this.#leases.set(key, this.#now() + leaseMs);
     return 'ok';
   }
 
-  async commit(key: string, token: number, leaseMs: number): Promise<LeaseReply> {
-    const record = this.#owned(key, token);
-    if (!record) return 'lost';
-    this.#rewrite(key, { ...record, state: 'posting' });
-    if (this.#leases.has(key)) this.#leases.set(key, this.#now() + leaseMs);
-    return 'ok';
+  #turnLine(turn: TurnLine | undefined): void {
+    if (!turn) return;
+    void this.push(STATUS_KEYS.turns, [turn.line], 10);
   }
 
-  async finish(key: string, token: number, replyTs: string | null): Promise<LeaseReply> {
-    const record = this.#owned(key, token);
-    if (!record) return 'lost';
+  async finish(key: string, token: number, replyTs: string | null, turn?: TurnLine): Promise<LeaseReply> {
+    const record = this.#record(key);
+    if (!owns(record, token)) return 'lost';
     const { body: _body, ...rest } = record;
-    this.#set(key, JSON.stringify({ ...rest, state: 'done', ...(replyTs ? { reply_ts: replyTs } : {}) }), CLAIM_TTL_SECONDS * 1000, this.#now());
+    this.#rewrite(key, { ...rest, state: 'done', ...(replyTs ? { reply_ts: replyTs } : {}) }, CLAIM_TTL_SECONDS * 1000);
     this.#leases.delete(key);
+    this.#turnLine(turn);
+    if (turn?.cloud) {
+      void this.push(STATUS_KEYS.failovers, [turn.at], 500);
+      void this.note(STATUS_KEYS.cloudLastServed, turn.at, 30 * 24 * 60 * 60);
+    }
     return 'ok';
   }
 
-  async takeOver(owner: ClaimOwner, leaseMs: number, limit: number): Promise<Takeover[]> {
+  #toDead(key: string, record: LeaseRecord, turn: TurnLine | undefined): void {
+    const now = this.#now();
+    this.#rewrite(key, { ...record, state: 'dead', dead_at: now }, DEAD_TTL_SECONDS * 1000);
+    this.#leases.delete(key);
+    this.#dead.set(key, now);
+    this.#turnLine(turn);
+  }
+
+  async release(key: string, token: number, f: Parameters<SharedStore['release']>[2]): Promise<ReleaseReply> {
+    const record = this.#record(key);
+    if (!owns(record, token)) return 'lost';
+    const now = this.#now();
+    const next = { ...record, reason: f.reason, ambiguous: f.ambiguous };
+    const verdict = releaseVerdict({ attempts: record.attempts ?? 1, firstAt: record.first_at ?? now, now, delayMs: f.delayMs, policy: f.policy });
+    if (verdict === 'dead') {
+      this.#toDead(key, next, f.turn);
+      return 'dead';
+    }
+    this.#rewrite(key, { ...next, state: 'retry' });
+    this.#leases.set(key, now + f.delayMs);
+    return 'retry';
+  }
+
+  async deadLetter(key: string, token: number, reason: string, turn?: TurnLine): Promise<LeaseReply> {
+    const record = this.#record(key);
+    if (!owns(record, token)) return 'lost';
+    this.#toDead(key, { ...record, reason }, turn);
+    return 'ok';
+  }
+
+  #take(key: string, record: LeaseRecord, owner: ClaimOwner, leaseMs: number): Takeover {
+    const next: LeaseRecord = {
+      ...record,
+      token: record.token + 1,
+      instance: owner.instance,
+      role: owner.role,
+      attempts: (record.attempts ?? 1) + 1,
+      state: 'claimed',
+    };
+    this.#rewrite(key, next);
+    this.#leases.set(key, this.#now() + leaseMs);
+    const state = record.state === 'posting' || record.state === 'retry' || record.state === 'dead' ? record.state : 'claimed';
+    return { key, token: next.token, state, body: record.body ?? '', attempts: next.attempts ?? 1, ambiguous: record.ambiguous === true };
+  }
+
+  async look(owner: ClaimOwner, leaseMs: number, limit: number, heartbeat?: string): Promise<Look> {
     const now = this.#now();
     const taken: Takeover[] = [];
-    for (const [key, until] of this.#leases) {
-      if (taken.length >= limit) break;
-      if (until > now) continue;
-      const record = parseLeaseRecord(this.#live(key, now)?.value);
-      if (!record || record.state === 'done' || record.body === undefined) {
-        this.#leases.delete(key);
+    const due = [...this.#leases].filter(([, until]) => until <= now).sort((a, b) => a[1] - b[1]);
+    for (const [key] of due.slice(0, limit)) {
+      const record = this.#record(key);
+      const live = record && record.body !== undefined && (record.state === 'claimed' || record.state === 'posting' || record.state === 'retry');
+      if (!live) this.#leases.delete(key);
+      else taken.push(this.#take(key, record, owner, leaseMs));
+    }
+    if (heartbeat) {
+      const copies = this.#hashes.get(STATUS_KEYS.copies) ?? new Map<string, string>();
+      copies.set(owner.instance, heartbeat);
+      this.#hashes.set(STATUS_KEYS.copies, copies);
+    }
+    const next = Math.min(...this.#leases.values());
+    return { taken, nextDueMs: Number.isFinite(next) ? Math.max(0, next - now) : null };
+  }
+
+  async listDead(limit: number): Promise<DeadLetter[]> {
+    const out: DeadLetter[] = [];
+    for (const [key, at] of [...this.#dead].sort((a, b) => b[1] - a[1])) {
+      const record = this.#record(key);
+      if (!record || record.state !== 'dead') {
+        this.#dead.delete(key);
         continue;
       }
-      const next = { ...record, token: record.token + 1, instance: owner.instance, role: owner.role };
-      this.#rewrite(key, next);
-      this.#leases.set(key, now + leaseMs);
-      taken.push({ key, token: next.token, state: record.state, body: record.body });
+      if (out.length >= limit) break;
+      out.push({
+        key,
+        eventId: record.event_id ?? key.split(':').pop() ?? key,
+        channel: record.channel ?? null,
+        reason: record.reason ?? 'unknown',
+        attempts: record.attempts ?? 1,
+        at: new Date(at).toISOString(),
+      });
     }
-    return taken;
+    return out;
+  }
+
+  async replayDead(key: string, owner: ClaimOwner, leaseMs: number): Promise<Takeover | undefined> {
+    const record = this.#record(key);
+    if (!record || record.state !== 'dead' || record.body === undefined) return undefined;
+    this.#dead.delete(key);
+    return this.#take(key, { ...record, attempts: 0, first_at: this.#now(), ambiguous: true }, owner, leaseMs);
+  }
+
+  async dropDead(key: string): Promise<boolean> {
+    const record = this.#record(key);
+    if (!record || record.state !== 'dead') return false;
+    const { body: _body, ...rest } = record;
+    this.#rewrite(key, { ...rest, state: 'dropped' }, CLAIM_TTL_SECONDS * 1000);
+    this.#dead.delete(key);
+    return true;
   }
 
   async note(key: string, value: string, ttlSeconds: number): Promise<void> {
@@ -131,12 +235,9 @@ export class MemoryClaimStore implements ClaimStore {
     return this.#live(key, this.#now())?.value ?? null;
   }
 
-  async write(key: string, value: string, ttlMs: number): Promise<boolean> {
-    this.#set(key, value, ttlMs, this.#now());
-    return true;
+  async readHash(key: string): Promise<Record<string, string>> {
+    return Object.fromEntries(this.#hashes.get(key) ?? []);
   }
-
-  readonly #lists = new Map<string, string[]>();
 
   async push(key: string, values: readonly string[], max: number): Promise<void> {
     const list = [...[...values].reverse(), ...(this.#lists.get(key) ?? [])].slice(0, max);
@@ -151,8 +252,13 @@ export class MemoryClaimStore implements ClaimStore {
     return { ok: true };
   }
 
+  observed(): StoreHealth & { at: number | null } {
+    return this.#observed.get();
+  }
+
   /** Number of live keys, for tests and the drill. */
   get size(): number {
     return this.#entries.size;
   }
 }
+

@@ -1,11 +1,11 @@
 /**
  * What a claim reply means. Pure.
  *
- * Only the `null` reply of SET NX (the key exists) may close the gate. Every
- * other reply is an indeterminate write: the delivery runs (fail-open) and the
- * reply is reported. A 200-shaped artifact such as `"Aborted"`, which older
- * @upstash/redis versions fabricate when a static signal fires, is not a
- * success and not a duplicate (seed 003).
+ * A duplicate is a positive answer: the claim script says `held:<nonce>` only
+ * when a key exists, with the holder's nonce read from it. Every other reply
+ * (`null`, `{}` decoded to `null`, `"Aborted"`, an empty array, an `OK` that
+ * a proxy left unencoded) is an indeterminate write: the delivery runs
+ * (fail-open) and the reply is reported (seed 003).
  */
 export type ClaimOutcome =
   /** `token`: the lease's fencing token, when the claim holds a lease. */
@@ -22,31 +22,36 @@ export function failOpen(reason: string): ClaimOutcome {
   return { kind: 'fail-open', reason };
 }
 
-function describe(reply: unknown): string {
+/** A reply, shown short in a log line: its shape, never stored text. */
+export function describeReply(reply: unknown): string {
   if (reply === undefined) return 'undefined';
-  try {
-    const text = JSON.stringify(reply);
-    return text.length > 60 ? `${text.slice(0, 57)}...` : text;
-  } catch {
-    return typeof reply;
+  if (reply === null) return 'null';
+  if (Array.isArray(reply)) return `an array of ${reply.length}`;
+  if (typeof reply === 'string') return `a string of ${reply.length} characters`;
+  return typeof reply;
+}
+
+/** The claim script's reply: `[status, field, reopenAt, field, reopenAt, ...]`. */
+export interface ClaimReply {
+  outcome: ClaimOutcome;
+  /** Shared rate-limit windows still closed, read in the same round trip. */
+  windows: Map<string, number>;
+}
+
+export function classifyClaimReply(reply: unknown, token: number | undefined): ClaimReply {
+  const windows = new Map<string, number>();
+  if (!Array.isArray(reply) || reply.length === 0 || typeof reply[0] !== 'string') {
+    return { outcome: failOpen(`unexpected claim reply: ${describeReply(reply)}`), windows };
   }
-}
-
-/** The meaning of one SET NX reply. */
-export function classifySetNxReply(reply: unknown): ClaimOutcome {
-  if (reply === 'OK') return CLAIMED;
-  if (reply === null) return DUPLICATE;
-  return failOpen(`unexpected SET NX reply ${describe(reply)}`);
-}
-
-/**
- * One outcome for a delivery claimed under several keys (its event id and its
- * message alias). A definite `null` on any key is a duplicate: another copy
- * owns that key. All keys `OK` is a claim. Anything else fails open.
- */
-export function combineOutcomes(outcomes: readonly ClaimOutcome[]): ClaimOutcome {
-  if (outcomes.length === 0) return failOpen('no claim keys');
-  if (outcomes.some((o) => o.kind === 'duplicate')) return DUPLICATE;
-  const open = outcomes.find((o) => o.kind === 'fail-open');
-  return open ?? CLAIMED;
+  for (let i = 1; i + 1 < reply.length; i += 2) {
+    const at = Number(reply[i + 1]);
+    if (typeof reply[i] === 'string' && Number.isFinite(at)) windows.set(reply[i] as string, at);
+  }
+  const status = reply[0];
+  // `mine`: a retry found our own first write, whose reply was lost.
+  if (status === 'claimed' || status === 'mine') {
+    return { outcome: token === undefined ? CLAIMED : { kind: 'claimed', token }, windows };
+  }
+  if (status.startsWith('held:') && status.length > 'held:'.length) return { outcome: DUPLICATE, windows };
+  return { outcome: failOpen(`unexpected claim status: ${describeReply(status)}`), windows };
 }

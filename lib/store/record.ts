@@ -1,6 +1,7 @@
 /**
- * The value stored under a claim key: who took the delivery and when, plus a
- * nonce so that a copy retrying its own lost write can recognise it.
+ * The values stored under claim keys: who took the delivery and when, plus a
+ * nonce so that a copy retrying its own lost write can recognise it. Only
+ * the primary (event) key of a leased claim holds the body; aliases never do.
  */
 import type { Role } from '../config/index.js';
 
@@ -9,20 +10,35 @@ export interface ClaimOwner {
   role: Role;
 }
 
-export interface ClaimRecord extends ClaimOwner {
-  /** ISO time the claim was made. */
-  at: string;
-  nonce: string;
-  /** With a lease: the turn's state, its fencing token and the delivery's body. */
-  state?: 'claimed';
-  token?: number;
-  body?: string;
+/** A claim that holds a lease: what a taker-over needs to run the turn again. */
+export interface LeaseRequest {
+  leaseMs: number;
+  /** The delivery's body as the store keeps it (opaque here). */
+  body: string;
+  /** For dead letters and the status page: which event, where. */
+  eventId?: string;
+  channel?: string;
 }
 
-export function encodeClaim(owner: ClaimOwner, now: number, nonce: string, body?: string): string {
-  const record: ClaimRecord = { instance: owner.instance, role: owner.role, at: new Date(now).toISOString(), nonce };
-  if (body !== undefined) Object.assign(record, { state: 'claimed', token: 1, body });
+export interface ClaimRecord extends ClaimOwner {
+  /** ISO time the claim was made (this copy's clock; the lease scripts use Redis's). */
+  at: string;
+  nonce: string;
+}
+
+export function encodeClaim(owner: ClaimOwner, now: number, nonce: string, lease?: LeaseRequest): string {
+  const record: Record<string, unknown> = { instance: owner.instance, role: owner.role, at: new Date(now).toISOString(), nonce };
+  if (lease) {
+    Object.assign(record, { state: 'claimed', token: 1, attempts: 1, body: lease.body });
+    if (lease.eventId) record.event_id = lease.eventId;
+    if (lease.channel) record.channel = lease.channel;
+  }
   return JSON.stringify(record);
+}
+
+/** An alias key's value: the same owner and nonce, never the body. */
+export function encodeAlias(owner: ClaimOwner, now: number, nonce: string): string {
+  return JSON.stringify({ instance: owner.instance, role: owner.role, at: new Date(now).toISOString(), nonce });
 }
 
 /** The nonce inside a stored value, or undefined when it is not a claim record. */

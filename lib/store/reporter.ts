@@ -7,7 +7,7 @@ import type { Logger } from '../log/index.js';
 
 export interface StoreFault {
   /** What was being done: a claim, a bookkeeping write, a health probe. */
-  op: 'claim' | 'note' | 'ping' | 'window' | 'lease';
+  op: 'claim' | 'note' | 'ping' | 'window' | 'lease' | 'read';
   reason: string;
   key?: string;
   elapsedMs?: number;

@@ -1,30 +1,20 @@
 /**
- * How this project builds an @upstash/redis client. The only way to set its
- * abort signal here is `attemptMs`: every command gets a fresh
- * `AbortSignal.timeout(attemptMs)` from a factory the client calls per
- * request. A static signal, which fires once and then turns every later SET
- * NX into a synthetic `null` (read as a duplicate), cannot be configured.
+ * How this project builds an @upstash/redis client: the SDK's commands over
+ * our own requester (lib/store/upstash-requester.ts), so every HTTP request
+ * gets a fresh fuse of `attemptMs` and no static signal can be configured
+ * (a fired static signal turns later replies into synthetic ones: seed 003).
+ * The client makes one request per command and no retries of its own; the
+ * store owns attempts and their budget.
  */
-import { Redis, type RedisConfigNodejs } from '@upstash/redis';
+import { Redis } from '@upstash/redis';
 import type { UpstashSettings } from '../config/index.js';
+import { httpRequester } from './upstash-requester.js';
 
-export type ClaimClient = Pick<Redis, 'set' | 'get' | 'pipeline' | 'ping' | 'eval' | 'lrange'>;
+export type StoreClient = Pick<Redis, 'eval' | 'get' | 'set' | 'pipeline' | 'ping' | 'lrange' | 'hgetall' | 'hset'>;
 
-export function upstashClientOptions(settings: UpstashSettings, attemptMs: number): RedisConfigNodejs {
-  return {
-    url: settings.url,
-    token: settings.token,
-    // One request per command (POST /): the adapter bounds and counts each one.
-    enableAutoPipelining: false,
-    // One request per attempt; the adapter owns the retries and their budget,
-    // because the client's backoff sleep is not cut short by the signal.
-    retry: { retries: 0 },
-    signal: () => AbortSignal.timeout(attemptMs),
-    automaticDeserialization: false,
-    enableTelemetry: false,
-  };
-}
-
-export function createUpstashClient(settings: UpstashSettings, attemptMs: number): ClaimClient {
-  return new Redis(upstashClientOptions(settings, attemptMs));
+export function createUpstashClient(settings: UpstashSettings, attemptMs: number): StoreClient {
+  const redis = new Redis(httpRequester({ url: settings.url, token: settings.token, attemptMs }));
+  // A requester-built client takes no options; replies are read as Redis sent them.
+  (redis as unknown as { opts: object }).opts = { automaticDeserialization: false, enableTelemetry: false };
+  return redis;
 }

@@ -1,24 +1,31 @@
 /**
  * The shared store on Upstash Redis (REST). Every call is bounded twice: a
- * fresh fuse per command inside the client, and the adapter's own deadline
- * around the whole call. Nothing here throws into a request.
+ * fresh fuse per HTTP request inside the requester, and the store's own
+ * deadline around the whole call. Nothing here throws into a request.
+ *
+ * Cost (Upstash bills per command; a script is one): a mention is a claim and
+ * a finish, plus one renewal per 3 s of a long turn. An idle copy makes one
+ * look (takeover + heartbeat) per `reaperMs`.
  */
+import pRetry from 'p-retry';
 import type { UpstashSettings } from '../config/index.js';
-import { realSleep, withDeadline, type Sleep } from '../time/index.js';
+import { withDeadline } from '../time/index.js';
 import { claimDeadlineMs, DEFAULT_CLAIM_BUDGET, type ClaimBudget } from './budget.js';
-import { classifySetNxReply, combineOutcomes, CLAIMED, failOpen, type ClaimOutcome } from './outcome.js';
-import { LEASES_KEY, type LeaseReply, type Takeover } from './lease.js';
-import { CLAIM_SCRIPT, COMMIT_SCRIPT, FINISH_SCRIPT, RENEW_SCRIPT, TAKEOVER_SCRIPT } from './lease-scripts.js';
-import { claimNonce, encodeClaim, type ClaimOwner } from './record.js';
+import { DEAD_KEY, LEASES_KEY, STATUS_KEYS, WINDOWS_KEY } from './keys.js';
+import { parseTakeover, type Look, type LeaseReply, type ReleaseReply, type Takeover } from './lease.js';
+import { Observed, WindowBook } from './observed.js';
+import { classifyClaimReply, failOpen, type ClaimOutcome } from './outcome.js';
+import { encodeAlias, encodeClaim, type ClaimOwner, type LeaseRequest } from './record.js';
 import type { StoreReporter } from './reporter.js';
-import { CLAIM_TTL_SECONDS, type ClaimStore, type LeaseRequest, type StoreHealth } from './store.js';
-import { createUpstashClient, type ClaimClient } from './upstash-client.js';
+import { CLAIM_TTL_SECONDS, DEAD_TTL_SECONDS, type DeadLetter, type SharedStore, type StoreHealth, type TurnLine } from './roles.js';
+import * as S from './scripts.js';
+import { createUpstashClient, type StoreClient } from './upstash-client.js';
 
 export interface UpstashStoreOptions {
   /** Where the database is; ignored when `client` is given. */
   settings?: UpstashSettings;
   /** A ready client (tests); built from `settings` and `budget.attemptMs` otherwise. */
-  client?: ClaimClient;
+  client?: StoreClient;
   /** @default DEFAULT_CLAIM_BUDGET (2 x 450 ms + 50 ms) */
   budget?: Partial<ClaimBudget>;
   /** Receives every fail-open claim and failed write. */
@@ -27,115 +34,151 @@ export interface UpstashStoreOptions {
   ttlSeconds?: number;
   /** @default Date.now */
   now?: () => number;
-  /** @default setTimeout-based */
-  sleep?: Sleep;
   /** @default crypto.randomUUID */
   nonce?: () => string;
 }
 
+/** Why a call failed, in words safe for a log: a name and a message, never a command or a stored value. */
 function reasonOf(error: unknown): string {
   if (error instanceof Error) {
     if (error.name === 'TimeoutError' || error.name === 'AbortError') return `timeout: ${error.message}`;
-    return `${error.name}: ${error.message}`.slice(0, 200);
+    const message = error.message.split(', command was:')[0] ?? '';
+    return `${error.name}: ${message}`.slice(0, 160);
   }
   return `thrown ${typeof error}`;
 }
 
-export class UpstashClaimStore implements ClaimStore {
+type Op = 'claim' | 'note' | 'window' | 'lease' | 'ping' | 'read';
+
+export class UpstashStore implements SharedStore {
   readonly kind = 'upstash' as const;
   readonly budget: ClaimBudget;
   readonly deadlineMs: number;
-  readonly #client: ClaimClient;
+  readonly windows: WindowBook;
+  readonly #client: StoreClient;
   readonly #report: StoreReporter;
   readonly #ttlSeconds: number;
   readonly #now: () => number;
-  readonly #sleep: Sleep;
   readonly #nonce: () => string;
+  readonly #observed: Observed;
 
   constructor(options: UpstashStoreOptions) {
     this.budget = { ...DEFAULT_CLAIM_BUDGET, ...options.budget };
     this.deadlineMs = claimDeadlineMs(this.budget);
     if (options.client) this.#client = options.client;
     else if (options.settings) this.#client = createUpstashClient(options.settings, this.budget.attemptMs);
-    else throw new TypeError('UpstashClaimStore needs `settings` or `client`');
+    else throw new TypeError('UpstashStore needs `settings` or `client`');
     this.#report = options.reporter;
     this.#ttlSeconds = options.ttlSeconds ?? CLAIM_TTL_SECONDS;
     this.#now = options.now ?? Date.now;
-    this.#sleep = options.sleep ?? realSleep;
     this.#nonce = options.nonce ?? (() => crypto.randomUUID());
-  }
-
-  /** SET NX every key in one request; the raw replies, in key order. */
-  async #setNx(keys: readonly string[], value: string, lease: LeaseRequest | undefined): Promise<unknown[]> {
-    if (lease) {
-      const replies = await this.#client.eval(CLAIM_SCRIPT, [...keys, LEASES_KEY], [value, this.#ttlSeconds, lease.leaseMs]);
-      return Array.isArray(replies) && replies.length === keys.length ? replies : [replies];
-    }
-    const options = { nx: true, ex: this.#ttlSeconds } as const;
-    if (keys.length === 1) return [await this.#client.set(keys[0]!, value, options)];
-    const pipe = this.#client.pipeline();
-    for (const key of keys) pipe.set(key, value, options);
-    const replies = await pipe.exec<unknown[]>({ keepErrors: true });
-    return replies.map((r) => (r.error ? { error: r.error } : r.result));
-  }
-
-  /**
-   * A `null` on a second attempt may be our own first write, whose reply was
-   * lost: it is ours when the stored nonce is the one we wrote.
-   */
-  async #ownedByUs(keys: readonly string[], nonce: string): Promise<boolean> {
-    const stored = await Promise.all(keys.map((k) => this.#client.get<string>(k)));
-    return stored.every((value) => claimNonce(value) === nonce);
-  }
-
-  async #attempt(keys: readonly string[], owner: ClaimOwner, lease: LeaseRequest | undefined): Promise<ClaimOutcome> {
-    const nonce = this.#nonce();
-    const value = encodeClaim(owner, this.#now(), nonce, lease?.body);
-    const claimed: ClaimOutcome = lease ? { kind: 'claimed', token: 1 } : CLAIMED;
-    let lastReason = 'no attempt made';
-    for (let attempt = 1; attempt <= this.budget.attempts; attempt++) {
-      try {
-        const replies = await this.#setNx(keys, value, lease);
-        const outcome = combineOutcomes(replies.map(classifySetNxReply));
-        if (outcome.kind === 'duplicate' && attempt > 1) {
-          const taken = keys.filter((_, i) => replies[i] === null);
-          if (await this.#ownedByUs(taken, nonce)) return claimed;
-        }
-        return outcome.kind === 'claimed' ? claimed : outcome;
-      } catch (error) {
-        lastReason = reasonOf(error);
-        if (attempt < this.budget.attempts) await this.#sleep(this.budget.backoffMs);
-      }
-    }
-    return failOpen(lastReason);
+    this.#observed = new Observed(this.#now);
+    this.windows = new WindowBook(this.#now, (field, reopenAt) => {
+      void this.#bounded('window', WINDOWS_KEY, () => this.#client.hset(WINDOWS_KEY, { [field]: reopenAt }));
+    });
   }
 
   async claim(keys: readonly string[], owner: ClaimOwner, lease?: LeaseRequest): Promise<ClaimOutcome> {
     const started = this.#now();
-    const outcome = await withDeadline(this.#attempt(keys, owner, lease), this.deadlineMs, () =>
-      failOpen(`deadline: no answer within ${this.deadlineMs} ms`),
-    );
+    const nonce = this.#nonce();
+    const primary = encodeClaim(owner, started, nonce, lease);
+    const alias = encodeAlias(owner, started, nonce);
+    const args = [primary, alias, this.#ttlSeconds, lease?.leaseMs ?? 0, nonce];
+    // Only a thrown request is tried again: a reply, whatever it says, is the answer.
+    // The same nonce on every attempt lets a retry recognise its own first write ('mine').
+    const attempt = () => this.#client.eval(S.CLAIM_SCRIPT, [...keys, LEASES_KEY, WINDOWS_KEY], args);
+    const run = pRetry(attempt, { retries: this.budget.attempts - 1, minTimeout: this.budget.backoffMs, factor: 1, randomize: false })
+      .then((reply) => {
+        const { outcome, windows } = classifyClaimReply(reply, lease ? 1 : undefined);
+        this.windows.learn(windows);
+        return outcome;
+      })
+      .catch((error: unknown) => failOpen(reasonOf(error)));
+    const outcome = await withDeadline(run, this.deadlineMs, () => failOpen(`deadline: no answer within ${this.deadlineMs} ms`));
     if (outcome.kind === 'fail-open') {
+      this.#observed.failed(outcome.reason);
       this.#report({ op: 'claim', reason: outcome.reason, key: keys[0], elapsedMs: this.#now() - started });
-    }
+    } else this.#observed.ok();
     return outcome;
   }
 
-  /** A single bounded command; undefined when it failed (and was reported). */
-  async #bounded<T>(op: 'note' | 'window' | 'ping' | 'lease', key: string, run: () => Promise<T>): Promise<T | undefined> {
+  /** One bounded command; undefined when it failed (and was reported). */
+  async #bounded<T>(op: Op, key: string, run: () => Promise<T>): Promise<T | undefined> {
     const failed = Symbol('failed');
+    const limit = this.budget.attemptMs + 50;
     const result = await withDeadline<T | typeof failed>(
       run().catch((error: unknown) => {
-        this.#report({ op, key, reason: reasonOf(error) });
+        this.#fail(op, key, reasonOf(error));
         return failed;
       }),
-      this.budget.attemptMs + 50,
+      limit,
       () => {
-        this.#report({ op, key, reason: `deadline: no answer within ${this.budget.attemptMs + 50} ms` });
+        this.#fail(op, key, `deadline: no answer within ${limit} ms`);
         return failed;
       },
     );
-    return result === failed ? undefined : result;
+    if (result === failed) return undefined;
+    this.#observed.ok();
+    return result;
+  }
+
+  #fail(op: Op, key: string, reason: string): void {
+    this.#observed.failed(reason);
+    this.#report({ op, key, reason });
+  }
+
+  async #lease(keys: string[], script: string, args: (string | number)[]): Promise<unknown> {
+    return this.#bounded('lease', keys[0] ?? LEASES_KEY, () => this.#client.eval(script, keys, args));
+  }
+
+  async renew(leases: readonly { key: string; token: number }[], leaseMs: number): Promise<LeaseReply[]> {
+    if (leases.length === 0) return [];
+    const reply = await this.#lease([LEASES_KEY, ...leases.map((l) => l.key)], S.RENEW_SCRIPT, [leaseMs, ...leases.map((l) => l.token)]);
+    if (!Array.isArray(reply) || reply.length !== leases.length) return leases.map(() => 'unreachable');
+    return reply.map((r) => (r === 1 ? 'ok' : 'lost'));
+  }
+
+  async commit(key: string, token: number, leaseMs: number): Promise<LeaseReply> {
+    return replyOf(await this.#lease([key, LEASES_KEY], S.COMMIT_SCRIPT, [token, leaseMs]));
+  }
+
+  async finish(key: string, token: number, replyTs: string | null, turn?: TurnLine): Promise<LeaseReply> {
+    const keys = [key, LEASES_KEY, STATUS_KEYS.turns, STATUS_KEYS.failovers, STATUS_KEYS.cloudLastServed];
+    const args = [token, replyTs ?? '', CLAIM_TTL_SECONDS, turn?.line ?? '', turn?.cloud ? '1' : '0', turn?.at ?? ''];
+    return replyOf(await this.#lease(keys, S.FINISH_SCRIPT, args));
+  }
+
+  async release(key: string, token: number, f: Parameters<SharedStore['release']>[2]): Promise<ReleaseReply> {
+    const args = [token, f.delayMs, f.reason, f.ambiguous ? '1' : '0', f.policy.attempts, f.policy.windowMs, DEAD_TTL_SECONDS, f.turn?.line ?? ''];
+    const reply = await this.#lease([key, LEASES_KEY, DEAD_KEY, STATUS_KEYS.turns], S.RELEASE_SCRIPT, args);
+    if (reply === undefined) return 'unreachable';
+    return reply === 1 ? 'retry' : reply === 2 ? 'dead' : 'lost';
+  }
+
+  async deadLetter(key: string, token: number, reason: string, turn?: TurnLine): Promise<LeaseReply> {
+    const args = [token, reason, DEAD_TTL_SECONDS, turn?.line ?? ''];
+    return replyOf(await this.#lease([key, LEASES_KEY, DEAD_KEY, STATUS_KEYS.turns], S.DEAD_SCRIPT, args));
+  }
+
+  async look(owner: ClaimOwner, leaseMs: number, limit: number, heartbeat?: string): Promise<Look | undefined> {
+    const reply = await this.#lease([LEASES_KEY, STATUS_KEYS.copies], S.LOOK_SCRIPT, [owner.instance, owner.role, leaseMs, limit, heartbeat ?? '']);
+    if (!Array.isArray(reply) || typeof reply[0] !== 'number') return undefined;
+    const taken = reply.slice(1).flatMap((item) => parseTakeover(item) ?? []);
+    return { taken, nextDueMs: reply[0] < 0 ? null : reply[0] };
+  }
+
+  async listDead(limit: number): Promise<DeadLetter[] | undefined> {
+    const reply = await this.#bounded('read', DEAD_KEY, () => this.#client.eval(S.DEAD_LIST_SCRIPT, [DEAD_KEY], [limit]));
+    return Array.isArray(reply) ? reply.flatMap((item) => deadLetterOf(item) ?? []) : undefined;
+  }
+
+  async replayDead(key: string, owner: ClaimOwner, leaseMs: number): Promise<Takeover | undefined> {
+    const reply = await this.#lease([LEASES_KEY, key, DEAD_KEY], S.REPLAY_SCRIPT, [owner.instance, owner.role, leaseMs]);
+    return Array.isArray(reply) && reply.length === 1 ? parseTakeover(reply[0]) : undefined;
+  }
+
+  async dropDead(key: string): Promise<boolean> {
+    return (await this.#lease([key, DEAD_KEY], S.DROP_SCRIPT, [CLAIM_TTL_SECONDS])) === 1;
   }
 
   async note(key: string, value: string, ttlSeconds: number): Promise<void> {
@@ -143,46 +186,21 @@ export class UpstashClaimStore implements ClaimStore {
   }
 
   async read(key: string): Promise<string | null | undefined> {
-    const value = await this.#bounded('window', key, () => this.#client.get<string>(key));
+    const value = await this.#bounded('read', key, () => this.#client.get<string>(key));
     return value === undefined ? undefined : typeof value === 'string' ? value : null;
   }
 
-  async write(key: string, value: string, ttlMs: number): Promise<boolean> {
-    const reply = await this.#bounded('window', key, () => this.#client.set(key, value, { px: Math.max(1, Math.ceil(ttlMs)) }));
-    return reply === 'OK';
-  }
-
-  async #lease(key: string, script: string, args: (string | number)[]): Promise<LeaseReply> {
-    const reply = await this.#bounded('lease', key, () => this.#client.eval(script, [key, LEASES_KEY], args));
-    if (reply === undefined) return 'unreachable';
-    return reply === 1 ? 'ok' : 'lost';
-  }
-
-  renew(key: string, token: number, leaseMs: number): Promise<LeaseReply> {
-    return this.#lease(key, RENEW_SCRIPT, [token, leaseMs]);
-  }
-
-  commit(key: string, token: number, leaseMs: number): Promise<LeaseReply> {
-    return this.#lease(key, COMMIT_SCRIPT, [token, leaseMs]);
-  }
-
-  finish(key: string, token: number, replyTs: string | null): Promise<LeaseReply> {
-    return this.#lease(key, FINISH_SCRIPT, [token, replyTs ?? '', CLAIM_TTL_SECONDS]);
-  }
-
-  async takeOver(owner: ClaimOwner, leaseMs: number, limit: number): Promise<Takeover[]> {
-    const reply = await this.#bounded('lease', LEASES_KEY, () =>
-      this.#client.eval(TAKEOVER_SCRIPT, [LEASES_KEY], [owner.instance, owner.role, leaseMs, limit]),
-    );
-    if (!Array.isArray(reply)) return [];
-    return reply.flatMap((item) => {
-      try {
-        const t = JSON.parse(String(item)) as Takeover;
-        return typeof t.key === 'string' && typeof t.body === 'string' ? [t] : [];
-      } catch {
-        return [];
-      }
-    });
+  async readHash(key: string): Promise<Record<string, string> | undefined> {
+    const value = await this.#bounded('read', key, () => this.#client.hgetall<Record<string, string>>(key));
+    if (value === undefined) return undefined;
+    if (value === null) return {};
+    // Without deserialisation the SDK hands back [field, value, ...] or an object, by version.
+    if (Array.isArray(value)) {
+      const out: Record<string, string> = {};
+      for (let i = 0; i + 1 < value.length; i += 2) out[String(value[i])] = String(value[i + 1]);
+      return out;
+    }
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
   }
 
   async push(key: string, values: readonly string[], max: number): Promise<void> {
@@ -197,25 +215,42 @@ export class UpstashClaimStore implements ClaimStore {
   }
 
   async range(key: string, count: number): Promise<string[]> {
-    const values = await this.#bounded('note', key, () => this.#client.lrange<string>(key, 0, count - 1));
+    const values = await this.#bounded('read', key, () => this.#client.lrange<string>(key, 0, count - 1));
     return Array.isArray(values) ? values.map(String) : [];
   }
 
   async ping(): Promise<StoreHealth> {
-    const failed = Symbol('failed');
-    let reason = '';
-    const reply = await withDeadline<unknown>(
-      this.#client.ping().catch((error: unknown) => {
-        reason = reasonOf(error);
-        return failed;
-      }),
-      this.budget.attemptMs + 50,
-      () => {
-        reason = `deadline: no answer within ${this.budget.attemptMs + 50} ms`;
-        return failed;
-      },
-    );
+    const reply = await this.#bounded('ping', 'PING', () => this.#client.ping());
     if (reply === 'PONG') return { ok: true };
-    return { ok: false, reason: reason || `unexpected PING reply ${JSON.stringify(reply)}` };
+    const last = this.#observed.get();
+    return { ok: false, reason: last.ok ? `unexpected PING reply` : (last.reason ?? 'no answer') };
+  }
+
+  observed(): StoreHealth & { at: number | null } {
+    return this.#observed.get();
   }
 }
+
+function replyOf(reply: unknown): LeaseReply {
+  if (reply === undefined) return 'unreachable';
+  return reply === 1 ? 'ok' : 'lost';
+}
+
+function deadLetterOf(item: unknown): DeadLetter | undefined {
+  try {
+    const r = JSON.parse(String(item)) as Record<string, unknown>;
+    if (typeof r.key !== 'string') return undefined;
+    return {
+      key: r.key,
+      eventId: typeof r.event_id === 'string' ? r.event_id : r.key.split(':').pop() ?? r.key,
+      channel: typeof r.channel === 'string' ? r.channel : null,
+      reason: typeof r.reason === 'string' ? r.reason : 'unknown',
+      attempts: typeof r.attempts === 'number' ? r.attempts : 1,
+      at: new Date(typeof r.dead_at === 'number' ? r.dead_at : 0).toISOString(),
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+export { deadLetterOf };

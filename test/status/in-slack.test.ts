@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MemoryClaimStore } from '../../lib/store/index.js';
+import { MemoryStore } from '../../lib/store/index.js';
 import { startFakeWebApi, type FakeWebApi } from '../../drill/sim/fake-web-api.js';
 import { commandForm, deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
 import { eventually, SECRET, settle, startCopy, type RunningCopy } from '../support/copies.js';
@@ -11,7 +11,7 @@ describe('the status page in Slack, from the shared store', () => {
 
   beforeAll(async () => {
     api = await startFakeWebApi();
-    const store = new MemoryClaimStore();
+    const store = new MemoryStore();
     hub = await startCopy({ role: 'hub', webApiUrl: api.url, store });
     cloud = await startCopy({ role: 'cloud', webApiUrl: api.url, store });
     await deliver(hub.eventsUrl, mentionEnvelope({ eventId: 'Ev-s1', ts: '1700000300.000100' }), { signingSecret: SECRET });

@@ -1,31 +1,31 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryClaimStore } from '../../lib/store/index.js';
+import { MemoryStore } from '../../lib/store/index.js';
 
 const hub = { instance: 'hub-1', role: 'hub' } as const;
 
-describe('MemoryClaimStore', () => {
+describe('MemoryStore', () => {
   it('claims a key once and calls every later claim a duplicate', async () => {
-    const store = new MemoryClaimStore();
+    const store = new MemoryStore();
     expect((await store.claim(['k'], hub)).kind).toBe('claimed');
     expect((await store.claim(['k'], hub)).kind).toBe('duplicate');
   });
 
   it('50 concurrent claims of one key give one claim and 49 duplicates', async () => {
-    const store = new MemoryClaimStore();
+    const store = new MemoryStore();
     const kinds = (await Promise.all(Array.from({ length: 50 }, () => store.claim(['race'], hub)))).map((o) => o.kind);
     expect(kinds.filter((k) => k === 'claimed')).toHaveLength(1);
     expect(kinds.filter((k) => k === 'duplicate')).toHaveLength(49);
   });
 
   it('a message alias taken under another event id is a duplicate', async () => {
-    const store = new MemoryClaimStore();
+    const store = new MemoryStore();
     await store.claim(['ev-1', 'msg'], hub);
     expect((await store.claim(['ev-2', 'msg'], hub)).kind).toBe('duplicate');
   });
 
   it('a claim expires after its TTL on the injected clock', async () => {
     let now = 1_000_000;
-    const store = new MemoryClaimStore({ now: () => now, ttlSeconds: 10 });
+    const store = new MemoryStore({ now: () => now, ttlSeconds: 10 });
     await store.claim(['k'], hub);
     now += 10_001;
     expect((await store.claim(['k'], hub)).kind).toBe('claimed');
@@ -33,7 +33,7 @@ describe('MemoryClaimStore', () => {
 
   it('written values expire after their own TTL', async () => {
     let now = 0;
-    const store = new MemoryClaimStore({ now: () => now });
+    const store = new MemoryStore({ now: () => now });
     await store.write('w', 'v', 50);
     expect(await store.read('w')).toBe('v');
     now = 50;

@@ -1,6 +1,6 @@
 /** Hub and cloud copies in this process: real Bolt, real receiver, real sockets. */
 import { createAutohub, type Autohub } from '../../app/create-app.js';
-import type { ClaimStore } from '../../lib/store/index.js';
+import type { SharedStore } from '../../lib/store/index.js';
 import { parseAppConfig, type Role } from '../../lib/config/index.js';
 import { createMemoryLogger } from '../../lib/log/index.js';
 
@@ -15,7 +15,7 @@ export interface RunningCopy extends Autohub {
 
 export async function startCopy(o: {
   role: Role;
-  store?: ClaimStore;
+  store?: SharedStore;
   webApiUrl: string;
   upstash?: { url: string; token: string };
   env?: Record<string, string>;

@@ -1,0 +1,23 @@
+/** The status page's blocks, as one copy sees the shared store now: for `/autohub status` and the App Home. */
+import { statusBlocks } from './blocks.js';
+import { readSnapshot, type SnapshotStore } from './snapshot.js';
+
+export async function statusPage(
+  store: SnapshotStore,
+  answering: { role: string; instance: string },
+  storeOk: boolean | null,
+  now: number = Date.now(),
+) {
+  return statusBlocks(await readSnapshot(store, answering, storeOk), now);
+}
+
+/** The page for the copy whose health report this is. */
+export function pageFor(health: { report(): { body: { role: string; instance: string; store: { ok: boolean | null } } } }, store: SnapshotStore) {
+  const { body } = health.report();
+  return statusPage(store, { role: body.role, instance: body.instance }, body.store.ok);
+}
+
+/** Whether `user` may see the status page: everyone when no owner is set (AUTOHUB_OWNER). */
+export function mayReadStatus(owners: readonly string[], user: string | undefined): boolean {
+  return owners.length === 0 || (user !== undefined && owners.includes(user));
+}

@@ -1,0 +1,115 @@
+/**
+ * What each part of autohub needs from the shared store, one interface per
+ * role, so every consumer depends on the smallest slice it uses. Two
+ * adapters implement them all: Upstash (shared by the copies) and in-process
+ * (one copy alone).
+ *
+ * None of these methods throws: expected faults are values.
+ */
+import type { Look, LeaseReply, ReleaseReply, RetryPolicy, Takeover } from './lease.js';
+import type { ClaimOutcome } from './outcome.js';
+import type { ClaimOwner, LeaseRequest } from './record.js';
+
+export type StoreKind = 'upstash' | 'memory';
+
+export interface StoreHealth {
+  ok: boolean;
+  reason?: string;
+}
+
+/** Taking a delivery before the ack. */
+export interface Claims {
+  /**
+   * Take a delivery under every key in `keys` (primary first), all or none.
+   * Resolves `claimed`, `duplicate` (a key is held: a positive answer) or
+   * `fail-open`. With a lease, `claimed` carries token 1.
+   */
+  claim(keys: readonly string[], owner: ClaimOwner, lease?: LeaseRequest): Promise<ClaimOutcome>;
+}
+
+/** The status page's line for a turn that ended, written with the lease's last operation. */
+export interface TurnLine {
+  /** The JSON line for the turns list. */
+  line: string;
+  /** Served by the cloud copy: also counts as a failover. */
+  cloud: boolean;
+  at: string;
+}
+
+export interface Leases {
+  /** Renew all of this copy's leases in one request: a reply per lease, in order. */
+  renew(leases: readonly { key: string; token: number }[], leaseMs: number): Promise<LeaseReply[]>;
+  /** The commit point before posting, when the lease is not provably held: -> `posting`. */
+  commit(key: string, token: number, leaseMs: number): Promise<LeaseReply>;
+  /** The turn is over: `done`, the body dropped, the reply's ts kept a day. */
+  finish(key: string, token: number, replyTs: string | null, turn?: TurnLine): Promise<LeaseReply>;
+  /** A transient failure: another run after `delayMs`, or a dead letter when the policy is spent. */
+  release(key: string, token: number, failure: { delayMs: number; reason: string; ambiguous: boolean; policy: RetryPolicy; turn?: TurnLine }): Promise<ReleaseReply>;
+  /** A permanent failure: a dead letter at once. */
+  deadLetter(key: string, token: number, reason: string, turn?: TurnLine): Promise<LeaseReply>;
+  /** Take up to `limit` lapsed or due leases for `owner`, write its heartbeat, and say when the next is due. */
+  look(owner: ClaimOwner, leaseMs: number, limit: number, heartbeat?: string): Promise<Look | undefined>;
+}
+
+/** A dead letter as listed: no body. */
+export interface DeadLetter {
+  key: string;
+  eventId: string;
+  channel: string | null;
+  reason: string;
+  attempts: number;
+  at: string;
+}
+
+export interface DeadLetters {
+  /** The newest `limit` dead letters; undefined when the store could not answer. */
+  listDead(limit: number): Promise<DeadLetter[] | undefined>;
+  /** Run a dead letter again under a new token for `owner`; undefined when it is not (or no longer) dead. */
+  replayDead(key: string, owner: ClaimOwner, leaseMs: number): Promise<Takeover | undefined>;
+  /** Forget a dead letter (its claim is kept a day); false when it was not dead. */
+  dropDead(key: string): Promise<boolean>;
+}
+
+/** Small values with a lifetime. */
+export interface Records {
+  /** A string value, `null` when absent, `undefined` when the store could not answer. */
+  read(key: string): Promise<string | null | undefined>;
+  /** A detached bookkeeping write; resolves when done, never throws. */
+  note(key: string, value: string, ttlSeconds: number): Promise<void>;
+  /** Every field of a hash; undefined when the store could not answer. */
+  readHash(key: string): Promise<Record<string, string> | undefined>;
+}
+
+/** Capped lists, newest first. */
+export interface Lists {
+  /** Put `values` (oldest first) at the head of `key`, keeping the newest `max`; never throws. */
+  push(key: string, values: readonly string[], max: number): Promise<void>;
+  /** The newest `count` values of `key`; [] when absent or unreachable. */
+  range(key: string, count: number): Promise<string[]>;
+}
+
+/** Rate-limit windows shared by the copies: learnt from claim replies, published on a refusal. */
+export interface SharedWindows {
+  /** When the window `field` reopens, as last learnt; undefined when none is known. */
+  known(field: string): number | undefined;
+  /** Tell the other copies a window closed until `reopenAt` (epoch ms). */
+  publish(field: string, reopenAt: number): void;
+}
+
+export interface Pingable {
+  readonly kind: StoreKind;
+  /** A bounded round trip, for start-up. */
+  ping(): Promise<StoreHealth>;
+  /** What the last operation said about the store, without asking it. */
+  observed(): StoreHealth & { at: number | null };
+}
+
+/** Everything: what `createStore` returns and a copy hands out in slices. */
+export interface SharedStore extends Claims, Leases, DeadLetters, Records, Lists, Pingable {
+  readonly windows: SharedWindows;
+}
+
+/** Claims outlive Slack's retry window (about 6 minutes) many times over; a done turn is kept a day. */
+export const CLAIM_TTL_SECONDS = 24 * 60 * 60;
+/** Dead letters are kept a week. */
+export const DEAD_TTL_SECONDS = 7 * 24 * 60 * 60;

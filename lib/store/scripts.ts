@@ -1,0 +1,216 @@
+/**
+ * Every store operation that must be atomic, as a Redis script. Time is
+ * Redis's own (TIME), so the copies' clocks never have to agree. Replies are
+ * integers or strings the script builds: never a status reply such as `OK`,
+ * whose base64 encoding inside an array the REST API leaves undocumented.
+ */
+const NOW = `local t = redis.call('TIME'); local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
+
+/** Decode the record at KEYS[1]; `rec` is nil when absent or unreadable. */
+const RECORD = `local raw = redis.call('GET', KEYS[1])
+local rec = nil
+if raw then local ok, v = pcall(cjson.decode, raw); if ok and type(v) == 'table' then rec = v end end`;
+
+/** The same token, a live state: else the turn belongs to someone else now. */
+const OWNED = `${RECORD}
+if not rec or tonumber(rec.token) ~= tonumber(ARGV[1]) or (rec.state ~= 'claimed' and rec.state ~= 'posting') then return 0 end`;
+
+/** Open shared rate-limit windows, flattened after `out[1]`; closed ones are dropped. KEYS[W] is the hash. */
+const WINDOWS = (w: string) => `local win = redis.call('HGETALL', ${w})
+for i = 1, #win, 2 do
+  if tonumber(win[i + 1]) and tonumber(win[i + 1]) > now then out[#out + 1] = win[i]; out[#out + 1] = win[i + 1]
+  else redis.call('HDEL', ${w}, win[i]) end
+end`;
+
+/**
+ * KEYS: the claim keys (primary first), the lease set, the windows hash.
+ * ARGV: primary record, alias record, ttl s, lease ms (0: none), nonce.
+ * Returns {'claimed' | 'mine' | 'held:<holder nonce>', window field, reopen ms, ...}.
+ * All keys or none: a delivery is never half claimed.
+ */
+export const CLAIM_SCRIPT = `${NOW}
+local n = #KEYS - 2
+local out = {}
+for i = 1, n do
+  local raw = redis.call('GET', KEYS[i])
+  if raw then
+    local ok, rec = pcall(cjson.decode, raw)
+    local holder = (ok and type(rec) == 'table' and type(rec.nonce) == 'string') and rec.nonce or '?'
+    out[1] = (holder == ARGV[5]) and 'mine' or ('held:' .. holder)
+    break
+  end
+end
+if not out[1] then
+  local lease = tonumber(ARGV[4])
+  local primary = ARGV[1]
+  if lease > 0 then
+    local rec = cjson.decode(ARGV[1]); rec.first_at = now; primary = cjson.encode(rec)
+    redis.call('ZADD', KEYS[n + 1], now + lease, KEYS[1])
+  end
+  for i = 1, n do redis.call('SET', KEYS[i], i == 1 and primary or ARGV[2], 'EX', tonumber(ARGV[3])) end
+  out[1] = 'claimed'
+end
+${WINDOWS('KEYS[n + 2]')}
+return out`;
+
+/** KEYS: the lease set, then each lease's key. ARGV: lease ms, then each token. Returns 1 (renewed) or 0 (lost) per lease. */
+export const RENEW_SCRIPT = `${NOW}
+local out = {}
+for i = 2, #KEYS do
+  local raw = redis.call('GET', KEYS[i])
+  local ok, rec = false, nil
+  if raw then ok, rec = pcall(cjson.decode, raw) end
+  if ok and type(rec) == 'table' and tonumber(rec.token) == tonumber(ARGV[i]) and (rec.state == 'claimed' or rec.state == 'posting') then
+    redis.call('ZADD', KEYS[1], now + tonumber(ARGV[1]), KEYS[i]); out[#out + 1] = 1
+  else out[#out + 1] = 0 end
+end
+return out`;
+
+/** -> posting, with the current token only. KEYS: key, lease set. ARGV: token, lease ms. */
+export const COMMIT_SCRIPT = `${OWNED}
+${NOW}
+rec.state = 'posting'
+redis.call('SET', KEYS[1], cjson.encode(rec), 'KEEPTTL')
+redis.call('ZADD', KEYS[2], now + tonumber(ARGV[2]), KEYS[1])
+return 1`;
+
+/** The turn's line on the status page, pushed in the same round trip. KEYS[T]: turns list. */
+const TURN_RECORD = (t: string, a: string) => `if ${a} ~= '' then
+  redis.call('LPUSH', ${t}, ${a}); redis.call('LTRIM', ${t}, 0, 9); redis.call('EXPIRE', ${t}, 172800)
+end`;
+
+/**
+ * -> done: the body dropped, the reply's ts kept, the lease gone, and the
+ * status page's lines written. KEYS: key, lease set, turns, failovers,
+ * cloud-last-served. ARGV: token, reply ts ('' for none), ttl s, turn line
+ * ('' for none), '1' when served by the cloud copy, ISO time.
+ */
+export const FINISH_SCRIPT = `${OWNED}
+rec.state = 'done'
+rec.body = nil
+if ARGV[2] ~= '' then rec.reply_ts = ARGV[2] end
+redis.call('SET', KEYS[1], cjson.encode(rec), 'EX', tonumber(ARGV[3]))
+redis.call('ZREM', KEYS[2], KEYS[1])
+${TURN_RECORD('KEYS[3]', 'ARGV[4]')}
+if ARGV[5] == '1' then
+  redis.call('LPUSH', KEYS[4], ARGV[6]); redis.call('LTRIM', KEYS[4], 0, 499); redis.call('EXPIRE', KEYS[4], 172800)
+  redis.call('SET', KEYS[5], ARGV[6], 'EX', 2592000)
+end
+return 1`;
+
+/** Dead-letter the record `rec` (owned, decoded). Needs KEYS: key, lease set, dead set, turns; ARGV[D]: ttl s, ARGV[A]: turn line. */
+const TO_DEAD = (ttl: string, line: string) => `rec.state = 'dead'
+rec.dead_at = now
+redis.call('SET', KEYS[1], cjson.encode(rec), 'EX', tonumber(${ttl}))
+redis.call('ZREM', KEYS[2], KEYS[1])
+redis.call('ZADD', KEYS[3], now, KEYS[1])
+redis.call('EXPIRE', KEYS[3], tonumber(${ttl}))
+${TURN_RECORD('KEYS[4]', line)}`;
+
+/**
+ * A failed turn handed back: another run after `delay`, or a dead letter when
+ * its runs or its time are spent. KEYS: key, lease set, dead set, turns.
+ * ARGV: token, delay ms, reason, ambiguous ('1'/'0'), max runs, window ms,
+ * dead ttl s, turn line for a dead letter. Returns 1 retry, 2 dead, 0 lost.
+ */
+export const RELEASE_SCRIPT = `${OWNED}
+${NOW}
+local attempts = tonumber(rec.attempts) or 1
+local first = tonumber(rec.first_at) or now
+local delay = tonumber(ARGV[2])
+rec.reason = ARGV[3]
+rec.ambiguous = ARGV[4] == '1'
+if attempts >= tonumber(ARGV[5]) or now + delay - first > tonumber(ARGV[6]) then
+  ${TO_DEAD('ARGV[7]', 'ARGV[8]')}
+  return 2
+end
+rec.state = 'retry'
+redis.call('SET', KEYS[1], cjson.encode(rec), 'KEEPTTL')
+redis.call('ZADD', KEYS[2], now + delay, KEYS[1])
+return 1`;
+
+/** A turn that can never succeed: dead at once. KEYS as RELEASE. ARGV: token, reason, dead ttl s, turn line. */
+export const DEAD_SCRIPT = `${OWNED}
+${NOW}
+rec.reason = ARGV[2]
+${TO_DEAD('ARGV[3]', 'ARGV[4]')}
+return 1`;
+
+/** Take `rec` at KEYS-less `key` for ARGV owner; appends the takeover to `out`. */
+const TAKE = `local prev = rec.state
+rec.token = tonumber(rec.token) + 1
+rec.instance = ARGV[1]
+rec.role = ARGV[2]
+rec.attempts = (tonumber(rec.attempts) or 1) + 1
+rec.state = 'claimed'
+redis.call('SET', key, cjson.encode(rec), 'KEEPTTL')
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), key)
+out[#out + 1] = cjson.encode({ key = key, token = rec.token, state = prev, body = rec.body, attempts = rec.attempts, ambiguous = rec.ambiguous == true })`;
+
+/**
+ * One look at the store: take up to ARGV[4] lapsed leases, write this copy's
+ * heartbeat, and say when the next lease falls due. KEYS: lease set, copies
+ * hash. ARGV: instance, role, lease ms, limit, heartbeat ('' for none).
+ * Returns {ms until the next lease is due or -1, takeover, ...}.
+ */
+export const LOOK_SCRIPT = `${NOW}
+local out = { -1 }
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[4]))
+for _, key in ipairs(due) do
+  local raw = redis.call('GET', key)
+  local ok, rec = false, nil
+  if raw then ok, rec = pcall(cjson.decode, raw) end
+  if not ok or type(rec) ~= 'table' or not rec.body or (rec.state ~= 'claimed' and rec.state ~= 'posting' and rec.state ~= 'retry') then
+    redis.call('ZREM', KEYS[1], key)
+  else
+    ${TAKE}
+  end
+end
+if ARGV[5] ~= '' then redis.call('HSET', KEYS[2], ARGV[1], ARGV[5]); redis.call('EXPIRE', KEYS[2], 604800) end
+local nxt = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+if nxt[2] then out[1] = math.max(0, tonumber(nxt[2]) - now) end
+return out`;
+
+/**
+ * A dead letter run again through the lease path: taken by ARGV's owner under
+ * a new token, its runs counted afresh. KEYS: lease set, key, dead set.
+ * ARGV: instance, role, lease ms. Returns {takeover} or {}.
+ */
+export const REPLAY_SCRIPT = `${NOW}
+local out = {}
+local key = KEYS[2]
+local raw = redis.call('GET', key)
+local ok, rec = false, nil
+if raw then ok, rec = pcall(cjson.decode, raw) end
+if not ok or type(rec) ~= 'table' or rec.state ~= 'dead' or not rec.body then return out end
+redis.call('ZREM', KEYS[3], key)
+rec.attempts = 0
+rec.first_at = now
+rec.ambiguous = true
+${TAKE}
+return out`;
+
+/** The newest ARGV[1] dead letters, without their bodies. KEYS: dead set. */
+export const DEAD_LIST_SCRIPT = `local out = {}
+for _, key in ipairs(redis.call('ZREVRANGE', KEYS[1], 0, tonumber(ARGV[1]) - 1)) do
+  local raw = redis.call('GET', key)
+  local ok, rec = false, nil
+  if raw then ok, rec = pcall(cjson.decode, raw) end
+  if ok and type(rec) == 'table' and rec.state == 'dead' then
+    rec.body = nil
+    rec.key = key
+    out[#out + 1] = cjson.encode(rec)
+  else
+    redis.call('ZREM', KEYS[1], key)
+  end
+end
+return out`;
+
+/** A dead letter dropped: its body gone, its claim kept a day. KEYS: key, dead set. ARGV: ttl s. Returns 1 or 0. */
+export const DROP_SCRIPT = `${RECORD}
+if not rec or rec.state ~= 'dead' then return 0 end
+rec.state = 'dropped'
+rec.body = nil
+redis.call('SET', KEYS[1], cjson.encode(rec), 'EX', tonumber(ARGV[1]))
+redis.call('ZREM', KEYS[2], KEYS[1])
+return 1`;
