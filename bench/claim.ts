@@ -4,7 +4,7 @@
  * bridge by a bare @upstash/redis client, in the same run.
  */
 import { Redis } from '@upstash/redis';
-import { UpstashClaimStore } from '../lib/store/index.js';
+import { UpstashStore } from '../lib/store/index.js';
 import { startRedis } from '../drill/sim/redis-server.js';
 import { startUpstashBridge } from '../drill/sim/upstash-bridge.js';
 import { fmt, printTable, summarize } from './stats.js';
@@ -13,7 +13,7 @@ export async function benchClaim(n = 2000): Promise<void> {
   const redis = await startRedis();
   const bridge = await startUpstashBridge({ redisPort: redis.port });
   try {
-    const store = new UpstashClaimStore({ settings: { url: bridge.url, token: bridge.token }, reporter: () => {} });
+    const store = new UpstashStore({ settings: { url: bridge.url, token: bridge.token }, reporter: () => {} });
     const bare = new Redis({ url: bridge.url, token: bridge.token, enableTelemetry: false });
     const owner = { instance: 'bench', role: 'hub' } as const;
     // A mention's body as a lease keeps it (about 600 bytes).

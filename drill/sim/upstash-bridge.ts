@@ -27,6 +27,16 @@ export interface UpstashBridge {
   mode: BridgeMode;
   /** Requests seen, in every mode. */
   requests: number;
+  /** Commands run against Redis, as Upstash bills them: one per command, each in a pipeline, a script as one. */
+  commands: number;
+  /** Commands by name (lower case), for the cost bench. */
+  byCommand: Map<string, number>;
+  /**
+   * How `OK` is sent under `Upstash-Encoding: base64`: the REST docs exempt
+   * "the OK response" without saying whether that holds inside an array.
+   * `encoded` (default) encodes every string; `plain` leaves every `OK` as it is.
+   */
+  okEncoding: 'encoded' | 'plain';
   /** Extra latency added before a normal answer, in ms. */
   delayMs: number;
   /** The next N requests run against Redis, then lose their reply (the connection drops). */
@@ -34,10 +44,10 @@ export interface UpstashBridge {
   close(): Promise<void>;
 }
 
-function encode(value: unknown, base64: boolean): unknown {
+function encode(value: unknown, base64: boolean, okPlain = false): unknown {
   if (!base64) return value;
-  if (typeof value === 'string') return Buffer.from(value).toString('base64');
-  if (Array.isArray(value)) return value.map((v) => encode(v, base64));
+  if (typeof value === 'string') return okPlain && value === 'OK' ? value : Buffer.from(value).toString('base64');
+  if (Array.isArray(value)) return value.map((v) => encode(v, base64, okPlain));
   return value;
 }
 
@@ -60,6 +70,9 @@ export async function startUpstashBridge(options: { redisPort: number; token?: s
   const token = options.token ?? 'bridge-token';
 
   const run = async (command: (string | number)[]) => {
+    bridge.commands += 1;
+    const name = String(command[0]).toLowerCase();
+    bridge.byCommand.set(name, (bridge.byCommand.get(name) ?? 0) + 1);
     try {
       return { result: await redis.command(command) };
     } catch (error) {
@@ -115,13 +128,13 @@ export async function startUpstashBridge(options: { redisPort: number; token?: s
           return;
         }
         if ('error' in reply) return send(400, reply);
-        return send(200, { result: encode(reply.result, base64) });
+        return send(200, { result: encode(reply.result, base64, bridge.okEncoding === 'plain') });
       }
       if (path === '/pipeline' && Array.isArray(body) && body.every(isCommand)) {
         const replies = await Promise.all(body.map(run));
         return send(
           200,
-          replies.map((r) => ('error' in r ? r : { result: encode(r.result, base64) })),
+          replies.map((r) => ('error' in r ? r : { result: encode(r.result, base64, bridge.okEncoding === 'plain') })),
         );
       }
       return send(400, { error: `ERR unsupported request to ${path}` });
@@ -142,6 +155,9 @@ export async function startUpstashBridge(options: { redisPort: number; token?: s
     token,
     mode: 'normal',
     requests: 0,
+    commands: 0,
+    byCommand: new Map(),
+    okEncoding: 'encoded',
     delayMs: 0,
     dropReplies: 0,
     close: async () => {

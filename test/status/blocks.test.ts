@@ -7,13 +7,15 @@ const text = (blocks: ReturnType<typeof statusBlocks>) => JSON.stringify(blocks)
 
 const base: StatusSnapshot = {
   answering: { role: 'hub', instance: 'hub-mac' },
-  hub: { at: iso(20_000), instance: 'hub-mac', status: 'ok', storeOk: true },
-  cloud: { at: iso(5 * 60_000), instance: 'cloud-railway', status: 'degraded', storeOk: false },
+  copies: [
+    { at: iso(20_000), instance: 'hub-mac', role: 'hub', status: 'ok', storeOk: true },
+    { at: iso(5 * 60_000), instance: 'cloud-railway', role: 'cloud', status: 'degraded', storeOk: false },
+  ],
   storeKind: 'upstash',
   storeOk: true,
   turns: [
-    { at: iso(30_000), role: 'cloud', instance: 'cloud-railway', ackMs: 41.2, claim: 'claimed' },
-    { at: iso(2 * 3_600_000), role: 'hub', instance: 'hub-mac', ackMs: 12, claim: 'fail-open' },
+    { at: iso(30_000), role: 'cloud', instance: 'cloud-railway', outcome: 'answered', attempts: 1 },
+    { at: iso(2 * 3_600_000), role: 'hub', instance: 'hub-mac', outcome: 'dead', attempts: 4, reason: 'slack: not_in_channel' },
   ],
   failoverTimes: [iso(30_000), iso(3_600_000), iso(2 * 86_400_000)],
   refusals: [
@@ -22,6 +24,8 @@ const base: StatusSnapshot = {
     { method: 'users.list', status: 429, body: { ok: false, error: 'ratelimited' }, headers: { 'retry-after': '3' }, waited: 3, at: iso(3 * 86_400_000), instance: 'hub-mac' },
   ],
   cloudLastServed: iso(30_000),
+  dead: [{ key: 'k', eventId: 'Ev123', channel: 'C42', reason: 'slack: not_in_channel', attempts: 1, at: iso(2 * 3_600_000) }],
+  lastFailover: { at: iso(30_000), reason: 'hub refusing (401)' },
 };
 
 describe('statusBlocks', () => {
@@ -33,11 +37,29 @@ describe('statusBlocks', () => {
     expect(t).toContain('*Claim store*: upstash, reachable');
   });
 
-  it('lists the last turns with when, which copy, ack latency and claim outcome', () => {
+  it('lists the last turns, answered or dead-lettered, with which copy and how many runs', () => {
     const t = text(statusBlocks(base, NOW));
     expect(t).toContain('*Last 2 turn(s)*');
-    expect(t).toContain('• 30s ago: *cloud* `cloud-railway`, ack 41 ms, claim claimed');
-    expect(t).toContain('• 2h ago: *hub* `hub-mac`, ack 12 ms, claim fail-open');
+    expect(t).toContain('• 30s ago: answered by *cloud* `cloud-railway`');
+    expect(t).toContain('• 2h ago: *dead letter* (slack: not_in_channel) by *hub* `hub-mac`, 4 runs');
+  });
+
+  it('lists dead letters with the id to replay, and the last failover with the edge reason', () => {
+    const t = text(statusBlocks(base, NOW));
+    expect(t).toContain('• `Ev123` in <#C42>: slack: not_in_channel, 1 run(s), 2h ago');
+    expect(t).toContain('*Last failover*: 30s ago, hub refusing (401)');
+    expect(text(statusBlocks({ ...base, dead: [] }, NOW))).toContain('*Dead letters*: none');
+  });
+
+  it('shows every replica under its own instance, and a silent one as silent', () => {
+    const copies = [
+      { at: iso(10_000), instance: 'cloud-a', role: 'cloud' as const, status: 'ok', storeOk: true },
+      { at: iso(30 * 60_000), instance: 'cloud-b', role: 'cloud' as const, status: 'ok', storeOk: true },
+    ];
+    const t = text(statusBlocks({ ...base, copies }, NOW));
+    expect(t).toContain('*Cloud copy* `cloud-a`: ok (seen 10s ago)');
+    expect(t).toContain('*Cloud copy* `cloud-b`: ok (seen 30m ago) :warning: silent');
+    expect(t).toContain('*Hub*: not seen yet');
   });
 
   it("counts the last 24 hours' failovers and refusals with the audit's verdicts", () => {
@@ -47,7 +69,7 @@ describe('statusBlocks', () => {
   });
 
   it('warns when the cloud copy has been silent for days, and not before', () => {
-    expect(text(statusBlocks(base, NOW))).not.toContain(':warning:');
+    expect(text(statusBlocks(base, NOW))).not.toContain(':warning: The cloud copy');
     const silent = text(statusBlocks({ ...base, cloudLastServed: iso(6 * 86_400_000) }, NOW));
     expect(silent).toContain('*Cloud copy last served*: 6d ago');
     expect(silent).toContain(':warning: The cloud copy has served nothing for over 3 days');
@@ -55,7 +77,7 @@ describe('statusBlocks', () => {
   });
 
   it('reads sensibly with nothing recorded yet', () => {
-    const t = text(statusBlocks({ ...base, hub: null, cloud: null, turns: [], failoverTimes: [], refusals: [], storeOk: null }, NOW));
+    const t = text(statusBlocks({ ...base, copies: [], turns: [], failoverTimes: [], refusals: [], storeOk: null, dead: [], lastFailover: null }, NOW));
     expect(t).toContain('*Hub*: not seen yet');
     expect(t).toContain('_no turns recorded yet_');
     expect(t).toContain('0 rate-limit refusal(s)');

@@ -34,9 +34,9 @@ describe('MemoryStore', () => {
   it('written values expire after their own TTL', async () => {
     let now = 0;
     const store = new MemoryStore({ now: () => now });
-    await store.write('w', 'v', 50);
+    await store.note('w', 'v', 5);
     expect(await store.read('w')).toBe('v');
-    now = 50;
+    now = 5_000;
     expect(await store.read('w')).toBeNull();
   });
 });

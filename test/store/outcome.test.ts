@@ -1,45 +1,50 @@
 import { fc, test as fcTest } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { classifySetNxReply, combineOutcomes, CLAIMED, DUPLICATE, failOpen } from '../../lib/store/index.js';
+import { classifyClaimReply } from '../../lib/store/index.js';
 
-describe('classifySetNxReply', () => {
+const kind = (reply: unknown) => classifyClaimReply(reply, undefined).outcome.kind;
+
+describe('classifyClaimReply: a duplicate is a positive answer', () => {
   it.each([
-    ['OK', 'claimed'],
-    [null, 'duplicate'],
-    ['Aborted', 'fail-open'],
+    [['claimed'], 'claimed'],
+    [['mine'], 'claimed'],
+    [['held:3f1c2a'], 'duplicate'],
+    [['held:?'], 'duplicate'],
+    [null, 'fail-open'],
     [{}, 'fail-open'],
+    ['Aborted', 'fail-open'],
+    [[], 'fail-open'],
+    [['held:'], 'fail-open'],
+    [['OK'], 'fail-open'],
+    [['T0s='], 'fail-open'],
     [undefined, 'fail-open'],
-    ['ok', 'fail-open'],
-    [0, 'fail-open'],
-    ['', 'fail-open'],
     [[null], 'fail-open'],
-  ])('reply %j classifies as %s', (reply, kind) => {
-    expect(classifySetNxReply(reply).kind).toBe(kind);
+    [[1], 'fail-open'],
+  ])('reply %j classifies as %s', (reply, expected) => {
+    expect(kind(reply)).toBe(expected);
   });
 
-  it('a fail-open names the reply it could not read', () => {
-    expect(classifySetNxReply('Aborted')).toEqual({ kind: 'fail-open', reason: 'unexpected SET NX reply "Aborted"' });
+  it('a leased claim carries token 1', () => {
+    expect(classifyClaimReply(['claimed'], 1).outcome).toEqual({ kind: 'claimed', token: 1 });
   });
 
-  fcTest.prop([fc.anything()])('only null is ever a duplicate', (reply) => {
-    expect(classifySetNxReply(reply).kind === 'duplicate').toBe(reply === null);
+  it('open rate-limit windows come back with the claim, in the same round trip', () => {
+    const { windows } = classifyClaimReply(['claimed', 'abc:chat.postMessage', '1700000001000', 'abc:views.publish', 'oops'], undefined);
+    expect([...windows]).toEqual([['abc:chat.postMessage', 1700000001000]]);
   });
 
-  fcTest.prop([fc.anything()])('only "OK" is ever a claim', (reply) => {
-    expect(classifySetNxReply(reply).kind === 'claimed').toBe(reply === 'OK');
+  it('a fail-open names the shape of the reply, never its text', () => {
+    const { outcome } = classifyClaimReply('secret message text', undefined);
+    expect(outcome).toEqual({ kind: 'fail-open', reason: 'unexpected claim reply: a string of 19 characters' });
   });
-});
 
-describe('combineOutcomes', () => {
-  it('is a duplicate when any key is already taken', () => {
-    expect(combineOutcomes([CLAIMED, DUPLICATE])).toBe(DUPLICATE);
-    expect(combineOutcomes([failOpen('x'), DUPLICATE])).toBe(DUPLICATE);
+  fcTest.prop([fc.anything()])('nothing but a held: status with a holder is ever a duplicate', (reply) => {
+    const positive = Array.isArray(reply) && typeof reply[0] === 'string' && /^held:./.test(reply[0]);
+    expect(kind(reply) === 'duplicate').toBe(positive);
   });
-  it('is a claim only when every key is claimed', () => {
-    expect(combineOutcomes([CLAIMED, CLAIMED])).toBe(CLAIMED);
-    expect(combineOutcomes([CLAIMED, failOpen('timeout')])).toEqual(failOpen('timeout'));
-  });
-  it('fails open with no keys at all', () => {
-    expect(combineOutcomes([]).kind).toBe('fail-open');
+
+  fcTest.prop([fc.anything()])('only claimed or mine is ever a claim', (reply) => {
+    const claimed = Array.isArray(reply) && (reply[0] === 'claimed' || reply[0] === 'mine');
+    expect(kind(reply) === 'claimed').toBe(claimed);
   });
 });

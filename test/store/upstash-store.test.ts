@@ -1,11 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import {
-  claimDeadlineMs,
-  type ClaimOwner,
-  type StoreFault,
-  UpstashClaimStore,
-  upstashClientOptions,
-} from '../../lib/store/index.js';
+import { Redis } from '@upstash/redis';
+import { claimDeadlineMs, classifyClaimReply, createUpstashClient, type ClaimOwner, type StoreFault, UpstashStore } from '../../lib/store/index.js';
+import { CLAIM_SCRIPT } from '../../lib/store/scripts.js';
 import type { BridgeMode } from '../../drill/sim/upstash-bridge.js';
 import { useRedisBridge } from '../support/redis-fixture.js';
 
@@ -14,11 +10,11 @@ const cloud: ClaimOwner = { instance: 'cloud-test', role: 'cloud' };
 let counter = 0;
 const uniqueKey = (label: string) => `autohub:claim:T1:event:${label}-${process.pid}-${++counter}`;
 
-describe('UpstashClaimStore against a real Redis through the REST bridge', () => {
+describe('UpstashStore against a real Redis through the REST bridge', () => {
   const fx = useRedisBridge();
   const faults: StoreFault[] = [];
-  const store = (reporter: (f: StoreFault) => void = (f) => void faults.push(f)) =>
-    new UpstashClaimStore({ settings: { url: fx.bridge.url, token: fx.bridge.token }, reporter });
+  const store = (reporter: (f: StoreFault) => void = (f) => void faults.push(f), budget?: { attemptMs: number }) =>
+    new UpstashStore({ settings: { url: fx.bridge.url, token: fx.bridge.token }, reporter, ...(budget ? { budget } : {}) });
 
   it('the first claim of a key is claimed and the second is a duplicate', async () => {
     const s = store();
@@ -70,17 +66,6 @@ describe('UpstashClaimStore against a real Redis through the REST bridge', () =>
   });
 
   describe('seed 003 regressions', () => {
-    it('the configured signal is a factory that returns a fresh, live signal on every call', () => {
-      const options = upstashClientOptions({ url: 'http://127.0.0.1:1', token: 't' }, 450);
-      expect(typeof options.signal).toBe('function');
-      const factory = options.signal as () => AbortSignal;
-      const first = factory();
-      const second = factory();
-      expect(first).not.toBe(second);
-      expect(first.aborted).toBe(false);
-      expect(second.aborted).toBe(false);
-    });
-
     it('an "Aborted" reply fails open and is never a duplicate', async () => {
       const seen: StoreFault[] = [];
       const s = store((f) => seen.push(f));
@@ -88,9 +73,39 @@ describe('UpstashClaimStore against a real Redis through the REST bridge', () =>
       try {
         const outcome = await s.claim([uniqueKey('aborted')], hub);
         expect(outcome.kind).toBe('fail-open');
-        expect(seen[0]).toMatchObject({ op: 'claim', reason: expect.stringMatching(/Aborted/) });
+        expect(seen[0]).toMatchObject({ op: 'claim', reason: expect.stringMatching(/unexpected claim reply/) });
       } finally {
         fx.bridge.mode = 'normal';
+      }
+    });
+
+    it('a {"result":{}} reply (decoded to nothing) fails open: a first delivery is never dropped as a duplicate', async () => {
+      const s = store(() => {});
+      fx.bridge.mode = 'empty-object';
+      try {
+        expect((await s.claim([uniqueKey('empty')], hub)).kind).toBe('fail-open');
+      } finally {
+        fx.bridge.mode = 'normal';
+      }
+    });
+  });
+
+  describe('the claim script reads right under either reading of the base64 rule', () => {
+    // The SDK's default client asks for base64 and decodes every string in an array.
+    const sdkDefault = () => new Redis({ url: fx.bridge.url, token: fx.bridge.token, enableAutoPipelining: false, automaticDeserialization: false });
+    it.each(['encoded', 'plain'] as const)('OK %s inside arrays: a first claim is claimed, a second a duplicate', async (okEncoding) => {
+      fx.bridge.okEncoding = okEncoding;
+      try {
+        for (const client of [sdkDefault(), createUpstashClient({ url: fx.bridge.url, token: fx.bridge.token }, 1000)]) {
+          const key = uniqueKey(`b64-${okEncoding}`);
+          const run = () => client.eval(CLAIM_SCRIPT, [key, 'autohub:leases', 'autohub:ratelimit'], ['{"nonce":"n1"}', '{}', 60, 0, 'n1']);
+          expect(classifyClaimReply(await run(), undefined).outcome.kind).toBe('claimed');
+          expect(classifyClaimReply(await run(), undefined).outcome.kind).toBe('claimed');
+          const other = () => client.eval(CLAIM_SCRIPT, [key, 'autohub:leases', 'autohub:ratelimit'], ['{"nonce":"n2"}', '{}', 60, 0, 'n2']);
+          expect(classifyClaimReply(await other(), undefined).outcome.kind).toBe('duplicate');
+        }
+      } finally {
+        fx.bridge.okEncoding = 'encoded';
       }
     });
   });
@@ -115,7 +130,7 @@ describe('UpstashClaimStore against a real Redis through the REST bridge', () =>
       }
     });
 
-    it.each(modes)('bridge mode %s on a two-key (pipeline) claim', async (mode) => {
+    it.each(modes)('bridge mode %s on a two-key claim', async (mode) => {
       const s = store(() => {});
       fx.bridge.mode = mode;
       try {
@@ -141,7 +156,7 @@ describe('UpstashClaimStore against a real Redis through the REST bridge', () =>
     });
 
     it('a bridge nobody listens on fails open', async () => {
-      const s = new UpstashClaimStore({ settings: { url: 'http://127.0.0.1:9', token: 't' }, reporter: () => {} });
+      const s = new UpstashStore({ settings: { url: 'http://127.0.0.1:9', token: 't' }, reporter: () => {} });
       expect((await s.claim([uniqueKey('closed-port')], hub)).kind).toBe('fail-open');
       expect((await s.ping()).ok).toBe(false);
     });
@@ -167,16 +182,22 @@ describe('UpstashClaimStore against a real Redis through the REST bridge', () =>
       }
     });
 
-    it('each detached write gets its own fuse: a slow one does not abort the next', async () => {
+    it('each request gets a fuse of its own: one shared across requests would abort the second of two slow writes', async () => {
       const seen: StoreFault[] = [];
-      const s = store((f) => seen.push(f));
-      const slow = s.note(uniqueKey('slow'), 'a', 60);
-      await new Promise((r) => setTimeout(r, 300));
-      const key = uniqueKey('fresh');
-      await s.note(key, 'b', 60);
-      await slow;
-      expect(seen).toEqual([]);
-      expect(await s.read(key)).toBe('b');
+      // Each write takes 600 ms of a 1,000 ms fuse; the second starts when the first ends, so a
+      // fuse made once (a static signal) would fire 400 ms into it.
+      const s = store((f) => seen.push(f), { attemptMs: 1000 });
+      fx.bridge.delayMs = 600;
+      try {
+        await s.note(uniqueKey('slow-1'), 'a', 60);
+        const key = uniqueKey('slow-2');
+        await s.note(key, 'b', 60);
+        expect(seen).toEqual([]);
+        fx.bridge.delayMs = 0;
+        expect(await s.read(key)).toBe('b');
+      } finally {
+        fx.bridge.delayMs = 0;
+      }
     });
   });
 
@@ -197,7 +218,7 @@ describe('a private Redis that is killed', () => {
 
   it('fails every claim open within the budget, and the store reports itself unhealthy', async () => {
     const seen: StoreFault[] = [];
-    const s = new UpstashClaimStore({ settings: { url: fx.bridge.url, token: fx.bridge.token }, reporter: (f) => void seen.push(f) });
+    const s = new UpstashStore({ settings: { url: fx.bridge.url, token: fx.bridge.token }, reporter: (f) => void seen.push(f) });
     expect((await s.claim([uniqueKey('before-kill')], hub)).kind).toBe('claimed');
     await fx.redis.stop();
     const started = performance.now();

@@ -42,9 +42,9 @@ export async function startCopy(o: {
 }
 
 /** Wait until `check` holds, polling; throws with `what` when it never does. */
-export async function eventually(check: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
+export async function eventually(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 5000): Promise<void> {
   const until = Date.now() + timeoutMs;
-  while (!check()) {
+  while (!(await check())) {
     if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 10));
   }
