@@ -3,6 +3,7 @@
  * its faults come and go, then Slack's retries settle, then the replies are
  * counted.
  */
+import { landed } from './sim/fake-web-api.js';
 import { mentionEnvelope } from './sim/slack-events.js';
 import { DRILL_SECRET, type Harness } from './harness.js';
 import type { Scenario } from './scenarios.js';
@@ -85,7 +86,7 @@ export async function runScenario(h: Harness, scenario: Scenario, options: RunOp
 
   // Replies can trail the acks (rate-limit windows, slow turns): wait until every mention has one, or nothing moves.
   const repliesNow = () =>
-    h.api.calls.slice(postsBefore).filter((c) => c.method === 'chat.postMessage' && c.status === 200 && !c.refused);
+    h.api.calls.slice(postsBefore).filter(landed);
   let last = -1;
   let quietSince = Date.now();
   // Long enough for a throttled Web API to work through every reply at one per 100 ms.

@@ -1,10 +1,13 @@
 /**
- * Telling the owner of a dead letter, once: only the copy whose store call
- * made the turn dead gets here, and a failed DM is not tried again.
+ * Telling the owner of a dead letter, at most once: only the copy whose store
+ * call made the turn dead gets here. A DM refused cleanly (Slack down, a
+ * spent rate-limit budget) is tried again a few times; one that may have
+ * landed (a reset, a timeout) is not, so no owner gets two.
  */
 import type { WebClient } from '@slack/web-api';
+import pRetry from 'p-retry';
 import type { Logger } from '../../lib/log/index.js';
-import type { DeadTurn } from '../../lib/receiver/index.js';
+import { classifyTurnFailure, type DeadTurn } from '../../lib/receiver/index.js';
 
 export function deadLetterText(dead: DeadTurn): string {
   const where = dead.channel ? `<#${dead.channel}>` : 'a conversation';
@@ -14,10 +17,19 @@ export function deadLetterText(dead: DeadTurn): string {
   ].join('\n');
 }
 
+/** 2 s, 6 s, 18 s: within half a minute of the dead letter, or not at all. */
+const ANNOUNCE_RETRY = { retries: 3, minTimeout: 2_000, factor: 3, randomize: false } as const;
+
 export async function announceDeadLetter(client: WebClient, owners: readonly string[], dead: DeadTurn, log: Logger): Promise<void> {
   await Promise.all(
     owners.map((owner) =>
-      client.chat.postMessage({ channel: owner, text: deadLetterText(dead) }).then(
+      pRetry(() => client.chat.postMessage({ channel: owner, text: deadLetterText(dead) }), {
+        ...ANNOUNCE_RETRY,
+        shouldRetry: ({ error }) => {
+          const failure = classifyTurnFailure(error);
+          return failure.kind === 'transient' && !failure.ambiguous;
+        },
+      }).then(
         () => log.info('dead_letter.announced', { owner, eventId: dead.eventId }),
         (error: unknown) => log.warn('dead_letter.announce_failed', { owner, eventId: dead.eventId, error }),
       ),

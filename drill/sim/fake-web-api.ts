@@ -20,7 +20,13 @@ export interface RecordedCall {
 }
 
 export interface ScriptedAnswer {
+  /** HTTP status; with `reset`, ignored. */
   status: number;
+  /**
+   * Reset the connection instead of answering. `before`: the call never lands;
+   * `after`: a chat.postMessage lands (it is in the thread) and its answer is lost.
+   */
+  reset?: 'before' | 'after';
   /** Hold the answer this long (a slow Web API). */
   delayMs?: number;
   body?: unknown;
@@ -48,6 +54,11 @@ export interface FakeWebApi {
   postHeld(timeoutMs: number): Promise<void>;
   /** Messages posted (successful chat.postMessage calls). */
   posts(): RecordedCall[];
+  /**
+   * Until called again with null, answer every call of `method` with `answer`
+   * (a Web API outage). Scripted answers still come first.
+   */
+  fail(method: string, answer: ScriptedAnswer | null): void;
   close(): Promise<void>;
 }
 
@@ -78,14 +89,24 @@ function defaultAnswer(method: string, params: Record<string, string>, counter: 
     case 'conversations.replies': {
       // The thread as posted so far: the parent's replies, with their metadata.
       const messages = calls
-        .filter((c) => c.method === 'chat.postMessage' && c.status === 200 && !c.refused && c.params.channel === params.channel && c.params.thread_ts === params.ts)
+        .filter((c) => landed(c) && c.params.channel === params.channel && c.params.thread_ts === params.ts)
         .map((c) => ({
           ts: (c.answer as { ts?: string } | undefined)?.ts,
           text: c.params.text,
           thread_ts: c.params.thread_ts,
           ...(c.params.metadata ? { metadata: JSON.parse(c.params.metadata) as unknown } : {}),
         }));
-      return { ok: true, messages, has_more: false };
+      // Slack's paging: `limit` per page, an opaque cursor to the next.
+      const limit = Math.max(1, Math.min(1000, Number(params.limit ?? 1000) || 1000));
+      const start = params.cursor ? Number(Buffer.from(params.cursor, 'base64').toString('utf8').replace('next:', '')) || 0 : 0;
+      const page = messages.slice(start, start + limit);
+      const more = start + limit < messages.length;
+      return {
+        ok: true,
+        messages: page,
+        has_more: more,
+        response_metadata: { next_cursor: more ? Buffer.from(`next:${start + limit}`).toString('base64') : '' },
+      };
     }
     case 'auth.test':
       return { ok: true, user_id: 'UAUTOHUB', bot_id: 'BAUTOHUB', team_id: 'T0AUTOHUB', team: 'autohub-test' };
@@ -105,10 +126,16 @@ function defaultAnswer(method: string, params: Record<string, string>, counter: 
   }
 }
 
+/** A chat.postMessage that put a message in the channel: answered 200 and not `ok: false`. */
+export function landed(c: RecordedCall): boolean {
+  return c.method === 'chat.postMessage' && c.status === 200 && !c.refused && (c.answer as { ok?: unknown } | undefined)?.ok !== false;
+}
+
 export async function startFakeWebApi(options: { now?: () => number } = {}): Promise<FakeWebApi> {
   const now = options.now ?? Date.now;
   const scripts = new Map<string, ScriptedAnswer[]>();
   const windows = new Map<string, { intervalMs: number; shape: '429' | '200' | 'both'; last: number; refusals: number }>();
+  const outages = new Map<string, ScriptedAnswer>();
   const calls: RecordedCall[] = [];
   let counter = 0;
   let holdMs = 0;
@@ -127,7 +154,16 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
           if (req.socket.destroyed) return;
         }
         const at = now();
-        let answer: ScriptedAnswer | undefined = scripts.get(method)?.shift();
+        let answer: ScriptedAnswer | undefined = scripts.get(method)?.shift() ?? outages.get(method);
+        if (answer?.reset === 'before') {
+          calls.push({ method, params, at, status: 0, refused: false });
+          return void req.socket.destroy();
+        }
+        if (answer?.reset === 'after') {
+          // Slack acted on it; only the answer is lost on the way back.
+          calls.push({ method, params, at, status: 200, refused: false, answer: defaultAnswer(method, params, ++counter, calls) });
+          return void req.socket.destroy();
+        }
         const window = windows.get(method);
         if (!answer && window) {
           const left = window.last + window.intervalMs - at;
@@ -191,7 +227,11 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
         };
         heldWaiters.add(wake);
       }),
-    posts: () => calls.filter((c) => c.method === 'chat.postMessage' && c.status === 200 && !c.refused),
+    fail: (method, answer) => {
+      if (answer) outages.set(method, answer);
+      else outages.delete(method);
+    },
+    posts: () => calls.filter(landed),
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
