@@ -23,9 +23,21 @@ export function firstStep(input: { isRetry: boolean; hubDownAt: number | undefin
   return fresh ? 'cloud' : 'probe';
 }
 
-/** A hub that answered 2xx or 4xx has spoken: its answer is Slack's. Anything else fails over. */
-export function hubAnswered(result: LegResult): boolean {
-  return result.kind === 'answered' && result.status < 500;
+/**
+ * A hub that answered has spoken, and its answer is Slack's, unless the edge
+ * verified the signature itself: then a 401 or 403 means the hub cannot
+ * check what the edge just checked (a stale signing secret on the Mac), and
+ * the delivery goes to the cloud copy like any other failure (issue 11).
+ * A 5xx always fails over.
+ */
+export function hubAnswered(result: LegResult, verifiedHere = false): boolean {
+  if (result.kind !== 'answered' || result.status >= 500) return false;
+  return !(verifiedHere && (result.status === 401 || result.status === 403));
+}
+
+/** Why the hub leg failed, as the edge's health and the status page show it. */
+export function hubFailure(result: LegResult): string {
+  return result.kind === 'answered' && result.status < 500 ? `hub refusing (${result.status})` : `hub ${describe(result)}`;
 }
 
 /** The probe says the hub may own the turn only with a 2xx. */

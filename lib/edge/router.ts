@@ -9,7 +9,7 @@
  */
 import { checkSignature } from '../slack/signature.js';
 import { CopyView } from './copy-view.js';
-import { cloudAnswered, describe, firstStep, hubAnswered, legTimeout, probeSaysUp, type LegResult } from './decide.js';
+import { cloudAnswered, describe, firstStep, hubAnswered, hubFailure, legTimeout, probeSaysUp, type LegResult } from './decide.js';
 import type { EdgeSettings } from './settings.js';
 
 export type Route = 'hub' | 'cloud' | 'none';
@@ -102,7 +102,10 @@ export function createEdgeRouter(options: EdgeRouterOptions): EdgeRouter {
     const remaining = (own: number) => legTimeout(own, startedAt, now(), settings.budgetMs);
 
     const toCloud = async (why: string): Promise<Response> => {
-      const { result, response } = await leg(`${settings.cloudUrl}/slack/events`, init, remaining(settings.cloudTimeoutMs));
+      // The cloud copy learns why it got this delivery: it looks for the hub's lapsed leases, and its status page says why.
+      const headers = new Headers(init.headers);
+      headers.set('x-autohub-failover', why);
+      const { result, response } = await leg(`${settings.cloudUrl}/slack/events`, { ...init, headers }, remaining(settings.cloudTimeoutMs));
       if (cloudAnswered(result) && response) {
         cloud.markUp(now());
         log('edge.routed', { ...fields, route: 'cloud', why, status: result.kind === 'answered' ? result.status : undefined, ms: now() - startedAt });
@@ -115,13 +118,14 @@ export function createEdgeRouter(options: EdgeRouterOptions): EdgeRouter {
 
     const toHub = async (): Promise<Response> => {
       const { result, response } = await leg(`${settings.hubUrl}/slack/events`, init, remaining(settings.hubTimeoutMs));
-      if (hubAnswered(result) && response) {
+      if (hubAnswered(result, Boolean(settings.signingSecret)) && response) {
         hub.markUp(now());
         log('edge.routed', { ...fields, route: 'hub', status: result.kind === 'answered' ? result.status : undefined, ms: now() - startedAt });
         return relay('hub', response);
       }
-      hub.markDown(now(), describe(result));
-      return toCloud(`hub ${describe(result)}`);
+      const why = hubFailure(result);
+      hub.markDown(now(), why);
+      return toCloud(why);
     };
 
     const step = firstStep({ isRetry, hubDownAt: hub.downAt, now: now(), downTtlMs: settings.downTtlMs });

@@ -29,6 +29,8 @@ describe('leg verdicts', () => {
     [{ kind: 'unreachable' }, false, false, false],
   ] as const)('%j: hub answered %s, probe up %s, cloud answered %s', (result, hub, probe, cloud) => {
     expect(hubAnswered(result)).toBe(hub);
+    // With the signature verified at the edge, a 401 means the hub cannot serve: fail over.
+    expect(hubAnswered(result, true)).toBe(hub && !(result.kind === 'answered' && result.status === 401));
     expect(probeSaysUp(result)).toBe(probe);
     expect(cloudAnswered(result)).toBe(cloud);
   });

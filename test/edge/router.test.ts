@@ -183,6 +183,28 @@ describe('the edge router on Node, against loopback copies, on a fixed clock', (
       const response = await router({ SLACK_SIGNING_SECRET: SECRET }).handle(await delivery());
       expect(response.status).toBe(200);
     });
+
+    it.each([401, 403])('a hub refusing with %i (a stale secret) fails over: the cloud answers, and retries skip the hub', async (status) => {
+      hub.events = status;
+      const r = router({ SLACK_SIGNING_SECRET: SECRET });
+      const response = await r.handle(await delivery());
+      expect(response.status).toBe(200);
+      expect(response.headers.get('x-autohub-route')).toBe('cloud');
+      expect(eventsTo(cloud)[0]!.headers['x-autohub-failover']).toBe(`hub refusing (${status})`);
+      const health = await (await r.handle(new Request('https://edge.example.com/slack/health'))).json();
+      expect(health.hub).toMatchObject({ state: 'down', reason: `hub refusing (${status})` });
+      const before = eventsTo(hub).length;
+      const retry = await r.handle(await delivery(1));
+      expect(retry.headers.get('x-autohub-route')).toBe('cloud');
+      expect(eventsTo(hub)).toHaveLength(before);
+    });
+
+    it('a 400 from the hub is still a verdict on the request, not a refusing hub', async () => {
+      hub.events = 400;
+      const response = await router({ SLACK_SIGNING_SECRET: SECRET }).handle(await delivery());
+      expect(response.status).toBe(400);
+      expect(eventsTo(cloud)).toHaveLength(0);
+    });
   });
 
   it('answers other paths with 404 and its health with its own view, without secrets', async () => {
@@ -193,7 +215,7 @@ describe('the edge router on Node, against loopback copies, on a fixed clock', (
     await r.handle(await delivery());
     const health = await r.handle(new Request('https://edge.example.com/slack/health'));
     const body = await health.json();
-    expect(body).toMatchObject({ status: 'ok', role: 'edge', hub: { state: 'down', reason: 'HTTP 530' }, cloud: { state: 'up' } });
+    expect(body).toMatchObject({ status: 'ok', role: 'edge', hub: { state: 'down', reason: 'hub HTTP 530' }, cloud: { state: 'up' } });
     expect(JSON.stringify(body)).not.toContain(SECRET);
   });
 

@@ -1,0 +1,125 @@
+import { describe, expect, it } from 'vitest';
+import { silentLogger } from '../../lib/log/index.js';
+import { LeaseKeeper, TurnLease } from '../../lib/receiver/index.js';
+import { DEFAULT_RETRY, type LeaseReply } from '../../lib/store/index.js';
+
+/** A store whose renewal answers are scripted, on a clock the test moves. */
+function rig(answers: LeaseReply[]) {
+  let t = 1_000_000;
+  const calls: number[] = [];
+  const store = {
+    renew: async (leases: readonly { key: string }[]) => {
+      calls.push(leases.length);
+      const a = answers.shift() ?? 'ok';
+      return leases.map(() => a);
+    },
+    commit: async () => 'ok' as LeaseReply,
+  };
+  const keeper = new LeaseKeeper(store, { leaseMs: 10_000, renewMs: 3_000 }, silentLogger, () => t);
+  return { keeper, calls, store, advance: (ms: number) => void (t += ms), now: () => t };
+}
+
+describe('LeaseKeeper: a lease is given up only when it could have lapsed', () => {
+  it('renews every lease a copy holds in one request', async () => {
+    const { keeper, calls } = rig(['ok']);
+    for (const k of ['a', 'b', 'c']) keeper.add(k, 1, 1_010_000, () => {});
+    await keeper.renewNow();
+    expect(calls).toEqual([3]);
+  });
+
+  it('makes no request at all when it holds nothing', async () => {
+    const { keeper, calls } = rig([]);
+    await keeper.renewNow();
+    expect(calls).toEqual([]);
+  });
+
+  it('two failed renewals in a row are survived: the lease is still held until claim + lease', async () => {
+    const { keeper, advance } = rig(['unreachable', 'unreachable', 'ok']);
+    const lost: string[] = [];
+    keeper.add('k', 1, 1_010_000, (reason) => lost.push(reason));
+    advance(3_000);
+    await keeper.renewNow();
+    advance(3_000);
+    await keeper.renewNow();
+    expect(lost).toEqual([]);
+    advance(3_000);
+    await keeper.renewNow();
+    expect(lost).toEqual([]);
+    expect(keeper.heldUntil('k')).toBe(1_009_000 + 10_000);
+  });
+
+  it('renewals failing past the lease give it up', async () => {
+    const { keeper, advance } = rig(['unreachable', 'unreachable', 'unreachable', 'unreachable']);
+    const lost: string[] = [];
+    keeper.add('k', 1, 1_010_000, (reason) => lost.push(reason));
+    for (let i = 0; i < 3; i++) {
+      advance(3_000);
+      await keeper.renewNow();
+    }
+    expect(lost).toEqual([]);
+    advance(3_000);
+    await keeper.renewNow();
+    expect(lost).toEqual(['renewals failed for longer than the lease']);
+    expect(keeper.size).toBe(0);
+  });
+
+  it('a renewal the store says is lost gives the lease up at once', async () => {
+    const { keeper } = rig(['lost']);
+    const lost: string[] = [];
+    keeper.add('k', 1, 1_010_000, (reason) => lost.push(reason));
+    await keeper.renewNow();
+    expect(lost).toEqual(['renewal: another copy holds the turn']);
+  });
+});
+
+describe('TurnLease.commit: no round trip while the lease is provably held', () => {
+  const make = (r: ReturnType<typeof rig>, commits: string[]) =>
+    new TurnLease({
+      store: {
+        commit: async () => {
+          commits.push('commit');
+          return 'ok';
+        },
+        finish: async () => 'ok',
+        release: async () => 'retry',
+        deadLetter: async () => 'ok',
+      },
+      keeper: r.keeper,
+      key: 'k',
+      token: 1,
+      settings: { leaseMs: 10_000 },
+      retry: DEFAULT_RETRY,
+      log: silentLogger,
+      now: r.now,
+      sentAt: r.now(),
+    });
+
+  it('a young lease commits locally', async () => {
+    const r = rig([]);
+    const commits: string[] = [];
+    const lease = make(r, commits);
+    lease.start();
+    r.advance(5_000);
+    expect(await lease.commit()).toBe(true);
+    expect(commits).toEqual([]);
+  });
+
+  it('a lease near its end asks the store', async () => {
+    const r = rig([]);
+    const commits: string[] = [];
+    const lease = make(r, commits);
+    lease.start();
+    r.advance(9_000);
+    expect(await lease.commit()).toBe(true);
+    expect(commits).toEqual(['commit']);
+  });
+
+  it('a lost lease never commits', async () => {
+    const r = rig(['lost']);
+    const lease = make(r, []);
+    lease.start();
+    await r.keeper.renewNow();
+    expect(lease.lost).toBe(true);
+    expect(await lease.commit()).toBe(false);
+  });
+});

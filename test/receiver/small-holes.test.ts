@@ -1,0 +1,94 @@
+/** Issue 11's smaller holes, each with a real copy, real Bolt and the real WebClient. */
+import { WebClient } from '@slack/web-api';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findReply, TURN_EVENT_TYPE } from '../../app/listeners/reply.js';
+import { isPersonsDirectMessage } from '../../app/listeners/conversation.js';
+import { startFakeWebApi, type FakeWebApi } from '../../drill/sim/fake-web-api.js';
+import { deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
+import { parseDelivery } from '../../lib/slack/index.js';
+import { MemoryStore } from '../../lib/store/index.js';
+import { eventually, repliesTo, SECRET, startCopy, type RunningCopy } from '../support/copies.js';
+
+describe('which direct messages are a person writing', () => {
+  it.each([
+    [{ channel_type: 'im' }, true],
+    [{ channel_type: 'im', subtype: 'file_share' }, true],
+    [{ channel_type: 'im', subtype: 'thread_broadcast' }, true],
+    [{ channel_type: 'im', subtype: 'message_changed' }, false],
+    [{ channel_type: 'im', subtype: 'message_deleted' }, false],
+    [{ channel_type: 'im', subtype: 'bot_message' }, false],
+    [{ channel_type: 'im', bot_id: 'B1' }, false],
+    [{ channel_type: 'channel' }, false],
+  ])('%j answered: %s', (message, expected) => {
+    expect(isPersonsDirectMessage(message)).toBe(expected);
+  });
+});
+
+describe('alias keys are per event type', () => {
+  it('a plain message event and the app_mention of the same message claim different aliases', () => {
+    const message = parseDelivery('application/json', JSON.stringify(mentionEnvelope({ eventId: 'E1', ts: '1.0', type: 'message' })));
+    const mention = parseDelivery('application/json', JSON.stringify(mentionEnvelope({ eventId: 'E2', ts: '1.0' })));
+    const keys = (d: typeof message) => ('claimKeys' in d ? d.claimKeys : []);
+    expect(keys(message)[1]).toMatch(/:message:message:/);
+    expect(keys(mention)[1]).toMatch(/:message:app_mention:/);
+  });
+});
+
+describe('a copy answering the small cases', () => {
+  let api: FakeWebApi;
+  let copy: RunningCopy;
+
+  beforeAll(async () => {
+    api = await startFakeWebApi();
+    copy = await startCopy({ role: 'hub', webApiUrl: api.url, store: new MemoryStore() });
+  });
+  afterAll(async () => {
+    await copy?.stop();
+    await api?.close();
+  });
+
+  it('a DM carrying a file (subtype file_share) gets its answer', async () => {
+    const body = mentionEnvelope({ eventId: 'Ev-file', ts: '1700002000.000001', type: 'message', channelType: 'im', channel: 'D0DM' });
+    (body.event as Record<string, unknown>).subtype = 'file_share';
+    expect((await deliver(copy.eventsUrl, body, { signingSecret: SECRET })).status).toBe(200);
+    await eventually(() => repliesTo(api, 'Ev-file').length === 1, 'the reply to the file');
+  });
+
+  it('a plain message event arriving first does not swallow the mention of the same message', async () => {
+    const ts = '1700002000.000002';
+    const plain = mentionEnvelope({ eventId: 'Ev-plain', ts, type: 'message', channelType: 'channel' });
+    expect((await deliver(copy.eventsUrl, plain, { signingSecret: SECRET })).headers.get('x-autohub-claim')).toBe('claimed');
+    const mention = mentionEnvelope({ eventId: 'Ev-mention', ts });
+    expect((await deliver(copy.eventsUrl, mention, { signingSecret: SECRET })).headers.get('x-autohub-claim')).toBe('claimed');
+    await eventually(() => repliesTo(api, 'Ev-mention').length === 1, 'the reply to the mention');
+    expect(repliesTo(api, 'Ev-plain')).toHaveLength(0);
+  });
+
+  it('an interactivity payload no listener acks is acked at once, not at the deadline', async () => {
+    const payload = JSON.stringify({ type: 'block_actions', trigger_id: 'trig-1', team: { id: 'T0AUTOHUB' }, user: { id: 'U0PERSON' }, actions: [] });
+    const response = await deliver(copy.eventsUrl, new URLSearchParams({ payload }).toString(), { signingSecret: SECRET });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-autohub-ack')).toBeNull();
+  });
+});
+
+describe('the thread check reads every page', () => {
+  let api: FakeWebApi;
+  beforeAll(async () => {
+    api = await startFakeWebApi();
+  });
+  afterAll(async () => {
+    await api?.close();
+  });
+
+  it('finds a reply that stands past the first 200 messages of the thread', async () => {
+    const client = new WebClient('xoxb-test', { slackApiUrl: api.url, retryConfig: { retries: 0 } });
+    const thread = { channel: 'C0LONG', thread_ts: '1700002100.000001' };
+    for (let i = 0; i < 240; i++) await client.chat.postMessage({ ...thread, text: `chatter ${i}` });
+    await client.chat.postMessage({ ...thread, text: 'the answer', metadata: { event_type: TURN_EVENT_TYPE, event_payload: { event_id: 'Ev-deep' } } });
+    const ts = await findReply(client, { channel: thread.channel, threadTs: thread.thread_ts, eventId: 'Ev-deep' });
+    expect(ts).toBeDefined();
+    expect(api.calls.filter((c) => c.method === 'conversations.replies')).toHaveLength(2);
+    expect(await findReply(client, { channel: thread.channel, threadTs: thread.thread_ts, eventId: 'Ev-other' })).toBeUndefined();
+  });
+});
