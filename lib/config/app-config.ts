@@ -113,6 +113,17 @@ function readHealthToken(env: Env): string | null {
   return value;
 }
 
+/** Only what reaching the shared store takes: for tools that read it without being a copy. */
+export function parseStoreConfig(env: Env): Pick<AppConfig, 'upstash' | 'claim'> {
+  return {
+    upstash: readUpstash(env),
+    claim: {
+      attemptMs: readInt(env, 'AUTOHUB_CLAIM_ATTEMPT_MS', 450, { min: 50, max: 5000 }),
+      attempts: readInt(env, 'AUTOHUB_CLAIM_ATTEMPTS', 2, { min: 1, max: 5 }),
+    },
+  };
+}
+
 export function parseAppConfig(env: Env): AppConfig {
   const role = readEnum<Role>(env, 'AUTOHUB_ROLE', ['hub', 'cloud']);
   const botToken = readRequired(env, 'SLACK_BOT_TOKEN', 'a bot token starting with xoxb-');
@@ -127,11 +138,7 @@ export function parseAppConfig(env: Env): AppConfig {
     signingSecret: readRequired(env, 'SLACK_SIGNING_SECRET', "the app's signing secret from Basic Information"),
     botToken,
     slackApiUrl: readUrl(env, 'SLACK_API_URL', 'https://slack.com/api/', { trailingSlash: true }),
-    upstash: readUpstash(env),
-    claim: {
-      attemptMs: readInt(env, 'AUTOHUB_CLAIM_ATTEMPT_MS', 450, { min: 50, max: 5000 }),
-      attempts: readInt(env, 'AUTOHUB_CLAIM_ATTEMPTS', 2, { min: 1, max: 5 }),
-    },
+    ...parseStoreConfig(env),
     refusalLog: refusalLog === 'off' ? null : refusalLog,
     rateLimit: {
       attempts: readInt(env, 'AUTOHUB_RATELIMIT_ATTEMPTS', 4, { min: 1, max: 20 }),

@@ -1,0 +1,101 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseDeadletterArgs, runDeadletter } from '../../app/cli/deadletter.js';
+import { startFakeWebApi, type FakeWebApi } from '../../drill/sim/fake-web-api.js';
+import { deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
+import { useRedisBridge } from '../support/redis-fixture.js';
+import { eventually, repliesTo, SECRET, startCopy, type RunningCopy } from '../support/copies.js';
+
+function capture() {
+  const lines: string[] = [];
+  const errors: string[] = [];
+  return { out: { log: (l: string) => void lines.push(l), error: (l: string) => void errors.push(l) }, lines, errors };
+}
+
+describe('parseDeadletterArgs', () => {
+  it.each([
+    [['list'], { verb: 'list', json: false }],
+    [['list', '--json'], { verb: 'list', json: true }],
+    [['replay', 'Ev1'], { verb: 'replay', id: 'Ev1' }],
+    [['drop', 'Ev1'], { verb: 'drop', id: 'Ev1' }],
+  ])('%j', (argv, expected) => {
+    expect(parseDeadletterArgs(argv)).toEqual(expected);
+  });
+  it.each([[[]], [['bogus']], [['list', 'Ev1']], [['replay']], [['drop', 'a', 'b']], [['list', '--bogus']], [['replay', 'Ev1', '--json']]])(
+    '%j is a usage error',
+    (argv) => {
+      expect(() => parseDeadletterArgs(argv)).toThrow(/usage: npm run deadletter/);
+    },
+  );
+});
+
+describe('npm run deadletter against the shared store', () => {
+  const fx = useRedisBridge();
+  let api: FakeWebApi;
+  let hub: RunningCopy;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    api = await startFakeWebApi();
+    env = {
+      AUTOHUB_ROLE: 'hub',
+      SLACK_SIGNING_SECRET: SECRET,
+      SLACK_BOT_TOKEN: 'xoxb-test-token',
+      SLACK_API_URL: api.url,
+      UPSTASH_REDIS_REST_URL: fx.bridge.url,
+      UPSTASH_REDIS_REST_TOKEN: fx.bridge.token,
+      AUTOHUB_REFUSAL_LOG: 'off',
+      AUTOHUB_LOG_LEVEL: 'error',
+    };
+    hub = await startCopy({ role: 'hub', webApiUrl: api.url, upstash: { url: fx.bridge.url, token: fx.bridge.token } });
+    for (const [eventId, ts] of [['Ev-dl-1', '1700003000.000001'], ['Ev-dl-2', '1700003000.000002']] as const) {
+      api.script('chat.postMessage', { status: 200, body: { ok: false, error: 'not_in_channel' } });
+      await deliver(hub.eventsUrl, mentionEnvelope({ eventId, ts, channel: 'C0PRIVATE' }), { signingSecret: SECRET });
+    }
+    await eventually(async () => ((await hub.store.listDead(10)) ?? []).length === 2, 'two dead letters', 10_000);
+  });
+  afterAll(async () => {
+    await hub?.stop();
+    await api?.close();
+  });
+
+  it('lists them as JSON with id, event_id, channel, reason, attempts and when', async () => {
+    const c = capture();
+    expect(await runDeadletter(['list', '--json'], env, c.out)).toBe(0);
+    const { entries } = JSON.parse(c.lines[0]!);
+    expect(entries).toHaveLength(2);
+    expect(entries[0]).toEqual({ id: 'Ev-dl-2', event_id: 'Ev-dl-2', channel: 'C0PRIVATE', reason: 'slack: not_in_channel', attempts: 1, at: expect.any(String) });
+  });
+
+  it('lists them as a table for a person', async () => {
+    const c = capture();
+    expect(await runDeadletter(['list'], env, c.out)).toBe(0);
+    expect(c.lines[0]).toMatch(/^id +channel +runs +at +reason$/);
+    expect(c.lines.some((l) => l.startsWith('Ev-dl-1') && l.endsWith('slack: not_in_channel'))).toBe(true);
+  });
+
+  it('replays one through the lease path: exactly one reply, and a second replay finds nothing', async () => {
+    const c = capture();
+    expect(await runDeadletter(['replay', 'Ev-dl-1'], env, c.out)).toBe(0);
+    expect(c.lines[0]).toMatch(/^replayed Ev-dl-1: answered/);
+    expect(repliesTo(api, 'Ev-dl-1')).toHaveLength(1);
+    const again = capture();
+    expect(await runDeadletter(['replay', 'Ev-dl-1'], env, again.out)).toBe(1);
+    expect(again.errors[0]).toMatch(/no dead letter "Ev-dl-1"/);
+    expect(repliesTo(api, 'Ev-dl-1')).toHaveLength(1);
+  });
+
+  it('drops one: gone from the list, never answered', async () => {
+    const c = capture();
+    expect(await runDeadletter(['drop', 'Ev-dl-2'], env, c.out)).toBe(0);
+    const list = capture();
+    await runDeadletter(['list', '--json'], env, list.out);
+    expect(JSON.parse(list.lines[0]!).entries).toEqual([]);
+    expect(repliesTo(api, 'Ev-dl-2')).toHaveLength(0);
+  });
+
+  it('without a shared store it says which settings it needs, exit 2', async () => {
+    const c = capture();
+    expect(await runDeadletter(['list'], { AUTOHUB_ROLE: 'hub' }, c.out)).toBe(2);
+    expect(c.errors[0]).toMatch(/UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN/);
+  });
+});
