@@ -16,6 +16,7 @@ import { announceDeadLetter } from './listeners/announce.js';
 import { registerCommand } from './listeners/command.js';
 import { registerConversation } from './listeners/conversation.js';
 import { registerHome } from './listeners/home.js';
+import { configureDemoTurn } from './turn.js';
 
 export const VERSION: string = (
   JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
@@ -58,6 +59,7 @@ const FAILOVER_NOTE_MS = 10_000;
 
 export function createAutohub(options: AutohubOptions): Autohub {
   const { config, log } = options;
+  configureDemoTurn({ thinkMs: config.demoThinkMs });
   const store = options.store ?? createStore(config, log);
   const now = options.now ?? Date.now;
   const owner = { instance: config.instance, role: config.role };

@@ -24,7 +24,18 @@ export interface TurnRequest {
   via: 'mention' | 'dm';
 }
 
+/**
+ * How long the demo turn pretends to think, as a model call would
+ * (AUTOHUB_DEMO_THINK_MS, default 0): the drill uses it to hold turns open
+ * across lease renewals. Your own turn has no need of it.
+ */
+let thinkMs = 0;
+export function configureDemoTurn(options: { thinkMs: number }): void {
+  thinkMs = options.thinkMs;
+}
+
 export async function takeTurn(request: TurnRequest): Promise<string> {
+  if (thinkMs > 0) await new Promise((resolve) => setTimeout(resolve, thinkMs));
   const where = request.copy.role === 'hub' ? 'the hub' : 'the cloud copy';
   const asker = request.user ? `<@${request.user}>` : 'you';
   return `Hi ${asker}, I got that. Answered by ${where} (${request.copy.instance}).`;

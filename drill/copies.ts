@@ -18,8 +18,10 @@ export interface CopyHandle {
   url: string;
   /** Gone at once, mid-turn if need be. */
   kill(): Promise<void>;
-  /** Back on the same port. */
-  restart(): Promise<void>;
+  /** Back on the same port; with `env`, under those settings from now on (a misconfigured copy, a slow turn). */
+  restart(env?: Record<string, string>): Promise<void>;
+  /** Stopped gracefully (SIGTERM), then started again under `env` on top of its usual settings. */
+  reconfigure(env: Record<string, string>): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -50,6 +52,9 @@ function env(role: Role, port: number, o: CopyEnv): Record<string, string> {
     AUTOHUB_LEASE_MS: '3000',
     AUTOHUB_LEASE_RENEW_MS: '1000',
     AUTOHUB_REAPER_MS: '500',
+    // Retries after 0.5 s, 2 s, 8 s: a Web API outage of a few seconds is outlasted.
+    AUTOHUB_TURN_RETRY_DELAY_MS: '500',
+    AUTOHUB_TURN_ATTEMPTS: '5',
     ...(o.upstash ? { UPSTASH_REDIS_REST_URL: o.upstash.url, UPSTASH_REDIS_REST_TOKEN: o.upstash.token } : {}),
   };
 }
@@ -74,10 +79,12 @@ export async function startChildCopy(role: Role, o: CopyEnv): Promise<CopyHandle
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   let child: ChildProcess | undefined;
-  const launch = async () => {
+  let extra: Record<string, string> = {};
+  const launch = async (overrides?: Record<string, string>) => {
+    if (overrides) extra = overrides;
     child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
       cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', ...env(role, port, o) },
+      env: { PATH: process.env.PATH ?? '', ...env(role, port, o), ...extra },
       stdio: ['ignore', process.env.DRILL_LOG_LEVEL ? 'inherit' : 'ignore', 'inherit'],
     });
     await waitHealthy(url, child);
@@ -90,7 +97,18 @@ export async function startChildCopy(role: Role, o: CopyEnv): Promise<CopyHandle
     await exited;
   };
   await launch();
-  return { role, instance: `drill-${role}`, url, kill: () => end('SIGKILL'), restart: launch, stop: () => end('SIGTERM') };
+  return {
+    role,
+    instance: `drill-${role}`,
+    url,
+    kill: () => end('SIGKILL'),
+    restart: launch,
+    reconfigure: async (overrides) => {
+      await end('SIGTERM');
+      await launch(overrides);
+    },
+    stop: () => end('SIGTERM'),
+  };
 }
 
 export async function startInProcessCopy(role: Role, o: CopyEnv, store: SharedStore): Promise<CopyHandle> {
@@ -98,9 +116,11 @@ export async function startInProcessCopy(role: Role, o: CopyEnv, store: SharedSt
   const url = `http://127.0.0.1:${port}`;
   let copy: Autohub | undefined;
   let stopping: Promise<void> = Promise.resolve();
-  const launch = async () => {
+  let extra: Record<string, string> = {};
+  const launch = async (overrides?: Record<string, string>) => {
+    if (overrides) extra = overrides;
     await stopping;
-    copy = createAutohub({ config: parseAppConfig(env(role, port, o)), log: silentLogger, store });
+    copy = createAutohub({ config: parseAppConfig({ ...env(role, port, o), ...extra }), log: silentLogger, store });
     await copy.start();
   };
   await launch();
@@ -113,6 +133,10 @@ export async function startInProcessCopy(role: Role, o: CopyEnv, store: SharedSt
       stopping = copy?.stop() ?? Promise.resolve();
     },
     restart: launch,
+    reconfigure: async (overrides) => {
+      await copy?.stop();
+      await launch(overrides);
+    },
     stop: async () => {
       await copy?.stop();
       await stopping;

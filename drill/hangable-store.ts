@@ -25,6 +25,7 @@ export function hangable(store: SharedStore): SharedStore & { hung: boolean } {
     finish: async (...a) => (wrapper.hung ? 'unreachable' : store.finish(...a)),
     release: async (...a) => (wrapper.hung ? 'unreachable' : store.release(...a)),
     deadLetter: async (...a) => (wrapper.hung ? 'unreachable' : store.deadLetter(...a)),
+    pending: async () => (wrapper.hung ? undefined : store.pending()),
     look: async (...a) => (wrapper.hung ? undefined : store.look(...a)),
     listDead: async (...a) => (wrapper.hung ? undefined : store.listDead(...a)),
     replayDead: async (...a) => (wrapper.hung ? undefined : store.replayDead(...a)),

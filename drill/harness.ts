@@ -5,7 +5,7 @@
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { MemoryStore } from '../lib/store/index.js';
+import { MemoryStore, UpstashStore } from '../lib/store/index.js';
 import { createEdgeRouter, parseEdgeSettings, type EdgeRouter } from '../lib/edge/index.js';
 import { serveFetchHandler } from '../lib/edge/serve-node.js';
 import { startFakeWebApi, type FakeWebApi } from './sim/fake-web-api.js';
@@ -30,6 +30,10 @@ export interface Harness {
   resetEdge(): void;
   /** Make the store stop answering, or answer again. */
   hangStore(hung: boolean): void;
+  /** Dead letters in the store now. */
+  deadLetters(): Promise<number>;
+  /** Turns still live in the store (leased or waiting for a retry); undefined when it cannot say. */
+  pending(): Promise<number | undefined>;
   close(): Promise<void>;
 }
 
@@ -63,6 +67,7 @@ export async function startHarness(options: { factor: number; inProcess?: boolea
     EDGE_DOWN_TTL_MS: String(Math.max(1, Math.round(30_000 / options.factor))),
   });
   let router = createEdgeRouter({ settings });
+  const reader = shared ?? (bridge ? new UpstashStore({ settings: { url: bridge.url, token: bridge.token }, reporter: () => {} }) : undefined);
   const edge: Server = serveFetchHandler((request) => router.handle(request));
   await new Promise<void>((resolve) => edge.listen(0, '127.0.0.1', resolve));
   const edgeUrl = `http://127.0.0.1:${(edge.address() as AddressInfo).port}/slack/events`;
@@ -79,6 +84,8 @@ export async function startHarness(options: { factor: number; inProcess?: boolea
     resetEdge: () => {
       router = createEdgeRouter({ settings });
     },
+    pending: async () => reader?.pending(),
+    deadLetters: async () => (await reader?.listDead(10_000))?.length ?? 0,
     hangStore: (hung) => {
       if (redis) {
         if (hung) redis.pause();

@@ -45,7 +45,17 @@ function replyOf(params: Record<string, string>, at: number): Reply {
 }
 
 export async function runScenario(h: Harness, scenario: Scenario, options: RunOptions): Promise<ScenarioResult> {
+  if (scenario.hubEnv) await h.hub.reconfigure(scenario.hubEnv);
+  try {
+    return await sendAndScore(h, scenario, options);
+  } finally {
+    if (scenario.hubEnv) await h.hub.reconfigure({});
+  }
+}
+
+async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions): Promise<ScenarioResult> {
   h.resetEdge();
+  const deadBefore = await h.deadLetters();
   const slack = new SlackSim({ url: h.edgeUrl, signingSecret: DRILL_SECRET, factor: options.factor });
   const rate = options.rate ?? 20;
   const sendMs = Math.max(1000, (options.events / rate) * 1000);
@@ -60,8 +70,9 @@ export async function runScenario(h: Harness, scenario: Scenario, options: RunOp
     const window = { label: fault.label, start: Date.now(), end: Number.NaN };
     windows.push(window);
     await fault.start(h);
-    if (fault.to === 'end') return { fault, window };
-    await sleep(startedAt + fault.to * sendMs - Date.now());
+    if (fault.forMs !== undefined) await sleep(window.start + fault.forMs - Date.now());
+    else if (fault.to === 'end') return { fault, window };
+    else await sleep(startedAt + fault.to * sendMs - Date.now());
     await fault.stop(h);
     window.end = Date.now();
     return undefined;
@@ -89,8 +100,9 @@ export async function runScenario(h: Harness, scenario: Scenario, options: RunOp
     h.api.calls.slice(postsBefore).filter(landed);
   let last = -1;
   let quietSince = Date.now();
-  // Long enough for a throttled Web API to work through every reply at one per 100 ms.
-  const deadline = Date.now() + 20_000 + options.events * 150;
+  // Long enough for a throttled Web API to work through every reply at one per 100 ms,
+  // and for retries after a Web API outage (0.5 s, 2 s, 8 s apart).
+  const deadline = Date.now() + 30_000 + options.events * 150;
   while (Date.now() < deadline) {
     const replies = repliesNow();
     const answered = new Set(replies.map((c) => c.params.thread_ts));
@@ -98,7 +110,10 @@ export async function runScenario(h: Harness, scenario: Scenario, options: RunOp
     if (replies.length !== last) {
       last = replies.length;
       quietSince = Date.now();
-    } else if (Date.now() - quietSince > 3000) break;
+    } else if (Date.now() - quietSince > 3000 && !((await h.pending()) ?? 0)) {
+      // Quiet, and no turn is still leased or waiting for a retry: nothing more will come.
+      break;
+    }
     options.onProgress?.(`${scenario.name}: waiting for replies, ${answered.size}/${mentions.length} answered`);
     await sleep(100);
   }
@@ -113,7 +128,7 @@ export async function runScenario(h: Harness, scenario: Scenario, options: RunOp
     ...(scenario.duplicatesPossible ? { duplicatesPossible: scenario.duplicatesPossible } : {}),
     startedAt,
     endedAt: Date.now(),
-    score: scoreScenario(mentions, slack.attempts, replies),
+    score: { ...scoreScenario(mentions, slack.attempts, replies), deadLetters: (await h.deadLetters()) - deadBefore },
     attempts: slack.attempts,
     replies,
     faults: windows,

@@ -8,7 +8,9 @@ import type { Harness } from './harness.js';
 export interface Fault {
   label: string;
   from: number;
+  /** When it ends, as a share of the sending time; `forMs` instead fixes its length in ms (an outage as long whatever the rate). */
   to: number | 'end';
+  forMs?: number;
   start(h: Harness): Promise<void> | void;
   stop(h: Harness): Promise<void> | void;
 }
@@ -21,6 +23,8 @@ export interface Scenario {
   duplicatesPossible?: string;
   /** Each mention is delivered a second time under a new event_id, with no retry headers. */
   redeliverUnderNewId?: boolean;
+  /** Settings the hub is restarted under before the first mention, and restarted without after scoring. */
+  hubEnv?: Record<string, string>;
 }
 
 const cutHub: (from: number, to: number | 'end') => Fault = (from, to) => ({
@@ -110,6 +114,34 @@ export const SCENARIOS: Scenario[] = [
         },
         stop: (h) => h.api.enforceInterval('chat.postMessage', 0),
       },
+    ],
+  },
+  {
+    name: 'web-api-outage',
+    summary: 'posts fail with HTTP 500 for 3 s, then Slack recovers: the failed turns are retried (reading the thread first) and answered once',
+    faults: [
+      {
+        label: 'posts answer HTTP 500',
+        from: 0.2,
+        to: 'end',
+        forMs: 3000,
+        start: (h) => h.api.fail('chat.postMessage', { status: 500, body: { ok: false, error: 'internal' } }),
+        stop: (h) => h.api.fail('chat.postMessage', null),
+      },
+    ],
+  },
+  {
+    name: 'hub-misconfigured',
+    summary: "the hub's signing secret is stale, so it refuses every delivery with 401: the edge, which checked the signature itself, sends them all to the cloud copy",
+    hubEnv: { SLACK_SIGNING_SECRET: 'a-rotated-away-secret' },
+    faults: [],
+  },
+  {
+    name: 'store-blip-mid-turn',
+    summary: 'turns think for 2.5 s; the store stops answering for 1.2 s meanwhile, so a renewal fails: the owner answers anyway, nothing is taken over',
+    hubEnv: { AUTOHUB_DEMO_THINK_MS: '2500' },
+    faults: [
+      { label: 'store hung', from: 0.5, to: 'end', forMs: 1200, start: (h) => h.hangStore(true), stop: (h) => h.hangStore(false) },
     ],
   },
   {

@@ -24,6 +24,8 @@ export interface ScenarioScore {
   deadlineMisses: number;
   lostMentions: string[];
   doubledMentions: string[];
+  /** Turns that ended as dead letters during the scenario (a lost mention that was at least recorded). */
+  deadLetters?: number;
 }
 
 function percentile(sorted: number[], p: number): number {

@@ -44,6 +44,8 @@ export interface AppConfig {
   healthToken: string | null;
   maxBodyBytes: number;
   logLevel: Level;
+  /** How long the demo turn (app/turn.ts) pretends to think; for the drill. */
+  demoThinkMs: number;
 }
 
 export const DEFAULT_REFUSAL_LOG = 'autohub-refusals.jsonl';
@@ -158,5 +160,6 @@ export function parseAppConfig(env: Env): AppConfig {
     healthToken: readHealthToken(env),
     maxBodyBytes: readInt(env, 'AUTOHUB_MAX_BODY_BYTES', 1_048_576, { min: 1024, max: 16_777_216 }),
     logLevel: readEnum<Level>(env, 'AUTOHUB_LOG_LEVEL', ['debug', 'info', 'warn', 'error'], 'info'),
+    demoThinkMs: readInt(env, 'AUTOHUB_DEMO_THINK_MS', 0, { min: 0, max: 600_000 }),
   };
 }

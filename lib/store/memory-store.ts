@@ -190,6 +190,10 @@ export class MemoryStore implements SharedStore {
     return { taken, nextDueMs: Number.isFinite(next) ? Math.max(0, next - now) : null };
   }
 
+  async pending(): Promise<number> {
+    return this.#leases.size;
+  }
+
   async listDead(limit: number): Promise<DeadLetter[]> {
     const out: DeadLetter[] = [];
     for (const [key, at] of [...this.#dead].sort((a, b) => b[1] - a[1])) {

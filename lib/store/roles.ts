@@ -47,6 +47,8 @@ export interface Leases {
   release(key: string, token: number, failure: { delayMs: number; reason: string; ambiguous: boolean; policy: RetryPolicy; turn?: TurnLine }): Promise<ReleaseReply>;
   /** A permanent failure: a dead letter at once. */
   deadLetter(key: string, token: number, reason: string, turn?: TurnLine): Promise<LeaseReply>;
+  /** Turns with a live lease or a retry pending, across all copies; undefined when the store could not answer. */
+  pending(): Promise<number | undefined>;
   /** Take up to `limit` lapsed or due leases for `owner`, write its heartbeat, and say when the next is due. */
   look(owner: ClaimOwner, leaseMs: number, limit: number, heartbeat?: string): Promise<Look | undefined>;
 }

@@ -167,6 +167,11 @@ export class UpstashStore implements SharedStore {
     return { taken, nextDueMs: reply[0] < 0 ? null : reply[0] };
   }
 
+  async pending(): Promise<number | undefined> {
+    const reply = await this.#bounded('read', LEASES_KEY, () => this.#client.zcard(LEASES_KEY));
+    return typeof reply === 'number' ? reply : undefined;
+  }
+
   async listDead(limit: number): Promise<DeadLetter[] | undefined> {
     const reply = await this.#bounded('read', DEAD_KEY, () => this.#client.eval(S.DEAD_LIST_SCRIPT, [DEAD_KEY], [limit]));
     return Array.isArray(reply) ? reply.flatMap((item) => deadLetterOf(item) ?? []) : undefined;

@@ -70,6 +70,20 @@ describe('the failover drill, every scenario end to end (fewer mentions than `np
     expect(result('hub-slow').score.ackP99Ms).toBeLessThan(3000);
   });
 
+  it('hub-misconfigured: a hub refusing every delivery (stale secret) costs nothing: the cloud answers all', () => {
+    expect(result('hub-misconfigured').score.servedByCloud).toBe(12);
+  });
+
+  it('store-blip-mid-turn: a failed renewal does not cost the owner its turn: nothing taken over, all answered by the hub', () => {
+    expect(result('store-blip-mid-turn').score.takenOver).toBe(0);
+    expect(result('store-blip-mid-turn').score.servedByHub).toBe(12);
+  });
+
+  it('web-api-outage: every post that failed was retried and answered once, none dead-lettered', () => {
+    expect(result('web-api-outage').score.answered).toBe(12);
+    expect(result('web-api-outage').score.deadLetters).toBe(0);
+  });
+
   it('hub-dies-mid-turn: the hub is killed with a post in flight, and the cloud copy takes that turn over', () => {
     expect(result('hub-dies-mid-turn').score.takenOver).toBeGreaterThanOrEqual(1);
   });
