@@ -54,7 +54,7 @@ async function load(url: string, total: number, concurrency: number): Promise<Om
 }
 
 async function measure(
-  kind: 'autohub' | 'autohub-memory' | 'stock',
+  kind: 'autohub' | 'autohub-memory' | 'stock' | 'stock-setnx',
   args: string[],
   plan: Array<[number, number]>,
 ): Promise<Map<number, Run>> {
@@ -92,6 +92,7 @@ export async function benchReceiver(): Promise<void> {
     const stock = await measure('stock', [api.url], plan);
     const ours = await measure('autohub', [api.url, bridge.url, bridge.token], plan);
     const memory = await measure('autohub-memory', [api.url], plan);
+    const setnx = await measure('stock-setnx', [api.url, bridge.url, bridge.token], plan);
     const rows: string[][] = [
       ['receiver', 'conc', 'p50 ms', 'p99 ms', 'req/s', 'peak RSS MB', 'CPU us/req', 'non-200', 'p50 +ms', 'req/s ratio', 'RSS ratio'],
     ];
@@ -104,6 +105,7 @@ export async function benchReceiver(): Promise<void> {
       rows.push(row('Bolt HTTPReceiver (baseline)', concurrency, s, s));
       rows.push(row('FailoverReceiver + Redis claim', concurrency, ours.get(concurrency)!, s));
       rows.push(row('FailoverReceiver, in-process claim', concurrency, memory.get(concurrency)!, s));
+      rows.push(row('what a user would write: stock + SET NX middleware (@upstash/redis defaults)', concurrency, setnx.get(concurrency)!, s));
     }
     printTable('receiver: signed app_mention deliveries on loopback, same listeners, ack latency', rows);
     console.log(`(Web API posts recorded by the fake: ${api.posts().length}; peak RSS is per server process over the whole run)`);

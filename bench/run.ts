@@ -3,6 +3,7 @@
  * its figures beside the baseline its issue names, measured in the same run.
  */
 import { benchClaim } from './claim.js';
+import { benchCost } from './cost.js';
 import { benchDrill } from './drill.js';
 import { benchEdge } from './edge.js';
 import { benchRateLimit } from './ratelimit.js';
@@ -14,6 +15,7 @@ const sections: Record<string, () => Promise<void>> = {
   ratelimit: () => benchRateLimit(),
   edge: () => benchEdge(),
   drill: () => benchDrill(),
+  cost: () => benchCost(),
 };
 
 const i = process.argv.indexOf('--section');

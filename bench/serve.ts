@@ -1,9 +1,13 @@
 /**
- * One receiver under load, in its own process so its peak RSS is its own:
- * `autohub` (FailoverReceiver with the real-Redis claim) or `stock` (Bolt's
- * HTTPReceiver), both running the same listeners.
+ * One receiver under load, in its own process so its peak RSS is its own,
+ * all running the same listeners and posting the same reply:
+ *   `autohub` (FailoverReceiver with the real-Redis claim), `autohub-memory`
+ *   (in-process claim), `stock` (Bolt's HTTPReceiver, no claim at all), and
+ *   `stock-setnx`: what a user would write instead, stock Bolt plus a global
+ *   middleware doing SET NX on @upstash/redis with its default settings.
  */
 import { App, HTTPReceiver } from '@slack/bolt';
+import { Redis } from '@upstash/redis';
 import { WebClient } from '@slack/web-api';
 import { createAutohub } from '../app/create-app.js';
 import { resilientAuthorize } from '../app/authorize.js';
@@ -32,6 +36,14 @@ if (kind === 'autohub' || kind === 'autohub-memory') {
     clientOptions,
     logger: slackLogger(silentLogger),
   });
+  if (kind === 'stock-setnx') {
+    const redis = new Redis({ url: upstashUrl!, token: upstashToken! });
+    app.use(async ({ body, next }) => {
+      const id = (body as { event_id?: string }).event_id;
+      if (id && (await redis.set(`dedupe:${id}`, 1, { nx: true, ex: 86_400 })) === null) return;
+      await next();
+    });
+  }
   registerConversation(app, silentLogger);
   await app.start(Number(port));
 }

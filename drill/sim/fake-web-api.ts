@@ -50,6 +50,8 @@ export interface FakeWebApi {
    * connection drops meanwhile (its sender died) never lands. 0 to stop.
    */
   holdPosts(ms: number): void;
+  /** Posts being held now. */
+  readonly held: number;
   /** Resolves once a post is being held (its sender is mid-turn); rejects after `timeoutMs`. */
   postHeld(timeoutMs: number): Promise<void>;
   /** Messages posted (successful chat.postMessage calls). */
@@ -212,6 +214,9 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
     },
     holdPosts: (ms) => {
       holdMs = ms;
+    },
+    get held() {
+      return held;
     },
     postHeld: (timeoutMs) =>
       new Promise<void>((resolve, reject) => {

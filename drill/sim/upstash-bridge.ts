@@ -27,6 +27,8 @@ export interface UpstashBridge {
   mode: BridgeMode;
   /** Requests seen, in every mode. */
   requests: number;
+  /** When each request arrived (ms since the epoch), for round-trip counts. */
+  requestTimes: number[];
   /** Commands run against Redis, as Upstash bills them: one per command, each in a pipeline, a script as one. */
   commands: number;
   /** Commands by name (lower case), for the cost bench. */
@@ -145,6 +147,7 @@ export async function startUpstashBridge(options: { redisPort: number; token?: s
 
   const server: Server = createServer((req, res) => {
     bridge.requests += 1;
+    bridge.requestTimes.push(Date.now());
     answer(req, res).catch(() => res.destroy());
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -155,6 +158,7 @@ export async function startUpstashBridge(options: { redisPort: number; token?: s
     token,
     mode: 'normal',
     requests: 0,
+    requestTimes: [],
     commands: 0,
     byCommand: new Map(),
     okEncoding: 'encoded',

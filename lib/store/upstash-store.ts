@@ -7,6 +7,7 @@
  * a finish, plus one renewal per 3 s of a long turn. An idle copy makes one
  * look (takeover + heartbeat) per `reaperMs`.
  */
+import { createHash } from 'node:crypto';
 import pRetry from 'p-retry';
 import type { UpstashSettings } from '../config/index.js';
 import { withDeadline } from '../time/index.js';
@@ -78,6 +79,26 @@ export class UpstashStore implements SharedStore {
     });
   }
 
+  readonly #shas = new Map<string, string>();
+
+  /**
+   * A script by its SHA (40 bytes on the wire instead of the whole script),
+   * sent whole once when Redis does not know it yet (NOSCRIPT, as after a restart).
+   */
+  async #run(script: string, keys: string[], args: (string | number)[]): Promise<unknown> {
+    let sha = this.#shas.get(script);
+    if (sha === undefined) {
+      sha = createHash('sha1').update(script).digest('hex');
+      this.#shas.set(script, sha);
+    }
+    try {
+      return await this.#client.evalsha(sha, keys, args);
+    } catch (error) {
+      if (!(error instanceof Error) || !/NOSCRIPT/i.test(error.message)) throw error;
+      return this.#client.eval(script, keys, args);
+    }
+  }
+
   async claim(keys: readonly string[], owner: ClaimOwner, lease?: LeaseRequest): Promise<ClaimOutcome> {
     const started = this.#now();
     const nonce = this.#nonce();
@@ -86,7 +107,7 @@ export class UpstashStore implements SharedStore {
     const args = [primary, alias, this.#ttlSeconds, lease?.leaseMs ?? 0, nonce];
     // Only a thrown request is tried again: a reply, whatever it says, is the answer.
     // The same nonce on every attempt lets a retry recognise its own first write ('mine').
-    const attempt = () => this.#client.eval(S.CLAIM_SCRIPT, [...keys, LEASES_KEY, WINDOWS_KEY], args);
+    const attempt = () => this.#run(S.CLAIM_SCRIPT, [...keys, LEASES_KEY, WINDOWS_KEY], args);
     const run = pRetry(attempt, { retries: this.budget.attempts - 1, minTimeout: this.budget.backoffMs, factor: 1, randomize: false })
       .then((reply) => {
         const { outcome, windows } = classifyClaimReply(reply, lease ? 1 : undefined);
@@ -128,7 +149,7 @@ export class UpstashStore implements SharedStore {
   }
 
   async #lease(keys: string[], script: string, args: (string | number)[]): Promise<unknown> {
-    return this.#bounded('lease', keys[0] ?? LEASES_KEY, () => this.#client.eval(script, keys, args));
+    return this.#bounded('lease', keys[0] ?? LEASES_KEY, () => this.#run(script, keys, args));
   }
 
   async renew(leases: readonly { key: string; token: number }[], leaseMs: number): Promise<LeaseReply[]> {
@@ -173,7 +194,7 @@ export class UpstashStore implements SharedStore {
   }
 
   async listDead(limit: number): Promise<DeadLetter[] | undefined> {
-    const reply = await this.#bounded('read', DEAD_KEY, () => this.#client.eval(S.DEAD_LIST_SCRIPT, [DEAD_KEY], [limit]));
+    const reply = await this.#bounded('read', DEAD_KEY, () => this.#run(S.DEAD_LIST_SCRIPT, [DEAD_KEY], [limit]));
     return Array.isArray(reply) ? reply.flatMap((item) => deadLetterOf(item) ?? []) : undefined;
   }
 

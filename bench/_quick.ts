@@ -1,0 +1,2 @@
+import { benchCost } from './cost.js';
+await benchCost({ idleSeconds: 20, mentions: 30 });

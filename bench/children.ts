@@ -1,0 +1,46 @@
+/** Copies as child processes for the benches, each answering `usage()` about itself. */
+import { fork, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const CHILD = fileURLToPath(new URL('./copy-child.ts', import.meta.url));
+
+export interface BenchCopy {
+  url: string;
+  child: ChildProcess;
+  usage(): Promise<{ cpuUs: number; rssKb: number; looks: number }>;
+  stop(): Promise<void>;
+  kill(): Promise<void>;
+}
+
+export async function startBenchCopy(env: Record<string, string>): Promise<BenchCopy> {
+  const child = fork(CHILD, [JSON.stringify({ AUTOHUB_ENV_FILE: 'none', AUTOHUB_REFUSAL_LOG: 'off', AUTOHUB_LOG_LEVEL: 'error', ...env })], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`bench copy exited with ${code}`)));
+    child.on('message', (m: { ready?: number }) => m.ready !== undefined && resolve(m.ready));
+  });
+  const end = async (signal: NodeJS.Signals) => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill(signal);
+    await exited;
+  };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    child,
+    usage: () =>
+      new Promise((resolve) => {
+        const on = (m: { cpuUs?: number; rssKb?: number; looks?: number }) => {
+          if (m.cpuUs === undefined) return;
+          child.off('message', on);
+          resolve({ cpuUs: m.cpuUs, rssKb: m.rssKb ?? 0, looks: m.looks ?? 0 });
+        };
+        child.on('message', on);
+        child.send('usage');
+      }),
+    stop: () => end('SIGTERM'),
+    kill: () => end('SIGKILL'),
+  };
+}

@@ -1,0 +1,20 @@
+/**
+ * One copy for a bench, in its own process (as `npm start` runs it), that
+ * reports its own CPU and memory when asked over IPC: `usage` -> {cpuUs, rssKb}.
+ * Settings come as one JSON argument, never from a developer's .env.
+ */
+import { createAutohub } from '../app/create-app.js';
+import { parseAppConfig } from '../lib/config/index.js';
+import { silentLogger } from '../lib/log/index.js';
+
+const env = JSON.parse(process.argv[2] ?? '{}') as Record<string, string>;
+const autohub = createAutohub({ config: parseAppConfig(env), log: silentLogger });
+await autohub.start();
+process.on('message', (message) => {
+  if (message === 'usage') {
+    const usage = process.resourceUsage();
+    process.send?.({ cpuUs: usage.userCPUTime + usage.systemCPUTime, rssKb: usage.maxRSS, looks: autohub.reaper.looks });
+  }
+});
+process.on('SIGTERM', () => void autohub.stop().then(() => process.exit(0)));
+process.send?.({ ready: autohub.receiver.port });
