@@ -1,10 +1,12 @@
 /**
- * Section `ratelimit`: 200 chat.postMessage calls from 4 concurrent callers
- * against a fake Web API that accepts one call per 50 ms per method and
- * answers the rest with 429 + Retry-After (the time left, fractional). Total
- * time against the floor (window x calls) and requests spent inside closed
- * windows, for this client, the stock WebClient and a plain exponential
- * backoff, in one run.
+ * Section `ratelimit`: 30 chat.postMessage calls from 4 concurrent callers
+ * against a fake Web API that accepts one call a second per method, as
+ * Slack's per-channel posting limit does, and answers the rest with 429 and
+ * a Retry-After in whole seconds (what Slack sends: the time left, rounded
+ * up). The floor follows: the first call at once, then one a second, so 29 s
+ * for 30 calls. Total time against the floor and requests spent inside
+ * closed windows, for this client, the stock WebClient and a plain
+ * exponential backoff, in one run.
  */
 import { WebClient, type WebClientOptions } from '@slack/web-api';
 import { createRateLimitFetch } from '../lib/ratelimit/index.js';
@@ -14,9 +16,9 @@ import { fmt, printTable } from './stats.js';
 
 const quiet = slackLogger(silentLogger);
 
-const CALLS = 200;
+const CALLS = 30;
 const CALLERS = 4;
-const WINDOW_MS = 50;
+const WINDOW_MS = 1000;
 
 /**
  * The network under each client: records when each request left and whether
@@ -54,7 +56,7 @@ function exponentialFetch(network: typeof fetch, baseMs = 25, capMs = 2000): typ
 
 async function run(name: string, options: (url: string, network: typeof fetch) => WebClientOptions) {
   const api = await startFakeWebApi();
-  api.enforceInterval('chat.postMessage', WINDOW_MS, '429');
+  api.enforceInterval('chat.postMessage', WINDOW_MS, '429', 'whole');
   const network = recordingFetch();
   const web = new WebClient('xoxb-bench', options(api.url, network.recording));
   let next = 0;
@@ -81,7 +83,7 @@ async function run(name: string, options: (url: string, network: typeof fetch) =
 }
 
 export async function benchRateLimit(): Promise<void> {
-  const floor = (CALLS * WINDOW_MS) / 1000;
+  const floor = ((CALLS - 1) * WINDOW_MS) / 1000;
   const results = [
     await run('autohub rate-limit fetch', (url, network) => ({
       slackApiUrl: url,
@@ -95,7 +97,7 @@ export async function benchRateLimit(): Promise<void> {
     })),
     await run('stock WebClient (defaults)', (url, network) => ({ slackApiUrl: url, fetch: network, logger: quiet })),
   ];
-  printTable(`ratelimit: ${CALLS} chat.postMessage from ${CALLERS} callers, 1 call per ${WINDOW_MS} ms allowed; floor ${floor.toFixed(1)} s`, [
+  printTable(`ratelimit: ${CALLS} chat.postMessage from ${CALLERS} callers, 1 call a second allowed, Retry-After in whole seconds; floor ${floor.toFixed(1)} s`, [
     ['client', 'total s', 'x floor', 'accepted', 'failed', 'refused (inside closed windows)', 'of them sent after the first refusal was seen'],
     ...results.map((r) => [r.name, fmt(r.seconds), fmt(r.seconds / floor), String(r.accepted), String(r.failed), String(r.refused), String(r.afterFirst)]),
   ]);

@@ -44,7 +44,7 @@ export interface FakeWebApi {
    * window gets `shape` (429, 200 with error "ratelimited", or the two in turn) and a Retry-After
    * of the time left, in seconds with fractions. An interval of 0 lifts it.
    */
-  enforceInterval(method: string, intervalMs: number, shape?: '429' | '200' | 'both'): void;
+  enforceInterval(method: string, intervalMs: number, shape?: '429' | '200' | 'both', retryAfter?: 'fraction' | 'whole'): void;
   /**
    * Hold each chat.postMessage this long before it lands; a post whose
    * connection drops meanwhile (its sender died) never lands. 0 to stop.
@@ -136,7 +136,7 @@ export function landed(c: RecordedCall): boolean {
 export async function startFakeWebApi(options: { now?: () => number } = {}): Promise<FakeWebApi> {
   const now = options.now ?? Date.now;
   const scripts = new Map<string, ScriptedAnswer[]>();
-  const windows = new Map<string, { intervalMs: number; shape: '429' | '200' | 'both'; last: number; refusals: number }>();
+  const windows = new Map<string, { intervalMs: number; shape: '429' | '200' | 'both'; last: number; refusals: number; whole: boolean }>();
   const outages = new Map<string, ScriptedAnswer>();
   const calls: RecordedCall[] = [];
   let counter = 0;
@@ -170,7 +170,8 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
         if (!answer && window) {
           const left = window.last + window.intervalMs - at;
           if (left > 0) {
-            const retryAfter = (left / 1000).toFixed(3);
+            // Slack sends whole seconds; fractions let the drill compress time.
+            const retryAfter = window.whole ? String(Math.max(1, Math.ceil(left / 1000))) : (left / 1000).toFixed(3);
             const shape = window.shape === 'both' ? (window.refusals++ % 2 === 0 ? '429' : '200') : window.shape;
             answer =
               shape === '429'
@@ -208,9 +209,9 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
     script: (method, ...answers) => {
       scripts.set(method, [...(scripts.get(method) ?? []), ...answers]);
     },
-    enforceInterval: (method, intervalMs, shape = '429') => {
+    enforceInterval: (method, intervalMs, shape = '429', retryAfter = 'fraction') => {
       if (intervalMs <= 0) windows.delete(method);
-      else windows.set(method, { intervalMs, shape, last: -Infinity, refusals: 0 });
+      else windows.set(method, { intervalMs, shape, last: -Infinity, refusals: 0, whole: retryAfter === 'whole' });
     },
     holdPosts: (ms) => {
       holdMs = ms;
