@@ -14,6 +14,12 @@
 export interface TurnFailure {
   kind: 'transient' | 'permanent';
   ambiguous: boolean;
+  /**
+   * This run does not count against the turn's attempts, only its retry
+   * window: Slack's window was still closed (waiting is never a failure,
+   * issue 17), or the turn never ran (handed back at shutdown).
+   */
+  free?: boolean;
   /** Short, safe for a log and a dead letter: no message text, no token. */
   reason: string;
 }
@@ -54,16 +60,17 @@ export function classifyTurnFailure(error: unknown): TurnFailure {
   if (e.code === 'slack_bolt_unknown_error' && e.original !== undefined) return classifyTurnFailure(e.original);
   if (e.code === 'slack_webapi_platform_error') {
     const code = String(e.data?.error ?? 'unknown');
-    return { kind: TRANSIENT_SLACK.has(code) ? 'transient' : 'permanent', ambiguous: false, reason: `slack: ${code}` };
+    const throttled = code === 'ratelimited' || code === 'rate_limited';
+    return { kind: TRANSIENT_SLACK.has(code) ? 'transient' : 'permanent', ambiguous: false, reason: `slack: ${code}`, ...(throttled ? { free: true } : {}) };
   }
   if (e.code === 'slack_webapi_http_error') {
     const status = Number(e.statusCode);
     const transient = status >= 500 || status === 408 || status === 429;
-    return { kind: transient ? 'transient' : 'permanent', ambiguous: transient && status !== 429, reason: `http ${status}` };
+    return { kind: transient ? 'transient' : 'permanent', ambiguous: transient && status !== 429, reason: `http ${status}`, ...(status === 429 ? { free: true } : {}) };
   }
-  if (e.code === 'slack_webapi_rate_limited_error') return { kind: 'transient', ambiguous: false, reason: 'rate limited' };
+  if (e.code === 'slack_webapi_rate_limited_error') return { kind: 'transient', ambiguous: false, reason: 'rate limited', free: true };
   if (e.code === 'slack_webapi_request_error') return classifyRequestError(e.original);
-  if (e.code === 'autohub_rate_limit_exhausted') return { kind: 'transient', ambiguous: false, reason: 'rate-limit budget spent' };
+  if (e.code === 'autohub_rate_limit_exhausted') return { kind: 'transient', ambiguous: false, reason: 'rate-limit budget spent', free: true };
   if (e.code === 'autohub_store_unavailable') return { kind: 'transient', ambiguous: false, reason: 'store unavailable before posting' };
   if (e.name === 'TimeoutError' || e.name === 'AbortError') return { kind: 'transient', ambiguous: true, reason: 'timeout' };
   const name = typeof e.name === 'string' ? e.name : typeof error;
@@ -72,7 +79,7 @@ export function classifyTurnFailure(error: unknown): TurnFailure {
 
 function classifyRequestError(original: unknown): TurnFailure {
   const o = field(original);
-  if (o.code === 'autohub_rate_limit_exhausted') return { kind: 'transient', ambiguous: false, reason: 'rate-limit budget spent' };
+  if (o.code === 'autohub_rate_limit_exhausted') return { kind: 'transient', ambiguous: false, reason: 'rate-limit budget spent', free: true };
   if (o.name === 'TimeoutError' || o.name === 'AbortError') return { kind: 'transient', ambiguous: true, reason: 'timeout' };
   const code = systemCode(original) ?? 'connection error';
   return { kind: 'transient', ambiguous: !NEVER_SENT.has(code), reason: `connection: ${code}` };

@@ -133,11 +133,13 @@ export class TurnLease {
       const reply = await this.o.store.deadLetter(this.key, this.token, failure.reason, line);
       return { reply: reply === 'ok' ? 'dead' : reply };
     }
-    const delayMs = retryDelayMs(this.o.retry, this.attempts);
+    // A closed window is waited out, not backed off: the rate-limit layer knows when it reopens.
+    const delayMs = failure.free ? this.o.retry.firstDelayMs : retryDelayMs(this.o.retry, this.attempts);
     const reply = await this.o.store.release(this.key, this.token, {
       delayMs,
       reason: failure.reason,
       ambiguous: failure.ambiguous,
+      free: failure.free === true,
       policy: this.o.retry,
       ...(line ? { turn: line } : {}),
     });

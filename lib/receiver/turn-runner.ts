@@ -106,7 +106,7 @@ export class TurnRunner {
   async handBack(): Promise<void> {
     const waiting = this.#waiting.splice(0);
     await Promise.all(
-      waiting.map((t) => t.lease?.fail({ kind: 'transient', ambiguous: false, reason: 'handed back at shutdown' }).then(() => this.o.onRetry?.(0))),
+      waiting.map((t) => t.lease?.fail({ kind: 'transient', ambiguous: false, free: true, reason: 'handed back at shutdown' }).then(() => this.o.onRetry?.(0))),
     );
   }
 

@@ -48,9 +48,9 @@ export function retryDelayMs(policy: RetryPolicy, attempt: number): number {
  * Whether a failed turn gets another run or becomes a dead letter. Pure; the
  * Redis script makes the same decision atomically on Redis's clock.
  */
-export function releaseVerdict(input: { attempts: number; firstAt: number; now: number; delayMs: number; policy: RetryPolicy }): 'retry' | 'dead' {
+export function releaseVerdict(input: { attempts: number; firstAt: number; now: number; delayMs: number; policy: RetryPolicy; free?: boolean }): 'retry' | 'dead' {
   const { attempts, firstAt, now, delayMs, policy } = input;
-  if (attempts >= policy.attempts) return 'dead';
+  if (!input.free && attempts >= policy.attempts) return 'dead';
   return now + delayMs - firstAt > policy.windowMs ? 'dead' : 'retry';
 }
 

@@ -139,12 +139,13 @@ export class MemoryStore implements SharedStore {
     if (!owns(record, token)) return 'lost';
     const now = this.#now();
     const next = { ...record, reason: f.reason, ambiguous: f.ambiguous };
-    const verdict = releaseVerdict({ attempts: record.attempts ?? 1, firstAt: record.first_at ?? now, now, delayMs: f.delayMs, policy: f.policy });
+    const attempts = record.attempts ?? 1;
+    const verdict = releaseVerdict({ attempts, firstAt: record.first_at ?? now, now, delayMs: f.delayMs, policy: f.policy, free: f.free === true });
     if (verdict === 'dead') {
       this.#toDead(key, next, f.turn);
       return 'dead';
     }
-    this.#rewrite(key, { ...next, state: 'retry' });
+    this.#rewrite(key, { ...next, state: 'retry', ...(f.free ? { attempts: attempts - 1 } : {}) });
     this.#leases.set(key, now + f.delayMs);
     return 'retry';
   }

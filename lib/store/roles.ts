@@ -44,7 +44,12 @@ export interface Leases {
   /** The turn is over: `done`, the body dropped, the reply's ts kept a day. */
   finish(key: string, token: number, replyTs: string | null, turn?: TurnLine): Promise<LeaseReply>;
   /** A transient failure: another run after `delayMs`, or a dead letter when the policy is spent. */
-  release(key: string, token: number, failure: { delayMs: number; reason: string; ambiguous: boolean; policy: RetryPolicy; turn?: TurnLine }): Promise<ReleaseReply>;
+  /** `free`: this run does not count against the turn's attempts (a closed rate-limit window, a hand-back at shutdown). */
+  release(
+    key: string,
+    token: number,
+    failure: { delayMs: number; reason: string; ambiguous: boolean; free?: boolean; policy: RetryPolicy; turn?: TurnLine },
+  ): Promise<ReleaseReply>;
   /** A permanent failure: a dead letter at once. */
   deadLetter(key: string, token: number, reason: string, turn?: TurnLine): Promise<LeaseReply>;
   /** Turns with a live lease or a retry pending, across all copies; undefined when the store could not answer. */

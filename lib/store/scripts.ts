@@ -111,7 +111,8 @@ ${TURN_RECORD('KEYS[4]', line)}`;
  * A failed turn handed back: another run after `delay`, or a dead letter when
  * its runs or its time are spent. KEYS: key, lease set, dead set, turns.
  * ARGV: token, delay ms, reason, ambiguous ('1'/'0'), max runs, window ms,
- * dead ttl s, turn line for a dead letter. Returns 1 retry, 2 dead, 0 lost.
+ * dead ttl s, turn line for a dead letter, free ('1': this run is not
+ * counted). Returns 1 retry, 2 dead, 0 lost.
  */
 export const RELEASE_SCRIPT = `${OWNED}
 ${NOW}
@@ -120,11 +121,14 @@ local first = tonumber(rec.first_at) or now
 local delay = tonumber(ARGV[2])
 rec.reason = ARGV[3]
 rec.ambiguous = ARGV[4] == '1'
-if attempts >= tonumber(ARGV[5]) or now + delay - first > tonumber(ARGV[6]) then
+local free = ARGV[9] == '1'
+if (not free and attempts >= tonumber(ARGV[5])) or now + delay - first > tonumber(ARGV[6]) then
   ${TO_DEAD('ARGV[7]', 'ARGV[8]')}
   return 2
 end
 rec.state = 'retry'
+-- A free run is taken back: the next take counts it again.
+if free then rec.attempts = attempts - 1 end
 redis.call('SET', KEYS[1], cjson.encode(rec), 'KEEPTTL')
 redis.call('ZADD', KEYS[2], now + delay, KEYS[1])
 return 1`;

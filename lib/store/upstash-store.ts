@@ -170,7 +170,7 @@ export class UpstashStore implements SharedStore {
   }
 
   async release(key: string, token: number, f: Parameters<SharedStore['release']>[2]): Promise<ReleaseReply> {
-    const args = [token, f.delayMs, f.reason, f.ambiguous ? '1' : '0', f.policy.attempts, f.policy.windowMs, DEAD_TTL_SECONDS, f.turn?.line ?? ''];
+    const args = [token, f.delayMs, f.reason, f.ambiguous ? '1' : '0', f.policy.attempts, f.policy.windowMs, DEAD_TTL_SECONDS, f.turn?.line ?? '', f.free ? '1' : '0'];
     const reply = await this.#lease([key, LEASES_KEY, DEAD_KEY, STATUS_KEYS.turns], S.RELEASE_SCRIPT, args);
     if (reply === undefined) return 'unreachable';
     return reply === 1 ? 'retry' : reply === 2 ? 'dead' : 'lost';

@@ -138,6 +138,20 @@ describe.each(stores)('leases on the %s store', (_, pair) => {
     expect(await s.read(k)).not.toContain('marker');
   });
 
+  it('a run that waited on a closed rate-limit window is free: only the retry window ends such a turn', async () => {
+    const [s] = pair();
+    const k = key();
+    await s.claim([k], hub, { leaseMs: 60_000, body: '{}' });
+    let token = 1;
+    for (let i = 0; i < 5; i++) {
+      expect(await s.release(k, token, { delayMs: 0, reason: 'rate-limit budget spent', ambiguous: false, free: true, policy })).toBe('retry');
+      const [taken] = await takeWhenDue(s, cloud, k);
+      expect(taken!.attempts).toBe(1);
+      token = taken!.token;
+    }
+    expect(await s.release(k, token, { delayMs: 120_000, reason: 'rate-limit budget spent', ambiguous: false, free: true, policy })).toBe('dead');
+  });
+
   it('a retry that would start after the retry window is a dead letter at once', async () => {
     const [s] = pair();
     const k = key();
