@@ -48,6 +48,9 @@ function answer(status: number, route: Route, body: string | null, extra: Record
   });
 }
 
+/** A second try on the cloud leg is made only with at least this much of the budget left. */
+const MIN_SECOND_TRY_MS = 300;
+
 interface Leg {
   result: LegResult;
   response?: Response;
@@ -105,11 +108,20 @@ export function createEdgeRouter(options: EdgeRouterOptions): EdgeRouter {
       // The cloud copy learns why it got this delivery: it looks for the hub's lapsed leases, and its status page says why.
       const headers = new Headers(init.headers);
       headers.set('x-autohub-failover', why);
-      const { result, response } = await leg(`${settings.cloudUrl}/slack/events`, { ...init, headers }, remaining(settings.cloudTimeoutMs));
-      if (cloudAnswered(result) && response) {
-        cloud.markUp(now());
-        log('edge.routed', { ...fields, route: 'cloud', why, status: result.kind === 'answered' ? result.status : undefined, ms: now() - startedAt });
-        return relay('cloud', response);
+      let result: LegResult = { kind: 'unreachable' };
+      // Behind Railway's balancer a replica that is gone answers 502; another may serve, and the
+      // shared claim makes a second try safe. Two tries at most, each within what is left of the budget.
+      for (let attempt = 1; attempt <= 2; attempt++) {
+        const timeout = remaining(settings.cloudTimeoutMs);
+        if (attempt > 1 && timeout < MIN_SECOND_TRY_MS) break;
+        const leg_ = await leg(`${settings.cloudUrl}/slack/events`, { ...init, headers }, timeout);
+        result = leg_.result;
+        if (cloudAnswered(result) && leg_.response) {
+          cloud.markUp(now());
+          log('edge.routed', { ...fields, route: 'cloud', why, attempt, status: result.kind === 'answered' ? result.status : undefined, ms: now() - startedAt });
+          return relay('cloud', leg_.response);
+        }
+        if (result.kind === 'timeout') break;
       }
       cloud.markDown(now(), describe(result));
       log('edge.failover_failed', { ...fields, why, cloud: describe(result), ms: now() - startedAt });

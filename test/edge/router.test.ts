@@ -26,6 +26,7 @@ describe('the edge router on Node, against loopback copies, on a fixed clock', (
       c.events = 200;
       c.health = 200;
       c.delayMs = 0;
+      c.next = [];
       c.received.length = 0;
     }
   });
@@ -97,6 +98,15 @@ describe('the edge router on Node, against loopback copies, on a fixed clock', (
     expect(response.status).toBe(401);
     expect(response.headers.get('x-autohub-route')).toBe('hub');
     expect(eventsTo(cloud)).toHaveLength(0);
+  });
+
+  it('a replica gone behind the balancer (502) gets one more try on the cloud leg, which another replica serves', async () => {
+    hub.events = 530;
+    cloud.next = [502];
+    const response = await router().handle(await delivery());
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-autohub-route')).toBe('cloud');
+    expect(eventsTo(cloud)).toHaveLength(2);
   });
 
   it('when the cloud forward fails too, Slack gets 503 naming the failover target, never a blind 200', async () => {

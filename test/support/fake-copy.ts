@@ -6,6 +6,8 @@ export interface FakeCopy {
   url: string;
   /** Status for /slack/events; 'hang' never answers. */
   events: number | 'hang';
+  /** Statuses for the next deliveries to /slack/events, before `events` applies again (a replica gone behind a balancer). */
+  next: number[];
   /** Status for /slack/health. */
   health: number | 'hang';
   /** Extra delay before answering, ms. */
@@ -26,7 +28,7 @@ export async function startFakeCopy(name: string): Promise<FakeCopy> {
         headers: Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)])),
         body: Buffer.concat(chunks).toString('utf8'),
       });
-      const status = path === '/slack/health' ? copy.health : copy.events;
+      const status = path === '/slack/health' ? copy.health : (copy.next.shift() ?? copy.events);
       if (status === 'hang') return;
       setTimeout(() => {
         const body = status === 530 ? 'error code: 1033' : JSON.stringify({ copy: name });
@@ -39,6 +41,7 @@ export async function startFakeCopy(name: string): Promise<FakeCopy> {
   const copy: FakeCopy = {
     url: `http://127.0.0.1:${port}`,
     events: 200,
+    next: [],
     health: 200,
     delayMs: 0,
     received: [],
