@@ -44,7 +44,7 @@ export interface FakeWebApi {
    * window gets `shape` (429, 200 with error "ratelimited", or the two in turn) and a Retry-After
    * of the time left, in seconds with fractions. An interval of 0 lifts it.
    */
-  enforceInterval(method: string, intervalMs: number, shape?: '429' | '200' | 'both', retryAfter?: 'fraction' | 'whole'): void;
+  enforceInterval(method: string, intervalMs: number, shape?: '429' | '200' | 'both', retryAfter?: 'fraction' | 'whole', per?: 'method' | 'channel'): void;
   /**
    * Hold each chat.postMessage this long before it lands; a post whose
    * connection drops meanwhile (its sender died) never lands. 0 to stop.
@@ -136,7 +136,7 @@ export function landed(c: RecordedCall): boolean {
 export async function startFakeWebApi(options: { now?: () => number } = {}): Promise<FakeWebApi> {
   const now = options.now ?? Date.now;
   const scripts = new Map<string, ScriptedAnswer[]>();
-  const windows = new Map<string, { intervalMs: number; shape: '429' | '200' | 'both'; last: number; refusals: number; whole: boolean }>();
+  const windows = new Map<string, { intervalMs: number; shape: '429' | '200' | 'both'; last: Map<string, number>; refusals: number; whole: boolean; perChannel: boolean }>();
   const outages = new Map<string, ScriptedAnswer>();
   const calls: RecordedCall[] = [];
   let counter = 0;
@@ -168,7 +168,9 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
         }
         const window = windows.get(method);
         if (!answer && window) {
-          const left = window.last + window.intervalMs - at;
+          // Slack limits posting per channel (about one a second); other limits are per method.
+          const scope = window.perChannel ? (params.channel ?? '') : '';
+          const left = (window.last.get(scope) ?? -Infinity) + window.intervalMs - at;
           if (left > 0) {
             // Slack sends whole seconds; fractions let the drill compress time.
             const retryAfter = window.whole ? String(Math.max(1, Math.ceil(left / 1000))) : (left / 1000).toFixed(3);
@@ -178,7 +180,7 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
                 ? { status: 429, body: { ok: false, error: 'ratelimited' }, headers: { 'retry-after': retryAfter } }
                 : { status: 200, body: { ok: false, error: 'ratelimited' }, headers: { 'retry-after': retryAfter } };
           } else {
-            window.last = at;
+            window.last.set(scope, at);
           }
         }
         answer ??= { status: 200, body: defaultAnswer(method, params, ++counter, calls) };
@@ -209,9 +211,9 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
     script: (method, ...answers) => {
       scripts.set(method, [...(scripts.get(method) ?? []), ...answers]);
     },
-    enforceInterval: (method, intervalMs, shape = '429', retryAfter = 'fraction') => {
+    enforceInterval: (method, intervalMs, shape = '429', retryAfter = 'fraction', per = 'method') => {
       if (intervalMs <= 0) windows.delete(method);
-      else windows.set(method, { intervalMs, shape, last: -Infinity, refusals: 0, whole: retryAfter === 'whole' });
+      else windows.set(method, { intervalMs, shape, last: new Map(), refusals: 0, whole: retryAfter === 'whole', perChannel: per === 'channel' });
     },
     holdPosts: (ms) => {
       holdMs = ms;

@@ -15,12 +15,15 @@ export interface Tunnel {
   slowMs: number;
   /** Where requests go through to. */
   target: string;
+  /** More targets, taken in turn with `target` (a round-robin balancer over replicas, as Railway's). A dead one answers 502. */
+  extraTargets: string[];
   /** Answer the next N requests with 500, whatever the mode (a copy failing once). */
   fail500: number;
   close(): Promise<void>;
 }
 
 export async function startTunnel(target: string): Promise<Tunnel> {
+  let next = 0;
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -44,7 +47,9 @@ export async function startTunnel(target: string): Promise<Tunnel> {
       }
       const body = chunks.length ? new Uint8Array(Buffer.concat(chunks)) : undefined;
       const hold = tunnel.mode === 'slow' ? tunnel.slowMs : 0;
-      fetch(`${tunnel.target}${req.url ?? '/'}`, { method: req.method, headers, body })
+      const targets = [tunnel.target, ...tunnel.extraTargets];
+      const to = targets[next++ % targets.length];
+      fetch(`${to}${req.url ?? '/'}`, { method: req.method, headers, body })
         .then(async (upstream) => {
           const payload = Buffer.from(await upstream.arrayBuffer());
           const out: Record<string, string> = {};
@@ -67,6 +72,7 @@ export async function startTunnel(target: string): Promise<Tunnel> {
     mode: 'pass',
     slowMs: 0,
     target,
+    extraTargets: [],
     fail500: 0,
     close: async () => {
       server.closeAllConnections();

@@ -55,6 +55,27 @@ function scopeOf(init: RequestInit | undefined): string {
   return auth ? createHash('sha256').update(auth).digest('hex').slice(0, 12) : 'anon';
 }
 
+/** Methods Slack limits per channel (chat.postMessage: about one a second in each), so each channel has its own window. */
+const PER_CHANNEL = new Set(['chat.postMessage', 'chat.postEphemeral']);
+
+/** The `channel` a call names, from the form or JSON body the WebClient sends. */
+export function channelOf(body: unknown): string | undefined {
+  let text: string | undefined;
+  if (typeof body === 'string') text = body;
+  else if (body instanceof URLSearchParams) return body.get('channel') ?? undefined;
+  else if (body instanceof ArrayBuffer || ArrayBuffer.isView(body)) text = Buffer.from(body as ArrayBuffer).toString('utf8');
+  if (text === undefined) return undefined;
+  if (text.startsWith('{')) {
+    try {
+      const channel = (JSON.parse(text) as { channel?: unknown }).channel;
+      return typeof channel === 'string' ? channel : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+  return new URLSearchParams(text).get('channel') ?? undefined;
+}
+
 /** Whether a body can be sent a second time. */
 function replayable(body: unknown): boolean {
   return body === undefined || body === null || typeof body === 'string' || body instanceof URLSearchParams || body instanceof ArrayBuffer || ArrayBuffer.isView(body);
@@ -110,7 +131,8 @@ export function createRateLimitFetch(options: RateLimitFetchOptions = {}): typeo
   const rateLimitFetch = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
     const method = methodOf(input);
     if (!replayable(init?.body)) return send(input, init);
-    const key = `${scopeOf(init)}:${method}`;
+    const channel = PER_CHANNEL.has(method) ? channelOf(init?.body) : undefined;
+    const key = channel ? `${scopeOf(init)}:${method}:${channel}` : `${scopeOf(init)}:${method}`;
     const gate = gateFor(key);
     const started = now();
     let pending: Omit<RefusalRecord, 'waited'> | undefined;

@@ -132,6 +132,17 @@ describe('the rate-limit fetch under a real WebClient, against a loopback Web AP
     expect(api.calls.filter((c) => c.refused)).toHaveLength(1);
   });
 
+  it("chat.postMessage has a window per channel: one channel's refusal does not hold posts to another", async () => {
+    const { web, time } = client();
+    api.script('chat.postMessage', throttled429('20'));
+    await web.chat.postMessage({ channel: 'C1', text: 'a' });
+    const waited = time.slept.length;
+    // C1's window is closed for 20 s on this clock; C2's is not.
+    await web.chat.postMessage({ channel: 'C2', text: 'b' });
+    expect(time.slept.length).toBe(waited);
+    expect(api.posts().map((c) => c.params.channel)).toEqual(['C1', 'C2']);
+  });
+
   it('a post whose connection fails is not sent again', async () => {
     let sent = 0;
     const counting: typeof fetch = (input, init) => {
