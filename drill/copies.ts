@@ -12,6 +12,9 @@ import { parseAppConfig, type Role } from '../lib/config/index.js';
 import { silentLogger } from '../lib/log/index.js';
 import { freePort } from './sim/free-port.js';
 
+/** The drill's health token (see harness.ts); defined here so the copies need not import the harness. */
+export const DRILL_HEALTH_TOKEN = 'drill-health-token-0123456789';
+
 export interface CopyHandle {
   role: Role;
   instance: string;
@@ -26,6 +29,8 @@ export interface CopyHandle {
 }
 
 export interface CopyEnv {
+  /** @default drill-<role> */
+  instance?: string;
   signingSecret: string;
   webApiUrl: string;
   upstash?: { url: string; token: string };
@@ -37,11 +42,12 @@ const ROOT = fileURLToPath(new URL('../', import.meta.url));
 function env(role: Role, port: number, o: CopyEnv): Record<string, string> {
   return {
     AUTOHUB_ROLE: role,
-    AUTOHUB_INSTANCE: `drill-${role}`,
+    AUTOHUB_INSTANCE: o.instance ?? `drill-${role}`,
     // Never a developer's .env: its real tokens must not reach a drill copy.
     AUTOHUB_ENV_FILE: 'none',
     PORT: String(port),
     SLACK_SIGNING_SECRET: o.signingSecret,
+    AUTOHUB_HEALTH_TOKEN: DRILL_HEALTH_TOKEN,
     SLACK_BOT_TOKEN: 'xoxb-drill',
     SLACK_API_URL: o.webApiUrl,
     AUTOHUB_REFUSAL_LOG: 'off',
@@ -99,7 +105,7 @@ export async function startChildCopy(role: Role, o: CopyEnv): Promise<CopyHandle
   await launch();
   return {
     role,
-    instance: `drill-${role}`,
+    instance: o.instance ?? `drill-${role}`,
     url,
     kill: () => end('SIGKILL'),
     restart: launch,
@@ -126,7 +132,7 @@ export async function startInProcessCopy(role: Role, o: CopyEnv, store: SharedSt
   await launch();
   return {
     role,
-    instance: `drill-${role}`,
+    instance: o.instance ?? `drill-${role}`,
     url,
     // The closest this process comes to a crash: from now on every new connection is dropped.
     kill: async () => {

@@ -12,10 +12,12 @@ import { startFakeWebApi, type FakeWebApi } from './sim/fake-web-api.js';
 import { startRedis, type PrivateRedis } from './sim/redis-server.js';
 import { startTunnel, type Tunnel } from './sim/tunnel.js';
 import { startUpstashBridge, type UpstashBridge } from './sim/upstash-bridge.js';
-import { startChildCopy, startInProcessCopy, type CopyHandle } from './copies.js';
+import { DRILL_HEALTH_TOKEN, startChildCopy, startInProcessCopy, type CopyHandle } from './copies.js';
 import { hangable } from './hangable-store.js';
 
 export const DRILL_SECRET = 'drill-signing-secret';
+/** The copies show their full health body to the drill alone. */
+const HEALTH_AUTH = { authorization: `Bearer ${DRILL_HEALTH_TOKEN}` };
 
 export interface Harness {
   storeKind: 'redis-server' | 'in-process';
@@ -34,6 +36,14 @@ export interface Harness {
   deadLetters(): Promise<number>;
   /** Turns still live in the store (leased or waiting for a retry); undefined when it cannot say. */
   pending(): Promise<number | undefined>;
+  /** More cloud copies behind the cloud's balancer, taken in turn with the first (Railway's `replicas`). */
+  addReplicas(n: number): Promise<CopyHandle[]>;
+  /** Stop the added replicas; the cloud is one copy again. */
+  removeReplicas(): Promise<void>;
+  /** An added replica, by index. */
+  replica(i: number): CopyHandle | undefined;
+  /** Resolves once `copy`'s health says it has a turn in flight; rejects after `timeoutMs`. */
+  busy(copy: CopyHandle, timeoutMs: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -67,6 +77,7 @@ export async function startHarness(options: { factor: number; inProcess?: boolea
     EDGE_DOWN_TTL_MS: String(Math.max(1, Math.round(30_000 / options.factor))),
   });
   let router = createEdgeRouter({ settings });
+  const replicas: CopyHandle[] = [];
   const reader = shared ?? (bridge ? new UpstashStore({ settings: { url: bridge.url, token: bridge.token }, reporter: () => {} }) : undefined);
   const edge: Server = serveFetchHandler((request) => router.handle(request));
   await new Promise<void>((resolve) => edge.listen(0, '127.0.0.1', resolve));
@@ -85,6 +96,33 @@ export async function startHarness(options: { factor: number; inProcess?: boolea
       router = createEdgeRouter({ settings });
     },
     pending: async () => reader?.pending(),
+    addReplicas: async (n) => {
+      const added = await Promise.all(
+        Array.from({ length: n }, (_, i) => {
+          const env = { ...copyEnv, instance: `drill-cloud-${i + 2}` };
+          return shared ? startInProcessCopy('cloud', env, shared) : startChildCopy('cloud', env);
+        }),
+      );
+      replicas.push(...added);
+      cloudTunnel.extraTargets = replicas.map((r) => r.url);
+      return added;
+    },
+    replica: (i) => replicas[i],
+    busy: async (copy, timeoutMs) => {
+      const until = Date.now() + timeoutMs;
+      for (;;) {
+        const body = (await fetch(`${copy.url}/slack/health`, { headers: HEALTH_AUTH })
+          .then((r) => r.json())
+          .catch(() => ({}))) as { turns?: { running?: number } };
+        if ((body.turns?.running ?? 0) > 0) return;
+        if (Date.now() > until) throw new Error(`${copy.instance} had no turn in flight within ${timeoutMs} ms`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    },
+    removeReplicas: async () => {
+      cloudTunnel.extraTargets = [];
+      await Promise.all(replicas.splice(0).map((r) => r.stop()));
+    },
     deadLetters: async () => (await reader?.listDead(10_000))?.length ?? 0,
     hangStore: (hung) => {
       if (redis) {
@@ -95,7 +133,7 @@ export async function startHarness(options: { factor: number; inProcess?: boolea
     close: async () => {
       edge.closeAllConnections();
       edge.close();
-      await Promise.all([hub!.stop(), cloud!.stop()]);
+      await Promise.all([hub!.stop(), cloud!.stop(), ...replicas.map((r) => r.stop())]);
       await Promise.all([hubTunnel.close(), cloudTunnel.close(), api.close()]);
       await bridge?.close();
       await redis?.stop();

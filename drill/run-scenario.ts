@@ -46,9 +46,11 @@ function replyOf(params: Record<string, string>, at: number): Reply {
 
 export async function runScenario(h: Harness, scenario: Scenario, options: RunOptions): Promise<ScenarioResult> {
   if (scenario.hubEnv) await h.hub.reconfigure(scenario.hubEnv);
+  if (scenario.extraReplicas) await h.addReplicas(scenario.extraReplicas);
   try {
     return await sendAndScore(h, scenario, options);
   } finally {
+    if (scenario.extraReplicas) await h.removeReplicas();
     if (scenario.hubEnv) await h.hub.reconfigure({});
   }
 }
@@ -83,10 +85,12 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
     await sleep(startedAt + (i * sendMs) / options.events - Date.now());
     const ts = `${seconds}.${String(i).padStart(6, '0')}`;
     mentions.push(ts);
-    const body = JSON.stringify(mentionEnvelope({ eventId: `Ev-${scenario.name}-${startedAt}-${i}`, ts, channel: 'C0DRILL' }));
+    const channels = scenario.channels ?? 1;
+    const channel = channels > 1 ? `C0DRILL${i % channels}` : 'C0DRILL';
+    const body = JSON.stringify(mentionEnvelope({ eventId: `Ev-${scenario.name}-${startedAt}-${i}`, ts, channel }));
     deliveries.push(slack.deliver(ts, `Ev-${scenario.name}-${startedAt}-${i}`, body));
     if (scenario.redeliverUnderNewId) {
-      const again = JSON.stringify(mentionEnvelope({ eventId: `Ev-${scenario.name}-${startedAt}-${i}-again`, ts, channel: 'C0DRILL' }));
+      const again = JSON.stringify(mentionEnvelope({ eventId: `Ev-${scenario.name}-${startedAt}-${i}-again`, ts, channel }));
       deliveries.push(sleep(100).then(() => slack.deliver(ts, `Ev-${scenario.name}-${startedAt}-${i}-again`, again)));
     }
     if (i % 10 === 0) options.onProgress?.(`${scenario.name}: ${i + 1}/${options.events} sent, ${h.api.posts().length} replies so far`);

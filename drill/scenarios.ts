@@ -25,6 +25,10 @@ export interface Scenario {
   redeliverUnderNewId?: boolean;
   /** Settings the hub is restarted under before the first mention, and restarted without after scoring. */
   hubEnv?: Record<string, string>;
+  /** Cloud copies behind the balancer besides the first (Railway's `replicas: N`), for this scenario only. */
+  extraReplicas?: number;
+  /** Mentions are spread over this many channels. @default 1 */
+  channels?: number;
 }
 
 const cutHub: (from: number, to: number | 'end') => Fault = (from, to) => ({
@@ -142,6 +146,42 @@ export const SCENARIOS: Scenario[] = [
     hubEnv: { AUTOHUB_DEMO_THINK_MS: '2500' },
     faults: [
       { label: 'store hung', from: 0.5, to: 'end', forMs: 1200, start: (h) => h.hangStore(true), stop: (h) => h.hangStore(false) },
+    ],
+  },
+  {
+    name: 'overload',
+    summary: 'mentions arrive at 2.5 times the rate Slack lets the bot post (one post per 400 ms in each of 4 channels): answered late, never lost or doubled',
+    channels: 4,
+    faults: [
+      {
+        label: 'one post per 400 ms per channel',
+        from: 0,
+        to: 'end',
+        start: (h) => h.api.enforceInterval('chat.postMessage', 400, 'both', 'fraction', 'channel'),
+        stop: (h) => h.api.enforceInterval('chat.postMessage', 0),
+      },
+    ],
+  },
+  {
+    name: 'replicas',
+    summary: 'the hub is off; three cloud replicas behind a round-robin balancer (502 for a dead one); one is killed while its posts are held',
+    extraReplicas: 2,
+    faults: [
+      cutHub(0, 'end'),
+      { label: 'posts take 400 ms', from: 0, to: 'end', start: (h) => h.api.holdPosts(400), stop: (h) => h.api.holdPosts(0) },
+      {
+        label: 'a replica killed',
+        from: 0.5,
+        to: 'end',
+        // Killed only while it has a turn of its own in flight, so a replica's turn is always taken over.
+        start: async (h) => {
+          const replica = h.replica(0);
+          if (!replica) return;
+          await h.busy(replica, 10_000);
+          await replica.kill();
+        },
+        stop: () => {},
+      },
     ],
   },
   {

@@ -26,7 +26,14 @@ export interface ScenarioScore {
   doubledMentions: string[];
   /** Turns that ended as dead letters during the scenario (a lost mention that was at least recorded). */
   deadLetters?: number;
+  /** Mentions answered more than LATE_MS after Slack first sent them. */
+  late: number;
+  /** The longest a mention waited for its first reply, ms. */
+  maxWaitMs: number;
 }
+
+/** A person notices a reply this late. */
+export const LATE_MS = 10_000;
 
 function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return 0;
@@ -43,6 +50,11 @@ export function scoreScenario(mentions: readonly string[], attempts: readonly At
     .map((a) => a.answeredAt! - a.sentAt)
     .sort((a, b) => a - b);
   const ours = replies.filter((r) => counts.has(r.mention));
+  const firstSent = new Map<string, number>();
+  for (const a of attempts) firstSent.set(a.mention, Math.min(firstSent.get(a.mention) ?? Infinity, a.sentAt));
+  const firstReply = new Map<string, number>();
+  for (const r of ours) firstReply.set(r.mention, Math.min(firstReply.get(r.mention) ?? Infinity, r.at));
+  const waits = [...firstReply].map(([m, at]) => at - (firstSent.get(m) ?? at));
   return {
     sent: mentions.length,
     answered: mentions.length - lostMentions.length,
@@ -60,5 +72,7 @@ export function scoreScenario(mentions: readonly string[], attempts: readonly At
     deadlineMisses: attempts.filter((a) => a.status === 'timeout' || (a.answeredAt !== undefined && a.answeredAt - a.sentAt > 3000)).length,
     lostMentions,
     doubledMentions,
+    late: waits.filter((w) => w > LATE_MS).length,
+    maxWaitMs: waits.length ? Math.max(...waits) : 0,
   };
 }

@@ -13,6 +13,7 @@ import { renderHtml } from '../../drill/report-html.js';
 import { failed, renderTable } from '../../drill/report-table.js';
 import { findScenario, SCENARIOS, type Scenario } from '../../drill/scenarios.js';
 import { UsageError } from '../../lib/errors/index.js';
+import { isMain } from './is-main.js';
 
 export interface DrillArgs {
   scenarios: Scenario[];
@@ -20,12 +21,13 @@ export interface DrillArgs {
   factor: number;
   json: boolean;
   report?: string;
+  noisy: number;
 }
 
-const USAGE = 'usage: npm run drill -- [--scenario NAME] [--events N] [--factor F] [--json] [--report FILE.html]';
+const USAGE = 'usage: npm run drill -- [--scenario NAME] [--events N] [--factor F] [--noisy N] [--json] [--report FILE.html]';
 
 export function parseDrillArgs(argv: readonly string[]): DrillArgs {
-  const args: DrillArgs = { scenarios: [], events: 30, factor: 120, json: false };
+  const args: DrillArgs = { scenarios: [], events: 30, factor: 120, json: false, noisy: 0 };
   const value = (i: number, flag: string) => {
     const v = argv[i];
     if (v === undefined || v.startsWith('--')) throw new UsageError(`${flag} needs a value; ${USAGE}`);
@@ -44,6 +46,7 @@ export function parseDrillArgs(argv: readonly string[]): DrillArgs {
       args.scenarios.push(scenario);
     } else if (flag === '--events') args.events = whole(value(++i, flag), flag, 1, 100_000);
     else if (flag === '--factor') args.factor = whole(value(++i, flag), flag, 1, 600);
+    else if (flag === '--noisy') args.noisy = whole(value(++i, flag), flag, 0, 16);
     else if (flag === '--json') args.json = true;
     else if (flag === '--report') args.report = value(++i, flag);
     else throw new UsageError(`unknown argument ${JSON.stringify(flag)}; ${USAGE}`);
@@ -68,7 +71,8 @@ async function main(argv: readonly string[]): Promise<number> {
     `drill: ${args.scenarios.length} scenario(s), ${args.events} mention(s) each; time factor ${args.factor} ` +
       `(Slack's 1- and 5-minute retries after ${(60 / args.factor).toFixed(2)} s and ${(300 / args.factor).toFixed(2)} s)\n`,
   );
-  const drill = await runDrill({ scenarios: args.scenarios, events: args.events, factor: args.factor, onProgress: progress });
+  if (args.noisy > 0) process.stderr.write(`drill: ${args.noisy} busy process(es) beside the system\n`);
+  const drill = await runDrill({ scenarios: args.scenarios, events: args.events, factor: args.factor, noisy: args.noisy, onProgress: progress });
   if (tty) process.stderr.write('\r\x1b[2K');
   process.stderr.write(`drill: claim store: ${drill.store === 'redis-server' ? 'a private redis-server behind an Upstash REST bridge' : 'in-process, shared by both copies in this process (no redis-server found)'}\n`);
 
@@ -86,6 +90,6 @@ async function main(argv: readonly string[]): Promise<number> {
   return drill.results.some(failed) ? 1 : 0;
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+if (isMain(import.meta.url)) {
   process.exitCode = await main(process.argv.slice(2));
 }
