@@ -109,6 +109,9 @@ export function createAutohub(options: AutohubOptions): Autohub {
     },
   });
   const heartbeat = (): string => {
+    const loopDelay = health.sampleLoop();
+    // A late loop makes this copy slow through no fault of the store or the peer: say so.
+    if (loopDelay.p99Ms > 200) log.warn('loop.delayed', { p99Ms: loopDelay.p99Ms, maxMs: loopDelay.maxMs });
     const { body } = health.report();
     const record: CopyRecord = {
       at: new Date(now()).toISOString(),
@@ -116,7 +119,7 @@ export function createAutohub(options: AutohubOptions): Autohub {
       role: config.role,
       status: body.status,
       storeOk: body.store.ok,
-      loopP99Ms: health.sampleLoop().p99Ms,
+      loopP99Ms: loopDelay.p99Ms,
       running: receiver.inFlight,
       waiting: receiver.queued,
     };

@@ -91,14 +91,14 @@ export const SCENARIOS: Scenario[] = [
   },
   {
     name: 'cloud-500-once',
-    summary: "seed 000's hole: the hub is off and the first cloud forward fails; Slack's retry must still reach the cloud",
+    summary: "seed 000's hole: the hub is off and the first delivery's cloud leg fails (both of the edge's tries); Slack's retry must still reach the cloud",
     faults: [
       cutHub(0, 'end'),
       {
-        label: 'cloud answers 500 once',
+        label: 'cloud answers 500 twice',
         from: 0,
         to: 'end',
-        start: (h) => void (h.cloudTunnel.fail500 = 1),
+        start: (h) => void (h.cloudTunnel.fail500 = 2),
         stop: (h) => void (h.cloudTunnel.fail500 = 0),
       },
     ],
