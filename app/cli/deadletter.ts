@@ -68,7 +68,7 @@ async function replay(config: AppConfig, store: SharedStore, dead: DeadLetter, l
 
 export async function runDeadletter(argv: readonly string[], env: Env = loadEnv(), out: Out = console): Promise<number> {
   let command: DeadletterCommand;
-  let storeConfig: Pick<AppConfig, 'upstash' | 'claim'>;
+  let storeConfig: Pick<AppConfig, 'upstash' | 'claim' | 'sealKeys'>;
   let config: AppConfig | undefined;
   try {
     command = parseDeadletterArgs(argv);

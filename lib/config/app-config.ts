@@ -4,6 +4,7 @@
  * message is the single line the operator sees.
  */
 import { randomBytes } from 'node:crypto';
+import { deriveStoreKey } from '../store/seal.js';
 import { ConfigError } from '../errors/index.js';
 import type { Level } from '../log/index.js';
 import { readEnum, readInt, readRaw, readRequired, readUrl, type Env } from './read.js';
@@ -24,6 +25,8 @@ export interface AppConfig {
   slackApiUrl: string;
   /** null: no shared store, an in-process one is used and nothing is shared. */
   upstash: UpstashSettings | null;
+  /** What stored bodies are sealed under (lib/store/seal.ts); null only for tools run without a key or secret. */
+  sealKeys: { current: Buffer; previous: Buffer[]; derived: boolean } | null;
   claim: { attemptMs: number; attempts: number };
   /** Where rate-limit refusals are written, one JSON line each; null turns the file off. */
   refusalLog: string | null;
@@ -115,9 +118,36 @@ function readHealthToken(env: Env): string | null {
   return value;
 }
 
+/** A 32-byte key given as 64 hex digits or base64. */
+function readKey(name: string, value: string): Buffer {
+  const expected = '32 bytes as 64 hex digits or base64 (e.g. `openssl rand -hex 32`)';
+  const key = /^[0-9a-f]{64}$/i.test(value) ? Buffer.from(value, 'hex') : /^[A-Za-z0-9+/_-]{43}=?$/.test(value) ? Buffer.from(value, 'base64') : undefined;
+  if (!key || key.length !== 32) throw new ConfigError(name, expected, `${value.length} characters`);
+  return key;
+}
+
+/**
+ * The keys stored bodies are sealed under: AUTOHUB_STORE_KEY, else one derived
+ * from the signing secret; AUTOHUB_STORE_KEY_PREVIOUS (comma separated) still
+ * opens what older keys sealed. null when neither key nor secret is set.
+ */
+function readSealKeys(env: Env): AppConfig['sealKeys'] {
+  const given = readRaw(env, 'AUTOHUB_STORE_KEY');
+  const secret = readRaw(env, 'SLACK_SIGNING_SECRET');
+  const previous = (readRaw(env, 'AUTOHUB_STORE_KEY_PREVIOUS') ?? '')
+    .split(',')
+    .map((k) => k.trim())
+    .filter(Boolean)
+    .map((k) => readKey('AUTOHUB_STORE_KEY_PREVIOUS', k));
+  if (given !== undefined) return { current: readKey('AUTOHUB_STORE_KEY', given), previous, derived: false };
+  if (secret !== undefined) return { current: deriveStoreKey(secret), previous, derived: true };
+  return null;
+}
+
 /** Only what reaching the shared store takes: for tools that read it without being a copy. */
-export function parseStoreConfig(env: Env): Pick<AppConfig, 'upstash' | 'claim'> {
+export function parseStoreConfig(env: Env): Pick<AppConfig, 'upstash' | 'claim' | 'sealKeys'> {
   return {
+    sealKeys: readSealKeys(env),
     upstash: readUpstash(env),
     claim: {
       attemptMs: readInt(env, 'AUTOHUB_CLAIM_ATTEMPT_MS', 450, { min: 50, max: 5000 }),

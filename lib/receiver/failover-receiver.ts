@@ -69,9 +69,23 @@ export interface FailoverReceiverOptions {
 /** node:crypto's HMAC: synchronous, no thread-pool hop per request. */
 const nodeHmac = (secret: string, data: Uint8Array) => createHmac('sha256', secret).update(data).digest('hex');
 
-function channelOf(body: Record<string, unknown>): { channel?: string } {
+/**
+ * Upstash refuses a request over 1 MB. A body sealed and base64-encoded
+ * grows by a third, so past this size the delivery is claimed without a
+ * body: it runs here, and cannot be taken over (never failed open).
+ */
+export const MAX_STORED_BODY_BYTES = 600_000;
+
+/**
+ * What a taker-over needs to run the turn again: the delivery without
+ * Slack's legacy verification `token`. Undefined when it is too large to store.
+ */
+function leaseRequest(leaseMs: number, body: Record<string, unknown>, eventId: string): LeaseRequest | undefined {
+  const { token: _legacy, ...kept } = body;
+  const stored = JSON.stringify(kept);
+  if (Buffer.byteLength(stored) > MAX_STORED_BODY_BYTES) return undefined;
   const channel = (body.event as { channel?: unknown } | undefined)?.channel;
-  return typeof channel === 'string' ? { channel } : {};
+  return { leaseMs, body: stored, eventId, ...(typeof channel === 'string' ? { channel } : {}) };
 }
 
 function header(req: IncomingMessage, name: string): string | undefined {
@@ -235,10 +249,7 @@ export class FailoverReceiver implements Receiver {
     const retry = parseRetryHeaders(header(req, 'x-slack-retry-num'), header(req, 'x-slack-retry-reason'));
     const failover = header(req, 'x-autohub-failover');
     if (failover) o.onFailover?.(failover.slice(0, 80));
-    const lease: LeaseRequest | undefined =
-      delivery.kind === 'event'
-        ? { leaseMs: o.lease.leaseMs, body: raw.toString('utf8'), eventId: delivery.eventId, ...channelOf(delivery.body) }
-        : undefined;
+    const lease = delivery.kind === 'event' ? leaseRequest(o.lease.leaseMs, delivery.body, delivery.eventId) : undefined;
     const claimSentAt = o.now();
     const outcome = await this.#claim(delivery.claimKeys, receivedAt, lease);
     const claim: ClaimKind | 'none' = delivery.claimKeys.length === 0 ? 'none' : outcome.kind;

@@ -145,7 +145,10 @@ export class TurnRunner {
     try {
       body = JSON.parse(takeover.body) as Record<string, unknown>;
     } catch {
+      // Sealed under a key this copy does not have (a rotation without AUTOHUB_STORE_KEY_PREVIOUS):
+      // it can never run here, so it is kept as a dead letter rather than taken over again and again.
       o.log.error('lease.takeover_unreadable', { key: takeover.key });
+      void o.store.deadLetter(takeover.key, takeover.token, 'stored body unreadable (store key changed?)');
       return;
     }
     const lease = this.lease(takeover.key, takeover.token, sentAt, body, takeover);

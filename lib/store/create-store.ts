@@ -4,11 +4,13 @@ import type { Logger } from '../log/index.js';
 import { MemoryStore } from './memory-store.js';
 import { logReporter } from './reporter.js';
 import type { SharedStore } from './roles.js';
+import { createSealer } from './seal.js';
 import { UpstashStore } from './upstash-store.js';
 
-export function createStore(config: Pick<AppConfig, 'upstash' | 'claim'>, log: Logger): SharedStore {
+export function createStore(config: Pick<AppConfig, 'upstash' | 'claim' | 'sealKeys'>, log: Logger): SharedStore {
   if (config.upstash) {
-    return new UpstashStore({ settings: config.upstash, budget: config.claim, reporter: logReporter(log) });
+    const sealer = config.sealKeys ? createSealer(config.sealKeys.current, config.sealKeys.previous) : undefined;
+    return new UpstashStore({ settings: config.upstash, budget: config.claim, reporter: logReporter(log), ...(sealer ? { sealer } : {}) });
   }
   log.warn('store.in_process', {
     detail:

@@ -32,3 +32,5 @@ export { httpRequester, StoreReplyError } from './upstash-requester.js';
 export { createStore } from './create-store.js';
 export { DEFAULT_LEASE, DEFAULT_RETRY, owns, parseLeaseRecord, parseTakeover, releaseVerdict, retryDelayMs } from './lease.js';
 export type { LeaseRecord, LeaseReply, LeaseSettings, LeaseState, Look, ReleaseReply, RetryPolicy, Takeover } from './lease.js';
+export { createSealer, deriveStoreKey } from './seal.js';
+export type { Sealer } from './seal.js';

@@ -20,6 +20,7 @@ import { encodeAlias, encodeClaim, type ClaimOwner, type LeaseRequest } from './
 import type { StoreReporter } from './reporter.js';
 import { CLAIM_TTL_SECONDS, DEAD_TTL_SECONDS, type DeadLetter, type SharedStore, type StoreHealth, type TurnLine } from './roles.js';
 import * as S from './scripts.js';
+import type { Sealer } from './seal.js';
 import { createUpstashClient, type StoreClient } from './upstash-client.js';
 
 export interface UpstashStoreOptions {
@@ -37,6 +38,12 @@ export interface UpstashStoreOptions {
   now?: () => number;
   /** @default crypto.randomUUID */
   nonce?: () => string;
+  /**
+   * Seals every body before it leaves this process and opens it on a takeover
+   * (createStore always passes one). Without it bodies are stored in clear:
+   * only for tests of the store's own semantics.
+   */
+  sealer?: Sealer;
 }
 
 /** Why a call failed, in words safe for a log: a name and a message, never a command or a stored value. */
@@ -62,8 +69,10 @@ export class UpstashStore implements SharedStore {
   readonly #now: () => number;
   readonly #nonce: () => string;
   readonly #observed: Observed;
+  readonly #sealer: Sealer | undefined;
 
   constructor(options: UpstashStoreOptions) {
+    this.#sealer = options.sealer;
     this.budget = { ...DEFAULT_CLAIM_BUDGET, ...options.budget };
     this.deadlineMs = claimDeadlineMs(this.budget);
     if (options.client) this.#client = options.client;
@@ -102,7 +111,7 @@ export class UpstashStore implements SharedStore {
   async claim(keys: readonly string[], owner: ClaimOwner, lease?: LeaseRequest): Promise<ClaimOutcome> {
     const started = this.#now();
     const nonce = this.#nonce();
-    const primary = encodeClaim(owner, started, nonce, lease);
+    const primary = encodeClaim(owner, started, nonce, lease && this.#sealer ? { ...lease, body: this.#sealer.seal(lease.body) } : lease);
     const alias = encodeAlias(owner, started, nonce);
     const args = [primary, alias, this.#ttlSeconds, lease?.leaseMs ?? 0, nonce];
     // Only a thrown request is tried again: a reply, whatever it says, is the answer.
@@ -184,7 +193,10 @@ export class UpstashStore implements SharedStore {
   async look(owner: ClaimOwner, leaseMs: number, limit: number, heartbeat?: string): Promise<Look | undefined> {
     const reply = await this.#lease([LEASES_KEY, STATUS_KEYS.copies], S.LOOK_SCRIPT, [owner.instance, owner.role, leaseMs, limit, heartbeat ?? '']);
     if (!Array.isArray(reply) || typeof reply[0] !== 'number') return undefined;
-    const taken = reply.slice(1).flatMap((item) => parseTakeover(item) ?? []);
+    const taken = reply.slice(1).flatMap((item) => {
+      const t = parseTakeover(item);
+      return t ? [this.#opened(t)] : [];
+    });
     return { taken, nextDueMs: reply[0] < 0 ? null : reply[0] };
   }
 
@@ -200,7 +212,14 @@ export class UpstashStore implements SharedStore {
 
   async replayDead(key: string, owner: ClaimOwner, leaseMs: number): Promise<Takeover | undefined> {
     const reply = await this.#lease([LEASES_KEY, key, DEAD_KEY], S.REPLAY_SCRIPT, [owner.instance, owner.role, leaseMs]);
-    return Array.isArray(reply) && reply.length === 1 ? parseTakeover(reply[0]) : undefined;
+    const t = Array.isArray(reply) && reply.length === 1 ? parseTakeover(reply[0]) : undefined;
+    return t && this.#opened(t);
+  }
+
+  /** A taken turn's body in clear; '' when no key here opens it (the runner dead-letters it). */
+  #opened(t: Takeover): Takeover {
+    if (!this.#sealer) return t;
+    return { ...t, body: this.#sealer.open(t.body) ?? '' };
   }
 
   async dropDead(key: string): Promise<boolean> {
