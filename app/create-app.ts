@@ -82,6 +82,7 @@ export function createAutohub(options: AutohubOptions): Autohub {
   });
   const receiver = new FailoverReceiver({
     signingSecret: config.signingSecret,
+    healthToken: config.healthToken,
     store,
     keeper,
     health,

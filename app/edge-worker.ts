@@ -21,9 +21,10 @@ export default {
         });
         routerEnv = env;
       } catch (error) {
-        // A misconfigured Worker must not ack: 503 keeps Slack retrying while it is fixed.
+        // A misconfigured Worker must not ack (Slack keeps retrying while it is fixed), and says why
+        // only in its own logs: the caller gets a bare 500.
         console.error(JSON.stringify({ event: 'edge.config_invalid', message: (error as Error).message }));
-        return new Response(`edge misconfigured: ${(error as Error).message}`, { status: 503, headers: { 'x-autohub-route': 'none' } });
+        return new Response(null, { status: 500 });
       }
     }
     return router.handle(request);

@@ -10,6 +10,7 @@ import { loadEnv, readUrl } from '../../lib/config/index.js';
 import { isCodedError, UsageError } from '../../lib/errors/index.js';
 import { countMishandled, replayAll, sweepOnce, type AuditReport } from '../../lib/ratelimit/audit.js';
 import { readRefusals } from '../../lib/ratelimit/refusal-file.js';
+import { isMain } from './is-main.js';
 
 interface Args {
   record?: string;
@@ -78,6 +79,6 @@ export async function runAudit(argv: readonly string[], env = loadEnv(), out = c
   return report.mishandled > 0 ? 1 : 0;
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+if (isMain(import.meta.url)) {
   process.exitCode = await runAudit(process.argv.slice(2));
 }

@@ -10,12 +10,15 @@ import { loadEnv } from '../../lib/config/index.js';
 import { UsageError } from '../../lib/errors/index.js';
 import { verifyFailures, type VerifyAnswers } from '../../lib/verify/checks.js';
 import { readHealth, sendProbe, type ProbeAnswer } from '../../lib/verify/probe.js';
+import { isMain } from './is-main.js';
 
 interface VerifyArgs {
   edge: string;
   hub?: string;
   cloud?: string;
   secret: string;
+  /** AUTOHUB_HEALTH_TOKEN: without it each health answer says only its status. */
+  healthToken?: string;
 }
 
 function baseUrl(flag: string, value: string | undefined): string {
@@ -39,7 +42,8 @@ export function parseVerifyArgs(argv: readonly string[], env: Readonly<Record<st
   if (!out.edge) throw new UsageError('--edge URL is required: the Worker (or `npm run edge`) Slack sends to');
   const secret = env.SLACK_SIGNING_SECRET?.trim();
   if (!secret) throw new UsageError('set SLACK_SIGNING_SECRET (the app\'s signing secret); no bot token is needed');
-  return { ...out, edge: out.edge, secret };
+  const healthToken = env.AUTOHUB_HEALTH_TOKEN?.trim();
+  return { ...out, edge: out.edge, secret, ...(healthToken ? { healthToken } : {}) };
 }
 
 function line(p: ProbeAnswer): string {
@@ -58,9 +62,9 @@ export async function runVerify(argv: readonly string[], env = loadEnv(), out = 
   const run = `verify-${Date.now().toString(36)}`;
   const o = { secret: args.secret };
   const answers: VerifyAnswers = {
-    edgeHealth: await readHealth(args.edge),
-    ...(args.hub ? { hubHealth: await readHealth(args.hub) } : {}),
-    ...(args.cloud ? { cloudHealth: await readHealth(args.cloud) } : {}),
+    edgeHealth: await readHealth(args.edge, args.healthToken),
+    ...(args.hub ? { hubHealth: await readHealth(args.hub, args.healthToken) } : {}),
+    ...(args.cloud ? { cloudHealth: await readHealth(args.cloud, args.healthToken) } : {}),
     edgeFirst: await sendProbe(args.edge, 'first delivery through the edge', { ...o, eventId: `${run}-edge` }),
     edgeRetry: await sendProbe(args.edge, 'its retry (X-Slack-Retry-Num: 1) through the edge', { ...o, eventId: `${run}-edge`, retryNum: 1 }),
   };
@@ -86,6 +90,6 @@ export async function runVerify(argv: readonly string[], env = loadEnv(), out = 
   return failures.length === 0 ? 0 : 1;
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+if (isMain(import.meta.url)) {
   process.exitCode = await runVerify(process.argv.slice(2));
 }

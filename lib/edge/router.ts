@@ -7,6 +7,7 @@
  * `x-slack-no-retry`), so Slack retries and the retry is routed afresh.
  * Duplicates are stopped by the copies' shared claim, not guessed here.
  */
+import { bearerMatches } from '../access/index.js';
 import { checkSignature } from '../slack/signature.js';
 import { CopyView } from './copy-view.js';
 import { cloudAnswered, describe, firstStep, hubAnswered, hubFailure, legTimeout, probeSaysUp, type LegResult } from './decide.js';
@@ -28,6 +29,35 @@ export interface EdgeRouter {
   handle(request: Request): Promise<Response>;
   hub: CopyView;
   cloud: CopyView;
+}
+
+/**
+ * The body, read no further than `limit` bytes: undefined past it. A
+ * Content-Length over the limit is refused before anything is read.
+ */
+export async function readLimited(request: Request, limit: number): Promise<Uint8Array<ArrayBuffer> | undefined> {
+  if (Number(request.headers.get('content-length') ?? 0) > limit) return undefined;
+  if (!request.body) return new Uint8Array(0);
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => {});
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.byteLength;
+  }
+  return out;
 }
 
 /** Headers that belong to one hop and are not forwarded. */
@@ -87,18 +117,17 @@ export function createEdgeRouter(options: EdgeRouterOptions): EdgeRouter {
 
   const handleDelivery = async (request: Request): Promise<Response> => {
     const startedAt = now();
-    const body = new Uint8Array(await request.arrayBuffer());
-    if (body.byteLength > settings.maxBodyBytes) return answer(413, 'none', 'request body too large');
-    if (settings.signingSecret) {
-      const check = await checkSignature({
-        signingSecret: settings.signingSecret,
-        timestamp: request.headers.get('x-slack-request-timestamp'),
-        signature: request.headers.get('x-slack-signature'),
-        body,
-        now: now(),
-      });
-      if (!check.ok) return answer(401, 'none', `signature ${check.reason}`);
-    }
+    const body = await readLimited(request, settings.maxBodyBytes);
+    if (!body) return answer(413, 'none', 'request body too large');
+    // Verified before anything is routed, probed or forwarded: a forged retry header probes nothing.
+    const check = await checkSignature({
+      signingSecret: settings.signingSecret,
+      timestamp: request.headers.get('x-slack-request-timestamp'),
+      signature: request.headers.get('x-slack-signature'),
+      body,
+      now: now(),
+    });
+    if (!check.ok) return answer(401, 'none', `signature ${check.reason}`);
     const init: RequestInit = { method: 'POST', headers: forwardHeaders(request), body };
     const isRetry = request.headers.has('x-slack-retry-num');
     const fields: Record<string, unknown> = { retryNum: request.headers.get('x-slack-retry-num') ?? undefined };
@@ -130,7 +159,7 @@ export function createEdgeRouter(options: EdgeRouterOptions): EdgeRouter {
 
     const toHub = async (): Promise<Response> => {
       const { result, response } = await leg(`${settings.hubUrl}/slack/events`, init, remaining(settings.hubTimeoutMs));
-      if (hubAnswered(result, Boolean(settings.signingSecret)) && response) {
+      if (hubAnswered(result, true) && response) {
         hub.markUp(now());
         log('edge.routed', { ...fields, route: 'hub', status: result.kind === 'answered' ? result.status : undefined, ms: now() - startedAt });
         return relay('hub', response);
@@ -152,7 +181,9 @@ export function createEdgeRouter(options: EdgeRouterOptions): EdgeRouter {
   const handle = async (request: Request): Promise<Response> => {
     const path = new URL(request.url).pathname;
     if (path === '/slack/health' && (request.method === 'GET' || request.method === 'HEAD')) {
-      const body = JSON.stringify({ status: 'ok', role: 'edge', hub: hub.toJSON(), cloud: cloud.toJSON() });
+      // The copies' state and failure reasons only with the health token; the status to anyone.
+      const full = bearerMatches(request.headers.get('authorization'), settings.healthToken);
+      const body = JSON.stringify(full ? { status: 'ok', role: 'edge', hub: hub.toJSON(), cloud: cloud.toJSON() } : { status: 'ok' });
       return new Response(request.method === 'HEAD' ? null : body, {
         headers: { 'content-type': 'application/json', 'cache-control': 'no-store', 'x-autohub-route': 'none' },
       });

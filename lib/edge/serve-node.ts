@@ -1,31 +1,55 @@
 /** Serving a Web-standard `(Request) => Response` handler from node:http. */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 
-async function toRequest(req: IncomingMessage, base: string): Promise<Request> {
+/**
+ * The request body as a Web stream that reads only as fast as it is pulled.
+ * Cancelling it stops reading without tearing the socket down, so a refusal
+ * (413) still reaches the caller; the connection is closed after it.
+ */
+function bodyStream(req: IncomingMessage): ReadableStream<Uint8Array> {
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      req.pause();
+      req.on('data', (chunk: Buffer) => {
+        controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+        req.pause();
+      });
+      req.once('end', () => controller.close());
+      req.once('error', (error) => controller.error(error));
+    },
+    pull() {
+      req.resume();
+    },
+    cancel() {
+      req.pause();
+      req.removeAllListeners('data');
+    },
+  });
+}
+
+/** The request with its body as a stream: the handler decides how much to read (the edge stops at its limit). */
+function toRequest(req: IncomingMessage, base: string): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
     if (value === undefined) continue;
     for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
   }
   const method = req.method ?? 'GET';
-  let body: Uint8Array<ArrayBuffer> | undefined;
-  if (method !== 'GET' && method !== 'HEAD') {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    body = new Uint8Array(Buffer.concat(chunks));
-  }
-  return new Request(new URL(req.url ?? '/', base), { method, headers, body });
+  const body = method !== 'GET' && method !== 'HEAD' ? bodyStream(req) : undefined;
+  return new Request(new URL(req.url ?? '/', base), { method, headers, body, duplex: 'half' } as RequestInit);
 }
 
 export function serveFetchHandler(handler: (request: Request) => Promise<Response>): Server {
   return createServer((req, res) => {
-    toRequest(req, `http://${req.headers.host ?? 'localhost'}`)
-      .then(handler)
+    Promise.resolve()
+      .then(() => handler(toRequest(req, `http://${req.headers.host ?? 'localhost'}`)))
       .then(async (response) => {
         const headers: Record<string, string> = {};
         response.headers.forEach((value, name) => {
           headers[name] = value;
         });
+        // A request body the handler left unread (refused early) is not waited for.
+        if (!req.readableEnded) headers.connection = 'close';
         res.writeHead(response.status, headers);
         res.end(Buffer.from(await response.arrayBuffer()));
       })

@@ -24,8 +24,13 @@ export interface EdgeSettings {
   budgetMs: number;
   /** How long a failed hub counts as down for retries. @default 30000 */
   downTtlMs: number;
-  /** When set, unsigned or badly signed deliveries stop at the edge with 401. */
-  signingSecret: string | undefined;
+  /**
+   * Required: the edge verifies every delivery before it routes, probes or
+   * forwards anything, so a forged one costs the copies nothing (issue 14).
+   */
+  signingSecret: string;
+  /** Bearer token for the edge's full health body (AUTOHUB_HEALTH_TOKEN); without it only the status is shown. */
+  healthToken: string | undefined;
   /** @default 1 MiB */
   maxBodyBytes: number;
 }
@@ -35,6 +40,12 @@ type EnvLike = Readonly<Record<string, unknown>>;
 function text(env: EnvLike, name: string): string | undefined {
   const value = env[name];
   return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
+}
+
+function required(env: EnvLike, name: string, expected: string): string {
+  const value = text(env, name);
+  if (value === undefined) throw new ConfigError(name, expected);
+  return value;
 }
 
 function baseUrl(env: EnvLike, name: string): string {
@@ -60,7 +71,8 @@ export function parseEdgeSettings(env: EnvLike): EdgeSettings {
     probeTimeoutMs: ms(env, 'EDGE_PROBE_TIMEOUT_MS', 300, 5_000),
     budgetMs: ms(env, 'EDGE_BUDGET_MS', 2800, 10_000),
     downTtlMs: ms(env, 'EDGE_DOWN_TTL_MS', 30_000, 600_000),
-    signingSecret: text(env, 'SLACK_SIGNING_SECRET'),
+    signingSecret: required(env, 'SLACK_SIGNING_SECRET', "the Slack app's signing secret (`wrangler secret put SLACK_SIGNING_SECRET`)"),
+    healthToken: text(env, 'AUTOHUB_HEALTH_TOKEN'),
     maxBodyBytes: ms(env, 'EDGE_MAX_BODY_BYTES', 1_048_576, 16_777_216),
   };
   return settings;

@@ -28,6 +28,12 @@ export class AckGate {
     return this.#answered;
   }
 
+  /** Headers every later answer carries (who answered: set once the caller proved it is Slack). */
+  identify(headers: Record<string, string>): void {
+    if (this.#answered || !this.res) return;
+    for (const [name, value] of Object.entries(headers)) this.res.setHeader(name, value);
+  }
+
   /** Answer with a status and an optional body (string as text, object as JSON). */
   answer(status: number, body?: unknown, headers: Record<string, string> = {}): boolean {
     if (this.#answered || !this.res) return false;

@@ -24,6 +24,7 @@ import { checkSignature, parseDelivery, parseRetryHeaders, type Delivery } from 
 import { withDeadline } from '../time/index.js';
 import { AckGate } from './ack-gate.js';
 import type { HealthMonitor } from './health.js';
+import { bearerMatches } from '../access/index.js';
 import { readRawBody } from './raw-body.js';
 import type { LeaseKeeper } from './lease-keeper.js';
 import { TurnRunner, type DeadTurn } from './turn-runner.js';
@@ -48,6 +49,8 @@ export interface FailoverReceiverOptions {
   ackDeadlineMs?: number;
   /** How long `stop()` waits for turns in flight. @default 10000 */
   drainMs?: number;
+  /** The bearer token that unlocks the full health body; without it only `{status}` is shown. */
+  healthToken?: string | null;
   /** Event turns hold a lease another copy can take over. */
   lease: LeaseSettings;
   /** How a failed turn is tried again. */
@@ -188,13 +191,13 @@ export class FailoverReceiver implements Receiver {
 
   async #route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = (req.url ?? '/').split('?')[0];
-    res.setHeader('x-autohub-instance', this.#o.instance);
-    res.setHeader('x-autohub-role', this.#o.role);
     if (this.#o.health.lifecycle === 'draining') res.setHeader('connection', 'close');
     if (path === HEALTH_PATH && (req.method === 'GET' || req.method === 'HEAD')) {
       const { status, body } = this.#o.health.report();
+      // The status alone to anyone; who this copy is and how it is, only with the health token (issue 14).
+      const shown = bearerMatches(header(req, 'authorization'), this.#o.healthToken) ? body : { status: body.status };
       res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
-      res.end(req.method === 'HEAD' ? undefined : JSON.stringify(body));
+      res.end(req.method === 'HEAD' ? undefined : JSON.stringify(shown));
       return;
     }
     if (path !== EVENTS_PATH) {
@@ -210,9 +213,11 @@ export class FailoverReceiver implements Receiver {
 
   async #delivery(req: IncomingMessage, gate: AckGate, receivedAt: number): Promise<void> {
     const o = this.#o;
+    let signed = false;
     const refuse = (status: number, reason: string) => {
       req.resume();
-      gate.answer(status, reason, { 'x-autohub-claim': 'none' });
+      // Who answered is said only to a caller who proved it is Slack.
+      gate.answer(status, reason, signed ? { 'x-autohub-claim': 'none' } : {});
       o.log.info('delivery.refused', { status, reason });
     };
     if (o.health.lifecycle !== 'serving') return refuse(503, `this copy is ${o.health.lifecycle}`);
@@ -233,6 +238,8 @@ export class FailoverReceiver implements Receiver {
       hmac: nodeHmac,
     });
     if (!signature.ok) return refuse(401, `signature ${signature.reason}`);
+    signed = true;
+    gate.identify({ 'x-autohub-instance': o.instance, 'x-autohub-role': o.role });
 
     let delivery: Delivery;
     try {

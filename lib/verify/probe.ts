@@ -71,11 +71,11 @@ export interface HealthAnswer {
   ms: number;
 }
 
-export async function readHealth(target: string, timeoutMs = 3000): Promise<HealthAnswer> {
+export async function readHealth(target: string, token?: string, timeoutMs = 3000): Promise<HealthAnswer> {
   const started = performance.now();
   const signal = AbortSignal.timeout(timeoutMs);
   try {
-    const response = await fetch(`${target}/slack/health`, { signal });
+    const response = await fetch(`${target}/slack/health`, { signal, headers: token ? { authorization: `Bearer ${token}` } : {} });
     let body: Record<string, unknown> | null = null;
     try {
       body = (await response.json()) as Record<string, unknown>;

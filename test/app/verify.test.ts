@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runVerify } from '../../app/cli/verify.js';
 import { capture } from '../support/capture.js';
-import { SECRET } from '../support/copies.js';
+import { HEALTH_TOKEN, SECRET } from '../support/copies.js';
 import { useRedisBridge } from '../support/redis-fixture.js';
 import { startSystem, type System } from '../support/system.js';
 
@@ -18,7 +18,7 @@ describe('npm run verify against hub, cloud and edge on loopback', () => {
 
   it('is green when everything is up, says which copy served each delivery, and posts nothing to Slack', async () => {
     const c = capture();
-    const code = await runVerify(['--edge', sys.edgeUrl, '--hub', sys.hub.url, '--cloud', sys.cloud.url], { SLACK_SIGNING_SECRET: SECRET }, c.out);
+    const code = await runVerify(['--edge', sys.edgeUrl, '--hub', sys.hub.url, '--cloud', sys.cloud.url], { SLACK_SIGNING_SECRET: SECRET, AUTOHUB_HEALTH_TOKEN: HEALTH_TOKEN }, c.out);
     expect(c.errors).toEqual([]);
     expect(code).toBe(0);
     const text = c.lines.join('\n');
@@ -35,7 +35,7 @@ describe('npm run verify against hub, cloud and edge on loopback', () => {
     const c = capture();
     expect(await runVerify(['--edge', sys.edgeUrl], {}, c.out)).toBe(2);
     expect(c.errors[0]).toMatch(/set SLACK_SIGNING_SECRET/);
-    expect(await runVerify(['--hub', sys.hub.url], { SLACK_SIGNING_SECRET: SECRET }, c.out)).toBe(2);
+    expect(await runVerify(['--hub', sys.hub.url], { SLACK_SIGNING_SECRET: SECRET, AUTOHUB_HEALTH_TOKEN: HEALTH_TOKEN }, c.out)).toBe(2);
     expect(c.errors[1]).toMatch(/--edge URL is required/);
   });
 
@@ -43,7 +43,7 @@ describe('npm run verify against hub, cloud and edge on loopback', () => {
     const cloudUrl = sys.cloud.url;
     await sys.cloud.stop();
     const c = capture();
-    const code = await runVerify(['--edge', sys.edgeUrl, '--hub', sys.hub.url, '--cloud', cloudUrl], { SLACK_SIGNING_SECRET: SECRET }, c.out);
+    const code = await runVerify(['--edge', sys.edgeUrl, '--hub', sys.hub.url, '--cloud', cloudUrl], { SLACK_SIGNING_SECRET: SECRET, AUTOHUB_HEALTH_TOKEN: HEALTH_TOKEN }, c.out);
     expect(code).toBe(1);
     expect(c.errors.length).toBeGreaterThan(0);
     expect(c.errors.every((line) => line.startsWith('FAIL cloud: '))).toBe(true);

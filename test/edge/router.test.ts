@@ -40,6 +40,7 @@ describe('the edge router on Node, against loopback copies, on a fixed clock', (
         EDGE_CLOUD_TIMEOUT_MS: '400',
         EDGE_PROBE_TIMEOUT_MS: '200',
         EDGE_BUDGET_MS: '1000',
+        SLACK_SIGNING_SECRET: SECRET,
         ...env,
       }),
       // The clock decides down marks; real time still runs the timeouts.
@@ -87,15 +88,15 @@ describe('the edge router on Node, against loopback copies, on a fixed clock', (
   });
 
   it('a hub nobody listens on sends the delivery to the cloud copy', async () => {
-    const r = createEdgeRouter({ settings: parseEdgeSettings({ HUB_URL: CLOSED_URL, CLOUD_URL: cloud.url }), now });
+    const r = createEdgeRouter({ settings: parseEdgeSettings({ HUB_URL: CLOSED_URL, CLOUD_URL: cloud.url, SLACK_SIGNING_SECRET: SECRET }), now });
     const response = await r.handle(await delivery());
     expect(response.headers.get('x-autohub-route')).toBe('cloud');
   });
 
-  it('a 4xx from the hub is the answer: it is not sent to the cloud copy', async () => {
-    hub.events = 401;
+  it('a 4xx from the hub (other than a refusal to verify) is the answer: it is not sent to the cloud copy', async () => {
+    hub.events = 415;
     const response = await router().handle(await delivery());
-    expect(response.status).toBe(401);
+    expect(response.status).toBe(415);
     expect(response.headers.get('x-autohub-route')).toBe('hub');
     expect(eventsTo(cloud)).toHaveLength(0);
   });
@@ -181,6 +182,18 @@ describe('the edge router on Node, against loopback copies, on a fixed clock', (
   });
 
   describe('with SLACK_SIGNING_SECRET set', () => {
+    it('a forged retry (unsigned, X-Slack-Retry-Num 2) probes nothing and marks nothing down', async () => {
+      const r = router({ SLACK_SIGNING_SECRET: SECRET });
+      const forged = new Request('https://edge.example.com/slack/events', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-slack-retry-num': '2', 'x-slack-retry-reason': 'http_timeout' },
+        body: BODY,
+      });
+      expect((await r.handle(forged)).status).toBe(401);
+      expect(hub.received).toHaveLength(0);
+      expect(r.hub.toJSON()).toMatchObject({ state: 'unknown' });
+    });
+
     it('an unsigned delivery gets 401 and never costs the hub anything', async () => {
       const r = router({ SLACK_SIGNING_SECRET: SECRET });
       const response = await r.handle(new Request('https://edge.example.com/slack/events', { method: 'POST', body: BODY }));
@@ -196,12 +209,12 @@ describe('the edge router on Node, against loopback copies, on a fixed clock', (
 
     it.each([401, 403])('a hub refusing with %i (a stale secret) fails over: the cloud answers, and retries skip the hub', async (status) => {
       hub.events = status;
-      const r = router({ SLACK_SIGNING_SECRET: SECRET });
+      const r = router({ SLACK_SIGNING_SECRET: SECRET, AUTOHUB_HEALTH_TOKEN: 'edge-health-token-0123' });
       const response = await r.handle(await delivery());
       expect(response.status).toBe(200);
       expect(response.headers.get('x-autohub-route')).toBe('cloud');
       expect(eventsTo(cloud)[0]!.headers['x-autohub-failover']).toBe(`hub refusing (${status})`);
-      const health = await (await r.handle(new Request('https://edge.example.com/slack/health'))).json();
+      const health = await (await r.handle(new Request('https://edge.example.com/slack/health', { headers: { authorization: 'Bearer edge-health-token-0123' } }))).json();
       expect(health.hub).toMatchObject({ state: 'down', reason: `hub refusing (${status})` });
       const before = eventsTo(hub).length;
       const retry = await r.handle(await delivery(1));
@@ -217,13 +230,14 @@ describe('the edge router on Node, against loopback copies, on a fixed clock', (
     });
   });
 
-  it('answers other paths with 404 and its health with its own view, without secrets', async () => {
-    const r = router({ SLACK_SIGNING_SECRET: SECRET });
+  it('answers other paths with 404, its health with the status alone, and its own view only with the token', async () => {
+    const r = router({ SLACK_SIGNING_SECRET: SECRET, AUTOHUB_HEALTH_TOKEN: 'edge-health-token-0123' });
     expect((await r.handle(new Request('https://edge.example.com/other'))).status).toBe(404);
     expect((await r.handle(new Request('https://edge.example.com/slack/events'))).status).toBe(405);
     hub.events = 530;
     await r.handle(await delivery());
-    const health = await r.handle(new Request('https://edge.example.com/slack/health'));
+    expect(await (await r.handle(new Request('https://edge.example.com/slack/health'))).json()).toEqual({ status: 'ok' });
+    const health = await r.handle(new Request('https://edge.example.com/slack/health', { headers: { authorization: 'Bearer edge-health-token-0123' } }));
     const body = await health.json();
     expect(body).toMatchObject({ status: 'ok', role: 'edge', hub: { state: 'down', reason: 'hub HTTP 530' }, cloud: { state: 'up' } });
     expect(JSON.stringify(body)).not.toContain(SECRET);
@@ -231,6 +245,7 @@ describe('the edge router on Node, against loopback copies, on a fixed clock', (
 
   it('a bad setting names the variable', () => {
     expect(() => parseEdgeSettings({ CLOUD_URL: 'https://x' })).toThrow(ConfigError);
+    expect(() => parseEdgeSettings({ HUB_URL: 'https://h', CLOUD_URL: 'https://x' })).toThrow(/^SLACK_SIGNING_SECRET is not set/);
     expect(() => parseEdgeSettings({ HUB_URL: 'nope', CLOUD_URL: 'https://x' })).toThrow(/^HUB_URL is invalid/);
     expect(() => parseEdgeSettings({ HUB_URL: 'https://h', CLOUD_URL: 'https://x', EDGE_HUB_TIMEOUT_MS: '0' })).toThrow(/^EDGE_HUB_TIMEOUT_MS is invalid/);
   });

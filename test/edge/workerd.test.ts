@@ -12,6 +12,7 @@ describe('the Worker entry in the real Workers runtime (miniflare workerd)', () 
   let cloud: FakeCopy;
   let mf: Miniflare;
   let deadHub: Miniflare;
+  let unsigned: Miniflare;
 
   beforeAll(async () => {
     hub = await startFakeCopy('hub');
@@ -24,13 +25,16 @@ describe('the Worker entry in the real Workers runtime (miniflare workerd)', () 
     };
     const timeouts = { EDGE_LOG: 'off', EDGE_HUB_TIMEOUT_MS: '500', EDGE_CLOUD_TIMEOUT_MS: '500', EDGE_PROBE_TIMEOUT_MS: '200', EDGE_BUDGET_MS: '1200' };
     mf = new Miniflare({ ...common, bindings: { HUB_URL: hub.url, CLOUD_URL: cloud.url, SLACK_SIGNING_SECRET: SECRET, ...timeouts } });
-    deadHub = new Miniflare({ ...common, bindings: { HUB_URL: CLOSED_URL, CLOUD_URL: cloud.url, ...timeouts } });
+    deadHub = new Miniflare({ ...common, bindings: { HUB_URL: CLOSED_URL, CLOUD_URL: cloud.url, SLACK_SIGNING_SECRET: SECRET, ...timeouts } });
+    unsigned = new Miniflare({ ...common, bindings: { HUB_URL: hub.url, CLOUD_URL: cloud.url, ...timeouts } });
     await mf.ready;
     await deadHub.ready;
+    await unsigned.ready;
   }, 60_000);
   afterAll(async () => {
     await mf?.dispose();
     await deadHub?.dispose();
+    await unsigned?.dispose();
     await hub?.close();
     await cloud?.close();
   });
@@ -72,6 +76,21 @@ describe('the Worker entry in the real Workers runtime (miniflare workerd)', () 
     const response = await post(mf);
     expect(response.headers.get('x-autohub-route')).toBe('cloud');
     expect(performance.now() - started).toBeLessThan(1200 + 800);
+  });
+
+  it('a Worker deployed without its signing secret refuses to route: a bare 500, its reason only in its log', async () => {
+    const response = await post(unsigned);
+    expect(response.status).toBe(500);
+    expect(await response.text()).toBe('');
+    expect(hub.received).toHaveLength(0);
+  });
+
+  it('refuses a body over the limit with 413, forwarding nothing', async () => {
+    const big = 'x'.repeat(1_048_577);
+    const response = await mf.dispatchFetch('https://edge.example.com/slack/events', { method: 'POST', body: big });
+    expect(response.status).toBe(413);
+    await response.arrayBuffer();
+    expect(hub.received).toHaveLength(0);
   });
 
   it('fails over from a hub nobody listens on (workerd words the error its own way)', async () => {

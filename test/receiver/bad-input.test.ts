@@ -56,7 +56,10 @@ describe('bad input is refused with its status and never runs a turn', () => {
     const { headers, body } = await build();
     const response = await fetch(hub.eventsUrl, { method: 'POST', headers, body });
     expect(response.status).toBe(status);
-    expect(response.headers.get('x-autohub-claim')).toBe('none');
+    // Who answered is said only to a caller whose signature held (issue 14).
+    const signedAndVerified = status !== 401 && status !== 413;
+    expect(response.headers.get('x-autohub-claim')).toBe(signedAndVerified ? 'none' : null);
+    expect(response.headers.get('x-autohub-instance')).toBe(signedAndVerified ? 'hub-test' : null);
     await settle(100);
     expect(api.calls.length).toBe(before);
     expect((await fetch(hub.healthUrl)).status).toBe(200);

@@ -3,7 +3,7 @@ import { healthReport } from '../../lib/receiver/index.js';
 import { startFakeWebApi, type FakeWebApi } from '../../drill/sim/fake-web-api.js';
 import { commandForm, deliver } from '../../drill/sim/slack-events.js';
 import { useRedisBridge } from '../support/redis-fixture.js';
-import { SECRET, startCopy, type RunningCopy } from '../support/copies.js';
+import { SECRET, startCopy, type RunningCopy, HEALTH_AUTH } from '../support/copies.js';
 
 describe('healthReport', () => {
   const base = { role: 'hub' as const, instance: 'h', version: '1', startedAt: 0, now: 61_500, turns: { running: 0, waiting: 0, leases: 0 }, loop: { p99Ms: 0, maxMs: 0 } };
@@ -50,7 +50,7 @@ describe('a copy whose store hangs', () => {
         await response.arrayBuffer();
       }
       await hub.health.refresh();
-      const body = await (await fetch(hub.healthUrl)).json();
+      const body = await (await fetch(hub.healthUrl, { headers: HEALTH_AUTH })).json();
       expect(body).toMatchObject({ status: 'degraded', store: { kind: 'upstash', ok: false } });
       expect(JSON.stringify(body)).not.toContain(fx.bridge.token);
     } finally {

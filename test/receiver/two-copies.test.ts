@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeWebApi, type FakeWebApi } from '../../drill/sim/fake-web-api.js';
 import { commandForm, deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
 import { useRedisBridge } from '../support/redis-fixture.js';
-import { eventually, SECRET, settle, startCopy, type RunningCopy } from '../support/copies.js';
+import { eventually, SECRET, settle, startCopy, type RunningCopy, HEALTH_AUTH } from '../support/copies.js';
 import { repliesTo as repliesOf } from '../support/copies.js';
 
 describe('a hub and a cloud copy sharing one Redis', () => {
@@ -117,8 +117,17 @@ describe('a hub and a cloud copy sharing one Redis', () => {
     expect(hub.lines.some((l) => l.event === 'claim.fail_open')).toBe(true);
   });
 
-  it('health reports the role, the instance and a reachable store', async () => {
+  it('health without the token says only its status', async () => {
     const response = await fetch(cloud.healthUrl);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ status: 'ok' });
+    expect(response.headers.get('x-autohub-instance')).toBeNull();
+    const wrong = await fetch(cloud.healthUrl, { headers: { authorization: 'Bearer not-the-token-at-all' } });
+    expect(await wrong.json()).toEqual({ status: 'ok' });
+  });
+
+  it('health with the token reports the role, the instance and a reachable store', async () => {
+    const response = await fetch(cloud.healthUrl, { headers: HEALTH_AUTH });
     expect(response.status).toBe(200);
     expect(await response.json()).toMatchObject({
       status: 'ok',

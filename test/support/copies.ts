@@ -5,6 +5,9 @@ import { parseAppConfig, type Role } from '../../lib/config/index.js';
 import { createMemoryLogger } from '../../lib/log/index.js';
 
 export const SECRET = 'test-signing-secret';
+/** The copies' health token in tests: the full health body is shown only with it. */
+export const HEALTH_TOKEN = 'test-health-token-0123456789';
+export const HEALTH_AUTH = { authorization: `Bearer ${HEALTH_TOKEN}` };
 
 export interface RunningCopy extends Autohub {
   url: string;
@@ -31,6 +34,7 @@ export async function startCopy(o: {
     SLACK_API_URL: o.webApiUrl,
     PORT: '0',
     AUTOHUB_REFUSAL_LOG: 'off',
+    AUTOHUB_HEALTH_TOKEN: HEALTH_TOKEN,
     ...(o.upstash ? { UPSTASH_REDIS_REST_URL: o.upstash.url, UPSTASH_REDIS_REST_TOKEN: o.upstash.token } : {}),
     ...o.env,
   });

@@ -1,0 +1,1 @@
+export { bearerMatches } from './bearer.js';
