@@ -22,7 +22,7 @@ try {
   throw error;
 }
 
-const log = createLogger({ base: { role: 'edge' } });
+const log = createLogger({ base: { role: 'edge' }, secrets: [settings.signingSecret, settings.healthToken ?? ''] });
 const router = createEdgeRouter({ settings, log: (event, fields) => log.info(event, fields) });
 const server = serveFetchHandler(router.handle);
 server.listen(port, () => {

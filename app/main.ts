@@ -1,7 +1,7 @@
 /**
  * `npm start`: the Bolt app as the hub or the cloud copy (AUTOHUB_ROLE).
  */
-import { loadEnv, parseAppConfig, type AppConfig } from '../lib/config/index.js';
+import { loadEnv, parseAppConfig, secretsOf, type AppConfig } from '../lib/config/index.js';
 import { ConfigError } from '../lib/errors/index.js';
 import { createLogger } from '../lib/log/index.js';
 import { createAutohub } from './create-app.js';
@@ -19,7 +19,7 @@ function readConfig(): AppConfig {
 }
 
 const config = readConfig();
-const log = createLogger({ level: config.logLevel, base: { instance: config.instance, role: config.role } });
+const log = createLogger({ level: config.logLevel, base: { instance: config.instance, role: config.role }, secrets: secretsOf(config) });
 const autohub = createAutohub({ config, log });
 
 let stopping = false;

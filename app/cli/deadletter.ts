@@ -8,7 +8,7 @@
  * 2 for a usage error or a missing setting.
  */
 import { parseArgs } from 'node:util';
-import { loadEnv, parseAppConfig, parseStoreConfig, type AppConfig, type Env } from '../../lib/config/index.js';
+import { loadEnv, parseAppConfig, parseStoreConfig, secretsOf, type AppConfig, type Env } from '../../lib/config/index.js';
 import { ConfigError, UsageError } from '../../lib/errors/index.js';
 import { createLogger, silentLogger, type Logger } from '../../lib/log/index.js';
 import { createStore, parseLeaseRecord, type DeadLetter, type SharedStore } from '../../lib/store/index.js';
@@ -109,7 +109,7 @@ export async function runDeadletter(argv: readonly string[], env: Env = loadEnv(
     return dropped ? 0 : 1;
   }
   if (!config) return 2;
-  const log = createLogger({ level: config.logLevel, base: { instance: 'deadletter' } });
+  const log = createLogger({ level: config.logLevel, base: { instance: 'deadletter' }, secrets: secretsOf(config) });
   const result = await replay(config, store, dead, log);
   out.log(`replayed ${dead.eventId}: ${result}`);
   return result.startsWith('answered') ? 0 : 1;

@@ -193,3 +193,14 @@ export function parseAppConfig(env: Env): AppConfig {
     demoThinkMs: readInt(env, 'AUTOHUB_DEMO_THINK_MS', 0, { min: 0, max: 600_000 }),
   };
 }
+
+/** Every credential in a config, for the logger to mask wherever it appears. */
+export function secretsOf(config: AppConfig): string[] {
+  return [
+    config.signingSecret,
+    config.botToken,
+    config.upstash?.token,
+    config.healthToken,
+    config.sealKeys && !config.sealKeys.derived ? config.sealKeys.current.toString('hex') : undefined,
+  ].filter((s): s is string => typeof s === 'string' && s.length > 0);
+}

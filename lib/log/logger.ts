@@ -1,10 +1,12 @@
 /**
  * Structured logs: one JSON object a line, a stable `event` name first.
  *
- * Railway's log view and a terminal both read this. Callers pass only the
- * fields they mean to publish; nothing here serialises a request, a token or a
- * message body on its own.
+ * Railway's log view and a terminal both read this. Every field passes the
+ * redaction step (lib/log/redact.ts): errors keep their stack and code, and
+ * nothing from a message body, a stored record or a credential gets through.
  */
+import { createRedactor } from './redact.js';
+
 export type Level = 'debug' | 'info' | 'warn' | 'error';
 
 /** A logger's threshold: a level, or 'silent' for none at all. */
@@ -32,19 +34,12 @@ export interface LoggerOptions {
   write?: (line: string, level: Level) => void;
   /** @default Date.now */
   now?: () => number;
+  /** Values masked wherever they appear (the signing secret, the bot token, the store's token, ...). */
+  secrets?: readonly string[];
 }
 
 function defaultWrite(line: string, level: Level): void {
   (level === 'warn' || level === 'error' ? process.stderr : process.stdout).write(`${line}\n`);
-}
-
-/** Errors do not survive JSON.stringify; keep their name, code and message only. */
-function plain(value: unknown): unknown {
-  if (value instanceof Error) {
-    const code = (value as { code?: unknown }).code;
-    return { name: value.name, message: value.message, ...(code === undefined ? {} : { code }) };
-  }
-  return value;
 }
 
 export function createLogger(options: LoggerOptions = {}): Logger {
@@ -52,11 +47,12 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   const min = rank[options.level ?? 'info'];
   const write = options.write ?? defaultWrite;
   const now = options.now ?? Date.now;
+  const redact = createRedactor(options.secrets);
 
   const emit = (level: Level, event: string, fields: LogFields = {}) => {
     if (rank[level] < min) return;
     const record: LogFields = { event, level, at: new Date(now()).toISOString(), ...base };
-    for (const [key, value] of Object.entries(fields)) record[key] = plain(value);
+    Object.assign(record, redact(fields));
     write(JSON.stringify(record), level);
   };
 

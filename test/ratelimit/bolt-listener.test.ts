@@ -30,7 +30,8 @@ describe("a real Bolt listener's client goes through the rate-limit fetch", () =
       method: 'chat.postMessage',
       status: 429,
       waited: 30,
-      headers: { 'retry-after': '30' },
+      retryAfter: '30',
+      slackError: 'ratelimited',
     });
   });
 });

@@ -1,7 +1,7 @@
 /** Hub and cloud copies in this process: real Bolt, real receiver, real sockets. */
 import { createAutohub, type Autohub } from '../../app/create-app.js';
 import type { SharedStore } from '../../lib/store/index.js';
-import { parseAppConfig, type Role } from '../../lib/config/index.js';
+import { parseAppConfig, secretsOf, type Role } from '../../lib/config/index.js';
 import { createMemoryLogger } from '../../lib/log/index.js';
 
 export const SECRET = 'test-signing-secret';
@@ -38,7 +38,7 @@ export async function startCopy(o: {
     ...(o.upstash ? { UPSTASH_REDIS_REST_URL: o.upstash.url, UPSTASH_REDIS_REST_TOKEN: o.upstash.token } : {}),
     ...o.env,
   });
-  const log = createMemoryLogger({ base: { instance: config.instance } });
+  const log = createMemoryLogger({ base: { instance: config.instance }, secrets: secretsOf(config) });
   const autohub = createAutohub({ config, log, store: o.store, fetch: o.fetch, now: o.now, sleep: o.sleep });
   await autohub.start();
   const url = `http://127.0.0.1:${autohub.receiver.port}`;
