@@ -29,10 +29,24 @@ describe('entry points', () => {
     expect(result.stderr.trim()).toMatch(/^autohub edge: HUB_URL is not set: expected the copy's base URL/);
   });
 
+  it('`npm run edge` without SLACK_SIGNING_SECRET stops with one line naming it', () => {
+    const result = run('app/edge-node.ts', { HUB_URL: 'http://127.0.0.1:1', CLOUD_URL: 'http://127.0.0.1:1' });
+    expect(result.status).toBe(1);
+    expect(result.stderr.trim()).toMatch(/^autohub edge: SLACK_SIGNING_SECRET is not set: expected the Slack app's signing secret/);
+  });
+
   it('`npm run edge` serves its health on PORT and exits 0 on SIGTERM', async () => {
     const port = await freePort();
     const child = spawn(process.execPath, ['--import', 'tsx', 'app/edge-node.ts'], {
-      env: { PATH: process.env.PATH ?? '', AUTOHUB_ENV_FILE: 'none', PORT: String(port), HUB_URL: 'http://127.0.0.1:9', CLOUD_URL: 'http://127.0.0.1:9' },
+      env: {
+        PATH: process.env.PATH ?? '',
+        AUTOHUB_ENV_FILE: 'none',
+        PORT: String(port),
+        HUB_URL: 'http://127.0.0.1:9',
+        CLOUD_URL: 'http://127.0.0.1:9',
+        SLACK_SIGNING_SECRET: 'edge-test-secret',
+        AUTOHUB_HEALTH_TOKEN: 'edge-health-token-0123',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
@@ -40,7 +54,8 @@ describe('entry points', () => {
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
     try {
       await eventually(() => out.includes('"edge.started"'), 'the edge to start', 15_000);
-      const health = await fetch(`http://127.0.0.1:${port}/slack/health`);
+      expect(await (await fetch(`http://127.0.0.1:${port}/slack/health`)).json()).toEqual({ status: 'ok' });
+      const health = await fetch(`http://127.0.0.1:${port}/slack/health`, { headers: { authorization: 'Bearer edge-health-token-0123' } });
       expect(await health.json()).toMatchObject({ status: 'ok', role: 'edge', hub: { state: 'unknown' } });
       child.kill('SIGTERM');
       expect(await exited).toBe(0);
