@@ -30,6 +30,11 @@ export function deriveStoreKey(signingSecret: string): Buffer {
   return Buffer.from(hkdfSync('sha256', signingSecret, 'autohub', 'autohub store key v1', 32));
 }
 
+/** Whether a stored value is sealed (else it is JSON written in clear by an older copy). */
+export function isSealed(value: string): boolean {
+  return value.startsWith(`${PREFIX}.`);
+}
+
 export function createSealer(current: Buffer, previous: readonly Buffer[] = []): Sealer {
   if (current.length !== 32) throw new RangeError('a store key is 32 bytes');
   const keys = new Map([current, ...previous].map((k) => [keyId(k), k]));

@@ -20,7 +20,7 @@ import { encodeAlias, encodeClaim, type ClaimOwner, type LeaseRequest } from './
 import type { StoreReporter } from './reporter.js';
 import { CLAIM_TTL_SECONDS, DEAD_TTL_SECONDS, type DeadLetter, type SharedStore, type StoreHealth, type TurnLine } from './roles.js';
 import * as S from './scripts.js';
-import type { Sealer } from './seal.js';
+import { isSealed, type Sealer } from './seal.js';
 import { createUpstashClient, type StoreClient } from './upstash-client.js';
 
 export interface UpstashStoreOptions {
@@ -216,9 +216,13 @@ export class UpstashStore implements SharedStore {
     return t && this.#opened(t);
   }
 
-  /** A taken turn's body in clear; '' when no key here opens it (the runner dead-letters it). */
+  /**
+   * A taken turn's body in clear; '' when no key here opens it (the runner
+   * dead-letters it). A body stored in clear by a copy older than sealing is
+   * passed on as it is, so a rolling upgrade loses nothing.
+   */
   #opened(t: Takeover): Takeover {
-    if (!this.#sealer) return t;
+    if (!this.#sealer || !isSealed(t.body)) return t;
     return { ...t, body: this.#sealer.open(t.body) ?? '' };
   }
 
