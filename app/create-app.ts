@@ -18,9 +18,18 @@ import { registerConversation } from './listeners/conversation.js';
 import { registerHome } from './listeners/home.js';
 import { configureDemoTurn } from './turn.js';
 
-export const VERSION: string = (
-  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
-).version;
+/** The package's version, found from here whether this runs from app/ (tsx) or dist/node/app/ (built). */
+function packageVersion(): string {
+  for (let dir = new URL('./', import.meta.url); ; dir = new URL('../', dir)) {
+    try {
+      return (JSON.parse(readFileSync(new URL('package.json', dir), 'utf8')) as { version: string }).version;
+    } catch {
+      if (dir.pathname === '/') return '0.0.0';
+    }
+  }
+}
+
+export const VERSION: string = packageVersion();
 
 export interface AutohubOptions {
   config: AppConfig;

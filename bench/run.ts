@@ -8,6 +8,7 @@ import { benchDrill } from './drill.js';
 import { benchEdge } from './edge.js';
 import { benchRateLimit } from './ratelimit.js';
 import { benchReceiver } from './receiver.js';
+import { benchStart } from './start.js';
 
 const sections: Record<string, () => Promise<void>> = {
   claim: () => benchClaim(),
@@ -16,6 +17,7 @@ const sections: Record<string, () => Promise<void>> = {
   edge: () => benchEdge(),
   drill: () => benchDrill(),
   cost: () => benchCost(),
+  start: () => benchStart(),
 };
 
 const i = process.argv.indexOf('--section');
