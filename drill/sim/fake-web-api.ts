@@ -149,11 +149,19 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
     readParams(req)
       .then(async (params) => {
         if (holdMs > 0 && method === 'chat.postMessage') {
+          // The sender may die while its post is held: then Slack never sees it. Node 20 marks the
+          // socket destroyed; later versions may only report the peer's end, so watch for both.
+          let gone = false;
+          const leave = () => void (gone = true);
+          res.once('close', leave);
+          req.socket.once('end', leave);
           held++;
           for (const wake of heldWaiters) wake();
           await new Promise((r) => setTimeout(r, holdMs));
           held--;
-          if (req.socket.destroyed) return;
+          res.off('close', leave);
+          req.socket.off('end', leave);
+          if (gone || req.socket.destroyed) return void req.socket.destroy();
         }
         const at = now();
         let answer: ScriptedAnswer | undefined = scripts.get(method)?.shift() ?? outages.get(method);
