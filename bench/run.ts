@@ -2,6 +2,8 @@
  * `npm run bench [-- --section NAME]`: every section, or one, each printing
  * its figures beside the baseline its issue names, measured in the same run.
  */
+import { parseCli } from '../app/cli/args.js';
+import { UsageError } from '../lib/errors/index.js';
 import { benchClaim } from './claim.js';
 import { benchCost } from './cost.js';
 import { benchDrill } from './drill.js';
@@ -20,10 +22,13 @@ const sections: Record<string, () => Promise<void>> = {
   start: () => benchStart(),
 };
 
-const i = process.argv.indexOf('--section');
-const only = i >= 0 ? process.argv[i + 1] : undefined;
-if (only !== undefined && !(only in sections)) {
-  console.error(`bench: unknown section ${JSON.stringify(only)}; one of ${Object.keys(sections).join(', ')}`);
+const USAGE = `usage: npm run bench -- [--section ${Object.keys(sections).join('|')}]`;
+let only: string | undefined;
+try {
+  only = parseCli(process.argv.slice(2), { section: { type: 'string' } }, USAGE).values.section;
+  if (only !== undefined && !(only in sections)) throw new UsageError(`unknown section ${JSON.stringify(only)}; ${USAGE}`);
+} catch (error) {
+  console.error(`bench: ${(error as Error).message}`);
   process.exit(2);
 }
 console.log(`autohub bench on node ${process.version}, ${new Date().toISOString()}`);

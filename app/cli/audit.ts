@@ -10,6 +10,7 @@ import { loadEnv, readUrl } from '../../lib/config/index.js';
 import { isCodedError, UsageError } from '../../lib/errors/index.js';
 import { countMishandled, replayAll, sweepOnce, type AuditReport } from '../../lib/ratelimit/audit.js';
 import { readRefusals } from '../../lib/ratelimit/refusal-file.js';
+import { parseCli } from './args.js';
 import { isMain } from './is-main.js';
 
 interface Args {
@@ -18,17 +19,14 @@ interface Args {
   json: boolean;
 }
 
+const USAGE = 'usage: npm run audit -- --record FILE [--no-sweep] [--json]';
+
 export function parseArgs(argv: readonly string[]): Args {
-  const args: Args = { sweep: true, json: false };
-  for (let i = 0; i < argv.length; i++) {
-    const word = argv[i];
-    if (word === '--record') {
-      const file = argv[++i];
-      if (!file || file.startsWith('--')) throw new UsageError('--record needs a file: --record refusals.jsonl');
-      args.record = file;
-    } else if (word === '--no-sweep') args.sweep = false;
-    else if (word === '--json') args.json = true;
-    else throw new UsageError(`unknown argument ${JSON.stringify(word)}; usage: npm run audit -- --record FILE [--no-sweep] [--json]`);
+  const { values } = parseCli(argv, { record: { type: 'string' }, 'no-sweep': { type: 'boolean' }, json: { type: 'boolean' } }, USAGE);
+  const args: Args = { sweep: values['no-sweep'] !== true, json: values.json === true };
+  if (values.record !== undefined) {
+    if (values.record === '' || values.record.startsWith('--')) throw new UsageError('--record needs a file: --record refusals.jsonl');
+    args.record = values.record;
   }
   if (!args.record && !args.sweep) throw new UsageError('nothing to do: give --record FILE, or drop --no-sweep to sweep');
   return args;

@@ -7,12 +7,12 @@
  * Exit 0 done, 1 when the replay failed again or the store did not answer,
  * 2 for a usage error or a missing setting.
  */
-import { parseArgs } from 'node:util';
 import { loadEnv, parseAppConfig, parseStoreConfig, secretsOf, type AppConfig, type Env } from '../../lib/config/index.js';
 import { ConfigError, UsageError } from '../../lib/errors/index.js';
 import { createLogger, silentLogger, type Logger } from '../../lib/log/index.js';
 import { createStore, parseLeaseRecord, type DeadLetter, type SharedStore } from '../../lib/store/index.js';
 import { createAutohub } from '../create-app.js';
+import { parseCli } from './args.js';
 import { isMain } from './is-main.js';
 
 const USAGE = 'usage: npm run deadletter -- list [--json] | replay ID | drop ID';
@@ -20,12 +20,7 @@ const USAGE = 'usage: npm run deadletter -- list [--json] | replay ID | drop ID'
 export type DeadletterCommand = { verb: 'list'; json: boolean } | { verb: 'replay' | 'drop'; id: string };
 
 export function parseDeadletterArgs(argv: readonly string[]): DeadletterCommand {
-  let parsed: ReturnType<typeof parseArgs<{ options: { json: { type: 'boolean' } }; allowPositionals: true; strict: true }>>;
-  try {
-    parsed = parseArgs({ args: [...argv], options: { json: { type: 'boolean' } }, allowPositionals: true, strict: true });
-  } catch (error) {
-    throw new UsageError(`${(error as Error).message}; ${USAGE}`);
-  }
+  const parsed = parseCli(argv, { json: { type: 'boolean' } }, USAGE, true);
   const [verb, id, ...rest] = parsed.positionals;
   if (rest.length > 0) throw new UsageError(`unexpected ${JSON.stringify(rest[0])}; ${USAGE}`);
   if (verb === 'list' && id === undefined) return { verb, json: parsed.values.json === true };

@@ -13,6 +13,7 @@ import { renderHtml } from '../../drill/report-html.js';
 import { failed, renderTable } from '../../drill/report-table.js';
 import { findScenario, SCENARIOS, type Scenario } from '../../drill/scenarios.js';
 import { UsageError } from '../../lib/errors/index.js';
+import { parseCli, wholeNumber } from './args.js';
 import { isMain } from './is-main.js';
 
 export interface DrillArgs {
@@ -27,32 +28,31 @@ export interface DrillArgs {
 const USAGE = 'usage: npm run drill -- [--scenario NAME] [--events N] [--factor F] [--noisy N] [--json] [--report FILE.html]';
 
 export function parseDrillArgs(argv: readonly string[]): DrillArgs {
-  const args: DrillArgs = { scenarios: [], events: 30, factor: 120, json: false, noisy: 0 };
-  const value = (i: number, flag: string) => {
-    const v = argv[i];
-    if (v === undefined || v.startsWith('--')) throw new UsageError(`${flag} needs a value; ${USAGE}`);
-    return v;
+  const { values } = parseCli(
+    argv,
+    {
+      scenario: { type: 'string', multiple: true },
+      events: { type: 'string' },
+      factor: { type: 'string' },
+      noisy: { type: 'string' },
+      json: { type: 'boolean' },
+      report: { type: 'string' },
+    },
+    USAGE,
+  );
+  const scenarios = (values.scenario ?? []).map((name) => {
+    const scenario = findScenario(name);
+    if (!scenario) throw new UsageError(`unknown scenario ${JSON.stringify(name)}; one of ${SCENARIOS.map((s) => s.name).join(', ')}`);
+    return scenario;
+  });
+  return {
+    scenarios: scenarios.length > 0 ? scenarios : [...SCENARIOS],
+    events: wholeNumber(values.events, '--events', 1, 100_000, 30),
+    factor: wholeNumber(values.factor, '--factor', 1, 600, 120),
+    noisy: wholeNumber(values.noisy, '--noisy', 0, 16, 0),
+    json: values.json === true,
+    ...(values.report !== undefined ? { report: values.report } : {}),
   };
-  const whole = (text: string, flag: string, min: number, max: number) => {
-    if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max) throw new UsageError(`${flag} takes a whole number from ${min} to ${max}, not ${JSON.stringify(text)}`);
-    return Number(text);
-  };
-  for (let i = 0; i < argv.length; i++) {
-    const flag = argv[i]!;
-    if (flag === '--scenario') {
-      const name = value(++i, flag);
-      const scenario = findScenario(name);
-      if (!scenario) throw new UsageError(`unknown scenario ${JSON.stringify(name)}; one of ${SCENARIOS.map((s) => s.name).join(', ')}`);
-      args.scenarios.push(scenario);
-    } else if (flag === '--events') args.events = whole(value(++i, flag), flag, 1, 100_000);
-    else if (flag === '--factor') args.factor = whole(value(++i, flag), flag, 1, 600);
-    else if (flag === '--noisy') args.noisy = whole(value(++i, flag), flag, 0, 16);
-    else if (flag === '--json') args.json = true;
-    else if (flag === '--report') args.report = value(++i, flag);
-    else throw new UsageError(`unknown argument ${JSON.stringify(flag)}; ${USAGE}`);
-  }
-  if (args.scenarios.length === 0) args.scenarios = [...SCENARIOS];
-  return args;
 }
 
 async function main(argv: readonly string[]): Promise<number> {

@@ -10,6 +10,7 @@ import { loadEnv } from '../../lib/config/index.js';
 import { UsageError } from '../../lib/errors/index.js';
 import { verifyFailures, type VerifyAnswers } from '../../lib/verify/checks.js';
 import { readHealth, sendProbe, type ProbeAnswer } from '../../lib/verify/probe.js';
+import { parseCli } from './args.js';
 import { isMain } from './is-main.js';
 
 interface VerifyArgs {
@@ -32,18 +33,21 @@ function baseUrl(flag: string, value: string | undefined): string {
   }
 }
 
+const USAGE = 'usage: npm run verify -- --edge URL [--hub URL] [--cloud URL]';
+
 export function parseVerifyArgs(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): VerifyArgs {
-  const out: Partial<VerifyArgs> = {};
-  for (let i = 0; i < argv.length; i++) {
-    const flag = argv[i]!;
-    if (flag === '--edge' || flag === '--hub' || flag === '--cloud') out[flag.slice(2) as 'edge' | 'hub' | 'cloud'] = baseUrl(flag, argv[++i]);
-    else throw new UsageError(`unknown argument ${JSON.stringify(flag)}; usage: npm run verify -- --edge URL [--hub URL] [--cloud URL]`);
-  }
-  if (!out.edge) throw new UsageError('--edge URL is required: the Worker (or `npm run edge`) Slack sends to');
+  const { values } = parseCli(argv, { edge: { type: 'string' }, hub: { type: 'string' }, cloud: { type: 'string' } }, USAGE);
+  if (values.edge === undefined) throw new UsageError('--edge URL is required: the Worker (or `npm run edge`) Slack sends to');
   const secret = env.SLACK_SIGNING_SECRET?.trim();
   if (!secret) throw new UsageError('set SLACK_SIGNING_SECRET (the app\'s signing secret); no bot token is needed');
   const healthToken = env.AUTOHUB_HEALTH_TOKEN?.trim();
-  return { ...out, edge: out.edge, secret, ...(healthToken ? { healthToken } : {}) };
+  return {
+    edge: baseUrl('--edge', values.edge),
+    ...(values.hub !== undefined ? { hub: baseUrl('--hub', values.hub) } : {}),
+    ...(values.cloud !== undefined ? { cloud: baseUrl('--cloud', values.cloud) } : {}),
+    secret,
+    ...(healthToken ? { healthToken } : {}),
+  };
 }
 
 function line(p: ProbeAnswer): string {

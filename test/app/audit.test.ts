@@ -78,7 +78,7 @@ describe('npm run audit', () => {
     [['--record', 'MALFORMED', '--no-sweep'], /line 2, is not a JSON object/],
     [['--record', 'NOTARRAY', '--no-sweep'], /not valid JSON/],
     [['--no-sweep'], /nothing to do/],
-    [['--record'], /--record needs a file/],
+    [['--record'], /--record needs a value/],
     [['--bogus'], /unknown argument "--bogus"/],
     [[], /set SLACK_BOT_TOKEN, or pass --no-sweep/],
   ])('%j is a usage error: exit 2 with one clear line', async (argv, message) => {

@@ -1,4 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { freePort } from '../../drill/sim/free-port.js';
 import { eventually } from '../support/copies.js';
@@ -62,5 +65,33 @@ describe('entry points', () => {
     } finally {
       child.kill('SIGKILL');
     }
+  });
+});
+
+describe('the command-line tools from an awkward path', () => {
+  // A checkout reached through a symlink in a folder whose name has a space and a percent sign:
+  // a tool comparing `import.meta.url` with `file://${argv[1]}` would exit 0 having done nothing.
+  const awkward = () => {
+    const dir = mkdtempSync(join(tmpdir(), 'auto hub 100%-'));
+    const link = join(dir, 'my checkout');
+    symlinkSync(process.cwd(), link);
+    return link;
+  };
+
+  it.each([
+    ['audit', ['--bogus'], /^audit: unknown argument "--bogus"; usage: npm run audit/],
+    ['deadletter', ['--bogus'], /^deadletter: unknown argument "--bogus"; usage: npm run deadletter/],
+    ['verify', ['--bogus'], /^verify: unknown argument "--bogus"; usage: npm run verify/],
+    ['drill', ['--bogus'], /^drill: unknown argument "--bogus"; usage: npm run drill/],
+  ])('`npm run %s -- %s` exits 2 with its usage', (tool, args, message) => {
+    const root = awkward();
+    const result = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'app', 'cli', `${tool}.ts`), ...args], {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? '', AUTOHUB_ENV_FILE: 'none' },
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    expect(result.status).toBe(2);
+    expect(result.stderr.trim()).toMatch(message);
   });
 });
