@@ -8,6 +8,7 @@ import type { AppConfig } from '../lib/config/index.js';
 import { slackLogger, type Logger } from '../lib/log/index.js';
 import { createRateLimitFetch, refusalSink } from '../lib/ratelimit/index.js';
 import { FailoverReceiver, HealthMonitor, LeaseKeeper, PeerWatch, Reaper, type DeadTurn } from '../lib/receiver/index.js';
+import { CatchupSweeper } from '../lib/catchup/index.js';
 import { statusRecorder, STATUS_KEYS, type CopyRecord, type StatusRecorder } from '../lib/status/index.js';
 import { createStore, type SharedStore } from '../lib/store/index.js';
 import { LoopDelay, type Sleep } from '../lib/time/index.js';
@@ -77,9 +78,29 @@ export function createAutohub(options: AutohubOptions): Autohub {
   const keeper = new LeaseKeeper(store, config.lease, log, now);
   // Assigned below; the receiver's callbacks run only after start().
   let reaper: Reaper;
-  let client: WebClient;
   let lastFailoverNote = -Infinity;
 
+  const clientOptions: WebClientOptions = {
+    slackApiUrl: config.slackApiUrl,
+    // Retries are the rate-limit layer's job, so no wait is doubled and a
+    // post whose response was lost is not sent a second time.
+    retryConfig: { retries: 0 },
+    logger: slackLogger(log),
+    fetch: createRateLimitFetch({
+      fetch: options.fetch,
+      now: options.now,
+      sleep: options.sleep,
+      maxAttempts: config.rateLimit.attempts,
+      budgetMs: config.rateLimit.budgetMs,
+      shared: store.windows,
+      onRefusal: ((sink) => (record) => {
+        sink(record);
+        status.refusal(record);
+      })(refusalSink({ path: config.refusalLog, log })),
+      instance: config.instance,
+    }),
+  };
+  const client = new WebClient(config.botToken, clientOptions);
   const health = new HealthMonitor({
     store,
     role: config.role,
@@ -135,6 +156,21 @@ export function createAutohub(options: AutohubOptions): Autohub {
     };
     return JSON.stringify(record);
   };
+  // After an outage longer than Slack's retries, read back what Slack gave up on (AUTOHUB_CATCHUP).
+  const sweeper = config.catchup
+    ? new CatchupSweeper({
+        client,
+        store,
+        inject: (envelope) => receiver.inject(envelope),
+        instance: config.instance,
+        log,
+        maxMs: config.catchup.maxMs,
+        retryWindowMs: config.catchup.retryWindowMs,
+        paceMs: config.catchup.paceMs,
+        everyMs: config.catchup.everyMs,
+        now: options.now,
+      })
+    : undefined;
   reaper = new Reaper({
     store,
     owner,
@@ -142,6 +178,8 @@ export function createAutohub(options: AutohubOptions): Autohub {
     resume: (takeover, sentAt) => receiver.resume(takeover, sentAt),
     capacity: () => receiver.capacity,
     heartbeat,
+    // Every look says how long ago any copy last claimed a delivery: the sweep decides from that.
+    onLook: (look) => void sweeper?.maybeSweep(look.sinceServedMs),
     log,
     now: options.now,
   });
@@ -158,27 +196,6 @@ export function createAutohub(options: AutohubOptions): Autohub {
       })
     : undefined;
 
-  const clientOptions: WebClientOptions = {
-    slackApiUrl: config.slackApiUrl,
-    // Retries are the rate-limit layer's job, so no wait is doubled and a
-    // post whose response was lost is not sent a second time.
-    retryConfig: { retries: 0 },
-    logger: slackLogger(log),
-    fetch: createRateLimitFetch({
-      fetch: options.fetch,
-      now: options.now,
-      sleep: options.sleep,
-      maxAttempts: config.rateLimit.attempts,
-      budgetMs: config.rateLimit.budgetMs,
-      shared: store.windows,
-      onRefusal: ((sink) => (record) => {
-        sink(record);
-        status.refusal(record);
-      })(refusalSink({ path: config.refusalLog, log })),
-      instance: config.instance,
-    }),
-  };
-  client = new WebClient(config.botToken, clientOptions);
   const app = new App({
     receiver,
     authorize: resilientAuthorize(new WebClient(undefined, clientOptions), config.botToken),

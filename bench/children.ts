@@ -7,14 +7,14 @@ const CHILD = fileURLToPath(new URL('./copy-child.ts', import.meta.url));
 export interface BenchCopy {
   url: string;
   child: ChildProcess;
-  usage(): Promise<{ cpuUs: number; rssKb: number; looks: number }>;
+  usage(): Promise<{ cpuUs: number; rssKb: number; looks: number; rssNowKb: number; heapKb: number; waiting: number }>;
   stop(): Promise<void>;
   kill(): Promise<void>;
 }
 
 export async function startBenchCopy(env: Record<string, string>): Promise<BenchCopy> {
   const child = fork(CHILD, [JSON.stringify({ AUTOHUB_ENV_FILE: 'none', AUTOHUB_REFUSAL_LOG: 'off', AUTOHUB_LOG_LEVEL: 'error', ...env })], {
-    execArgv: ['--import', 'tsx'],
+    execArgv: ['--import', 'tsx', '--expose-gc'],
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
   const port = await new Promise<number>((resolve, reject) => {
@@ -32,12 +32,13 @@ export async function startBenchCopy(env: Record<string, string>): Promise<Bench
     child,
     usage: () =>
       new Promise((resolve) => {
-        const on = (m: { cpuUs?: number; rssKb?: number; looks?: number }) => {
+        const on = (m: { cpuUs?: number; rssKb?: number; looks?: number; rssNowKb?: number; heapKb?: number; waiting?: number }) => {
           if (m.cpuUs === undefined) return;
           child.off('message', on);
-          resolve({ cpuUs: m.cpuUs, rssKb: m.rssKb ?? 0, looks: m.looks ?? 0 });
+          resolve({ cpuUs: m.cpuUs, rssKb: m.rssKb ?? 0, looks: m.looks ?? 0, rssNowKb: m.rssNowKb ?? 0, heapKb: m.heapKb ?? 0, waiting: m.waiting ?? 0 });
         };
         child.on('message', on);
+        child.send('gc');
         child.send('usage');
       }),
     stop: () => end('SIGTERM'),

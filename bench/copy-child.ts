@@ -11,9 +11,18 @@ const env = JSON.parse(process.argv[2] ?? '{}') as Record<string, string>;
 const autohub = createAutohub({ config: parseAppConfig(env), log: silentLogger });
 await autohub.start();
 process.on('message', (message) => {
+  if (message === 'gc') globalThis.gc?.();
   if (message === 'usage') {
     const usage = process.resourceUsage();
-    process.send?.({ cpuUs: usage.userCPUTime + usage.systemCPUTime, rssKb: usage.maxRSS, looks: autohub.reaper.looks });
+    const memory = process.memoryUsage();
+    process.send?.({
+      cpuUs: usage.userCPUTime + usage.systemCPUTime,
+      rssKb: usage.maxRSS,
+      looks: autohub.reaper.looks,
+      rssNowKb: Math.round(memory.rss / 1024),
+      heapKb: Math.round(memory.heapUsed / 1024),
+      waiting: autohub.receiver.queued,
+    });
   }
 });
 process.on('SIGTERM', () => void autohub.stop().then(() => process.exit(0)));

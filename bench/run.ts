@@ -8,6 +8,7 @@ import { benchClaim } from './claim.js';
 import { benchCost } from './cost.js';
 import { benchDrill } from './drill.js';
 import { benchEdge } from './edge.js';
+import { benchLoad } from './load.js';
 import { benchRateLimit } from './ratelimit.js';
 import { benchReceiver } from './receiver.js';
 import { benchStart } from './start.js';
@@ -20,6 +21,7 @@ const sections: Record<string, () => Promise<void>> = {
   drill: () => benchDrill(),
   cost: () => benchCost(),
   start: () => benchStart(),
+  load: () => benchLoad(),
 };
 
 const USAGE = `usage: npm run bench -- [--section ${Object.keys(sections).join('|')}]`;

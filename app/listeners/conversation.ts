@@ -25,8 +25,11 @@ export function isPersonsDirectMessage(message: { channel_type?: string; subtype
   return message.subtype === undefined || !NOT_A_PERSON.has(message.subtype);
 }
 
+/** The first line of a reply found by the catch-up sweep. */
+export const LATE_NOTE = '_(Sorry, this answer comes late: I could not be reached when you wrote.)_';
+
 async function answer(
-  args: { event: MessageLike; body: { event_id?: string }; context: Partial<TurnContext>; client: Parameters<typeof postReply>[0] },
+  args: { event: MessageLike; body: { event_id?: string; autohub_catchup?: boolean }; context: Partial<TurnContext>; client: Parameters<typeof postReply>[0] },
   via: TurnRequest['via'],
   log: Logger,
 ): Promise<void> {
@@ -45,13 +48,15 @@ async function answer(
       return;
     }
   }
-  const reply = await takeTurn({
+  const text = await takeTurn({
     text: event.text ?? '',
     user: event.user,
     channel: event.channel,
     via,
     copy: { role: context.autohubRole ?? 'hub', instance: context.autohubInstance ?? 'unknown' },
   });
+  // Found by the catch-up sweep after an outage: say so, briefly.
+  const reply = body.autohub_catchup === true ? `${LATE_NOTE}\n${text}` : text;
   // The commit point: from here this copy, and no other, may post.
   if (lease && !(await lease.commit())) {
     log.warn('turn.abandoned', { eventId, reason: 'lease lost before posting' });
@@ -69,6 +74,6 @@ export function registerConversation(app: App, log: Logger): void {
 
   app.message(async ({ message, body, context, client }) => {
     if (!isPersonsDirectMessage(message as { channel_type?: string; subtype?: string; bot_id?: string })) return;
-    await answer({ event: message as MessageLike, body: body as { event_id?: string }, context: context as Partial<TurnContext>, client }, 'dm', log);
+    await answer({ event: message as MessageLike, body: body as { event_id?: string; autohub_catchup?: boolean }, context: context as Partial<TurnContext>, client }, 'dm', log);
   });
 }

@@ -57,6 +57,11 @@ export interface FakeWebApi {
   /** Messages posted (successful chat.postMessage calls). */
   posts(): RecordedCall[];
   /**
+   * A message Slack holds in `channel` (the simulated Slack records each
+   * mention it sends): served by conversations.history and users.conversations.
+   */
+  addMessage(channel: string, message: { ts: string; user?: string; text?: string; im?: boolean }): void;
+  /**
    * Until called again with null, answer every call of `method` with `answer`
    * (a Web API outage). Scripted answers still come first.
    */
@@ -86,8 +91,49 @@ async function readParams(req: IncomingMessage): Promise<Record<string, string>>
   return params;
 }
 
-function defaultAnswer(method: string, params: Record<string, string>, counter: number, calls: RecordedCall[]): unknown {
+interface Held {
+  ts: string;
+  user?: string;
+  text?: string;
+}
+
+/** Slack's cursor paging over a list: `limit` per page, an opaque cursor to the next. */
+function paged<T>(items: readonly T[], params: Record<string, string>, fallbackLimit: number): { page: T[]; next: string } {
+  const limit = Math.max(1, Math.min(1000, Number(params.limit ?? fallbackLimit) || fallbackLimit));
+  const start = params.cursor ? Number(Buffer.from(params.cursor, 'base64').toString('utf8').replace('next:', '')) || 0 : 0;
+  const more = start + limit < items.length;
+  return { page: items.slice(start, start + limit), next: more ? Buffer.from(`next:${start + limit}`).toString('base64') : '' };
+}
+
+function defaultAnswer(
+  method: string,
+  params: Record<string, string>,
+  counter: number,
+  calls: RecordedCall[],
+  history: Map<string, { im: boolean; messages: Held[] }> = new Map(),
+): unknown {
   switch (method) {
+    case 'users.conversations': {
+      const { page, next } = paged([...history].map(([id, c]) => ({ id, is_im: c.im, is_channel: !c.im })), params, 100);
+      return { ok: true, channels: page, response_metadata: { next_cursor: next } };
+    }
+    case 'conversations.history': {
+      const channel = history.get(params.channel ?? '');
+      if (!channel) return { ok: false, error: 'channel_not_found' };
+      const inclusive = params.inclusive === 'true' || params.inclusive === '1';
+      const oldest = Number(params.oldest ?? 0);
+      const latest = params.latest ? Number(params.latest) : Infinity;
+      const inWindow = channel.messages
+        .filter((m) => (inclusive ? Number(m.ts) >= oldest && Number(m.ts) <= latest : Number(m.ts) > oldest && Number(m.ts) < latest))
+        .sort((a, b) => Number(b.ts) - Number(a.ts))
+        .map((m) => {
+          // Who replied in its thread, as Slack reports it on a parent message.
+          const repliers = calls.filter((c) => landed(c) && c.params.channel === params.channel && c.params.thread_ts === m.ts).map(() => 'UAUTOHUB');
+          return { type: 'message', ...m, ...(repliers.length ? { reply_count: repliers.length, reply_users: ['UAUTOHUB'] } : {}) };
+        });
+      const { page, next } = paged(inWindow, params, 100);
+      return { ok: true, messages: page, has_more: next !== '', response_metadata: { next_cursor: next } };
+    }
     case 'conversations.replies': {
       // The thread as posted so far: the parent's replies, with their metadata.
       const messages = calls
@@ -138,6 +184,7 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
   const scripts = new Map<string, ScriptedAnswer[]>();
   const windows = new Map<string, { intervalMs: number; shape: '429' | '200' | 'both'; last: Map<string, number>; refusals: number; whole: boolean; perChannel: boolean }>();
   const outages = new Map<string, ScriptedAnswer>();
+  const history = new Map<string, { im: boolean; messages: Held[] }>();
   const calls: RecordedCall[] = [];
   let counter = 0;
   let holdMs = 0;
@@ -191,7 +238,7 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
             window.last.set(scope, at);
           }
         }
-        answer ??= { status: 200, body: defaultAnswer(method, params, ++counter, calls) };
+        answer ??= { status: 200, body: defaultAnswer(method, params, ++counter, calls, history) };
         const body = answer.body as { ok?: unknown; error?: unknown } | undefined;
         calls.push({
           method,
@@ -243,6 +290,11 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
         };
         heldWaiters.add(wake);
       }),
+    addMessage: (channel, message) => {
+      const c = history.get(channel) ?? { im: message.im === true, messages: [] };
+      c.messages.push({ ts: message.ts, ...(message.user ? { user: message.user } : {}), ...(message.text !== undefined ? { text: message.text } : {}) });
+      history.set(channel, c);
+    },
     fail: (method, answer) => {
       if (answer) outages.set(method, answer);
       else outages.delete(method);

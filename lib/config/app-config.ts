@@ -49,6 +49,8 @@ export interface AppConfig {
   logLevel: Level;
   /** How long the demo turn (app/turn.ts) pretends to think; for the drill. */
   demoThinkMs: number;
+  /** The catch-up sweep after an outage longer than Slack's retries; null when AUTOHUB_CATCHUP=off. */
+  catchup: { maxMs: number; retryWindowMs: number; paceMs: number; everyMs: number } | null;
 }
 
 export const DEFAULT_REFUSAL_LOG = 'autohub-refusals.jsonl';
@@ -191,6 +193,16 @@ export function parseAppConfig(env: Env): AppConfig {
     maxBodyBytes: readInt(env, 'AUTOHUB_MAX_BODY_BYTES', 1_048_576, { min: 1024, max: 16_777_216 }),
     logLevel: readEnum<Level>(env, 'AUTOHUB_LOG_LEVEL', ['debug', 'info', 'warn', 'error'], 'info'),
     demoThinkMs: readInt(env, 'AUTOHUB_DEMO_THINK_MS', 0, { min: 0, max: 600_000 }),
+    catchup:
+      readEnum(env, 'AUTOHUB_CATCHUP', ['on', 'off'], 'on') === 'off'
+        ? null
+        : {
+            maxMs: readInt(env, 'AUTOHUB_CATCHUP_MAX_HOURS', 24, { min: 1, max: 24 }) * 3_600_000,
+            // Slack's last retry comes about 5 minutes after the first attempt; 6 minutes leaves a margin.
+            retryWindowMs: readInt(env, 'AUTOHUB_CATCHUP_RETRY_WINDOW_MS', 360_000, { min: 100, max: 3_600_000 }),
+            paceMs: readInt(env, 'AUTOHUB_CATCHUP_PACE_MS', 1_200, { min: 0, max: 60_000 }),
+            everyMs: readInt(env, 'AUTOHUB_CATCHUP_EVERY_MS', 900_000, { min: 100, max: 86_400_000 }),
+          },
   };
 }
 

@@ -292,6 +292,25 @@ export class FailoverReceiver implements Receiver {
     return withDeadline(this.#o.store.claim(keys, owner, lease), left, () => failOpen('receiver ack deadline'));
   }
 
+  /**
+   * A delivery Slack gave up on, found by the catch-up sweep: claimed like a
+   * live one (under the same message key, so a late retry or a second
+   * sweeper is a duplicate) and run with nobody waiting for an ack.
+   */
+  async inject(envelope: Record<string, unknown>): Promise<ClaimKind> {
+    const o = this.#o;
+    const delivery = parseDelivery('application/json', JSON.stringify(envelope));
+    if (delivery.kind !== 'event') return 'duplicate';
+    const receivedAt = o.now();
+    const outcome = await this.#claim(delivery.claimKeys, receivedAt, leaseRequest(o.lease.leaseMs, delivery.body, delivery.eventId));
+    if (outcome.kind === 'duplicate') return 'duplicate';
+    const lease = outcome.kind === 'claimed' && outcome.token !== undefined ? this.#runner.lease(delivery.claimKeys[0]!, outcome.token, receivedAt, delivery.body) : undefined;
+    const logFields = { kind: 'event', eventId: delivery.eventId, claim: outcome.kind, catchup: true };
+    o.log.info('catchup.found', logFields);
+    this.#runner.run({ delivery, gate: AckGate.detached(), receivedAt, claim: outcome.kind, retry: { retryNum: undefined, retryReason: undefined }, logFields, lease });
+    return outcome.kind;
+  }
+
   /** Run a turn taken from the lease set (see TurnRunner.resume). */
   resume(takeover: Takeover, sentAt: number): void {
     this.#runner.resume(takeover, sentAt);

@@ -11,7 +11,7 @@
  * Cost when idle: one command per `reaperMs` (default 120 s: 720 a day).
  */
 import type { Logger } from '../log/index.js';
-import type { ClaimOwner, Leases, LeaseSettings, Takeover } from '../store/index.js';
+import type { ClaimOwner, Leases, LeaseSettings, Look, Takeover } from '../store/index.js';
 
 export interface ReaperOptions {
   store: Pick<Leases, 'look'>;
@@ -23,6 +23,8 @@ export interface ReaperOptions {
   capacity: () => number;
   /** This copy's heartbeat record for the status page, written with each look. */
   heartbeat: () => string;
+  /** Told what each look found (the catch-up sweep decides from it). */
+  onLook?: (look: Look) => void;
   log: Logger;
   /** @default Date.now */
   now?: () => number;
@@ -103,6 +105,7 @@ export class Reaper {
       if (!look) return [];
       for (const takeover of look.taken) this.o.resume(takeover, sentAt);
       this.#starved = look.nextDueMs === 0 && this.o.capacity() === 0;
+      this.o.onLook?.(look);
       if (look.nextDueMs !== null) next = Math.min(next, Math.max(MIN_LOOK_GAP_MS, look.nextDueMs + DUE_MARGIN_MS));
       return look.taken;
     } catch (error) {

@@ -9,6 +9,9 @@ export const METHOD_SCOPES: Readonly<Record<string, readonly string[]>> = {
   // The taker-over's thread check, in whatever kind of conversation the mention came from.
   'conversations.replies': ['channels:history', 'groups:history', 'im:history', 'mpim:history'],
   'views.publish': [],
+  // The catch-up sweep: the bot's conversations, and their history since the outage began.
+  'users.conversations': ['channels:read', 'groups:read', 'im:read', 'mpim:read'],
+  'conversations.history': ['channels:history', 'groups:history', 'im:history', 'mpim:history'],
 };
 
 export const EVENT_SCOPES: Readonly<Record<string, readonly string[]>> = {

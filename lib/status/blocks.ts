@@ -83,6 +83,9 @@ export function statusBlocks(s: StatusSnapshot, now: number): Block[] {
       [
         `*Cloud copy last served*: ${ago(s.cloudLastServed, now)}`,
         ...(s.lastFailover ? [`*Last failover*: ${ago(s.lastFailover.at, now)}, ${s.lastFailover.reason}`] : []),
+        s.sweep
+          ? `*Last catch-up sweep*: ${ago(s.sweep.at, now)}, over ${s.sweep.from.slice(11, 16)}-${s.sweep.to.slice(11, 16)} UTC in ${s.sweep.conversations} conversation(s): ${s.sweep.found} found, ${s.sweep.answered} answered late`
+          : '*Last catch-up sweep*: none needed yet',
       ].join('\n'),
     ),
     { type: 'divider' },

@@ -17,6 +17,8 @@ export interface StatusSnapshot {
   dead: DeadLetter[];
   /** The last failover the edge reported, with its reason. */
   lastFailover?: { at: string; reason: string } | null;
+  /** The last catch-up sweep. */
+  sweep?: { at: string; from: string; to: string; found: number; answered: number; conversations: number } | null;
 }
 
 function parse<T>(values: string[]): T[] {
@@ -36,7 +38,7 @@ export async function readSnapshot(
   answering: StatusSnapshot['answering'],
   storeOk: boolean | null,
 ): Promise<StatusSnapshot> {
-  const [copies, turns, failovers, refusals, cloudLastServed, dead, lastFailover] = await Promise.all([
+  const [copies, turns, failovers, refusals, cloudLastServed, dead, lastFailover, sweep] = await Promise.all([
     store.readHash(STATUS_KEYS.copies),
     store.range(STATUS_KEYS.turns, 10),
     store.range(STATUS_KEYS.failovers, 500),
@@ -44,6 +46,7 @@ export async function readSnapshot(
     store.read(STATUS_KEYS.cloudLastServed),
     store.listDead(10),
     store.read(STATUS_KEYS.lastFailover),
+    store.read(STATUS_KEYS.sweep),
   ]);
   return {
     answering,
@@ -56,5 +59,6 @@ export async function readSnapshot(
     cloudLastServed: cloudLastServed ?? null,
     dead: dead ?? [],
     lastFailover: lastFailover ? (parse<{ at: string; reason: string }>([lastFailover])[0] ?? null) : null,
+    sweep: sweep ? (parse<NonNullable<StatusSnapshot['sweep']>>([sweep])[0] ?? null) : null,
   };
 }

@@ -33,6 +33,10 @@ export function triggerKey(team: string | undefined, triggerId: string): string 
 export const LEASES_KEY = `${PREFIX}:leases`;
 /** The sorted set of dead-lettered turns, scored by when they died. */
 export const DEAD_KEY = `${PREFIX}:dead`;
+/** When a copy last claimed a delivery (Redis time, ms): the catch-up sweep's watermark. */
+export const SERVED_KEY = `${PREFIX}:served`;
+/** The catch-up sweep's lock, so only one copy sweeps at a time. */
+export const SWEEP_LOCK_KEY = `${PREFIX}:sweep:lock`;
 /** A hash of rate-limit windows shared by the copies: field -> epoch ms the window reopens. */
 export const WINDOWS_KEY = `${PREFIX}:ratelimit`;
 
@@ -44,6 +48,8 @@ export const STATUS_KEYS = {
   cloudLastServed: `${PREFIX}:status:cloud_last_served`,
   /** The last failover the edge reported to a copy, with its reason ("hub refusing (401)"). */
   lastFailover: `${PREFIX}:status:last_failover`,
+  /** The last catch-up sweep: when, the window it covered, what it found and answered. */
+  sweep: `${PREFIX}:status:sweep`,
   /** A hash: instance -> its last heartbeat record, so replicas never overwrite each other. */
   copies: `${PREFIX}:status:copies`,
 } as const;

@@ -75,10 +75,12 @@ export interface Takeover {
   ambiguous: boolean;
 }
 
-/** One look at the store: the turns taken, and when the next lease falls due (ms from now), if any. */
+/** One look at the store: the turns taken, when the next lease falls due (ms from now), and how long ago any copy last claimed a delivery. */
 export interface Look {
   taken: Takeover[];
   nextDueMs: number | null;
+  /** null when no claim is on record. */
+  sinceServedMs: number | null;
 }
 
 /** The stored record, as written by a claim and rewritten by the lease scripts. */

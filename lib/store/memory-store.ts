@@ -39,6 +39,7 @@ export class MemoryStore implements SharedStore {
   readonly #sweepEvery: number;
   readonly #observed: Observed;
   #writes = 0;
+  #servedAt: number | undefined;
 
   constructor(options: MemoryStoreOptions = {}) {
     this.#now = options.now ?? Date.now;
@@ -80,6 +81,7 @@ export class MemoryStore implements SharedStore {
     const nonce = crypto.randomUUID();
     const held = keys.find((key) => this.#live(key, now));
     if (held !== undefined) return DUPLICATE;
+    this.#servedAt = now;
     keys.forEach((key, i) => {
       const value = i === 0 ? encodeClaim(owner, now, nonce, lease) : encodeAlias(owner, now, nonce);
       this.#set(key, i === 0 && lease ? JSON.stringify({ ...JSON.parse(value), first_at: now }) : value, this.#ttlMs, now);
@@ -188,7 +190,7 @@ export class MemoryStore implements SharedStore {
       this.#hashes.set(STATUS_KEYS.copies, copies);
     }
     const next = Math.min(...this.#leases.values());
-    return { taken, nextDueMs: Number.isFinite(next) ? Math.max(0, next - now) : null };
+    return { taken, nextDueMs: Number.isFinite(next) ? Math.max(0, next - now) : null, sinceServedMs: this.#servedAt === undefined ? null : now - this.#servedAt };
   }
 
   async pending(): Promise<number> {
@@ -229,6 +231,13 @@ export class MemoryStore implements SharedStore {
     const { body: _body, ...rest } = record;
     this.#rewrite(key, { ...rest, state: 'dropped' }, CLAIM_TTL_SECONDS * 1000);
     this.#dead.delete(key);
+    return true;
+  }
+
+  async lock(key: string, ttlSeconds: number): Promise<boolean> {
+    const now = this.#now();
+    if (this.#live(key, now)) return false;
+    this.#set(key, 'locked', ttlSeconds * 1000, now);
     return true;
   }
 

@@ -81,6 +81,8 @@ export interface DeadLetters {
 export interface Records {
   /** A string value, `null` when absent, `undefined` when the store could not answer. */
   read(key: string): Promise<string | null | undefined>;
+  /** Take `key` for `ttlSeconds` if nobody holds it: true when taken, false when held, undefined when the store could not answer. */
+  lock(key: string, ttlSeconds: number): Promise<boolean | undefined>;
   /** A detached bookkeeping write; resolves when done, never throws. */
   note(key: string, value: string, ttlSeconds: number): Promise<void>;
   /** Every field of a hash; undefined when the store could not answer. */

@@ -23,13 +23,13 @@ for i = 1, #win, 2 do
 end`;
 
 /**
- * KEYS: the claim keys (primary first), the lease set, the windows hash.
+ * KEYS: the claim keys (primary first), the lease set, the windows hash, the served mark.
  * ARGV: primary record, alias record, ttl s, lease ms (0: none), nonce.
  * Returns {'claimed' | 'mine' | 'held:<holder nonce>', window field, reopen ms, ...}.
  * All keys or none: a delivery is never half claimed.
  */
 export const CLAIM_SCRIPT = `${NOW}
-local n = #KEYS - 2
+local n = #KEYS - 3
 local out = {}
 for i = 1, n do
   local raw = redis.call('GET', KEYS[i])
@@ -48,6 +48,7 @@ if not out[1] then
     redis.call('ZADD', KEYS[n + 1], now + lease, KEYS[1])
   end
   for i = 1, n do redis.call('SET', KEYS[i], i == 1 and primary or ARGV[2], 'EX', tonumber(ARGV[3])) end
+  redis.call('SET', KEYS[n + 3], now, 'EX', 172800)
   out[1] = 'claimed'
 end
 ${WINDOWS('KEYS[n + 2]')}
@@ -153,12 +154,15 @@ out[#out + 1] = cjson.encode({ key = key, token = rec.token, state = prev, body 
 
 /**
  * One look at the store: take up to ARGV[4] lapsed leases, write this copy's
- * heartbeat, and say when the next lease falls due. KEYS: lease set, copies
- * hash. ARGV: instance, role, lease ms, limit, heartbeat ('' for none).
- * Returns {ms until the next lease is due or -1, takeover, ...}.
+ * heartbeat, and say when the next lease falls due and how long ago any copy
+ * last claimed a delivery. KEYS: lease set, copies hash, served mark.
+ * ARGV: instance, role, lease ms, limit, heartbeat ('' for none).
+ * Returns {ms until the next lease is due or -1, ms since the last claim or -1, takeover, ...}.
  */
 export const LOOK_SCRIPT = `${NOW}
-local out = { -1 }
+local out = { -1, -1 }
+local served = tonumber(redis.call('GET', KEYS[3]))
+if served then out[2] = math.max(0, now - served) end
 local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[4]))
 for _, key in ipairs(due) do
   local raw = redis.call('GET', key)

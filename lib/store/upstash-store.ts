@@ -12,7 +12,7 @@ import pRetry from 'p-retry';
 import type { UpstashSettings } from '../config/index.js';
 import { withDeadline } from '../time/index.js';
 import { claimDeadlineMs, DEFAULT_CLAIM_BUDGET, type ClaimBudget } from './budget.js';
-import { DEAD_KEY, LEASES_KEY, STATUS_KEYS, WINDOWS_KEY } from './keys.js';
+import { DEAD_KEY, LEASES_KEY, SERVED_KEY, STATUS_KEYS, WINDOWS_KEY } from './keys.js';
 import { parseTakeover, type Look, type LeaseReply, type ReleaseReply, type Takeover } from './lease.js';
 import { Observed, WindowBook } from './observed.js';
 import { classifyClaimReply, failOpen, type ClaimOutcome } from './outcome.js';
@@ -116,7 +116,7 @@ export class UpstashStore implements SharedStore {
     const args = [primary, alias, this.#ttlSeconds, lease?.leaseMs ?? 0, nonce];
     // Only a thrown request is tried again: a reply, whatever it says, is the answer.
     // The same nonce on every attempt lets a retry recognise its own first write ('mine').
-    const attempt = () => this.#run(S.CLAIM_SCRIPT, [...keys, LEASES_KEY, WINDOWS_KEY], args);
+    const attempt = () => this.#run(S.CLAIM_SCRIPT, [...keys, LEASES_KEY, WINDOWS_KEY, SERVED_KEY], args);
     const run = pRetry(attempt, { retries: this.budget.attempts - 1, minTimeout: this.budget.backoffMs, factor: 1, randomize: false })
       .then((reply) => {
         const { outcome, windows } = classifyClaimReply(reply, lease ? 1 : undefined);
@@ -191,13 +191,13 @@ export class UpstashStore implements SharedStore {
   }
 
   async look(owner: ClaimOwner, leaseMs: number, limit: number, heartbeat?: string): Promise<Look | undefined> {
-    const reply = await this.#lease([LEASES_KEY, STATUS_KEYS.copies], S.LOOK_SCRIPT, [owner.instance, owner.role, leaseMs, limit, heartbeat ?? '']);
-    if (!Array.isArray(reply) || typeof reply[0] !== 'number') return undefined;
-    const taken = reply.slice(1).flatMap((item) => {
+    const reply = await this.#lease([LEASES_KEY, STATUS_KEYS.copies, SERVED_KEY], S.LOOK_SCRIPT, [owner.instance, owner.role, leaseMs, limit, heartbeat ?? '']);
+    if (!Array.isArray(reply) || typeof reply[0] !== 'number' || typeof reply[1] !== 'number') return undefined;
+    const taken = reply.slice(2).flatMap((item) => {
       const t = parseTakeover(item);
       return t ? [this.#opened(t)] : [];
     });
-    return { taken, nextDueMs: reply[0] < 0 ? null : reply[0] };
+    return { taken, nextDueMs: reply[0] < 0 ? null : reply[0], sinceServedMs: reply[1] < 0 ? null : reply[1] };
   }
 
   async pending(): Promise<number | undefined> {
@@ -228,6 +228,11 @@ export class UpstashStore implements SharedStore {
 
   async dropDead(key: string): Promise<boolean> {
     return (await this.#lease([key, DEAD_KEY], S.DROP_SCRIPT, [CLAIM_TTL_SECONDS])) === 1;
+  }
+
+  async lock(key: string, ttlSeconds: number): Promise<boolean | undefined> {
+    const reply = await this.#bounded('note', key, () => this.#client.set(key, this.#nonce(), { nx: true, ex: ttlSeconds }));
+    return reply === undefined ? undefined : reply === 'OK';
   }
 
   async note(key: string, value: string, ttlSeconds: number): Promise<void> {

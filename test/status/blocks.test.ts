@@ -26,6 +26,7 @@ const base: StatusSnapshot = {
   cloudLastServed: iso(30_000),
   dead: [{ key: 'k', eventId: 'Ev123', channel: 'C42', reason: 'slack: not_in_channel', attempts: 1, at: iso(2 * 3_600_000) }],
   lastFailover: { at: iso(30_000), reason: 'hub refusing (401)' },
+  sweep: { at: iso(120_000), from: '2026-11-29T11:20:00.000Z', to: '2026-11-29T11:55:00.000Z', conversations: 4, found: 3, answered: 2 },
 };
 
 describe('statusBlocks', () => {
@@ -49,6 +50,7 @@ describe('statusBlocks', () => {
     expect(t).toContain('• `Ev123` in <#C42>: slack: not_in_channel, 1 run(s), 2h ago');
     expect(t).toContain('*Last failover*: 30s ago, hub refusing (401)');
     expect(text(statusBlocks({ ...base, dead: [] }, NOW))).toContain('*Dead letters*: none');
+    expect(text(statusBlocks(base, NOW))).toContain('*Last catch-up sweep*: 2m ago, over 11:20-11:55 UTC in 4 conversation(s): 3 found, 2 answered late');
   });
 
   it('shows every replica under its own instance, and a silent one as silent', () => {

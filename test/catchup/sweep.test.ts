@@ -1,0 +1,106 @@
+/**
+ * Issue 12: both copies down past Slack's last retry. The catch-up sweep reads
+ * back what Slack gave up on and answers it once, late; what was answered
+ * before is not answered again. Real copies, real Bolt, the real WebClient,
+ * a fake Web API serving Slack's history with its paging, a real Redis.
+ * Slack's retry window is compressed to 1 s here.
+ */
+import { afterEach, beforeAll, afterAll, describe, expect, it } from 'vitest';
+import { LATE_NOTE } from '../../app/listeners/conversation.js';
+import { startFakeWebApi, type FakeWebApi } from '../../drill/sim/fake-web-api.js';
+import { deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
+import { useRedisBridge } from '../support/redis-fixture.js';
+import { eventually, SECRET, startCopy, type RunningCopy } from '../support/copies.js';
+
+const ENV = { AUTOHUB_CATCHUP_RETRY_WINDOW_MS: '1000', AUTOHUB_CATCHUP_EVERY_MS: '1000', AUTOHUB_CATCHUP_PACE_MS: '0', AUTOHUB_REAPER_MS: '300' };
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('catching up on the mentions Slack gave up on', () => {
+  const fx = useRedisBridge();
+  let api: FakeWebApi;
+  const running: RunningCopy[] = [];
+  let n = 0;
+
+  beforeAll(async () => {
+    api = await startFakeWebApi();
+  });
+  afterEach(async () => {
+    await Promise.all(running.splice(0).map((c) => c.stop()));
+  });
+  afterAll(async () => {
+    await api?.close();
+  });
+
+  const start = async (role: 'hub' | 'cloud', env: Record<string, string> = {}) => {
+    const copy = await startCopy({ role, webApiUrl: api.url, upstash: { url: fx.bridge.url, token: fx.bridge.token }, env: { ...ENV, ...env } });
+    running.push(copy);
+    return copy;
+  };
+  const stopAll = async () => Promise.all(running.splice(0).map((c) => c.stop()));
+  const repliesIn = (channel: string, ts: string) => api.posts().filter((c) => c.params.channel === channel && c.params.thread_ts === ts);
+  /** A mention Slack holds, as if every delivery of it had failed. */
+  const sentDuringOutage = (channel: string) => {
+    const ts = (Date.now() / 1000 + ++n / 1e6).toFixed(6);
+    api.addMessage(channel, { ts, user: 'U0PERSON', text: '<@UAUTOHUB> are you there?' });
+    return ts;
+  };
+  /** One mention answered live, so the store knows when a copy last served. */
+  const answeredLive = async (channel: string) => {
+    const copy = await start('hub');
+    const ts = (Date.now() / 1000 + ++n / 1e6).toFixed(6);
+    api.addMessage(channel, { ts, user: 'U0PERSON', text: '<@UAUTOHUB> hello' });
+    await deliver(copy.eventsUrl, mentionEnvelope({ eventId: `Ev-live-${n}`, ts, channel }), { signingSecret: SECRET });
+    await eventually(() => repliesIn(channel, ts).length === 1, 'the live reply');
+    await stopAll();
+    return ts;
+  };
+
+  it('a mention sent while both copies were down is answered once, late, when a copy starts; one answered before is not answered again', async () => {
+    const before = await answeredLive('C0CATCH1');
+    const missed = sentDuringOutage('C0CATCH1');
+    await sleep(1300); // the outage outlasts Slack's (compressed) retries
+    const copy = await start('cloud');
+    await eventually(() => repliesIn('C0CATCH1', missed).length === 1, 'the late reply', 10_000);
+    expect(repliesIn('C0CATCH1', missed)[0]!.params.text).toContain(LATE_NOTE);
+    await eventually(() => copy.lines.some((l) => l.event === 'catchup.swept'), 'the sweep to end');
+    expect(repliesIn('C0CATCH1', before)).toHaveLength(1);
+    expect(repliesIn('C0CATCH1', missed)).toHaveLength(1);
+    const swept = copy.lines.find((l) => l.event === 'catchup.swept')!;
+    expect(swept).toMatchObject({ found: 2, answered: 1 });
+  });
+
+  it('two copies starting together answer it once', async () => {
+    await answeredLive('C0CATCH2');
+    const missed = sentDuringOutage('C0CATCH2');
+    await sleep(1300);
+    const [hub, cloud] = await Promise.all([start('hub'), start('cloud')]);
+    await eventually(() => repliesIn('C0CATCH2', missed).length === 1, 'the late reply', 10_000);
+    await eventually(() => [hub, cloud].some((c) => c.lines.some((l) => l.event === 'catchup.swept')), 'a sweep to end');
+    await eventually(() => hub.reaper.looks >= 3 && cloud.reaper.looks >= 3, 'both copies to have looked again');
+    expect(repliesIn('C0CATCH2', missed)).toHaveLength(1);
+  });
+
+  it("Slack's last retry racing the sweep: answered once", async () => {
+    await answeredLive('C0CATCH3');
+    const missed = sentDuringOutage('C0CATCH3');
+    await sleep(1300);
+    const copy = await start('hub');
+    // The retry carries the original event id; the sweep claims under its own, and both under the message's key.
+    const retry = await deliver(copy.eventsUrl, mentionEnvelope({ eventId: 'Ev-race', ts: missed, channel: 'C0CATCH3' }), { signingSecret: SECRET, retryNum: 3 });
+    expect(retry.status).toBe(200);
+    await eventually(() => copy.lines.some((l) => l.event === 'catchup.swept'), 'the sweep to end', 10_000);
+    await eventually(() => repliesIn('C0CATCH3', missed).length >= 1, 'a reply');
+    await eventually(() => copy.reaper.looks >= 3, 'another look');
+    expect(repliesIn('C0CATCH3', missed)).toHaveLength(1);
+  });
+
+  it('with AUTOHUB_CATCHUP=off nothing is read back', async () => {
+    await answeredLive('C0CATCH4');
+    const missed = sentDuringOutage('C0CATCH4');
+    await sleep(1300);
+    const copy = await start('hub', { AUTOHUB_CATCHUP: 'off' });
+    await eventually(() => copy.reaper.looks >= 3, 'three looks');
+    expect(api.calls.some((c) => c.method === 'conversations.history' && c.params.channel === 'C0CATCH4')).toBe(false);
+    expect(repliesIn('C0CATCH4', missed)).toHaveLength(0);
+  });
+});
