@@ -31,6 +31,8 @@ export interface CopyHandle {
 export interface CopyEnv {
   /** @default drill-<role> */
   instance?: string;
+  /** The drill's time factor: Slack's retry window, and so the catch-up sweep's, shrinks by it. @default 1 */
+  factor?: number;
   signingSecret: string;
   webApiUrl: string;
   upstash?: { url: string; token: string };
@@ -58,6 +60,10 @@ function env(role: Role, port: number, o: CopyEnv): Record<string, string> {
     AUTOHUB_LEASE_MS: '3000',
     AUTOHUB_LEASE_RENEW_MS: '1000',
     AUTOHUB_REAPER_MS: '500',
+    // Slack's retries come faster by the factor, so the catch-up sweep's window does too.
+    AUTOHUB_CATCHUP_RETRY_WINDOW_MS: String(Math.max(100, Math.round(360_000 / (o.factor ?? 1)))),
+    AUTOHUB_CATCHUP_EVERY_MS: String(Math.max(100, Math.round(360_000 / (o.factor ?? 1)))),
+    AUTOHUB_CATCHUP_PACE_MS: '0',
     // Retries after 0.5 s, 2 s, 8 s: a Web API outage of a few seconds is outlasted.
     AUTOHUB_TURN_RETRY_DELAY_MS: '500',
     AUTOHUB_TURN_ATTEMPTS: '5',

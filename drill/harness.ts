@@ -61,7 +61,7 @@ export async function startHarness(options: { factor: number; inProcess?: boolea
       bridge = undefined;
     }
   }
-  const copyEnv = { signingSecret: DRILL_SECRET, webApiUrl: api.url, ...(bridge ? { upstash: { url: bridge.url, token: bridge.token } } : {}) };
+  const copyEnv = { signingSecret: DRILL_SECRET, webApiUrl: api.url, factor: options.factor, ...(bridge ? { upstash: { url: bridge.url, token: bridge.token } } : {}) };
   const shared = bridge ? undefined : hangable(new MemoryStore());
   const [hub, cloud] = await Promise.all(
     (['hub', 'cloud'] as const).map((role) => (shared ? startInProcessCopy(role, copyEnv, shared) : startChildCopy(role, copyEnv))),

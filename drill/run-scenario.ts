@@ -3,6 +3,7 @@
  * its faults come and go, then Slack's retries settle, then the replies are
  * counted.
  */
+import { LATE_NOTE } from '../app/listeners/conversation.js';
 import { landed } from './sim/fake-web-api.js';
 import { mentionEnvelope } from './sim/slack-events.js';
 import { DRILL_SECRET, type Harness } from './harness.js';
@@ -41,7 +42,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)))
 function replyOf(params: Record<string, string>, at: number): Reply {
   const text = params.text ?? '';
   const by = text.includes('drill-hub') ? 'hub' : text.includes('drill-cloud') ? 'cloud' : 'unknown';
-  return { mention: params.thread_ts ?? '', at, by };
+  return { mention: params.thread_ts ?? '', at, by, caughtUp: text.includes(LATE_NOTE) };
 }
 
 export async function runScenario(h: Harness, scenario: Scenario, options: RunOptions): Promise<ScenarioResult> {
@@ -87,7 +88,10 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
     mentions.push(ts);
     const channels = scenario.channels ?? 1;
     const channel = channels > 1 ? `C0DRILL${i % channels}` : 'C0DRILL';
-    const body = JSON.stringify(mentionEnvelope({ eventId: `Ev-${scenario.name}-${startedAt}-${i}`, ts, channel }));
+    const envelope = mentionEnvelope({ eventId: `Ev-${scenario.name}-${startedAt}-${i}`, ts, channel });
+    const body = JSON.stringify(envelope);
+    // Slack holds the message whatever happens to its deliveries: the catch-up sweep reads it back.
+    h.api.addMessage(channel, { ts, user: 'U0PERSON', text: String((envelope.event as { text?: unknown }).text ?? '') });
     deliveries.push(slack.deliver(ts, `Ev-${scenario.name}-${startedAt}-${i}`, body));
     if (scenario.redeliverUnderNewId) {
       const again = JSON.stringify(mentionEnvelope({ eventId: `Ev-${scenario.name}-${startedAt}-${i}-again`, ts, channel }));

@@ -149,6 +149,22 @@ export const SCENARIOS: Scenario[] = [
     ],
   },
   {
+    name: 'both-down',
+    summary: "the tunnel and the cloud copy are both unreachable for longer than Slack's retries; the mentions Slack gave up on are read back from its history and answered, late",
+    // 4 s: longer than Slack's last retry (5 minutes / the factor) of every mention sent in it.
+    faults: [
+      { ...cutHub(0.2, 'end'), forMs: 4000 },
+      {
+        label: 'cloud unreachable (530)',
+        from: 0.2,
+        to: 'end',
+        forMs: 4000,
+        start: (h) => void (h.cloudTunnel.mode = 'cut'),
+        stop: (h) => void (h.cloudTunnel.mode = 'pass'),
+      },
+    ],
+  },
+  {
     name: 'overload',
     summary: 'mentions arrive at 2.5 times the rate Slack lets the bot post (one post per 400 ms in each of 4 channels): answered late, never lost or doubled',
     channels: 4,

@@ -7,6 +7,8 @@ export interface Reply {
   at: number;
   /** Which copy posted it, read from the default turn's text. */
   by: 'hub' | 'cloud' | 'unknown';
+  /** Posted by the catch-up sweep, after Slack gave up on the delivery. */
+  caughtUp?: boolean;
 }
 
 export interface ScenarioScore {
@@ -30,6 +32,8 @@ export interface ScenarioScore {
   late: number;
   /** The longest a mention waited for its first reply, ms. */
   maxWaitMs: number;
+  /** Mentions answered by the catch-up sweep after Slack gave up on them. */
+  caughtUp: number;
 }
 
 /** A person notices a reply this late. */
@@ -73,6 +77,7 @@ export function scoreScenario(mentions: readonly string[], attempts: readonly At
     lostMentions,
     doubledMentions,
     late: waits.filter((w) => w > LATE_MS).length,
+    caughtUp: new Set(ours.filter((r) => r.caughtUp).map((r) => r.mention)).size,
     maxWaitMs: waits.length ? Math.max(...waits) : 0,
   };
 }

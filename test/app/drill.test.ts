@@ -84,6 +84,11 @@ describe('the failover drill, every scenario end to end (fewer mentions than `np
     expect(result('web-api-outage').score.deadLetters).toBe(0);
   });
 
+  it('both-down: the mentions Slack gave up on are read back from its history and answered, late', () => {
+    expect(result('both-down').score.caughtUp).toBeGreaterThanOrEqual(1);
+    expect(result('both-down').score.lost).toBe(0);
+  });
+
   it('hub-dies-mid-turn: the hub is killed with a post in flight, and the cloud copy takes that turn over', () => {
     expect(result('hub-dies-mid-turn').score.takenOver).toBeGreaterThanOrEqual(1);
   });
