@@ -66,16 +66,17 @@ export const SCENARIOS: Scenario[] = [
   },
   {
     name: 'hub-dies-mid-turn',
-    summary: 'posts take 400 ms to land and the hub is killed while one of its posts is held; those leases lapse and the cloud copy takes the turns over',
+    summary: 'posts take 800 ms to land and the hub is killed while its health says a turn of its own is in flight; those leases lapse and the cloud copy takes the turns over',
     faults: [
-      { label: 'posts take 400 ms', from: 0, to: 'end', start: (h) => h.api.holdPosts(400), stop: (h) => h.api.holdPosts(0) },
+      { label: 'posts take 800 ms', from: 0, to: 'end', start: (h) => h.api.holdPosts(800), stop: (h) => h.api.holdPosts(0) },
       {
         label: 'hub process dead',
         from: 0.5,
         to: 0.8,
-        // Killed only once a post of its is in flight, so a turn is always mid-way: a takeover must happen every run.
+        // Killed only while the hub itself has a turn in flight (not on any held post, which may be the
+        // cloud's), so a takeover must happen every run.
         start: async (h) => {
-          await h.api.postHeld(10_000);
+          await h.busy(h.hub, 10_000);
           await h.hub.kill();
         },
         stop: (h) => h.hub.restart(),
