@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
-import { eventually, repliesTo, SECRET, settle } from '../support/copies.js';
+import { eventually, quiescent, repliesTo, SECRET } from '../support/copies.js';
 import { useRedisBridge } from '../support/redis-fixture.js';
 import { startSystem, type System } from '../support/system.js';
 
@@ -26,7 +26,7 @@ describe('the edge in front of two real copies sharing one Redis', () => {
       expect(response.headers.get('x-autohub-route')).toBe('cloud');
       expect(response.headers.get('x-autohub-claim')).toBe('duplicate');
       await eventually(() => repliesTo(sys.api, 'Ev-slow-hub').length > 0, 'the hub\'s reply');
-      await settle(500);
+      await quiescent([sys.hub, sys.cloud]);
       expect(repliesTo(sys.api, 'Ev-slow-hub')).toHaveLength(1);
       expect(repliesTo(sys.api, 'Ev-slow-hub')[0]!.params.text).toMatch(/the hub/);
     } finally {
@@ -41,7 +41,7 @@ describe('the edge in front of two real copies sharing one Redis', () => {
       expect(response.headers.get('x-autohub-route')).toBe('cloud');
       expect(response.headers.get('x-autohub-claim')).toBe('claimed');
       await eventually(() => repliesTo(sys.api, 'Ev-cut').length > 0, 'the cloud reply');
-      await settle();
+      await quiescent([sys.hub, sys.cloud]);
       expect(repliesTo(sys.api, 'Ev-cut')).toHaveLength(1);
       expect(repliesTo(sys.api, 'Ev-cut')[0]!.params.text).toMatch(/the cloud copy/);
     } finally {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeWebApi, type FakeWebApi } from '../../drill/sim/fake-web-api.js';
 import { deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
-import { eventually, SECRET, settle, startCopy, type RunningCopy } from '../support/copies.js';
+import { eventually, quiescent, SECRET, startCopy, type RunningCopy } from '../support/copies.js';
 import { virtualTime } from '../support/virtual-time.js';
 
 describe("a real Bolt listener's client goes through the rate-limit fetch", () => {
@@ -23,7 +23,7 @@ describe("a real Bolt listener's client goes through the rate-limit fetch", () =
     const response = await deliver(hub.eventsUrl, mentionEnvelope({ eventId: 'Ev-rl', ts: '1700000000.000500' }), { signingSecret: SECRET });
     expect(response.status).toBe(200);
     await eventually(() => api.posts().length === 1, 'the reply after the window');
-    await settle();
+    await quiescent([hub]);
     expect(api.posts()).toHaveLength(1);
     expect(time.slept).toEqual([30_000]);
     expect(hub.lines.find((l) => l.event === 'ratelimit.refusal')).toMatchObject({

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { computeSignature, signedHeaders } from '../../lib/slack/index.js';
 import { startFakeWebApi, type FakeWebApi } from '../../drill/sim/fake-web-api.js';
 import { mentionEnvelope } from '../../drill/sim/slack-events.js';
-import { SECRET, settle, startCopy, type RunningCopy } from '../support/copies.js';
+import { quiescent, SECRET, startCopy, type RunningCopy } from '../support/copies.js';
 
 describe('bad input is refused with its status and never runs a turn', () => {
   let api: FakeWebApi;
@@ -60,7 +60,7 @@ describe('bad input is refused with its status and never runs a turn', () => {
     const signedAndVerified = status !== 401 && status !== 413;
     expect(response.headers.get('x-autohub-claim')).toBe(signedAndVerified ? 'none' : null);
     expect(response.headers.get('x-autohub-instance')).toBe(signedAndVerified ? 'hub-test' : null);
-    await settle(100);
+    await quiescent([hub]);
     expect(api.calls.length).toBe(before);
     expect((await fetch(hub.healthUrl)).status).toBe(200);
   });
@@ -103,7 +103,7 @@ describe('bad input is refused with its status and never runs a turn', () => {
       ),
       { numRuns: 150 },
     );
-    await settle(100);
+    await quiescent([hub]);
     expect(api.calls.length).toBe(before);
   });
 

@@ -3,7 +3,7 @@ import { healthReport } from '../../lib/receiver/index.js';
 import { startFakeWebApi, type FakeWebApi } from '../../drill/sim/fake-web-api.js';
 import { commandForm, deliver } from '../../drill/sim/slack-events.js';
 import { useRedisBridge } from '../support/redis-fixture.js';
-import { SECRET, startCopy, type RunningCopy, HEALTH_AUTH } from '../support/copies.js';
+import { eventually, HEALTH_AUTH, SECRET, startCopy, type RunningCopy } from '../support/copies.js';
 
 describe('healthReport', () => {
   const base = { role: 'hub' as const, instance: 'h', version: '1', startedAt: 0, now: 61_500, turns: { running: 0, waiting: 0, leases: 0 }, loop: { p99Ms: 0, maxMs: 0 } };
@@ -28,6 +28,8 @@ describe('a copy whose store hangs', () => {
   beforeAll(async () => {
     api = await startFakeWebApi();
     hub = await startCopy({ role: 'hub', webApiUrl: api.url, upstash: { url: fx.bridge.url, token: fx.bridge.token } });
+    // The start-up look is over (the next is two minutes away): from here on, only the tests talk to the store.
+    await eventually(() => hub.reaper.looks >= 1 && Number.isFinite(hub.reaper.nextAt), 'the first look');
     hub.app.command('/slow', async ({ ack }) => {
       await new Promise((r) => setTimeout(r, 2500));
       await ack('too late');
@@ -42,13 +44,14 @@ describe('a copy whose store hangs', () => {
   it('answers health fast and says degraded, with 200, once the probe has failed', async () => {
     fx.bridge.mode = 'hang';
     try {
+      // Health answers from what the copy knows: no store request, so a hung store cannot slow it.
+      const before = fx.bridge.requests;
       for (let i = 0; i < 3; i++) {
-        const started = performance.now();
         const response = await fetch(hub.healthUrl);
-        expect(performance.now() - started).toBeLessThan(500);
         expect(response.status).toBe(200);
         await response.arrayBuffer();
       }
+      expect(fx.bridge.requests).toBe(before);
       await hub.health.refresh();
       const body = await (await fetch(hub.healthUrl, { headers: HEALTH_AUTH })).json();
       expect(body).toMatchObject({ status: 'degraded', store: { kind: 'upstash', ok: false } });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeWebApi, type FakeWebApi } from '../../drill/sim/fake-web-api.js';
 import { commandForm, deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
 import { useRedisBridge } from '../support/redis-fixture.js';
-import { eventually, SECRET, settle, startCopy, type RunningCopy, HEALTH_AUTH } from '../support/copies.js';
+import { eventually, HEALTH_AUTH, quiescent, SECRET, startCopy, type RunningCopy } from '../support/copies.js';
 import { repliesTo as repliesOf } from '../support/copies.js';
 
 describe('a hub and a cloud copy sharing one Redis', () => {
@@ -16,8 +16,10 @@ describe('a hub and a cloud copy sharing one Redis', () => {
   beforeAll(async () => {
     api = await startFakeWebApi();
     const upstash = { url: fx.bridge.url, token: fx.bridge.token };
-    hub = await startCopy({ role: 'hub', webApiUrl: api.url, upstash });
-    cloud = await startCopy({ role: 'cloud', webApiUrl: api.url, upstash });
+    // Short leases, so every lifecycle (a late-landing claim's included) ends within a couple of seconds.
+    const env = { AUTOHUB_LEASE_MS: '1000', AUTOHUB_LEASE_RENEW_MS: '300', AUTOHUB_REAPER_MS: '200' };
+    hub = await startCopy({ role: 'hub', webApiUrl: api.url, upstash, env });
+    cloud = await startCopy({ role: 'cloud', webApiUrl: api.url, upstash, env });
   });
   afterAll(async () => {
     await hub?.stop();
@@ -40,7 +42,7 @@ describe('a hub and a cloud copy sharing one Redis', () => {
     expect(retry.headers.get('x-autohub-claim')).toBe('duplicate');
 
     await eventually(() => repliesTo('Ev-two-copies').length > 0, 'the reply');
-    await settle();
+    await quiescent([hub, cloud]);
     const replies = repliesTo('Ev-two-copies');
     expect(replies).toHaveLength(1);
     expect(replies[0]!.params.text).toMatch(/the hub \(hub-test\)/);
@@ -53,7 +55,7 @@ describe('a hub and a cloud copy sharing one Redis', () => {
     const retry = await deliver(cloud.eventsUrl, body, { signingSecret: SECRET, retryNum: 2, retryReason: 'http_error' });
     expect(retry.headers.get('x-autohub-claim')).toBe('duplicate');
     await eventually(() => repliesTo('Ev-same-copy').length > 0, 'the reply');
-    await settle();
+    await quiescent([hub, cloud]);
     expect(repliesTo('Ev-same-copy')).toHaveLength(1);
   });
 
@@ -64,7 +66,7 @@ describe('a hub and a cloud copy sharing one Redis', () => {
     expect(a.headers.get('x-autohub-claim')).toBe('claimed');
     expect(b.headers.get('x-autohub-claim')).toBe('duplicate');
     await eventually(() => repliesTo('Ev-msg-a').length > 0, 'the reply');
-    await settle();
+    await quiescent([hub, cloud]);
     expect(repliesTo('Ev-msg-a')).toHaveLength(1);
     expect(repliesTo('Ev-msg-b')).toHaveLength(0);
   });
@@ -83,7 +85,7 @@ describe('a hub and a cloud copy sharing one Redis', () => {
     (own.event as Record<string, unknown>).bot_id = 'BAUTOHUB';
     await deliver(hub.eventsUrl, own, { signingSecret: SECRET });
     await eventually(() => repliesTo('Ev-dm').length > 0, 'the DM reply');
-    await settle();
+    await quiescent([hub, cloud]);
     expect(repliesTo('Ev-own')).toHaveLength(0);
   });
 
@@ -112,7 +114,7 @@ describe('a hub and a cloud copy sharing one Redis', () => {
     expect(response.status).toBe(200);
     expect(response.headers.get('x-autohub-claim')).toBe('fail-open');
     await eventually(() => repliesTo('Ev-paused').length > 0, 'the reply');
-    await settle();
+    await quiescent([hub, cloud]);
     expect(repliesTo('Ev-paused')).toHaveLength(1);
     expect(hub.lines.some((l) => l.event === 'claim.fail_open')).toBe(true);
   });

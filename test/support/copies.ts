@@ -1,6 +1,6 @@
 /** Hub and cloud copies in this process: real Bolt, real receiver, real sockets. */
 import { createAutohub, type Autohub } from '../../app/create-app.js';
-import type { SharedStore } from '../../lib/store/index.js';
+import { eventKey, type SharedStore } from '../../lib/store/index.js';
 import { parseAppConfig, secretsOf, type Role } from '../../lib/config/index.js';
 import { createMemoryLogger } from '../../lib/log/index.js';
 
@@ -54,10 +54,33 @@ export async function eventually(check: () => boolean | Promise<boolean>, what: 
   }
 }
 
-/** Let detached turns settle, so "exactly one reply" is not read too early. */
-export const settle = (ms = 300) => new Promise((r) => setTimeout(r, ms));
+/**
+ * The end of every turn's lifecycle: no copy runs or holds a turn, and the
+ * store has no lease live or retry pending. Only then can "exactly one reply"
+ * be read: a late second reply could only come from a turn that is still live.
+ */
+export async function quiescent(copies: readonly Pick<RunningCopy, 'receiver' | 'keeper' | 'store'>[], timeoutMs = 10_000): Promise<void> {
+  await eventually(
+    async () => copies.every((c) => c.receiver.inFlight === 0 && c.receiver.queued === 0 && c.keeper.size === 0) && (await copies[0]!.store.pending()) === 0,
+    'every turn to end',
+    timeoutMs,
+  );
+}
 
 /** The replies posted to the fake Web API that answer `eventId` (by their message metadata). */
 export function repliesTo(api: { posts(): Array<{ params: Record<string, string> }> }, eventId: string) {
   return api.posts().filter((c) => JSON.parse(c.params.metadata ?? '{}').event_payload?.event_id === eventId);
+}
+
+/** The end of one event's lifecycle in the shared store: its record done (or dead) and no lease live or due anywhere. */
+export async function turnOver(store: Pick<SharedStore, 'read' | 'pending'>, eventId: string, timeoutMs = 10_000): Promise<void> {
+  const key = eventKey('T0AUTOHUB', eventId);
+  await eventually(
+    async () => {
+      const state = (JSON.parse((await store.read(key)) ?? '{}') as { state?: string }).state;
+      return (state === 'done' || state === 'dead') && (await store.pending()) === 0;
+    },
+    `the turn of ${eventId} to end`,
+    timeoutMs,
+  );
 }
