@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryStore, STATUS_KEYS } from '../../lib/store/index.js';
 import { startFakeWebApi, type FakeWebApi } from '../../drill/sim/fake-web-api.js';
 import { commandForm, deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
-import { eventually, SECRET, settle, startCopy, type RunningCopy } from '../support/copies.js';
+import { eventually, SECRET, startCopy, type RunningCopy } from '../support/copies.js';
 
 describe('the status page in Slack, from the shared store', () => {
   let api: FakeWebApi;
