@@ -4,7 +4,7 @@
  */
 import { loadEnv, readInt } from '../lib/config/index.js';
 import { createEdgeRouter, parseEdgeSettings } from '../lib/edge/index.js';
-import { serveFetchHandler } from '../lib/edge/serve-node.js';
+import { serveFetchHandler } from '../lib/edge-node/index.js';
 import { ConfigError } from '../lib/errors/index.js';
 import { createLogger } from '../lib/log/index.js';
 

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { Miniflare } from 'miniflare';
 import { build } from 'esbuild';
 import { createEdgeRouter, parseEdgeSettings } from '../lib/edge/index.js';
-import { serveFetchHandler } from '../lib/edge/serve-node.js';
+import { serveFetchHandler } from '../lib/edge-node/index.js';
 import { signedHeaders } from '../lib/slack/index.js';
 import { fmt, printTable, summarize } from './stats.js';
 

@@ -7,7 +7,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { MemoryStore, UpstashStore } from '../lib/store/index.js';
 import { createEdgeRouter, parseEdgeSettings, type EdgeRouter } from '../lib/edge/index.js';
-import { serveFetchHandler } from '../lib/edge/serve-node.js';
+import { serveFetchHandler } from '../lib/edge-node/index.js';
 import { startFakeWebApi, type FakeWebApi } from './sim/fake-web-api.js';
 import { startRedis, type PrivateRedis } from './sim/redis-server.js';
 import { startTunnel, type Tunnel } from './sim/tunnel.js';

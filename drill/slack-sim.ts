@@ -6,7 +6,7 @@
  * non-2xx carrying `x-slack-no-retry` ends the retries. After the third retry
  * the event is gone, as it is on Slack.
  */
-import { signedHeaders } from '../lib/slack/signature.js';
+import { signedHeaders } from '../lib/slack/index.js';
 
 export const SLACK_DEADLINE_MS = 3000;
 /** Slack's schedule for retries 1, 2 and 3, in real minutes and seconds. */

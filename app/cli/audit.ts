@@ -8,8 +8,7 @@
  */
 import { loadEnv, readUrl } from '../../lib/config/index.js';
 import { isCodedError, UsageError } from '../../lib/errors/index.js';
-import { countMishandled, replayAll, sweepOnce, type AuditReport } from '../../lib/ratelimit/audit.js';
-import { readRefusals } from '../../lib/ratelimit/refusal-file.js';
+import { countMishandled, readRefusals, replayAll, sweepOnce, type AuditReport } from '../../lib/ratelimit/index.js';
 import { parseCli } from './args.js';
 import { isMain } from './is-main.js';
 

@@ -2,7 +2,7 @@
  * Slack deliveries as Slack sends them, signed afresh on every attempt: for
  * the drill, `npm run verify` and the tests.
  */
-import { signedHeaders } from '../../lib/slack/signature.js';
+import { signedHeaders } from '../../lib/slack/index.js';
 
 export interface MentionOptions {
   eventId: string;

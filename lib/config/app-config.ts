@@ -4,10 +4,10 @@
  * message is the single line the operator sees.
  */
 import { randomBytes } from 'node:crypto';
-import { deriveStoreKey } from '../store/seal.js';
+import { deriveStoreKey } from '../store/index.js';
 import { ConfigError } from '../errors/index.js';
 import type { Level } from '../log/index.js';
-import { readEnum, readInt, readRaw, readRequired, readUrl, type Env } from './read.js';
+import { readEnum, readInt, readRaw, readRequired, readUrl, type Env } from '../env/index.js';
 
 export type Role = 'hub' | 'cloud';
 

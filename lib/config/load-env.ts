@@ -6,7 +6,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { parse } from 'dotenv';
-import type { Env } from './read.js';
+import type { Env } from '../env/index.js';
 
 export function loadEnv(env: Env = process.env, path = env.AUTOHUB_ENV_FILE?.trim() || '.env'): Env {
   if (path === 'none' || !existsSync(path)) return { ...env };

@@ -8,7 +8,7 @@
  * Duplicates are stopped by the copies' shared claim, not guessed here.
  */
 import { bearerMatches } from '../access/index.js';
-import { checkSignature } from '../slack/signature.js';
+import { checkSignature } from '../slack/index.js';
 import { CopyView } from './copy-view.js';
 import { cloudAnswered, describe, firstStep, hubAnswered, hubFailure, legTimeout, probeSaysUp, type LegResult } from './decide.js';
 import type { EdgeSettings } from './settings.js';

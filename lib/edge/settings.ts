@@ -8,7 +8,7 @@
  * The copies answer within 1,200 ms of arrival even when Redis hangs (their
  * claim is bounded at 1,000 ms), so a live copy fits either leg.
  */
-import { httpUrl } from '../config/read.js';
+import { httpUrl } from '../env/index.js';
 import { ConfigError } from '../errors/index.js';
 
 export interface EdgeSettings {

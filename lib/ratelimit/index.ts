@@ -10,3 +10,8 @@ export { createRateLimitFetch } from './rate-limit-fetch.js';
 export type { RateLimitFetchOptions } from './rate-limit-fetch.js';
 export { refusalSink } from './refusal-log.js';
 export type { RefusalRecord, RefusalSink } from './refusal-log.js';
+export { countMishandled, replayAll, sweepOnce } from './audit.js';
+export type { AuditReport } from './audit.js';
+export { parseRefusals, readRefusals } from './refusal-file.js';
+export { REFUSAL_LOG_MAX_BYTES } from './refusal-log.js';
+export { channelOf } from './rate-limit-fetch.js';

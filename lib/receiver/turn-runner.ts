@@ -9,7 +9,7 @@ import type { App } from '@slack/bolt';
 import type { Role } from '../config/index.js';
 import type { Logger } from '../log/index.js';
 import type { ClaimKind, Leases, LeaseSettings, RetryPolicy, Takeover, TurnLine } from '../store/index.js';
-import type { Delivery } from '../slack/index.js';
+import type { Delivery } from './delivery.js';
 import { AckGate } from './ack-gate.js';
 import type { LeaseKeeper } from './lease-keeper.js';
 import { classifyTurnFailure } from './turn-failure.js';

@@ -2,7 +2,7 @@
  * The status page in Block Kit, for `/autohub status` and the App Home tab.
  * Pure: a snapshot and `now` in, blocks out.
  */
-import { replayVerdict } from '../ratelimit/verdict.js';
+import { replayVerdict } from '../ratelimit/index.js';
 import type { CopyRecord } from './records.js';
 import type { StatusSnapshot } from './snapshot.js';
 

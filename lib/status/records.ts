@@ -6,7 +6,7 @@
  * here, gathered for a second and sent in one round trip.
  */
 import type { Role } from '../config/index.js';
-import type { RefusalRecord } from '../ratelimit/refusal-log.js';
+import type { RefusalRecord } from '../ratelimit/index.js';
 import { STATUS_KEYS, type Lists } from '../store/index.js';
 
 export { STATUS_KEYS };

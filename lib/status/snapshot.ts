@@ -1,5 +1,5 @@
 /** Reading the status page's figures back from the shared store. */
-import type { RefusalRecord } from '../ratelimit/refusal-log.js';
+import type { RefusalRecord } from '../ratelimit/index.js';
 import { STATUS_KEYS, type DeadLetter, type DeadLetters, type Lists, type Records } from '../store/index.js';
 import type { CopyRecord, TurnRecord } from './records.js';
 

@@ -34,3 +34,5 @@ export { DEFAULT_LEASE, DEFAULT_RETRY, owns, parseLeaseRecord, parseTakeover, re
 export type { LeaseRecord, LeaseReply, LeaseSettings, LeaseState, Look, ReleaseReply, RetryPolicy, Takeover } from './lease.js';
 export { createSealer, deriveStoreKey } from './seal.js';
 export type { Sealer } from './seal.js';
+/** The claim script itself, for tests of how its reply reads over the REST API. */
+export { CLAIM_SCRIPT } from './scripts.js';

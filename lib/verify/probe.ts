@@ -4,8 +4,8 @@
  * autohub's own), so nothing is posted to Slack. Needs only the signing
  * secret, never a bot token.
  */
-import { PROBE_EVENT_TYPE } from '../slack/delivery.js';
-import { signedHeaders } from '../slack/signature.js';
+import { PROBE_EVENT_TYPE } from '../receiver/index.js';
+import { signedHeaders } from '../slack/index.js';
 
 export interface ProbeAnswer {
   target: string;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sweepWindow } from '../../lib/catchup/window.js';
+import { sweepWindow } from '../../lib/catchup/index.js';
 
 const NOW = 1_800_000_000_000;
 const base = { now: NOW, lastSweptTo: undefined, retryWindowMs: 360_000, marginMs: 60_000, maxMs: 24 * 3_600_000 };

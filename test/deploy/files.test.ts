@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseAppConfig } from '../../lib/config/index.js';
-import { COMMAND_SCOPE, EVENT_SCOPES, METHOD_SCOPES } from '../../lib/slack/scopes.js';
+import { COMMAND_SCOPE, EVENT_SCOPES, METHOD_SCOPES } from '../../lib/slack/index.js';
 
 const manifest = JSON.parse(readFileSync('manifest.json', 'utf8'));
 const scopes: string[] = manifest.oauth_config.scopes.bot;

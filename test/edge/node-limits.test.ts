@@ -3,7 +3,7 @@ import { request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEdgeRouter, parseEdgeSettings } from '../../lib/edge/index.js';
-import { serveFetchHandler } from '../../lib/edge/serve-node.js';
+import { serveFetchHandler } from '../../lib/edge-node/index.js';
 import { startFakeCopy, type FakeCopy } from '../support/fake-copy.js';
 
 describe('the edge on Node against an oversized body sent slowly', () => {

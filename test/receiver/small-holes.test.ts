@@ -5,7 +5,7 @@ import { findReply, TURN_EVENT_TYPE } from '../../app/listeners/reply.js';
 import { isPersonsDirectMessage } from '../../app/listeners/conversation.js';
 import { startFakeWebApi, type FakeWebApi } from '../../drill/sim/fake-web-api.js';
 import { deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
-import { parseDelivery } from '../../lib/slack/index.js';
+import { parseDelivery } from '../../lib/receiver/index.js';
 import { MemoryStore } from '../../lib/store/index.js';
 import { eventually, repliesTo, SECRET, startCopy, type RunningCopy } from '../support/copies.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createSealer, deriveStoreKey } from '../../lib/store/seal.js';
+import { createSealer, deriveStoreKey } from '../../lib/store/index.js';
 
 const key = Buffer.alloc(32, 7);
 const other = Buffer.alloc(32, 9);

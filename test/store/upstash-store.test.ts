@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Redis } from '@upstash/redis';
-import { claimDeadlineMs, classifyClaimReply, createUpstashClient, type ClaimOwner, type StoreFault, UpstashStore } from '../../lib/store/index.js';
-import { CLAIM_SCRIPT } from '../../lib/store/scripts.js';
+import { CLAIM_SCRIPT, claimDeadlineMs, classifyClaimReply, createUpstashClient, type ClaimOwner, type StoreFault, UpstashStore } from '../../lib/store/index.js';
+
 import type { BridgeMode } from '../../drill/sim/upstash-bridge.js';
 import { useRedisBridge } from '../support/redis-fixture.js';
 

@@ -2,7 +2,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createEdgeRouter, parseEdgeSettings, type EdgeRouter } from '../../lib/edge/index.js';
-import { serveFetchHandler } from '../../lib/edge/serve-node.js';
+import { serveFetchHandler } from '../../lib/edge-node/index.js';
 import { startFakeWebApi, type FakeWebApi } from '../../drill/sim/fake-web-api.js';
 import { startTunnel, type Tunnel } from '../../drill/sim/tunnel.js';
 import { SECRET, startCopy, type RunningCopy } from './copies.js';

@@ -2,7 +2,7 @@
  * What a verified Slack request is, and the keys it is claimed under. Pure.
  * Throws RequestInvalidError (400, or 415 for a content type Slack never sends).
  */
-import { eventKey, messageKey, triggerKey } from '../store/keys.js';
+import { eventKey, messageKey, triggerKey } from '../store/index.js';
 import { RequestInvalidError } from '../errors/index.js';
 
 type Json = Record<string, unknown>;

@@ -1,0 +1,1 @@
+export { serveFetchHandler } from './serve.js';
