@@ -69,7 +69,7 @@ const FAILOVER_NOTE_MS = 10_000;
 
 export function createAutohub(options: AutohubOptions): Autohub {
   const { config, log } = options;
-  configureDemoTurn({ thinkMs: config.demoThinkMs });
+  configureDemoTurn({ thinkMs: config.demoThinkMs, chunkMs: config.demoChunkMs });
   const store = options.store ?? createStore(config, log);
   const now = options.now ?? Date.now;
   const owner = { instance: config.instance, role: config.role };
@@ -80,25 +80,26 @@ export function createAutohub(options: AutohubOptions): Autohub {
   let reaper: Reaper;
   let lastFailoverNote = -Infinity;
 
+  const rateLimit = createRateLimitFetch({
+    fetch: options.fetch,
+    now: options.now,
+    sleep: options.sleep,
+    maxAttempts: config.rateLimit.attempts,
+    budgetMs: config.rateLimit.budgetMs,
+    shared: store.windows,
+    onRefusal: ((sink) => (record) => {
+      sink(record);
+      status.refusal(record);
+    })(refusalSink({ path: config.refusalLog, log })),
+    instance: config.instance,
+  });
   const clientOptions: WebClientOptions = {
     slackApiUrl: config.slackApiUrl,
     // Retries are the rate-limit layer's job, so no wait is doubled and a
     // post whose response was lost is not sent a second time.
     retryConfig: { retries: 0 },
     logger: slackLogger(log),
-    fetch: createRateLimitFetch({
-      fetch: options.fetch,
-      now: options.now,
-      sleep: options.sleep,
-      maxAttempts: config.rateLimit.attempts,
-      budgetMs: config.rateLimit.budgetMs,
-      shared: store.windows,
-      onRefusal: ((sink) => (record) => {
-        sink(record);
-        status.refusal(record);
-      })(refusalSink({ path: config.refusalLog, log })),
-      instance: config.instance,
-    }),
+    fetch: rateLimit,
   };
   const client = new WebClient(config.botToken, clientOptions);
   const health = new HealthMonitor({
@@ -207,7 +208,7 @@ export function createAutohub(options: AutohubOptions): Autohub {
     log.debug('bolt.error', { code: error.code });
     throw error;
   });
-  registerConversation(app, log);
+  registerConversation(app, log, { closed: rateLimit.closed });
   registerCommand(app, health, store, config.owners);
   registerHome(app, health, store, log, config.owners);
 

@@ -22,6 +22,7 @@ export function hangable(store: SharedStore): SharedStore & { hung: boolean } {
     ping: async () => (wrapper.hung ? { ok: false, reason: 'drill: store hung' } : store.ping()),
     observed: () => (wrapper.hung ? { ok: false, reason: 'drill: store hung', at: Date.now() } : store.observed()),
     renew: async (leases, ms) => (wrapper.hung ? leases.map(() => 'unreachable' as const) : store.renew(leases, ms)),
+    markStream: async (...a) => (wrapper.hung ? 'unreachable' : store.markStream(...a)),
     commit: async (...a) => (wrapper.hung ? 'unreachable' : store.commit(...a)),
     finish: async (...a) => (wrapper.hung ? 'unreachable' : store.finish(...a)),
     release: async (...a) => (wrapper.hung ? 'unreachable' : store.release(...a)),

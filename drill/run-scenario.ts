@@ -4,7 +4,6 @@
  * counted.
  */
 import { LATE_NOTE } from '../app/listeners/conversation.js';
-import { landed } from './sim/fake-web-api.js';
 import { mentionEnvelope } from './sim/slack-events.js';
 import { DRILL_SECRET, type Harness } from './harness.js';
 import type { Scenario } from './scenarios.js';
@@ -63,7 +62,6 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
   const rate = options.rate ?? 20;
   const sendMs = Math.max(1000, (options.events / rate) * 1000);
   const startedAt = Date.now();
-  const postsBefore = h.api.calls.length;
   const seconds = Math.floor(startedAt / 1000);
   const mentions: string[] = [];
   const windows: FaultWindow[] = [];
@@ -104,8 +102,8 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
   await slack.settled();
 
   // Replies can trail the acks (rate-limit windows, slow turns): wait until every mention has one, or nothing moves.
-  const repliesNow = () =>
-    h.api.calls.slice(postsBefore).filter(landed);
+  // Posts and streamed messages alike, from this scenario on.
+  const repliesNow = () => h.api.posts().filter((c) => c.at >= startedAt);
   let last = -1;
   let quietSince = Date.now();
   // Long enough for a throttled Web API to work through every reply at one per 100 ms,

@@ -114,10 +114,17 @@ export const SCENARIOS: Scenario[] = [
         to: 'end',
         start: (h) => {
           h.api.enforceInterval('chat.postMessage', 100, 'both');
+          // Streams are throttled too (Tier 2 starts and stops): replies then go out as posts.
+          h.api.enforceInterval('chat.startStream', 100, 'both');
+          h.api.enforceInterval('chat.stopStream', 100, 'both');
           // One refusal that names no usable window: the copy waits its documented 1 s for "0".
           h.api.script('chat.postMessage', { status: 429, body: { ok: false, error: 'ratelimited' }, headers: { 'retry-after': '0' } });
         },
-        stop: (h) => h.api.enforceInterval('chat.postMessage', 0),
+        stop: (h) => {
+          h.api.enforceInterval('chat.postMessage', 0);
+          h.api.enforceInterval('chat.startStream', 0);
+          h.api.enforceInterval('chat.stopStream', 0);
+        },
       },
     ],
   },
@@ -130,8 +137,12 @@ export const SCENARIOS: Scenario[] = [
         from: 0.2,
         to: 'end',
         forMs: 3000,
-        start: (h) => h.api.fail('chat.postMessage', { status: 500, body: { ok: false, error: 'internal' } }),
-        stop: (h) => h.api.fail('chat.postMessage', null),
+        start: (h) => {
+          for (const method of ['chat.postMessage', 'chat.startStream']) h.api.fail(method, { status: 500, body: { ok: false, error: 'internal' } });
+        },
+        stop: (h) => {
+          for (const method of ['chat.postMessage', 'chat.startStream']) h.api.fail(method, null);
+        },
       },
     ],
   },
@@ -174,8 +185,15 @@ export const SCENARIOS: Scenario[] = [
         label: 'one post per 400 ms per channel',
         from: 0,
         to: 'end',
-        start: (h) => h.api.enforceInterval('chat.postMessage', 400, 'both', 'fraction', 'channel'),
-        stop: (h) => h.api.enforceInterval('chat.postMessage', 0),
+        // Starting a stream is Tier 2 for the whole workspace: while it is closed replies go out as posts.
+        start: (h) => {
+          h.api.enforceInterval('chat.postMessage', 400, 'both', 'fraction', 'channel');
+          h.api.enforceInterval('chat.startStream', 400, 'both');
+        },
+        stop: (h) => {
+          h.api.enforceInterval('chat.postMessage', 0);
+          h.api.enforceInterval('chat.startStream', 0);
+        },
       },
     ],
   },

@@ -4,6 +4,7 @@ import type { Logger } from '../../lib/log/index.js';
 import type { TurnContext } from '../../lib/receiver/index.js';
 import { takeTurn, type TurnRequest } from '../turn.js';
 import { findReply, postReply, threadOf } from './reply.js';
+import { streamReply } from './stream-reply.js';
 
 interface MessageLike {
   text?: string;
@@ -28,10 +29,30 @@ export function isPersonsDirectMessage(message: { channel_type?: string; subtype
 /** The first line of a reply found by the catch-up sweep. */
 export const LATE_NOTE = '_(Sorry, this answer comes late: I could not be reached when you wrote.)_';
 
+export interface ConversationOptions {
+  /** Whether Slack's window for a method is closed now (the rate-limit layer's word). */
+  closed: (method: string) => boolean;
+}
+
+/** Conversations where Slack refused the thinking status once: not asked again. */
+const noStatus = new Set<string>();
+
+/** "is thinking..." in a DM's thread until the first chunk; where Slack refuses it, never asked again and never a failure. */
+function thinking(client: Parameters<typeof postReply>[0], channel: string, threadTs: string, im: boolean): void {
+  if (!im || noStatus.has(channel)) return;
+  client.assistant.threads.setStatus({ channel_id: channel, thread_ts: threadTs, status: 'is thinking...' }).catch(() => noStatus.add(channel));
+}
+
 async function answer(
-  args: { event: MessageLike; body: { event_id?: string; autohub_catchup?: boolean }; context: Partial<TurnContext>; client: Parameters<typeof postReply>[0] },
+  args: {
+    event: MessageLike;
+    body: { event_id?: string; autohub_catchup?: boolean; team_id?: string };
+    context: Partial<TurnContext>;
+    client: Parameters<typeof postReply>[0];
+  },
   via: TurnRequest['via'],
   log: Logger,
+  options: ConversationOptions,
 ): Promise<void> {
   const { event, body, context, client } = args;
   const eventId = body.event_id ?? 'unknown';
@@ -48,7 +69,9 @@ async function answer(
       return;
     }
   }
-  const text = await takeTurn({
+  thinking(client, event.channel, target.threadTs, via === 'dm');
+  const started = Date.now();
+  const reply = await takeTurn({
     text: event.text ?? '',
     user: event.user,
     channel: event.channel,
@@ -56,24 +79,54 @@ async function answer(
     copy: { role: context.autohubRole ?? 'hub', instance: context.autohubInstance ?? 'unknown' },
   });
   // Found by the catch-up sweep after an outage: say so, briefly.
-  const reply = body.autohub_catchup === true ? `${LATE_NOTE}\n${text}` : text;
-  // The commit point: from here this copy, and no other, may post.
-  if (lease && !(await lease.commit())) {
+  const late = body.autohub_catchup === true;
+  if (typeof reply === 'string') {
+    // The commit point: from here this copy, and no other, may post.
+    if (lease && !(await lease.commit())) {
+      log.warn('turn.abandoned', { eventId, reason: 'lease lost before posting' });
+      return;
+    }
+    const ts = await postReply(client, target, late ? `${LATE_NOTE}\n${reply}` : reply);
+    await lease?.finish(ts ?? null);
+    log.info('turn.replied', { eventId, via, claim: context.autohubClaim, ts, takeover: lease?.previousState, attempt: lease?.attempts });
+    return;
+  }
+  const chunks = late ? prepend(`${LATE_NOTE}\n`, reply) : reply;
+  const stream = await streamReply(
+    client,
+    { ...target, recipientUser: event.user, recipientTeam: body.team_id },
+    chunks,
+    lease,
+    { closed: options.closed },
+  );
+  if (!stream) {
     log.warn('turn.abandoned', { eventId, reason: 'lease lost before posting' });
     return;
   }
-  const ts = await postReply(client, target, reply);
-  await lease?.finish(ts ?? null);
-  log.info('turn.replied', { eventId, via, claim: context.autohubClaim, ts, takeover: lease?.previousState, attempt: lease?.attempts });
+  await lease?.finish(stream.ts ?? null);
+  log.info('turn.replied', {
+    eventId, via, claim: context.autohubClaim, ts: stream.ts, takeover: lease?.previousState, attempt: lease?.attempts,
+    stream: stream.how, chunks: stream.chunks, ms: Date.now() - started,
+  });
 }
 
-export function registerConversation(app: App, log: Logger): void {
+async function* prepend(first: string, rest: AsyncIterable<string>): AsyncIterable<string> {
+  yield first;
+  yield* rest;
+}
+
+export function registerConversation(app: App, log: Logger, options: ConversationOptions = { closed: () => false }): void {
   app.event('app_mention', async ({ event, body, context, client }) => {
-    await answer({ event, body, context: context as Partial<TurnContext>, client }, 'mention', log);
+    await answer({ event, body, context: context as Partial<TurnContext>, client }, 'mention', log, options);
   });
 
   app.message(async ({ message, body, context, client }) => {
     if (!isPersonsDirectMessage(message as { channel_type?: string; subtype?: string; bot_id?: string })) return;
-    await answer({ event: message as MessageLike, body: body as { event_id?: string; autohub_catchup?: boolean }, context: context as Partial<TurnContext>, client }, 'dm', log);
+    await answer(
+      { event: message as MessageLike, body: body as { event_id?: string; autohub_catchup?: boolean; team_id?: string }, context: context as Partial<TurnContext>, client },
+      'dm',
+      log,
+      options,
+    );
   });
 }

@@ -46,7 +46,7 @@ export interface FakeWebApi {
    */
   enforceInterval(method: string, intervalMs: number, shape?: '429' | '200' | 'both', retryAfter?: 'fraction' | 'whole', per?: 'method' | 'channel'): void;
   /**
-   * Hold each chat.postMessage this long before it lands; a post whose
+   * Hold each chat.postMessage and chat.startStream (a reply's first write) this long before it lands; one whose
    * connection drops meanwhile (its sender died) never lands. 0 to stop.
    */
   holdPosts(ms: number): void;
@@ -54,8 +54,16 @@ export interface FakeWebApi {
   readonly held: number;
   /** Resolves once a post is being held (its sender is mid-turn); rejects after `timeoutMs`. */
   postHeld(timeoutMs: number): Promise<void>;
-  /** Messages posted (successful chat.postMessage calls). */
+  /**
+   * Messages in the channels: successful chat.postMessage calls, and streamed
+   * messages (chat.startStream) as one entry each, with their text so far and
+   * their metadata once a stop or an update set it.
+   */
   posts(): RecordedCall[];
+  /** Streamed messages by ts, as Slack holds them. */
+  streams: Map<string, FakeStream>;
+  /** How long Slack keeps a stream open before it refuses appends. @default 300000 */
+  streamLifeMs: number;
   /**
    * A message Slack holds in `channel` (the simulated Slack records each
    * mention it sends): served by conversations.history and users.conversations.
@@ -89,6 +97,17 @@ async function readParams(req: IncomingMessage): Promise<Record<string, string>>
   const url = new URL(req.url ?? '/', 'http://x');
   for (const [k, v] of url.searchParams) params[k] ??= v;
   return params;
+}
+
+/** A streamed message as Slack holds it. */
+export interface FakeStream {
+  channel: string;
+  thread_ts: string | undefined;
+  text: string;
+  state: 'streaming' | 'stopped' | 'expired' | 'updated';
+  metadata?: string;
+  startedAt: number;
+  appends: number;
 }
 
 interface Held {
@@ -174,9 +193,12 @@ function defaultAnswer(
   }
 }
 
+/** posts() lists a streamed message under this pseudo-method, once, whatever its calls. */
+export const STREAMED = 'streamed';
+
 /** A chat.postMessage that put a message in the channel: answered 200 and not `ok: false`. */
 export function landed(c: RecordedCall): boolean {
-  return c.method === 'chat.postMessage' && c.status === 200 && !c.refused && (c.answer as { ok?: unknown } | undefined)?.ok !== false;
+  return (c.method === 'chat.postMessage' || c.method === STREAMED) && c.status === 200 && !c.refused && (c.answer as { ok?: unknown } | undefined)?.ok !== false;
 }
 
 export async function startFakeWebApi(options: { now?: () => number } = {}): Promise<FakeWebApi> {
@@ -185,6 +207,60 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
   const windows = new Map<string, { intervalMs: number; shape: '429' | '200' | 'both'; last: Map<string, number>; refusals: number; whole: boolean; perChannel: boolean }>();
   const outages = new Map<string, ScriptedAnswer>();
   const history = new Map<string, { im: boolean; messages: Held[] }>();
+  const streams = new Map<string, FakeStream>();
+  /** Slack's streaming methods: a stream per ts, appends refused after a stop or past the stream's life. */
+  const streamAnswer = (method: string, params: Record<string, string>, at: number): ScriptedAnswer | undefined => {
+    const refuse = (error: string): ScriptedAnswer => ({ status: 200, body: { ok: false, error } });
+    const markdown = params.markdown_text ?? '';
+    const live = (st: FakeStream | undefined) => {
+      if (st && st.state === 'streaming' && at - st.startedAt > api.streamLifeMs) st.state = 'expired';
+      return st;
+    };
+    switch (method) {
+      case 'chat.startStream': {
+        const ts = `${Math.floor(at / 1000)}.${String(++counter).padStart(6, '0')}`;
+        streams.set(ts, { channel: params.channel ?? '', thread_ts: params.thread_ts, text: markdown, state: 'streaming', startedAt: at, appends: 0 });
+        return { status: 200, body: { ok: true, channel: params.channel, ts } };
+      }
+      case 'chat.appendStream': {
+        const st = live(streams.get(params.ts ?? ''));
+        if (!st) return refuse('message_not_found');
+        if (st.state !== 'streaming') return refuse('message_not_in_streaming_state');
+        st.text += markdown;
+        st.appends += 1;
+        return { status: 200, body: { ok: true, channel: st.channel, ts: params.ts } };
+      }
+      case 'chat.stopStream': {
+        const st = live(streams.get(params.ts ?? ''));
+        if (!st) return refuse('message_not_found');
+        if (st.state !== 'streaming') return refuse('message_not_in_streaming_state');
+        st.text += markdown;
+        st.state = 'stopped';
+        if (params.metadata) st.metadata = params.metadata;
+        return { status: 200, body: { ok: true, channel: st.channel, ts: params.ts } };
+      }
+      case 'chat.update': {
+        const st = live(streams.get(params.ts ?? ''));
+        if (!st) return undefined;
+        if (st.state === 'streaming') return refuse('streaming_state_conflict');
+        st.text = params.text ?? st.text;
+        st.state = 'updated';
+        if (params.metadata) st.metadata = params.metadata;
+        return { status: 200, body: { ok: true, channel: st.channel, ts: params.ts } };
+      }
+      default:
+        return undefined;
+    }
+  };
+  /** A streamed message as an entry of posts(), shaped like the post it stands for. */
+  const asPost = (ts: string, st: FakeStream): RecordedCall => ({
+    method: STREAMED,
+    params: { channel: st.channel, ...(st.thread_ts ? { thread_ts: st.thread_ts } : {}), text: st.text, ...(st.metadata ? { metadata: st.metadata } : {}) },
+    at: st.startedAt,
+    status: 200,
+    refused: false,
+    answer: { ok: true, ts },
+  });
   const calls: RecordedCall[] = [];
   let counter = 0;
   let holdMs = 0;
@@ -195,7 +271,7 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
     const method = (req.url ?? '/').split('?')[0]!.split('/').filter(Boolean).pop() ?? '';
     readParams(req)
       .then(async (params) => {
-        if (holdMs > 0 && method === 'chat.postMessage') {
+        if (holdMs > 0 && (method === 'chat.postMessage' || method === 'chat.startStream')) {
           // The sender may die while its post is held: then Slack never sees it. Node 20 marks the
           // socket destroyed; later versions may only report the peer's end, so watch for both.
           let gone = false;
@@ -238,7 +314,8 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
             window.last.set(scope, at);
           }
         }
-        answer ??= { status: 200, body: defaultAnswer(method, params, ++counter, calls, history) };
+        answer ??= streamAnswer(method, params, at);
+        answer ??= { status: 200, body: defaultAnswer(method, params, ++counter, [...calls, ...[...streams].map(([ts, st]) => asPost(ts, st))], history) };
         const body = answer.body as { ok?: unknown; error?: unknown } | undefined;
         calls.push({
           method,
@@ -260,7 +337,7 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
 
-  return {
+  const api: FakeWebApi = {
     url: `http://127.0.0.1:${port}/api/`,
     calls,
     script: (method, ...answers) => {
@@ -299,10 +376,13 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
       if (answer) outages.set(method, answer);
       else outages.delete(method);
     },
-    posts: () => calls.filter(landed),
+    posts: () => [...calls.filter(landed), ...[...streams].map(([ts, st]) => asPost(ts, st))].sort((a, b) => a.at - b.at),
+    streams,
+    streamLifeMs: 300_000,
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+  return api;
 }

@@ -49,6 +49,8 @@ export interface AppConfig {
   logLevel: Level;
   /** How long the demo turn (app/turn.ts) pretends to think; for the drill. */
   demoThinkMs: number;
+  /** The pause between the demo turn's streamed chunks; for the drill. */
+  demoChunkMs: number;
   /** The catch-up sweep after an outage longer than Slack's retries; null when AUTOHUB_CATCHUP=off. */
   catchup: { maxMs: number; retryWindowMs: number; paceMs: number; everyMs: number } | null;
 }
@@ -193,6 +195,7 @@ export function parseAppConfig(env: Env): AppConfig {
     maxBodyBytes: readInt(env, 'AUTOHUB_MAX_BODY_BYTES', 1_048_576, { min: 1024, max: 16_777_216 }),
     logLevel: readEnum<Level>(env, 'AUTOHUB_LOG_LEVEL', ['debug', 'info', 'warn', 'error'], 'info'),
     demoThinkMs: readInt(env, 'AUTOHUB_DEMO_THINK_MS', 0, { min: 0, max: 600_000 }),
+    demoChunkMs: readInt(env, 'AUTOHUB_DEMO_CHUNK_MS', 0, { min: 0, max: 600_000 }),
     catchup:
       readEnum(env, 'AUTOHUB_CATCHUP', ['on', 'off'], 'on') === 'off'
         ? null

@@ -105,7 +105,13 @@ async function throttleOf(response: Response): Promise<{ state: string; body: { 
   return isThrottled(state) ? { state, body: { ok: false, error } } : undefined;
 }
 
-export function createRateLimitFetch(options: RateLimitFetchOptions = {}): typeof fetch {
+/** The rate-limit fetch, which also says whether a method's window is closed now (for every workspace token). */
+export type RateLimitFetch = typeof fetch & {
+  /** True while Slack's window for `method` is closed here or, as last learnt, on another copy. */
+  closed(method: string): boolean;
+};
+
+export function createRateLimitFetch(options: RateLimitFetchOptions = {}): RateLimitFetch {
   const send = options.fetch ?? globalThis.fetch;
   const now = options.now ?? Date.now;
   const sleep = options.sleep ?? realSleep;
@@ -184,5 +190,10 @@ export function createRateLimitFetch(options: RateLimitFetchOptions = {}): typeo
       }
     }
   };
-  return rateLimitFetch as typeof fetch;
+  const closed = (method: string): boolean => {
+    const t = now();
+    for (const [key, gate] of gates) if (key.endsWith(`:${method}`) && gate.reopenAt > t) return true;
+    return false;
+  };
+  return Object.assign(rateLimitFetch as typeof fetch, { closed });
 }

@@ -17,7 +17,7 @@ import type { TurnFailure } from './turn-failure.js';
 export type TurnOutcome = 'answered' | 'dead';
 
 export interface TurnLeaseOptions {
-  store: Pick<Leases, 'commit' | 'finish' | 'release' | 'deadLetter'>;
+  store: Pick<Leases, 'commit' | 'finish' | 'release' | 'deadLetter' | 'markStream'>;
   keeper: LeaseKeeper;
   key: string;
   token: number;
@@ -60,6 +60,25 @@ export class TurnLease {
   /** For a taken-over turn: the state it was taken in. */
   get previousState(): Takeover['state'] | undefined {
     return this.o.takeover?.state;
+  }
+
+  /** The message a streamed reply of this turn started (by an earlier run, or this one): complete it, never add a second. */
+  get streamTs(): string | undefined {
+    return this.#streamTs ?? this.o.takeover?.streamTs;
+  }
+
+  #streamTs: string | undefined;
+
+  /**
+   * A streamed reply started: record its ts in the lease before anything is
+   * appended, so a taker-over completes this message. The gap before
+   * chat.startStream answers is the same one-request window a post has.
+   */
+  async markStream(ts: string): Promise<void> {
+    this.#streamTs = ts;
+    const reply = await this.o.store.markStream(this.key, this.token, ts);
+    if (reply === 'lost') this.#lose('stream: another copy holds the turn');
+    else if (reply !== 'ok') this.o.log.warn('lease.stream_unrecorded', { key: this.key, reply });
   }
 
   /** Runs of this turn so far, this one included. */

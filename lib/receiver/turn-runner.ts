@@ -35,7 +35,7 @@ export interface DeadTurn {
 }
 
 export interface TurnRunnerOptions {
-  store: Pick<Leases, 'commit' | 'finish' | 'release' | 'deadLetter'>;
+  store: Pick<Leases, 'commit' | 'finish' | 'release' | 'deadLetter' | 'markStream'>;
   keeper: LeaseKeeper;
   role: Role;
   instance: string;

@@ -6,6 +6,13 @@
 export const METHOD_SCOPES: Readonly<Record<string, readonly string[]>> = {
   'auth.test': [],
   'chat.postMessage': ['chat:write'],
+  // A streamed reply, and completing one whose copy died or whose stream Slack closed.
+  'chat.startStream': ['chat:write'],
+  'chat.appendStream': ['chat:write'],
+  'chat.stopStream': ['chat:write'],
+  'chat.update': ['chat:write'],
+  // "is thinking..." in a DM's thread while the turn runs.
+  'assistant.threads.setStatus': ['assistant:write'],
   // The taker-over's thread check, in whatever kind of conversation the mention came from.
   'conversations.replies': ['channels:history', 'groups:history', 'im:history', 'mpim:history'],
   'views.publish': [],

@@ -73,6 +73,8 @@ export interface Takeover {
   attempts: number;
   /** The last failure may have posted (reset, timeout, 5xx). */
   ambiguous: boolean;
+  /** The ts of the message this turn started streaming, if it did: complete that one, never add a second. */
+  streamTs?: string;
 }
 
 /** One look at the store: the turns taken, when the next lease falls due (ms from now), and how long ago any copy last claimed a delivery. */
@@ -100,6 +102,8 @@ export interface LeaseRecord {
   dead_at?: number;
   event_id?: string;
   channel?: string;
+  /** The ts of the message a streamed reply started. */
+  stream?: string;
 }
 
 export function parseLeaseRecord(stored: unknown): LeaseRecord | undefined {
@@ -128,6 +132,7 @@ export function parseTakeover(item: unknown): Takeover | undefined {
       body: t.body,
       attempts: typeof t.attempts === 'number' ? t.attempts : 1,
       ambiguous: t.ambiguous === true,
+      ...(typeof (t as { stream?: unknown }).stream === 'string' && (t as { stream: string }).stream !== '' ? { streamTs: (t as { stream: string }).stream } : {}),
     };
   } catch {
     return undefined;

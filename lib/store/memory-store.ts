@@ -101,6 +101,13 @@ export class MemoryStore implements SharedStore {
     });
   }
 
+  async markStream(key: string, token: number, ts: string): Promise<LeaseReply> {
+    const record = this.#record(key);
+    if (!owns(record, token)) return 'lost';
+    this.#rewrite(key, { ...record, stream: ts });
+    return 'ok';
+  }
+
   async commit(key: string, token: number, leaseMs: number): Promise<LeaseReply> {
     const record = this.#record(key);
     if (!owns(record, token)) return 'lost';
@@ -171,7 +178,15 @@ export class MemoryStore implements SharedStore {
     this.#rewrite(key, next);
     this.#leases.set(key, this.#now() + leaseMs);
     const state = record.state === 'posting' || record.state === 'retry' || record.state === 'dead' ? record.state : 'claimed';
-    return { key, token: next.token, state, body: record.body ?? '', attempts: next.attempts ?? 1, ambiguous: record.ambiguous === true };
+    return {
+      key,
+      token: next.token,
+      state,
+      body: record.body ?? '',
+      attempts: next.attempts ?? 1,
+      ambiguous: record.ambiguous === true,
+      ...(record.stream ? { streamTs: record.stream } : {}),
+    };
   }
 
   async look(owner: ClaimOwner, leaseMs: number, limit: number, heartbeat?: string): Promise<Look> {

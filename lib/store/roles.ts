@@ -39,6 +39,8 @@ export interface TurnLine {
 export interface Leases {
   /** Renew all of this copy's leases in one request: a reply per lease, in order. */
   renew(leases: readonly { key: string; token: number }[], leaseMs: number): Promise<LeaseReply[]>;
+  /** A streamed reply started under this lease: record its message's ts. */
+  markStream(key: string, token: number, ts: string): Promise<LeaseReply>;
   /** The commit point before posting, when the lease is not provably held: -> `posting`. */
   commit(key: string, token: number, leaseMs: number): Promise<LeaseReply>;
   /** The turn is over: `done`, the body dropped, the reply's ts kept a day. */

@@ -75,6 +75,15 @@ redis.call('SET', KEYS[1], cjson.encode(rec), 'KEEPTTL')
 redis.call('ZADD', KEYS[2], now + tonumber(ARGV[2]), KEYS[1])
 return 1`;
 
+/**
+ * A streamed reply started: its message's ts is this turn's, so a taker-over
+ * completes that message instead of adding a second. KEYS: key. ARGV: token, ts.
+ */
+export const STREAM_SCRIPT = `${OWNED}
+rec.stream = ARGV[2]
+redis.call('SET', KEYS[1], cjson.encode(rec), 'KEEPTTL')
+return 1`;
+
 /** The turn's line on the status page, pushed in the same round trip. KEYS[T]: turns list. */
 const TURN_RECORD = (t: string, a: string) => `if ${a} ~= '' then
   redis.call('LPUSH', ${t}, ${a}); redis.call('LTRIM', ${t}, 0, 9); redis.call('EXPIRE', ${t}, 172800)
@@ -150,7 +159,7 @@ rec.attempts = (tonumber(rec.attempts) or 1) + 1
 rec.state = 'claimed'
 redis.call('SET', key, cjson.encode(rec), 'KEEPTTL')
 redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), key)
-out[#out + 1] = cjson.encode({ key = key, token = rec.token, state = prev, body = rec.body, attempts = rec.attempts, ambiguous = rec.ambiguous == true })`;
+out[#out + 1] = cjson.encode({ key = key, token = rec.token, state = prev, body = rec.body, attempts = rec.attempts, ambiguous = rec.ambiguous == true, stream = rec.stream or '' })`;
 
 /**
  * One look at the store: take up to ARGV[4] lapsed leases, write this copy's

@@ -168,6 +168,10 @@ export class UpstashStore implements SharedStore {
     return reply.map((r) => (r === 1 ? 'ok' : 'lost'));
   }
 
+  async markStream(key: string, token: number, ts: string): Promise<LeaseReply> {
+    return replyOf(await this.#lease([key], S.STREAM_SCRIPT, [token, ts]));
+  }
+
   async commit(key: string, token: number, leaseMs: number): Promise<LeaseReply> {
     return replyOf(await this.#lease([key, LEASES_KEY], S.COMMIT_SCRIPT, [token, leaseMs]));
   }

@@ -83,6 +83,7 @@ describe('TurnLease.commit: no round trip while the lease is provably held', () 
         finish: async () => 'ok',
         release: async () => 'retry',
         deadLetter: async () => 'ok',
+        markStream: async () => 'ok',
       },
       keeper: r.keeper,
       key: 'k',
