@@ -294,7 +294,8 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
         }
         if (answer?.reset === 'after') {
           // Slack acted on it; only the answer is lost on the way back.
-          calls.push({ method, params, at, status: 200, refused: false, answer: defaultAnswer(method, params, ++counter, calls) });
+          const acted = streamAnswer(method, params, at)?.body ?? defaultAnswer(method, params, ++counter, calls);
+          calls.push({ method, params, at, status: 200, refused: false, answer: acted });
           return void req.socket.destroy();
         }
         const window = windows.get(method);

@@ -48,7 +48,7 @@ describe('npm run deadletter against the shared store', () => {
     };
     hub = await startCopy({ role: 'hub', webApiUrl: api.url, upstash: { url: fx.bridge.url, token: fx.bridge.token } });
     for (const [eventId, ts] of [['Ev-dl-1', '1700003000.000001'], ['Ev-dl-2', '1700003000.000002']] as const) {
-      api.script('chat.postMessage', { status: 200, body: { ok: false, error: 'not_in_channel' } });
+      api.script('chat.startStream', { status: 200, body: { ok: false, error: 'not_in_channel' } });
       await deliver(hub.eventsUrl, mentionEnvelope({ eventId, ts, channel: 'C0PRIVATE' }), { signingSecret: SECRET });
     }
     await eventually(async () => ((await hub.store.listDead(10)) ?? []).length === 2, 'two dead letters', 10_000);

@@ -18,7 +18,7 @@ function sources(dir: string): string[] {
 function calledMethods(): Set<string> {
   const found = new Set<string>();
   for (const file of [...sources('app'), ...sources('lib')]) {
-    for (const m of readFileSync(file, 'utf8').matchAll(/\bclient\.([a-z]+)\.([a-zA-Z]+)\(/g)) found.add(`${m[1]}.${m[2]}`);
+    for (const m of readFileSync(file, 'utf8').matchAll(/\bclient\.([a-z]+(?:\.[a-z]+)?)\.([a-zA-Z]+)\(/g)) found.add(`${m[1]}.${m[2]}`);
   }
   return found;
 }

@@ -48,8 +48,9 @@ describe('every acked mention ends answered or dead-lettered', () => {
   const isDone = async (eventId: string) => JSON.parse((await hub.store.read(eventKey('T0AUTOHUB', eventId))) ?? '{}').state;
   const dead = async (eventId: string) => (await hub.store.listDead(100))?.filter((d) => d.eventId === eventId) ?? [];
 
+  // The demo turn streams: a reply's first write is chat.startStream.
   it('Slack answers HTTP 500 once: the retry reads the thread first (the post may have landed), then posts once', async () => {
-    api.script('chat.postMessage', { status: 500, body: { ok: false, error: 'internal' } });
+    api.script('chat.startStream', { status: 500, body: { ok: false, error: 'internal' } });
     const ts = await mention('Ev-500');
     await eventually(async () => (await isDone('Ev-500')) === 'done', 'the turn to end', 10_000);
     expect(repliesTo(api, 'Ev-500')).toHaveLength(1);
@@ -57,15 +58,15 @@ describe('every acked mention ends answered or dead-lettered', () => {
   });
 
   it('Slack refuses with internal_error once: retried without reading the thread (a clear refusal posted nothing)', async () => {
-    api.script('chat.postMessage', { status: 200, body: { ok: false, error: 'internal_error' } });
+    api.script('chat.startStream', { status: 200, body: { ok: false, error: 'internal_error' } });
     const ts = await mention('Ev-internal');
     await eventually(async () => (await isDone('Ev-internal')) === 'done', 'the turn to end', 10_000);
     expect(repliesTo(api, 'Ev-internal')).toHaveLength(1);
     expect(threadReads(ts)).toBe(0);
   });
 
-  it('the connection resets after Slack posted: the retry finds the reply in the thread and posts nothing more', async () => {
-    api.script('chat.postMessage', { status: 200, reset: 'after' });
+  it('the connection resets after Slack stopped the stream: the retry finds the reply in the thread and posts nothing more', async () => {
+    api.script('chat.stopStream', { status: 200, reset: 'after' });
     await mention('Ev-reset-after');
     await eventually(async () => (await isDone('Ev-reset-after')) === 'done', 'the turn to end', 10_000);
     expect(repliesTo(api, 'Ev-reset-after')).toHaveLength(1);
@@ -73,14 +74,14 @@ describe('every acked mention ends answered or dead-lettered', () => {
   });
 
   it('the connection resets before Slack saw the post: one reply after the retry', async () => {
-    api.script('chat.postMessage', { status: 0, reset: 'before' });
+    api.script('chat.startStream', { status: 0, reset: 'before' });
     await mention('Ev-reset-before');
     await eventually(async () => (await isDone('Ev-reset-before')) === 'done', 'the turn to end', 10_000);
     expect(repliesTo(api, 'Ev-reset-before')).toHaveLength(1);
   });
 
   it('channel_not_found is dead-lettered at once: no reply, one dead letter, one DM to the owner', async () => {
-    api.script('chat.postMessage', { status: 200, body: { ok: false, error: 'channel_not_found' } });
+    api.script('chat.startStream', { status: 200, body: { ok: false, error: 'channel_not_found' } });
     await mention('Ev-gone', 'C0GONE');
     await eventually(async () => (await dead('Ev-gone')).length === 1, 'the dead letter', 10_000);
     expect(await dead('Ev-gone')).toEqual([expect.objectContaining({ channel: 'C0GONE', reason: 'slack: channel_not_found', attempts: 1 })]);
@@ -90,12 +91,13 @@ describe('every acked mention ends answered or dead-lettered', () => {
   });
 
   it('a Web API that keeps failing: retried until the runs are spent, then exactly one dead letter and one DM', async () => {
-    api.fail('chat.postMessage', { status: 200, body: { ok: false, error: 'service_unavailable' } });
+    // Posts fail too, the owner's DM included: it is tried again once Slack is back.
+    for (const method of ['chat.startStream', 'chat.postMessage']) api.fail(method, { status: 200, body: { ok: false, error: 'service_unavailable' } });
     try {
       await mention('Ev-outage');
       await eventually(async () => (await dead('Ev-outage')).length === 1, 'the dead letter', 15_000);
     } finally {
-      api.fail('chat.postMessage', null);
+      for (const method of ['chat.startStream', 'chat.postMessage']) api.fail(method, null);
     }
     expect((await dead('Ev-outage'))[0]).toMatchObject({ attempts: 3, reason: 'slack: service_unavailable' });
     // The DM failed with the outage too; it is tried again (2 s later) once Slack is back.

@@ -26,7 +26,8 @@ describe('graceful shutdown of `npm start`', () => {
   });
 
   it('SIGTERM mid-turn: health turns 503, new connections are refused, the turn posts, exit 0', async () => {
-    api.script('chat.postMessage', { status: 200, delayMs: 1500, body: { ok: true, ts: '1700000000.000900', channel: 'C0GENERAL' } });
+    // The reply's first write takes 1.5 s to land: the turn is mid-post when SIGTERM comes.
+    api.holdPosts(1500);
     const app = await spawnApp({
       AUTOHUB_ROLE: 'hub',
       SLACK_SIGNING_SECRET: SECRET,
@@ -40,7 +41,7 @@ describe('graceful shutdown of `npm start`', () => {
         signingSecret: SECRET,
       });
       expect(acked.status).toBe(200);
-      await eventually(() => api.calls.some((c) => c.method === 'chat.postMessage'), 'the turn to start posting');
+      await eventually(() => api.held > 0, 'the turn to start posting');
 
       app.child.kill('SIGTERM');
       await eventually(() => app.output().includes('"app.stopping"'), 'the app to start draining');
@@ -52,6 +53,7 @@ describe('graceful shutdown of `npm start`', () => {
       expect(app.output()).toContain('"turn.replied"');
       expect(api.posts()).toHaveLength(1);
     } finally {
+      api.holdPosts(0);
       agent.destroy();
       app.child.kill('SIGKILL');
     }

@@ -34,10 +34,10 @@ describe('what a copy logs', () => {
   it('never carries the message, the bot token or the signing secret, whatever happens to the turn', async () => {
     await deliver(hub.eventsUrl, mentionEnvelope({ eventId: 'Ev-log-1', ts: '1700005000.000001', text: MARKER }), { signingSecret: SECRET });
     await eventually(() => repliesTo(api, 'Ev-log-1').length === 1, 'the reply');
-    api.fail('chat.postMessage', { status: 500, body: { ok: false, error: `internal ${MARKER}` } });
+    api.fail('chat.startStream', { status: 500, body: { ok: false, error: `internal ${MARKER}` } });
     await deliver(hub.eventsUrl, mentionEnvelope({ eventId: 'Ev-log-2', ts: '1700005000.000002', text: MARKER }), { signingSecret: SECRET });
     await eventually(async () => ((await hub.store.listDead(10)) ?? []).some((d) => d.eventId === 'Ev-log-2'), 'the dead letter', 10_000);
-    api.fail('chat.postMessage', null);
+    api.fail('chat.startStream', null);
     // A takeover of a dead owner's turn.
     const key = eventKey('T0AUTOHUB', 'Ev-log-3');
     const { token: _t, ...body } = mentionEnvelope({ eventId: 'Ev-log-3', ts: '1700005000.000003', text: MARKER });
