@@ -59,7 +59,7 @@ export async function takeTurn(request: TurnRequest): Promise<TurnReply> {
   if (thinkMs > 0) await pause(thinkMs);
   const where = request.copy.role === 'hub' ? 'the hub' : 'the cloud copy';
   const asker = request.user ? `<@${request.user}>` : 'you';
-  const parts = [`Hi ${asker}, `, 'I got that. ', `Answered by ${where} (${request.copy.instance}).`];
+  const parts = [`Hi ${asker}, `, 'I got that. ', 'Answered by ', `${where} (${request.copy.instance}).`];
   return (async function* () {
     for (const [i, part] of parts.entries()) {
       if (i > 0 && chunkMs > 0) await pause(chunkMs);

@@ -103,7 +103,7 @@ async function answer(
     log.warn('turn.abandoned', { eventId, reason: 'lease lost before posting' });
     return;
   }
-  await lease?.finish(stream.ts ?? null);
+  await lease?.finish(stream.ts ?? null, { how: stream.how, chunks: stream.chunks, ms: Date.now() - started });
   log.info('turn.replied', {
     eventId, via, claim: context.autohubClaim, ts: stream.ts, takeover: lease?.previousState, attempt: lease?.attempts,
     stream: stream.how, chunks: stream.chunks, ms: Date.now() - started,

@@ -11,6 +11,7 @@ export type { ReaperOptions } from './reaper.js';
 export { classifyTurnFailure } from './turn-failure.js';
 export type { TurnFailure } from './turn-failure.js';
 export { TurnLease, commitMarginMs } from './turn-lease.js';
+export type { StreamDetail } from './turn-lease.js';
 export { TurnRunner } from './turn-runner.js';
 export { parseDelivery, PROBE_EVENT_TYPE } from './delivery.js';
 export type { Delivery } from './delivery.js';

@@ -16,6 +16,13 @@ import type { TurnFailure } from './turn-failure.js';
 
 export type TurnOutcome = 'answered' | 'dead';
 
+/** How a streamed reply went, for the status page: how it ended, in how many chunks, how long it took. */
+export interface StreamDetail {
+  how: string;
+  chunks: number;
+  ms: number;
+}
+
 export interface TurnLeaseOptions {
   store: Pick<Leases, 'commit' | 'finish' | 'release' | 'deadLetter' | 'markStream'>;
   keeper: LeaseKeeper;
@@ -30,7 +37,7 @@ export interface TurnLeaseOptions {
   /** Set for a turn taken from the lease set (a dead owner's, a retry, a replay). */
   takeover?: Takeover;
   /** The status page's line for this turn's end. */
-  line?: (outcome: TurnOutcome, detail: { reason?: string; attempts: number }) => TurnLine;
+  line?: (outcome: TurnOutcome, detail: { reason?: string; attempts: number; stream?: StreamDetail }) => TurnLine;
 }
 
 /** Safety before heldUntil: a post must leave this process well before the lease could lapse. */
@@ -129,12 +136,13 @@ export class TurnLease {
     throw new StoreUnavailableError('commit');
   }
 
-  /** The turn is over (with the reply's ts, or null when it posted nothing). */
-  async finish(replyTs: string | null): Promise<void> {
+  /** The turn is over (with the reply's ts, or null when it posted nothing; how a streamed reply went). */
+  async finish(replyTs: string | null, stream?: StreamDetail): Promise<void> {
     if (this.#ended || this.#lost) return;
     this.#ended = true;
     this.o.keeper.remove(this.key);
-    const reply = await this.o.store.finish(this.key, this.token, replyTs, this.o.line?.('answered', { attempts: this.attempts }));
+    const line = this.o.line?.('answered', { attempts: this.attempts, ...(stream ? { stream } : {}) });
+    const reply = await this.o.store.finish(this.key, this.token, replyTs, line);
     if (reply !== 'ok') this.o.log.warn('lease.finish_failed', { key: this.key, token: this.token, reply });
   }
 

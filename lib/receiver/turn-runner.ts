@@ -13,7 +13,7 @@ import type { Delivery } from './delivery.js';
 import { AckGate } from './ack-gate.js';
 import type { LeaseKeeper } from './lease-keeper.js';
 import { classifyTurnFailure } from './turn-failure.js';
-import { TurnLease, type TurnOutcome } from './turn-lease.js';
+import { TurnLease, type StreamDetail, type TurnOutcome } from './turn-lease.js';
 
 /** Keys Bolt adds to every listener's `context`. */
 export interface TurnContext {
@@ -115,9 +115,14 @@ export class TurnRunner {
     const { o } = this;
     const event = eventOf(body);
     const answers = event.type !== undefined && ANSWERED_EVENTS.has(event.type);
-    const line = (outcome: TurnOutcome, detail: { reason?: string; attempts: number }): TurnLine => {
+    const line = (outcome: TurnOutcome, detail: { reason?: string; attempts: number; stream?: StreamDetail }): TurnLine => {
       const at = new Date(o.now()).toISOString();
-      const record = { at, role: o.role, instance: o.instance, outcome, attempts: detail.attempts, ...(detail.reason ? { reason: detail.reason } : {}) };
+      const record = {
+        at, role: o.role, instance: o.instance, outcome, attempts: detail.attempts,
+        ...(detail.reason ? { reason: detail.reason } : {}),
+        ...(detail.stream ? { stream: detail.stream } : {}),
+        ...(takeover ? { takenOver: true } : {}),
+      };
       return { line: JSON.stringify(record), cloud: o.role === 'cloud' && outcome === 'answered', at };
     };
     return new TurnLease({

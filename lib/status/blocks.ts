@@ -56,7 +56,9 @@ export function statusBlocks(s: StatusSnapshot, now: number): Block[] {
         .map((t) => {
           const how = t.outcome === 'dead' ? `*dead letter* (${t.reason ?? 'unknown'})` : 'answered';
           const tries = t.attempts > 1 ? `, ${t.attempts} runs` : '';
-          return `• ${ago(t.at, now)}: ${how} by *${t.role}* \`${t.instance}\`${tries}`;
+          const stream = t.stream ? `, ${t.stream.how} in ${t.stream.chunks} chunk(s) over ${(t.stream.ms / 1000).toFixed(1)} s` : '';
+          const taken = t.takenOver ? ', taken over' : '';
+          return `• ${ago(t.at, now)}: ${how} by *${t.role}* \`${t.instance}\`${tries}${stream}${taken}`;
         })
         .join('\n')
     : '_no turns recorded yet_';

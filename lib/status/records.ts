@@ -19,6 +19,10 @@ export interface TurnRecord {
   outcome: 'answered' | 'dead';
   attempts: number;
   reason?: string;
+  /** A streamed reply: how it ended (`streamed`, `posted` when Slack's window was closed, `completed` by a taker-over, `updated` after Slack closed it), chunks, ms. */
+  stream?: { how: string; chunks: number; ms: number };
+  /** Run by a copy that took the turn over. */
+  takenOver?: boolean;
 }
 
 /** One copy's heartbeat, keyed by instance: replicas never overwrite each other. */

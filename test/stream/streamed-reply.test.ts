@@ -1,0 +1,119 @@
+/**
+ * Issue 16: a streamed reply is one message, whole, once, whatever happens to
+ * the copy writing it or to the stream. The fake Web API streams as Slack does:
+ * a stream per ts, appends refused after a stop or past the stream's life.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeWebApi, type FakeStream, type FakeWebApi } from '../../drill/sim/fake-web-api.js';
+import { deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
+import { spawnApp, type ChildApp } from '../support/child-app.js';
+import { useRedisBridge } from '../support/redis-fixture.js';
+import { eventually, SECRET, startCopy, turnOver, type RunningCopy } from '../support/copies.js';
+
+const LEASE = { AUTOHUB_LEASE_MS: '1500', AUTOHUB_LEASE_RENEW_MS: '400', AUTOHUB_REAPER_MS: '300' };
+
+describe('a streamed reply', () => {
+  const fx = useRedisBridge();
+  let api: FakeWebApi;
+  let cloud: RunningCopy;
+  let hub: ChildApp | undefined;
+  let n = 0;
+
+  beforeAll(async () => {
+    api = await startFakeWebApi();
+    cloud = await startCopy({ role: 'cloud', webApiUrl: api.url, upstash: { url: fx.bridge.url, token: fx.bridge.token }, env: LEASE });
+  });
+  afterEach(() => {
+    hub?.child.kill('SIGKILL');
+    hub = undefined;
+    api.streamLifeMs = 300_000;
+  });
+  afterAll(async () => {
+    await cloud?.stop();
+    await api?.close();
+  });
+
+  const ts = () => `1700006000.${String(++n).padStart(6, '0')}`;
+  const streamsIn = (thread: string): Array<[string, FakeStream]> => [...api.streams].filter(([, st]) => st.thread_ts === thread);
+  const metadataOf = (st: FakeStream) => JSON.parse(st.metadata ?? '{}').event_payload?.event_id;
+  const startHub = (env: Record<string, string> = {}) =>
+    spawnApp({
+      AUTOHUB_ROLE: 'hub', AUTOHUB_INSTANCE: 'hub-child', SLACK_SIGNING_SECRET: SECRET, SLACK_BOT_TOKEN: 'xoxb-test', SLACK_API_URL: api.url,
+      UPSTASH_REDIS_REST_URL: fx.bridge.url, UPSTASH_REDIS_REST_TOKEN: fx.bridge.token, ...LEASE, ...env,
+    });
+
+  it('arrives whole and once: one message, stopped, with the delivery\'s metadata', async () => {
+    const thread = ts();
+    await deliver(cloud.eventsUrl, mentionEnvelope({ eventId: 'Ev-stream-1', ts: thread }), { signingSecret: SECRET });
+    await turnOver(cloud.store, 'Ev-stream-1');
+    const streams = streamsIn(thread);
+    expect(streams).toHaveLength(1);
+    const [, st] = streams[0]!;
+    expect(st).toMatchObject({ state: 'stopped', text: 'Hi <@U0PERSON>, I got that. Answered by the cloud copy (cloud-test).' });
+    expect(metadataOf(st)).toBe('Ev-stream-1');
+    expect(api.calls.filter((c) => c.method === 'chat.postMessage' && c.params.thread_ts === thread)).toHaveLength(0);
+  });
+
+  it('its owner killed (SIGKILL) after two appends: one message in the thread, complete and stopped, written by the taker-over', async () => {
+    hub = await startHub({ AUTOHUB_DEMO_CHUNK_MS: '1100' });
+    const thread = ts();
+    await deliver(`${hub.url}/slack/events`, mentionEnvelope({ eventId: 'Ev-stream-kill', ts: thread }), { signingSecret: SECRET });
+    await eventually(() => (streamsIn(thread)[0]?.[1].appends ?? 0) >= 2, 'two appends', 10_000);
+    hub.child.kill('SIGKILL');
+    await hub.exited;
+    await turnOver(cloud.store, 'Ev-stream-kill', 15_000);
+    const streams = streamsIn(thread);
+    expect(streams).toHaveLength(1);
+    const [, st] = streams[0]!;
+    expect(st.state).toBe('updated');
+    expect(st.text).toBe('Hi <@U0PERSON>, I got that. Answered by the cloud copy (cloud-test).');
+    expect(metadataOf(st)).toBe('Ev-stream-kill');
+    expect(cloud.lines.some((l) => l.event === 'turn.replied' && l.eventId === 'Ev-stream-kill' && l.stream === 'completed')).toBe(true);
+  });
+
+  it('a stream Slack closes mid-turn ends complete, through an update', async () => {
+    api.streamLifeMs = 500;
+    hub = await startHub({ AUTOHUB_DEMO_CHUNK_MS: '700' });
+    const thread = ts();
+    await deliver(`${hub.url}/slack/events`, mentionEnvelope({ eventId: 'Ev-stream-expired', ts: thread }), { signingSecret: SECRET });
+    await turnOver(cloud.store, 'Ev-stream-expired', 15_000);
+    const streams = streamsIn(thread);
+    expect(streams).toHaveLength(1);
+    expect(streams[0]![1]).toMatchObject({ state: 'updated', text: 'Hi <@U0PERSON>, I got that. Answered by the hub (hub-child).' });
+    expect(metadataOf(streams[0]![1])).toBe('Ev-stream-expired');
+  });
+
+  it('appends under a 429 storm keep their order', async () => {
+    api.enforceInterval('chat.appendStream', 1500, 'both');
+    try {
+      hub = await startHub({ AUTOHUB_DEMO_CHUNK_MS: '1100' });
+      const thread = ts();
+      await deliver(`${hub.url}/slack/events`, mentionEnvelope({ eventId: 'Ev-stream-storm', ts: thread }), { signingSecret: SECRET });
+      await turnOver(cloud.store, 'Ev-stream-storm', 20_000);
+      expect(api.calls.some((c) => c.method === 'chat.appendStream' && c.refused)).toBe(true);
+      const streams = streamsIn(thread);
+      expect(streams).toHaveLength(1);
+      expect(streams[0]![1]).toMatchObject({ state: 'stopped', text: 'Hi <@U0PERSON>, I got that. Answered by the hub (hub-child).' });
+    } finally {
+      api.enforceInterval('chat.appendStream', 0);
+    }
+  });
+
+  it('while starting a stream is throttled (Tier 2), the reply goes out as one post with the same metadata', async () => {
+    // Slack refuses a start with a 1 s window; while it is closed, the next reply does not wait for it.
+    api.script('chat.startStream', { status: 429, body: { ok: false, error: 'ratelimited' }, headers: { 'retry-after': '1' } });
+    const waiting = ts();
+    await deliver(cloud.eventsUrl, mentionEnvelope({ eventId: 'Ev-tier2-a', ts: waiting }), { signingSecret: SECRET });
+    await eventually(() => api.calls.some((c) => c.method === 'chat.startStream' && c.refused), 'the refused start');
+    const posted = ts();
+    await deliver(cloud.eventsUrl, mentionEnvelope({ eventId: 'Ev-tier2-b', ts: posted }), { signingSecret: SECRET });
+    await turnOver(cloud.store, 'Ev-tier2-b');
+    await turnOver(cloud.store, 'Ev-tier2-a');
+    const post = api.calls.filter((c) => c.method === 'chat.postMessage' && c.params.thread_ts === posted);
+    expect(post).toHaveLength(1);
+    expect(JSON.parse(post[0]!.params.metadata!).event_payload.event_id).toBe('Ev-tier2-b');
+    expect(streamsIn(posted)).toHaveLength(0);
+    // The one that met the refusal waited out the window and streamed.
+    expect(streamsIn(waiting)).toHaveLength(1);
+  });
+});
