@@ -42,6 +42,8 @@ export interface Harness {
   removeReplicas(): Promise<void>;
   /** An added replica, by index. */
   replica(i: number): CopyHandle | undefined;
+  /** Resolves once a streamed reply is open with at least one append; rejects after `timeoutMs`. */
+  streaming(timeoutMs: number): Promise<void>;
   /** Resolves once `copy`'s health says it has a turn in flight; rejects after `timeoutMs`. */
   busy(copy: CopyHandle, timeoutMs: number): Promise<void>;
   close(): Promise<void>;
@@ -108,6 +110,13 @@ export async function startHarness(options: { factor: number; inProcess?: boolea
       return added;
     },
     replica: (i) => replicas[i],
+    streaming: async (timeoutMs) => {
+      const until = Date.now() + timeoutMs;
+      while (![...api.streams.values()].some((st) => st.state === 'streaming' && st.appends >= 1)) {
+        if (Date.now() > until) throw new Error(`no stream was open within ${timeoutMs} ms`);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    },
     busy: async (copy, timeoutMs) => {
       const until = Date.now() + timeoutMs;
       for (;;) {

@@ -2,13 +2,13 @@
 import type { ScenarioResult } from './run-scenario.js';
 
 export function failed(result: ScenarioResult): boolean {
-  return result.score.lost > 0 || (result.score.duplicateReplies > 0 && !result.duplicatesPossible);
+  return result.score.lost > 0 || (result.score.halfWritten ?? 0) > 0 || (result.score.duplicateReplies > 0 && !result.duplicatesPossible);
 }
 
 export function renderTable(results: readonly ScenarioResult[], colour: boolean): string {
   const paint = (code: number, text: string) => (colour ? `\x1b[${code}m${text}\x1b[0m` : text);
   const pct = (n: number, of: number) => (of === 0 ? '-' : `${Math.round((n / of) * 100)}%`);
-  const header = ['scenario', 'sent', 'answered', 'lost', 'dup', 'retries', 'hub', 'cloud', 'taken over', 'dead', 'caught up', 'late', 'max wait', 'ack p50', 'ack p99', '>3s', 'verdict'];
+  const header = ['scenario', 'sent', 'answered', 'lost', 'dup', 'retries', 'hub', 'cloud', 'taken over', 'dead', 'half', 'caught up', 'late', 'max wait', 'ack p50', 'ack p99', '>3s', 'verdict'];
   const rows = results.map((r) => {
     const s = r.score;
     const served = s.servedByHub + s.servedByCloud;
@@ -24,6 +24,7 @@ export function renderTable(results: readonly ScenarioResult[], colour: boolean)
       pct(s.servedByCloud, served),
       String(s.takenOver),
       String(s.deadLetters ?? 0),
+      String(s.halfWritten ?? 0),
       String(s.caughtUp),
       String(s.late),
       `${(s.maxWaitMs / 1000).toFixed(1)} s`,

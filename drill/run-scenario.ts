@@ -134,7 +134,12 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
     ...(scenario.duplicatesPossible ? { duplicatesPossible: scenario.duplicatesPossible } : {}),
     startedAt,
     endedAt: Date.now(),
-    score: { ...scoreScenario(mentions, slack.attempts, replies), deadLetters: (await h.deadLetters()) - deadBefore },
+    score: {
+      ...scoreScenario(mentions, slack.attempts, replies),
+      deadLetters: (await h.deadLetters()) - deadBefore,
+      // A stream left open or closed by Slack without its ending: a reply the user sees cut off.
+      halfWritten: [...h.api.streams.values()].filter((st) => mentions.includes(st.thread_ts ?? '') && (st.state === 'streaming' || st.state === 'expired')).length,
+    },
     attempts: slack.attempts,
     replies,
     faults: windows,

@@ -84,6 +84,23 @@ export const SCENARIOS: Scenario[] = [
     ],
   },
   {
+    name: 'hub-dies-mid-stream',
+    summary: "replies stream slowly (a chunk every 600 ms) and the hub is killed while one of its streams is open: the cloud copy completes that same message; none is left half-written",
+    hubEnv: { AUTOHUB_DEMO_CHUNK_MS: '600' },
+    faults: [
+      {
+        label: 'hub process dead mid-stream',
+        from: 0.3,
+        to: 0.8,
+        start: async (h) => {
+          await h.streaming(10_000);
+          await h.hub.kill();
+        },
+        stop: (h) => h.hub.restart(),
+      },
+    ],
+  },
+  {
     name: 'redis-hang',
     summary: 'the claim store stops answering for a while; claims fail open',
     duplicatesPossible:

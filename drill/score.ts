@@ -34,6 +34,8 @@ export interface ScenarioScore {
   maxWaitMs: number;
   /** Mentions answered by the catch-up sweep after Slack gave up on them. */
   caughtUp: number;
+  /** Streamed replies left open or cut off (set by the run, from what Slack holds). */
+  halfWritten?: number;
 }
 
 /** A person notices a reply this late. */

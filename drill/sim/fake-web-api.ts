@@ -56,8 +56,8 @@ export interface FakeWebApi {
   postHeld(timeoutMs: number): Promise<void>;
   /**
    * Messages in the channels: successful chat.postMessage calls, and streamed
-   * messages (chat.startStream) as one entry each, with their text so far and
-   * their metadata once a stop or an update set it.
+   * messages (chat.startStream) once final (stopped or updated), as one entry
+   * each with their text and metadata.
    */
   posts(): RecordedCall[];
   /** Streamed messages by ts, as Slack holds them. */
@@ -377,7 +377,11 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
       if (answer) outages.set(method, answer);
       else outages.delete(method);
     },
-    posts: () => [...calls.filter(landed), ...[...streams].map(([ts, st]) => asPost(ts, st))].sort((a, b) => a.at - b.at),
+    // A streamed message counts as a reply once it is final (stopped or updated); one left open shows in `streams`.
+    posts: () =>
+      [...calls.filter(landed), ...[...streams].filter(([, st]) => st.state === 'stopped' || st.state === 'updated').map(([ts, st]) => asPost(ts, st))].sort(
+        (a, b) => a.at - b.at,
+      ),
     streams,
     streamLifeMs: 300_000,
     close: async () => {

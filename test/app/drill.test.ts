@@ -84,6 +84,12 @@ describe('the failover drill, every scenario end to end (fewer mentions than `np
     expect(result('web-api-outage').score.deadLetters).toBe(0);
   });
 
+  it('hub-dies-mid-stream: the cloud copy completes the streams the hub left open; none is half-written', () => {
+    expect(result('hub-dies-mid-stream').score.halfWritten).toBe(0);
+    expect(result('hub-dies-mid-stream').score.lost).toBe(0);
+    expect(result('hub-dies-mid-stream').score.duplicateReplies).toBe(0);
+  });
+
   it('both-down: the mentions Slack gave up on are read back from its history and answered, late', () => {
     expect(result('both-down').score.caughtUp).toBeGreaterThanOrEqual(1);
     expect(result('both-down').score.lost).toBe(0);
