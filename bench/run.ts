@@ -12,6 +12,7 @@ import { benchLoad } from './load.js';
 import { benchRateLimit } from './ratelimit.js';
 import { benchReceiver } from './receiver.js';
 import { benchStart } from './start.js';
+import { benchStream } from './stream.js';
 
 const sections: Record<string, () => Promise<void>> = {
   claim: () => benchClaim(),
@@ -22,6 +23,7 @@ const sections: Record<string, () => Promise<void>> = {
   cost: () => benchCost(),
   start: () => benchStart(),
   load: () => benchLoad(),
+  stream: () => benchStream(),
 };
 
 const USAGE = `usage: npm run bench -- [--section ${Object.keys(sections).join('|')}]`;

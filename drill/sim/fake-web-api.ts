@@ -211,7 +211,15 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
   /** Slack's streaming methods: a stream per ts, appends refused after a stop or past the stream's life. */
   const streamAnswer = (method: string, params: Record<string, string>, at: number): ScriptedAnswer | undefined => {
     const refuse = (error: string): ScriptedAnswer => ({ status: 200, body: { ok: false, error } });
-    const markdown = params.markdown_text ?? '';
+    // Text comes as `markdown_text`, or as `chunks` of type markdown_text (what web-api's chatStream helper sends).
+    let markdown = params.markdown_text ?? '';
+    if (params.chunks) {
+      try {
+        for (const c of JSON.parse(params.chunks) as Array<{ type?: string; text?: string }>) if (c.type === 'markdown_text') markdown += c.text ?? '';
+      } catch {
+        /* unreadable chunks add nothing */
+      }
+    }
     const live = (st: FakeStream | undefined) => {
       if (st && st.state === 'streaming' && at - st.startedAt > api.streamLifeMs) st.state = 'expired';
       return st;
