@@ -14,7 +14,7 @@ const base: StatusSnapshot = {
   storeKind: 'upstash',
   storeOk: true,
   turns: [
-    { at: iso(30_000), role: 'cloud', instance: 'cloud-railway', outcome: 'answered', attempts: 1 },
+    { at: iso(30_000), role: 'cloud', instance: 'cloud-railway', outcome: 'answered', attempts: 1, stream: { how: 'completed', chunks: 4, ms: 2300 }, takenOver: true },
     { at: iso(2 * 3_600_000), role: 'hub', instance: 'hub-mac', outcome: 'dead', attempts: 4, reason: 'slack: not_in_channel' },
   ],
   failoverTimes: [iso(30_000), iso(3_600_000), iso(2 * 86_400_000)],
@@ -41,7 +41,7 @@ describe('statusBlocks', () => {
   it('lists the last turns, answered or dead-lettered, with which copy and how many runs', () => {
     const t = text(statusBlocks(base, NOW));
     expect(t).toContain('*Last 2 turn(s)*');
-    expect(t).toContain('• 30s ago: answered by *cloud* `cloud-railway`');
+    expect(t).toContain('• 30s ago: answered by *cloud* `cloud-railway`, completed in 4 chunk(s) over 2.3 s, taken over');
     expect(t).toContain('• 2h ago: *dead letter* (slack: not_in_channel) by *hub* `hub-mac`, 4 runs');
   });
 
