@@ -146,6 +146,7 @@ export function createRateLimitFetch(options: RateLimitFetchOptions = {}): RateL
     let lastWindow = 0;
 
     syncShared(key, gate);
+    // Not p-retry: the wait is Slack's Retry-After, shared by every caller of the method, not a backoff of ours.
     for (let attempt = 1; ; attempt++) {
       const outcome = await gate.pass(
         async () => {

@@ -148,7 +148,8 @@ export class TurnLease {
 
   /**
    * The turn failed: handed back for another run after a backoff, or
-   * dead-lettered. Resolves with what the store did; `retryInMs` when a
+   * dead-lettered. (Not p-retry: the next run may be another copy's, so the
+   * schedule lives in the store, decided by the release script.) Resolves with what the store did; `retryInMs` when a
    * retry is due.
    */
   async fail(failure: TurnFailure): Promise<{ reply: ReleaseReply; retryInMs?: number }> {

@@ -1,13 +1,12 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeWebApi, type FakeWebApi } from '../../drill/sim/fake-web-api.js';
 import { deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
-import { spawnApp, type ChildApp } from '../support/child-app.js';
+import { SHORT_LEASE, spawnHub, type ChildApp } from '../support/child-app.js';
 import { useRedisBridge } from '../support/redis-fixture.js';
 import { eventually, SECRET, startCopy, turnOver, type RunningCopy } from '../support/copies.js';
 import { repliesTo as repliesOf } from '../support/copies.js';
 
-// Short leases so a takeover costs about 2 s: lease 1,500 ms, renewed every 400 ms, reaper every 300 ms.
-const LEASE = { AUTOHUB_LEASE_MS: '1500', AUTOHUB_LEASE_RENEW_MS: '400', AUTOHUB_REAPER_MS: '300' };
+const LEASE = SHORT_LEASE;
 
 describe('no turn is lost when its owner dies mid-turn', () => {
   const fx = useRedisBridge();
@@ -29,17 +28,7 @@ describe('no turn is lost when its owner dies mid-turn', () => {
     await api?.close();
   });
 
-  const startHub = () =>
-    spawnApp({
-      AUTOHUB_ROLE: 'hub',
-      AUTOHUB_INSTANCE: 'hub-child',
-      SLACK_SIGNING_SECRET: SECRET,
-      SLACK_BOT_TOKEN: 'xoxb-test',
-      SLACK_API_URL: api.url,
-      UPSTASH_REDIS_REST_URL: fx.bridge.url,
-      UPSTASH_REDIS_REST_TOKEN: fx.bridge.token,
-      ...LEASE,
-    });
+  const startHub = () => spawnHub({ webApiUrl: api.url, upstash: fx.bridge, secret: SECRET });
   const repliesTo = (eventId: string) => repliesOf(api, eventId);
   const authTests = () => api.calls.filter((c) => c.method === 'auth.test').length;
 

@@ -6,11 +6,11 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeWebApi, type FakeStream, type FakeWebApi } from '../../drill/sim/fake-web-api.js';
 import { deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
-import { spawnApp, type ChildApp } from '../support/child-app.js';
+import { SHORT_LEASE, spawnHub, type ChildApp } from '../support/child-app.js';
 import { useRedisBridge } from '../support/redis-fixture.js';
 import { eventually, SECRET, startCopy, turnOver, type RunningCopy } from '../support/copies.js';
 
-const LEASE = { AUTOHUB_LEASE_MS: '1500', AUTOHUB_LEASE_RENEW_MS: '400', AUTOHUB_REAPER_MS: '300' };
+const LEASE = SHORT_LEASE;
 
 describe('a streamed reply', () => {
   const fx = useRedisBridge();
@@ -36,11 +36,7 @@ describe('a streamed reply', () => {
   const ts = () => `1700006000.${String(++n).padStart(6, '0')}`;
   const streamsIn = (thread: string): Array<[string, FakeStream]> => [...api.streams].filter(([, st]) => st.thread_ts === thread);
   const metadataOf = (st: FakeStream) => JSON.parse(st.metadata ?? '{}').event_payload?.event_id;
-  const startHub = (env: Record<string, string> = {}) =>
-    spawnApp({
-      AUTOHUB_ROLE: 'hub', AUTOHUB_INSTANCE: 'hub-child', SLACK_SIGNING_SECRET: SECRET, SLACK_BOT_TOKEN: 'xoxb-test', SLACK_API_URL: api.url,
-      UPSTASH_REDIS_REST_URL: fx.bridge.url, UPSTASH_REDIS_REST_TOKEN: fx.bridge.token, ...LEASE, ...env,
-    });
+  const startHub = (env: Record<string, string> = {}) => spawnHub({ webApiUrl: api.url, upstash: fx.bridge, secret: SECRET }, env);
 
   it('arrives whole and once: one message, stopped, with the delivery\'s metadata', async () => {
     const thread = ts();
