@@ -87,6 +87,29 @@ async function waitHealthy(url: string, child?: ChildProcess): Promise<void> {
   }
 }
 
+/** A copy started as `npm start` starts it (the same entry), on `port`, with only `env`: for the drill and the tests alike. */
+export interface SpawnedCopy {
+  child: ChildProcess;
+  url: string;
+  /** What it wrote to stdout and stderr so far (kept only when `capture`). */
+  output(): string;
+  exited: Promise<number | null>;
+}
+
+export function spawnCopy(env: Record<string, string>, port: number, options: { capture?: boolean } = {}): SpawnedCopy {
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
+    cwd: ROOT,
+    // Never a developer's .env: its real tokens must not reach a drill or test copy.
+    env: { PATH: process.env.PATH ?? '', AUTOHUB_ENV_FILE: 'none', AUTOHUB_REFUSAL_LOG: 'off', PORT: String(port), ...env },
+    stdio: options.capture ? ['ignore', 'pipe', 'pipe'] : ['ignore', process.env.DRILL_LOG_LEVEL ? 'inherit' : 'ignore', 'inherit'],
+  });
+  let out = '';
+  child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, url: `http://127.0.0.1:${port}`, output: () => out, exited };
+}
+
 export async function startChildCopy(role: Role, o: CopyEnv): Promise<CopyHandle> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
@@ -94,11 +117,7 @@ export async function startChildCopy(role: Role, o: CopyEnv): Promise<CopyHandle
   let extra: Record<string, string> = {};
   const launch = async (overrides?: Record<string, string>) => {
     if (overrides) extra = overrides;
-    child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', ...env(role, port, o), ...extra },
-      stdio: ['ignore', process.env.DRILL_LOG_LEVEL ? 'inherit' : 'ignore', 'inherit'],
-    });
+    child = spawnCopy({ ...env(role, port, o), ...extra }, port).child;
     await waitHealthy(url, child);
   };
   const end = async (signal: NodeJS.Signals) => {

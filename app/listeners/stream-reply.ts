@@ -108,6 +108,7 @@ export async function streamReply(
   const ts = started.ts;
   if (!ts) throw new Error('chat.startStream answered without a ts');
   await lease?.markStream(ts);
+  lease?.confirmed(first.done ? 0 : first.value.length);
 
   let full = first.done ? '' : first.value;
   let pending = '';
@@ -123,6 +124,7 @@ export async function streamReply(
       await client.chat.appendStream({ channel: target.channel, ts, markdown_text: pending });
       pending = '';
       lastAppend = now();
+      lease?.confirmed(full.length);
     } catch (error) {
       if (errorCode(error) !== 'message_not_in_streaming_state') throw error;
       // Slack closed the stream (it lives about 5 minutes): the rest goes in with an update.

@@ -4,17 +4,11 @@
  * message is the single line the operator sees.
  */
 import { randomBytes } from 'node:crypto';
-import { deriveStoreKey } from '../store/index.js';
+import { deriveStoreKey, type Role, type UpstashSettings } from '../store/index.js';
 import { ConfigError } from '../errors/index.js';
 import type { Level } from '../log/index.js';
 import { readEnum, readInt, readRaw, readRequired, readUrl, type Env } from '../env/index.js';
 
-export type Role = 'hub' | 'cloud';
-
-export interface UpstashSettings {
-  url: string;
-  token: string;
-}
 
 export interface AppConfig {
   role: Role;

@@ -17,7 +17,7 @@ import type { AddressInfo } from 'node:net';
 import type { App, Receiver } from '@slack/bolt';
 import type { ClaimKind, ClaimOutcome, Claims, LeaseRequest, Leases, LeaseSettings, RetryPolicy, Takeover } from '../store/index.js';
 import { failOpen } from '../store/index.js';
-import type { Role } from '../config/index.js';
+import type { Role } from '../store/index.js';
 import { BodyTooLargeError, RequestInvalidError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
 import { checkSignature, parseRetryHeaders } from '../slack/index.js';

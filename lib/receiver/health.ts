@@ -5,7 +5,7 @@
  * event loop. A hung Redis never slows `GET /slack/health`.
  */
 import type { Pingable, StoreKind } from '../store/index.js';
-import type { Role } from '../config/index.js';
+import type { Role } from '../store/index.js';
 
 export type Lifecycle = 'starting' | 'serving' | 'draining';
 

@@ -14,6 +14,8 @@ import type { Logger } from '../log/index.js';
 
 interface Held {
   token: number;
+  /** Characters of the lease's streamed reply Slack has confirmed, recorded with the next renewal. */
+  confirmed?: number;
   /** Epoch ms (this clock) until which no other copy can have taken it. */
   heldUntil: number;
   lose: (reason: string) => void;
@@ -49,6 +51,12 @@ export class LeaseKeeper {
     return this.#held.get(key)?.heldUntil ?? 0;
   }
 
+  /** Slack confirmed this much of the lease's streamed reply: recorded with the next renewal, at no extra cost. */
+  progress(key: string, confirmed: number): void {
+    const held = this.#held.get(key);
+    if (held) held.confirmed = confirmed;
+  }
+
   /** A commit or other acknowledged write re-anchored the lease. */
   extend(key: string, heldUntil: number): void {
     const held = this.#held.get(key);
@@ -70,7 +78,7 @@ export class LeaseKeeper {
     if (this.#renewing || this.#held.size === 0) return;
     this.#renewing = true;
     try {
-      const batch = [...this.#held].map(([key, held]) => ({ key, token: held.token, held }));
+      const batch = [...this.#held].map(([key, held]) => ({ key, token: held.token, held, ...(held.confirmed !== undefined ? { confirmed: held.confirmed } : {}) }));
       const sentAt = this.now();
       const replies = await this.store.renew(batch, this.settings.leaseMs);
       const answeredAt = this.now();

@@ -88,6 +88,11 @@ export class TurnLease {
     else if (reply !== 'ok') this.o.log.warn('lease.stream_unrecorded', { key: this.key, reply });
   }
 
+  /** Slack has confirmed `chars` characters of the streamed reply: kept in the lease with the next renewal. */
+  confirmed(chars: number): void {
+    this.o.keeper.progress(this.key, chars);
+  }
+
   /** Runs of this turn so far, this one included. */
   get attempts(): number {
     return this.o.takeover?.attempts ?? 1;

@@ -6,7 +6,7 @@
  * turn: finished, handed back for a retry, or dead-lettered.
  */
 import type { App } from '@slack/bolt';
-import type { Role } from '../config/index.js';
+import type { Role } from '../store/index.js';
 import type { Logger } from '../log/index.js';
 import type { ClaimKind, Leases, LeaseSettings, RetryPolicy, Takeover, TurnLine } from '../store/index.js';
 import type { Delivery } from './delivery.js';

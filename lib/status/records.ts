@@ -5,7 +5,7 @@
  * neither costs a command of its own; only rate-limit refusals are written
  * here, gathered for a second and sent in one round trip.
  */
-import type { Role } from '../config/index.js';
+import type { Role } from '../store/index.js';
 import type { RefusalRecord } from '../ratelimit/index.js';
 import { STATUS_KEYS, type Lists } from '../store/index.js';
 

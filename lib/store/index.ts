@@ -1,7 +1,7 @@
 export { CLAIMED, DUPLICATE, classifyClaimReply, describeReply, failOpen } from './outcome.js';
 export type { ClaimKind, ClaimOutcome, ClaimReply } from './outcome.js';
 export { claimNonce, encodeAlias, encodeClaim } from './record.js';
-export type { ClaimOwner, ClaimRecord, LeaseRequest } from './record.js';
+export type { ClaimOwner, ClaimRecord, LeaseRequest, Role } from './record.js';
 export { DEAD_KEY, LEASES_KEY, SERVED_KEY, STATUS_KEYS, SWEEP_LOCK_KEY, WINDOWS_KEY, eventKey, messageKey, triggerKey } from './keys.js';
 export { logReporter } from './reporter.js';
 export type { StoreFault, StoreReporter } from './reporter.js';
@@ -19,6 +19,7 @@ export type {
   StoreHealth,
   StoreKind,
   TurnLine,
+  UpstashSettings,
 } from './roles.js';
 export { DEFAULT_CLAIM_BUDGET, claimDeadlineMs } from './budget.js';
 export type { ClaimBudget } from './budget.js';

@@ -104,6 +104,8 @@ export interface LeaseRecord {
   channel?: string;
   /** The ts of the message a streamed reply started. */
   stream?: string;
+  /** How many characters of it Slack has confirmed (recorded with the renewals). */
+  stream_confirmed?: number;
 }
 
 export function parseLeaseRecord(stored: unknown): LeaseRecord | undefined {

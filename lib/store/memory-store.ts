@@ -93,10 +93,12 @@ export class MemoryStore implements SharedStore {
     return CLAIMED;
   }
 
-  async renew(leases: readonly { key: string; token: number }[], leaseMs: number): Promise<LeaseReply[]> {
-    return leases.map(({ key, token }) => {
-      if (!owns(this.#record(key), token)) return 'lost';
+  async renew(leases: readonly { key: string; token: number; confirmed?: number }[], leaseMs: number): Promise<LeaseReply[]> {
+    return leases.map(({ key, token, confirmed }) => {
+      const record = this.#record(key);
+      if (!owns(record, token)) return 'lost';
       this.#leases.set(key, this.#now() + leaseMs);
+      if (confirmed !== undefined) this.#rewrite(key, { ...record, stream_confirmed: confirmed });
       return 'ok';
     });
   }

@@ -3,7 +3,8 @@
  * nonce so that a copy retrying its own lost write can recognise it. Only
  * the primary (event) key of a leased claim holds the body; aliases never do.
  */
-import type { Role } from '../config/index.js';
+/** Which copy: the hub on the owner's Mac, or the cloud copy (any of its replicas). */
+export type Role = 'hub' | 'cloud';
 
 export interface ClaimOwner {
   instance: string;

@@ -12,6 +12,12 @@ import type { ClaimOwner, LeaseRequest } from './record.js';
 
 export type StoreKind = 'upstash' | 'memory';
 
+/** Where the shared store is: an Upstash Redis database's REST URL and token. */
+export interface UpstashSettings {
+  url: string;
+  token: string;
+}
+
 export interface StoreHealth {
   ok: boolean;
   reason?: string;
@@ -37,8 +43,12 @@ export interface TurnLine {
 }
 
 export interface Leases {
-  /** Renew all of this copy's leases in one request: a reply per lease, in order. */
-  renew(leases: readonly { key: string; token: number }[], leaseMs: number): Promise<LeaseReply[]>;
+  /**
+   * Renew all of this copy's leases in one request: a reply per lease, in
+   * order. `confirmed`: how much of the lease's streamed reply Slack has
+   * confirmed, recorded on the way.
+   */
+  renew(leases: readonly { key: string; token: number; confirmed?: number }[], leaseMs: number): Promise<LeaseReply[]>;
   /** A streamed reply started under this lease: record its message's ts. */
   markStream(key: string, token: number, ts: string): Promise<LeaseReply>;
   /** The commit point before posting, when the lease is not provably held: -> `posting`. */

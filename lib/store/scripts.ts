@@ -54,15 +54,25 @@ end
 ${WINDOWS('KEYS[n + 2]')}
 return out`;
 
-/** KEYS: the lease set, then each lease's key. ARGV: lease ms, then each token. Returns 1 (renewed) or 0 (lost) per lease. */
+/**
+ * KEYS: the lease set, then each lease's key. ARGV: lease ms, then per lease
+ * its token and how much of its streamed reply Slack has confirmed ('' when
+ * it streams nothing). Returns 1 (renewed) or 0 (lost) per lease.
+ */
 export const RENEW_SCRIPT = `${NOW}
 local out = {}
 for i = 2, #KEYS do
   local raw = redis.call('GET', KEYS[i])
   local ok, rec = false, nil
   if raw then ok, rec = pcall(cjson.decode, raw) end
-  if ok and type(rec) == 'table' and tonumber(rec.token) == tonumber(ARGV[i]) and (rec.state == 'claimed' or rec.state == 'posting') then
+  local token = ARGV[2 * (i - 1)]
+  local confirmed = ARGV[2 * (i - 1) + 1]
+  if ok and type(rec) == 'table' and tonumber(rec.token) == tonumber(token) and (rec.state == 'claimed' or rec.state == 'posting') then
     redis.call('ZADD', KEYS[1], now + tonumber(ARGV[1]), KEYS[i]); out[#out + 1] = 1
+    if confirmed ~= '' and tonumber(confirmed) ~= tonumber(rec.stream_confirmed) then
+      rec.stream_confirmed = tonumber(confirmed)
+      redis.call('SET', KEYS[i], cjson.encode(rec), 'KEEPTTL')
+    end
   else out[#out + 1] = 0 end
 end
 return out`;

@@ -7,7 +7,7 @@
  * store owns attempts and their budget.
  */
 import { Redis } from '@upstash/redis';
-import type { UpstashSettings } from '../config/index.js';
+import type { UpstashSettings } from './roles.js';
 import { httpRequester } from './upstash-requester.js';
 
 export type StoreClient = Pick<Redis, 'eval' | 'evalsha' | 'get' | 'set' | 'pipeline' | 'ping' | 'lrange' | 'hgetall' | 'hset' | 'zcard'>;

@@ -9,7 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import pRetry from 'p-retry';
-import type { UpstashSettings } from '../config/index.js';
+import type { UpstashSettings } from './roles.js';
 import { withDeadline } from '../time/index.js';
 import { claimDeadlineMs, DEFAULT_CLAIM_BUDGET, type ClaimBudget } from './budget.js';
 import { DEAD_KEY, LEASES_KEY, SERVED_KEY, STATUS_KEYS, WINDOWS_KEY } from './keys.js';
@@ -161,9 +161,10 @@ export class UpstashStore implements SharedStore {
     return this.#bounded('lease', keys[0] ?? LEASES_KEY, () => this.#run(script, keys, args));
   }
 
-  async renew(leases: readonly { key: string; token: number }[], leaseMs: number): Promise<LeaseReply[]> {
+  async renew(leases: readonly { key: string; token: number; confirmed?: number }[], leaseMs: number): Promise<LeaseReply[]> {
     if (leases.length === 0) return [];
-    const reply = await this.#lease([LEASES_KEY, ...leases.map((l) => l.key)], S.RENEW_SCRIPT, [leaseMs, ...leases.map((l) => l.token)]);
+    const args = [leaseMs, ...leases.flatMap((l) => [l.token, l.confirmed ?? ''])];
+    const reply = await this.#lease([LEASES_KEY, ...leases.map((l) => l.key)], S.RENEW_SCRIPT, args);
     if (!Array.isArray(reply) || reply.length !== leases.length) return leases.map(() => 'unreachable');
     return reply.map((r) => (r === 1 ? 'ok' : 'lost'));
   }

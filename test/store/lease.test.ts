@@ -65,6 +65,18 @@ describe.each(stores)('leases on the %s store', (_, pair) => {
     expect(await s.renew([{ key: a, token: 1 }, { key: b, token: 1 }, { key: a, token: 7 }], 1000)).toEqual(['ok', 'lost', 'lost']);
   });
 
+  it("a streamed reply's ts goes into the lease, how much Slack confirmed rides on the renewals, and a taker-over learns the ts", async () => {
+    const [s] = pair();
+    const k = key();
+    await s.claim([k], hub, { leaseMs: 150, body: '{}' });
+    expect(await s.markStream(k, 1, '1700000000.000777')).toBe('ok');
+    expect(await s.renew([{ key: k, token: 1, confirmed: 42 }], 150)).toEqual(['ok']);
+    expect(JSON.parse((await s.read(k))!)).toMatchObject({ stream: '1700000000.000777', stream_confirmed: 42 });
+    const [taken] = await takeWhenDue(s, cloud, k);
+    expect(taken).toMatchObject({ key: k, streamTs: '1700000000.000777' });
+    expect(await s.markStream(k, 1, 'x')).toBe('lost');
+  });
+
   it('only the primary key holds the body; the message alias holds the owner alone', async () => {
     const [s] = pair();
     const [k, alias] = [key(), key()];

@@ -1,29 +1,15 @@
-/** `npm start`'s entry as a child process, for tests that signal or kill it. */
-import { spawn, type ChildProcess } from 'node:child_process';
+/** `npm start`'s entry as a child process, for tests that signal or kill it: the drill's way to start a copy, with its output kept. */
+import { spawnCopy, type SpawnedCopy } from '../../drill/copies.js';
 import { freePort } from '../../drill/sim/free-port.js';
 import { eventually } from './copies.js';
 
-export interface ChildApp {
-  child: ChildProcess;
-  url: string;
-  output: () => string;
-  exited: Promise<number | null>;
-}
+export type ChildApp = SpawnedCopy;
 
 export async function spawnApp(env: Record<string, string>): Promise<ChildApp> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'app/main.ts'], {
-    env: { PATH: process.env.PATH ?? '', PORT: String(port), AUTOHUB_REFUSAL_LOG: 'off', AUTOHUB_ENV_FILE: 'none', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const url = `http://127.0.0.1:${port}`;
-  await eventually(() => out.includes('"app.started"') || child.exitCode !== null, 'the app to start', 15_000);
-  if (child.exitCode !== null) throw new Error(`app exited at start: ${out}`);
-  return { child, url, output: () => out, exited };
+  const copy = spawnCopy(env, await freePort(), { capture: true });
+  await eventually(() => copy.output().includes('"app.started"') || copy.child.exitCode !== null, 'the app to start', 15_000);
+  if (copy.child.exitCode !== null) throw new Error(`app exited at start: ${copy.output()}`);
+  return copy;
 }
 
 /** Short leases so a takeover costs about 2 s: lease 1,500 ms, renewed every 400 ms, reaper every 300 ms. */
