@@ -172,7 +172,9 @@ export function createEdgeRouter(options: EdgeRouterOptions): EdgeRouter {
     const step = firstStep({ isRetry, hubDownAt: hub.downAt, now: now(), downTtlMs: settings.downTtlMs });
     if (step === 'hub') return toHub();
     if (step === 'cloud') return toCloud('hub marked down');
-    const probe = await leg(`${settings.hubUrl}/slack/health`, { method: 'GET' }, remaining(settings.probeTimeoutMs));
+    // Only the status code decides; the token (when set) is sent as to any trusted caller of the health route.
+    const probeHeaders: Record<string, string> = settings.healthToken ? { authorization: `Bearer ${settings.healthToken}` } : {};
+    const probe = await leg(`${settings.hubUrl}/slack/health`, { method: 'GET', headers: probeHeaders }, remaining(settings.probeTimeoutMs));
     if (probeSaysUp(probe.result)) return toHub();
     hub.markDown(now(), `probe ${describe(probe.result)}`);
     return toCloud(`probe ${describe(probe.result)}`);

@@ -158,6 +158,14 @@ describe('the edge router on Node, against loopback copies, on a fixed clock', (
     expect(eventsTo(cloud)).toHaveLength(1);
   });
 
+  it("the retry path's probe carries the health token when the edge has one", async () => {
+    hub.events = 530;
+    const r = router({ AUTOHUB_HEALTH_TOKEN: 'edge-health-token-0123' });
+    await r.handle(await delivery(1));
+    const probe = hub.received.find((x) => x.path === '/slack/health');
+    expect(probe?.headers.authorization).toBe('Bearer edge-health-token-0123');
+  });
+
   it('a retry whose probe finds the hub up goes to the hub, whose claim decides', async () => {
     const response = await router().handle(await delivery(1));
     expect(response.headers.get('x-autohub-route')).toBe('hub');
