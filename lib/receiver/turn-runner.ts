@@ -150,10 +150,17 @@ export class TurnRunner {
     try {
       body = JSON.parse(takeover.body) as Record<string, unknown>;
     } catch {
-      // Sealed under a key this copy does not have (a rotation without AUTOHUB_STORE_KEY_PREVIOUS):
-      // it can never run here, so it is kept as a dead letter rather than taken over again and again.
-      o.log.error('lease.takeover_unreadable', { key: takeover.key });
-      void o.store.deadLetter(takeover.key, takeover.token, 'stored body unreadable (store key changed?)');
+      // Sealed under a key this copy does not have: most likely this copy's settings are stale (a
+      // signing secret rotated elsewhere, from which the store key is derived). Another copy may open
+      // it: hand it back at once, not counted, for a lease; only the retry window ends it (then a dead letter).
+      o.log.error('lease.takeover_unreadable', { key: takeover.key, detail: 'sealed under a store key this copy does not have: check SLACK_SIGNING_SECRET and AUTOHUB_STORE_KEY' });
+      void o.store.release(takeover.key, takeover.token, {
+        delayMs: o.lease.leaseMs,
+        reason: 'sealed under another store key',
+        ambiguous: takeover.ambiguous,
+        free: true,
+        policy: o.retry,
+      });
       return;
     }
     const lease = this.lease(takeover.key, takeover.token, sentAt, body, takeover);
