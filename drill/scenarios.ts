@@ -172,7 +172,8 @@ export const SCENARIOS: Scenario[] = [
   {
     name: 'store-blip-mid-turn',
     summary: 'turns think for 2.5 s; the store stops answering for 1.2 s meanwhile, so a renewal fails: the owner answers anyway, nothing is taken over',
-    hubEnv: { AUTOHUB_DEMO_THINK_MS: '2500' },
+    // 2.5 s turns at 25 mentions a second need about 60 at once; the default 16 would make it a backlog test.
+    hubEnv: { AUTOHUB_DEMO_THINK_MS: '2500', AUTOHUB_MAX_TURNS: '100' },
     faults: [
       { label: 'store hung', from: 0.5, to: 'end', forMs: 1200, start: (h) => h.hangStore(true), stop: (h) => h.hangStore(false) },
     ],
