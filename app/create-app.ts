@@ -180,7 +180,7 @@ export function createAutohub(options: AutohubOptions): Autohub {
     capacity: () => receiver.capacity,
     heartbeat,
     // Every look says how long ago any copy last claimed a delivery: the sweep decides from that.
-    onLook: (look) => void sweeper?.maybeSweep(look.sinceServedMs),
+    onLook: (look) => void sweeper?.maybeSweep(look),
     log,
     now: options.now,
   });

@@ -28,6 +28,7 @@ export function hangable(store: SharedStore): SharedStore & { hung: boolean } {
     release: async (...a) => (wrapper.hung ? 'unreachable' : store.release(...a)),
     deadLetter: async (...a) => (wrapper.hung ? 'unreachable' : store.deadLetter(...a)),
     pending: async () => (wrapper.hung ? undefined : store.pending()),
+    dropGap: async (...a) => (wrapper.hung ? undefined : store.dropGap(...a)),
     look: async (...a) => (wrapper.hung ? undefined : store.look(...a)),
     listDead: async (...a) => (wrapper.hung ? undefined : store.listDead(...a)),
     replayDead: async (...a) => (wrapper.hung ? undefined : store.replayDead(...a)),

@@ -16,7 +16,7 @@
  */
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../log/index.js';
-import { STATUS_KEYS, SWEEP_LOCK_KEY, type Records } from '../store/index.js';
+import { STATUS_KEYS, SWEEP_LOCK_KEY, type Gap, type Leases, type Look, type Records } from '../store/index.js';
 import type { Sleep } from '../time/index.js';
 import { sweepWindow, type SweepWindow } from './window.js';
 
@@ -34,7 +34,7 @@ export interface SweepRecord {
 
 export interface SweeperOptions {
   client: HistoryClient;
-  store: Pick<Records, 'lock' | 'note' | 'read'>;
+  store: Pick<Records, 'lock' | 'note' | 'read'> & Pick<Leases, 'dropGap'>;
   /** Run a found message as a delivery; resolves `claimed` when this copy took it. */
   inject: (envelope: Record<string, unknown>) => Promise<'claimed' | 'duplicate' | 'fail-open'>;
   instance: string;
@@ -79,9 +79,15 @@ export class CatchupSweeper {
     this.#sleep = o.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
   }
 
-  /** Sweep if one is due given how long ago any copy last claimed a delivery. Resolves with what was done. */
-  async maybeSweep(sinceServedMs: number | null): Promise<SweepRecord | undefined> {
+  /**
+   * Sweep if one is due: over a recorded gap in serving (the claim that ended
+   * a silence longer than Slack's retries recorded it), or, while nothing is
+   * claimed at all, since the last claim. Resolves with what was done.
+   */
+  async maybeSweep(look: Pick<Look, 'sinceServedMs' | 'gap'>): Promise<SweepRecord | undefined> {
     if (this.#running) return undefined;
+    if (look.gap) return this.#sweepGap(look.gap);
+    const { sinceServedMs } = look;
     const due = () =>
       sweepWindow({
         now: this.#now(),
@@ -106,6 +112,34 @@ export class CatchupSweeper {
       try {
         const record = await this.sweep(window);
         this.#lastSweptTo = window.to;
+        await this.o.store.note(STATUS_KEYS.sweep, JSON.stringify(record), 30 * 24 * 3600);
+        return record;
+      } finally {
+        await this.o.store.note(SWEEP_LOCK_KEY, 'released', 1);
+      }
+    } catch (error) {
+      this.o.log.error('catchup.failed', { error });
+      return undefined;
+    } finally {
+      this.#running = false;
+    }
+  }
+
+  /** A silence that ended with a claim: read back what was sent in it, once, then forget it. */
+  async #sweepGap(gap: Gap): Promise<SweepRecord | undefined> {
+    this.#running = true;
+    try {
+      const now = this.#now();
+      const margin = this.o.marginMs ?? 60_000;
+      const window = { from: Math.max(now - gap.startedMsAgo - margin, now - this.o.maxMs), to: now - gap.endedMsAgo };
+      if (window.to <= window.from) {
+        await this.o.store.dropGap(gap.raw);
+        return undefined;
+      }
+      if ((await this.o.store.lock(SWEEP_LOCK_KEY, 120)) !== true) return undefined;
+      try {
+        const record = await this.sweep(window);
+        await this.o.store.dropGap(gap.raw);
         await this.o.store.note(STATUS_KEYS.sweep, JSON.stringify(record), 30 * 24 * 3600);
         return record;
       } finally {

@@ -7,15 +7,17 @@ import type { SharedStore } from './roles.js';
 import { createSealer } from './seal.js';
 import { UpstashStore } from './upstash-store.js';
 
-export function createStore(config: Pick<AppConfig, 'upstash' | 'claim' | 'sealKeys'>, log: Logger): SharedStore {
+export function createStore(config: Pick<AppConfig, 'upstash' | 'claim' | 'sealKeys'> & Partial<Pick<AppConfig, 'catchup'>>, log: Logger): SharedStore {
+  // Silences longer than Slack's retries are recorded for the catch-up sweep.
+  const gapMs = config.catchup?.retryWindowMs ?? 0;
   if (config.upstash) {
     const sealer = config.sealKeys ? createSealer(config.sealKeys.current, config.sealKeys.previous) : undefined;
-    return new UpstashStore({ settings: config.upstash, budget: config.claim, reporter: logReporter(log), ...(sealer ? { sealer } : {}) });
+    return new UpstashStore({ settings: config.upstash, budget: config.claim, reporter: logReporter(log), gapMs, ...(sealer ? { sealer } : {}) });
   }
   log.warn('store.in_process', {
     detail:
       'UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN are not set: claims live in this process only, ' +
       'nothing is shared with the other copy, and a delivery that reaches both may be answered twice',
   });
-  return new MemoryStore();
+  return new MemoryStore({ gapMs });
 }

@@ -35,6 +35,12 @@ export const LEASES_KEY = `${PREFIX}:leases`;
 export const DEAD_KEY = `${PREFIX}:dead`;
 /** When a copy last claimed a delivery (Redis time, ms): the catch-up sweep's watermark. */
 export const SERVED_KEY = `${PREFIX}:served`;
+/**
+ * Gaps in serving longer than Slack's retry window ("start:end", Redis ms),
+ * recorded by the claim that ends one: the mentions sent in a gap may have
+ * been dropped by Slack, so the catch-up sweep reads them back.
+ */
+export const GAPS_KEY = `${PREFIX}:gaps`;
 /** The catch-up sweep's lock, so only one copy sweeps at a time. */
 export const SWEEP_LOCK_KEY = `${PREFIX}:sweep:lock`;
 /** A hash of rate-limit windows shared by the copies: field -> epoch ms the window reopens. */

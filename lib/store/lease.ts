@@ -83,6 +83,24 @@ export interface Look {
   nextDueMs: number | null;
   /** null when no claim is on record. */
   sinceServedMs: number | null;
+  /** The oldest gap in serving longer than Slack's retries, not swept yet (times as ms ago); null when none. */
+  gap: Gap | null;
+}
+
+/** A silence in serving: from the last claim before it to the first after, as ms before the look. */
+export interface Gap {
+  /** As stored, to drop it once swept. */
+  raw: string;
+  startedMsAgo: number;
+  endedMsAgo: number;
+}
+
+/** The look script's gap reply, `gap:<from>:<to>:<now>` (Redis ms), or '' for none. */
+export function parseGap(reply: unknown): Gap | null {
+  const m = typeof reply === 'string' ? /^gap:(\d+):(\d+):(\d+)$/.exec(reply) : null;
+  if (!m) return null;
+  const [from, to, now] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  return { raw: `${m[1]}:${m[2]}`, startedMsAgo: Math.max(0, now - from), endedMsAgo: Math.max(0, now - to) };
 }
 
 /** The stored record, as written by a claim and rewritten by the lease scripts. */

@@ -22,6 +22,8 @@ export interface MemoryStoreOptions {
   ttlSeconds?: number;
   /** Drop expired entries every this many writes. @default 1000 */
   sweepEvery?: number;
+  /** A silence in serving longer than this is recorded for the catch-up sweep; 0: none. @default 0 */
+  gapMs?: number;
 }
 
 export class MemoryStore implements SharedStore {
@@ -40,6 +42,8 @@ export class MemoryStore implements SharedStore {
   readonly #observed: Observed;
   #writes = 0;
   #servedAt: number | undefined;
+  readonly #gaps: Array<{ from: number; to: number }> = [];
+  readonly #gapMs: number;
 
   constructor(options: MemoryStoreOptions = {}) {
     this.#now = options.now ?? Date.now;
@@ -47,6 +51,7 @@ export class MemoryStore implements SharedStore {
     this.#sweepEvery = options.sweepEvery ?? 1000;
     this.#observed = new Observed(this.#now);
     this.windows = new WindowBook(this.#now, () => {});
+    this.#gapMs = options.gapMs ?? 0;
   }
 
   #live(key: string, now: number): Entry | undefined {
@@ -81,6 +86,7 @@ export class MemoryStore implements SharedStore {
     const nonce = crypto.randomUUID();
     const held = keys.find((key) => this.#live(key, now));
     if (held !== undefined) return DUPLICATE;
+    if (this.#servedAt !== undefined && this.#gapMs > 0 && now - this.#servedAt > this.#gapMs) this.#gaps.push({ from: this.#servedAt, to: now });
     this.#servedAt = now;
     keys.forEach((key, i) => {
       const value = i === 0 ? encodeClaim(owner, now, nonce, lease) : encodeAlias(owner, now, nonce);
@@ -207,7 +213,18 @@ export class MemoryStore implements SharedStore {
       this.#hashes.set(STATUS_KEYS.copies, copies);
     }
     const next = Math.min(...this.#leases.values());
-    return { taken, nextDueMs: Number.isFinite(next) ? Math.max(0, next - now) : null, sinceServedMs: this.#servedAt === undefined ? null : now - this.#servedAt };
+    const gap = this.#gaps[0];
+    return {
+      taken,
+      nextDueMs: Number.isFinite(next) ? Math.max(0, next - now) : null,
+      sinceServedMs: this.#servedAt === undefined ? null : now - this.#servedAt,
+      gap: gap ? { raw: `${gap.from}:${gap.to}`, startedMsAgo: now - gap.from, endedMsAgo: now - gap.to } : null,
+    };
+  }
+
+  async dropGap(raw: string): Promise<void> {
+    const i = this.#gaps.findIndex((g) => `${g.from}:${g.to}` === raw);
+    if (i >= 0) this.#gaps.splice(i, 1);
   }
 
   async pending(): Promise<number> {

@@ -66,6 +66,8 @@ export interface Leases {
   deadLetter(key: string, token: number, reason: string, turn?: TurnLine): Promise<LeaseReply>;
   /** Turns with a live lease or a retry pending, across all copies; undefined when the store could not answer. */
   pending(): Promise<number | undefined>;
+  /** A gap the catch-up sweep has read back: forget it. */
+  dropGap(raw: string): Promise<void>;
   /** Take up to `limit` lapsed or due leases for `owner`, write its heartbeat, and say when the next is due. */
   look(owner: ClaimOwner, leaseMs: number, limit: number, heartbeat?: string): Promise<Look | undefined>;
 }

@@ -23,13 +23,15 @@ for i = 1, #win, 2 do
 end`;
 
 /**
- * KEYS: the claim keys (primary first), the lease set, the windows hash, the served mark.
- * ARGV: primary record, alias record, ttl s, lease ms (0: none), nonce.
+ * KEYS: the claim keys (primary first), the lease set, the windows hash, the
+ * served mark, the gaps list. ARGV: primary record, alias record, ttl s,
+ * lease ms (0: none), nonce, gap ms (a silence longer than this is recorded
+ * as a gap for the catch-up sweep; 0: none).
  * Returns {'claimed' | 'mine' | 'held:<holder nonce>', window field, reopen ms, ...}.
  * All keys or none: a delivery is never half claimed.
  */
 export const CLAIM_SCRIPT = `${NOW}
-local n = #KEYS - 3
+local n = #KEYS - 4
 local out = {}
 for i = 1, n do
   local raw = redis.call('GET', KEYS[i])
@@ -48,6 +50,13 @@ if not out[1] then
     redis.call('ZADD', KEYS[n + 1], now + lease, KEYS[1])
   end
   for i = 1, n do redis.call('SET', KEYS[i], i == 1 and primary or ARGV[2], 'EX', tonumber(ARGV[3])) end
+  local prev = tonumber(redis.call('GET', KEYS[n + 3]))
+  local gap = tonumber(ARGV[6]) or 0
+  if prev and gap > 0 and now - prev > gap then
+    redis.call('RPUSH', KEYS[n + 4], string.format('%d:%d', prev, now))
+    redis.call('LTRIM', KEYS[n + 4], -20, -1)
+    redis.call('EXPIRE', KEYS[n + 4], 172800)
+  end
   redis.call('SET', KEYS[n + 3], now, 'EX', 172800)
   out[1] = 'claimed'
 end
@@ -174,14 +183,21 @@ out[#out + 1] = cjson.encode({ key = key, token = rec.token, state = prev, body 
 /**
  * One look at the store: take up to ARGV[4] lapsed leases, write this copy's
  * heartbeat, and say when the next lease falls due and how long ago any copy
- * last claimed a delivery. KEYS: lease set, copies hash, served mark.
+ * last claimed a delivery, and the oldest gap in serving not swept yet.
+ * KEYS: lease set, copies hash, served mark, gaps list.
  * ARGV: instance, role, lease ms, limit, heartbeat ('' for none).
- * Returns {ms until the next lease is due or -1, ms since the last claim or -1, takeover, ...}.
+ * Returns {ms until the next lease is due or -1, ms since the last claim or -1,
+ * the oldest gap as ms ago "from:to" or '', takeover, ...}.
  */
 export const LOOK_SCRIPT = `${NOW}
-local out = { -1, -1 }
+local out = { -1, -1, '' }
 local served = tonumber(redis.call('GET', KEYS[3]))
 if served then out[2] = math.max(0, now - served) end
+local gap = redis.call('LINDEX', KEYS[4], 0)
+if gap then
+  local a, b = string.match(gap, '^(%d+):(%d+)$')
+  if a then out[3] = 'gap:' .. gap .. ':' .. string.format('%d', now) else redis.call('LPOP', KEYS[4]) end
+end
 local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[4]))
 for _, key in ipairs(due) do
   local raw = redis.call('GET', key)

@@ -12,8 +12,8 @@ import pRetry from 'p-retry';
 import type { UpstashSettings } from './roles.js';
 import { withDeadline } from '../time/index.js';
 import { claimDeadlineMs, DEFAULT_CLAIM_BUDGET, type ClaimBudget } from './budget.js';
-import { DEAD_KEY, LEASES_KEY, SERVED_KEY, STATUS_KEYS, WINDOWS_KEY } from './keys.js';
-import { parseTakeover, type Look, type LeaseReply, type ReleaseReply, type Takeover } from './lease.js';
+import { DEAD_KEY, GAPS_KEY, LEASES_KEY, SERVED_KEY, STATUS_KEYS, WINDOWS_KEY } from './keys.js';
+import { parseGap, parseTakeover, type Look, type LeaseReply, type ReleaseReply, type Takeover } from './lease.js';
 import { Observed, WindowBook } from './observed.js';
 import { classifyClaimReply, failOpen, type ClaimOutcome } from './outcome.js';
 import { encodeAlias, encodeClaim, type ClaimOwner, type LeaseRequest } from './record.js';
@@ -38,6 +38,8 @@ export interface UpstashStoreOptions {
   now?: () => number;
   /** @default crypto.randomUUID */
   nonce?: () => string;
+  /** A silence in serving longer than this is recorded for the catch-up sweep (Slack's retry window); 0: none. @default 0 */
+  gapMs?: number;
   /**
    * Seals every body before it leaves this process and opens it on a takeover
    * (createStore always passes one). Without it bodies are stored in clear:
@@ -70,9 +72,11 @@ export class UpstashStore implements SharedStore {
   readonly #nonce: () => string;
   readonly #observed: Observed;
   readonly #sealer: Sealer | undefined;
+  readonly #gapMs: number;
 
   constructor(options: UpstashStoreOptions) {
     this.#sealer = options.sealer;
+    this.#gapMs = options.gapMs ?? 0;
     this.budget = { ...DEFAULT_CLAIM_BUDGET, ...options.budget };
     this.deadlineMs = claimDeadlineMs(this.budget);
     if (options.client) this.#client = options.client;
@@ -113,10 +117,10 @@ export class UpstashStore implements SharedStore {
     const nonce = this.#nonce();
     const primary = encodeClaim(owner, started, nonce, lease && this.#sealer ? { ...lease, body: this.#sealer.seal(lease.body) } : lease);
     const alias = encodeAlias(owner, started, nonce);
-    const args = [primary, alias, this.#ttlSeconds, lease?.leaseMs ?? 0, nonce];
+    const args = [primary, alias, this.#ttlSeconds, lease?.leaseMs ?? 0, nonce, this.#gapMs];
     // Only a thrown request is tried again: a reply, whatever it says, is the answer.
     // The same nonce on every attempt lets a retry recognise its own first write ('mine').
-    const attempt = () => this.#run(S.CLAIM_SCRIPT, [...keys, LEASES_KEY, WINDOWS_KEY, SERVED_KEY], args);
+    const attempt = () => this.#run(S.CLAIM_SCRIPT, [...keys, LEASES_KEY, WINDOWS_KEY, SERVED_KEY, GAPS_KEY], args);
     const run = pRetry(attempt, { retries: this.budget.attempts - 1, minTimeout: this.budget.backoffMs, factor: 1, randomize: false })
       .then((reply) => {
         const { outcome, windows } = classifyClaimReply(reply, lease ? 1 : undefined);
@@ -196,13 +200,17 @@ export class UpstashStore implements SharedStore {
   }
 
   async look(owner: ClaimOwner, leaseMs: number, limit: number, heartbeat?: string): Promise<Look | undefined> {
-    const reply = await this.#lease([LEASES_KEY, STATUS_KEYS.copies, SERVED_KEY], S.LOOK_SCRIPT, [owner.instance, owner.role, leaseMs, limit, heartbeat ?? '']);
+    const reply = await this.#lease([LEASES_KEY, STATUS_KEYS.copies, SERVED_KEY, GAPS_KEY], S.LOOK_SCRIPT, [owner.instance, owner.role, leaseMs, limit, heartbeat ?? '']);
     if (!Array.isArray(reply) || typeof reply[0] !== 'number' || typeof reply[1] !== 'number') return undefined;
-    const taken = reply.slice(2).flatMap((item) => {
+    const taken = reply.slice(3).flatMap((item) => {
       const t = parseTakeover(item);
       return t ? [this.#opened(t)] : [];
     });
-    return { taken, nextDueMs: reply[0] < 0 ? null : reply[0], sinceServedMs: reply[1] < 0 ? null : reply[1] };
+    return { taken, nextDueMs: reply[0] < 0 ? null : reply[0], sinceServedMs: reply[1] < 0 ? null : reply[1], gap: parseGap(reply[2]) };
+  }
+
+  async dropGap(raw: string): Promise<void> {
+    await this.#bounded('note', GAPS_KEY, () => this.#client.lrem(GAPS_KEY, 1, raw));
   }
 
   async pending(): Promise<number | undefined> {

@@ -69,6 +69,27 @@ describe('catching up on the mentions Slack gave up on', () => {
     expect(swept).toMatchObject({ found: 2, answered: 1 });
   });
 
+  it('an outage in the middle of steady traffic: the claim that ends the silence records it, and what Slack dropped in it is read back', async () => {
+    const copy = await start('hub');
+    const live = async (eventId: string) => {
+      const ts = (Date.now() / 1000 + ++n / 1e6).toFixed(6);
+      api.addMessage('C0CATCH5', { ts, user: 'U0PERSON', text: '<@UAUTOHUB> hi' });
+      await deliver(copy.eventsUrl, mentionEnvelope({ eventId, ts, channel: 'C0CATCH5' }), { signingSecret: SECRET });
+      return ts;
+    };
+    await live('Ev-gap-before');
+    const missed = sentDuringOutage('C0CATCH5');
+    await sleep(1300);
+    // Traffic resumes: no silence is left to notice, but the first claim after the gap recorded it.
+    const after = await live('Ev-gap-after');
+    await eventually(() => repliesIn('C0CATCH5', missed).length === 1, 'the missed mention, caught up', 10_000);
+    expect(repliesIn('C0CATCH5', missed)[0]!.params.text).toContain(LATE_NOTE);
+    await eventually(() => repliesIn('C0CATCH5', after).length === 1, 'the live reply');
+    await eventually(() => copy.reaper.looks >= 4, 'more looks');
+    expect(repliesIn('C0CATCH5', missed)).toHaveLength(1);
+    expect(repliesIn('C0CATCH5', after)).toHaveLength(1);
+  });
+
   it('two copies starting together answer it once', async () => {
     await answeredLive('C0CATCH2');
     const missed = sentDuringOutage('C0CATCH2');

@@ -16,14 +16,14 @@ const stores: Array<[string, () => [SharedStore, SharedStore]]> = [
   [
     'in-process',
     () => {
-      const s = new MemoryStore();
+      const s = new MemoryStore({ gapMs: 100 });
       return [s, s];
     },
   ],
   [
     'Upstash over a real Redis',
     () => {
-      const make = () => new UpstashStore({ settings: { url: fx.bridge.url, token: fx.bridge.token }, reporter: () => {} });
+      const make = () => new UpstashStore({ settings: { url: fx.bridge.url, token: fx.bridge.token }, reporter: () => {}, gapMs: 100 });
       return [make(), make()];
     },
   ],
@@ -75,6 +75,19 @@ describe.each(stores)('leases on the %s store', (_, pair) => {
     const [taken] = await takeWhenDue(s, cloud, k);
     expect(taken).toMatchObject({ key: k, streamTs: '1700000000.000777' });
     expect(await s.markStream(k, 1, 'x')).toBe('lost');
+  });
+
+  it('a silence in claims longer than the gap is recorded by the claim that ends it, until it is dropped', async () => {
+    const [s] = pair();
+    await s.claim([key()], hub);
+    await wait(150);
+    await s.claim([key()], hub);
+    const look = await s.look(other, 1000, 0);
+    expect(look?.gap?.startedMsAgo).toBeGreaterThanOrEqual(150);
+    expect(look!.gap!.startedMsAgo).toBeGreaterThan(look!.gap!.endedMsAgo);
+    await s.dropGap(look!.gap!.raw);
+    const after = await s.look(other, 1000, 0);
+    expect(after?.gap?.raw).not.toBe(look!.gap!.raw);
   });
 
   it('only the primary key holds the body; the message alias holds the owner alone', async () => {

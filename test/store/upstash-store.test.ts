@@ -98,10 +98,10 @@ describe('UpstashStore against a real Redis through the REST bridge', () => {
       try {
         for (const client of [sdkDefault(), createUpstashClient({ url: fx.bridge.url, token: fx.bridge.token }, 1000)]) {
           const key = uniqueKey(`b64-${okEncoding}`);
-          const run = () => client.eval(CLAIM_SCRIPT, [key, 'autohub:leases', 'autohub:ratelimit', 'autohub:served'], ['{"nonce":"n1"}', '{}', 60, 0, 'n1']);
+          const run = () => client.eval(CLAIM_SCRIPT, [key, 'autohub:leases', 'autohub:ratelimit', 'autohub:served', 'autohub:gaps'], ['{"nonce":"n1"}', '{}', 60, 0, 'n1']);
           expect(classifyClaimReply(await run(), undefined).outcome.kind).toBe('claimed');
           expect(classifyClaimReply(await run(), undefined).outcome.kind).toBe('claimed');
-          const other = () => client.eval(CLAIM_SCRIPT, [key, 'autohub:leases', 'autohub:ratelimit', 'autohub:served'], ['{"nonce":"n2"}', '{}', 60, 0, 'n2']);
+          const other = () => client.eval(CLAIM_SCRIPT, [key, 'autohub:leases', 'autohub:ratelimit', 'autohub:served', 'autohub:gaps'], ['{"nonce":"n2"}', '{}', 60, 0, 'n2']);
           expect(classifyClaimReply(await other(), undefined).outcome.kind).toBe('duplicate');
         }
       } finally {
