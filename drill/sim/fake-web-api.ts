@@ -288,7 +288,8 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
           req.socket.once('end', leave);
           held++;
           for (const wake of heldWaiters) wake();
-          await new Promise((r) => setTimeout(r, holdMs));
+          // Unref'd: a held request never keeps a finished process alive.
+          await new Promise((r) => setTimeout(r, holdMs).unref());
           held--;
           res.off('close', leave);
           req.socket.off('end', leave);
