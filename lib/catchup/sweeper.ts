@@ -86,8 +86,30 @@ export class CatchupSweeper {
    */
   async maybeSweep(look: Pick<Look, 'sinceServedMs' | 'gap'>): Promise<SweepRecord | undefined> {
     if (this.#running) return undefined;
-    if (look.gap) return this.#sweepGap(look.gap);
-    const { sinceServedMs } = look;
+    this.#running = true;
+    try {
+      return look.gap ? await this.#overGap(look.gap) : await this.#whileSilent(look.sinceServedMs);
+    } catch (error) {
+      this.o.log.error('catchup.failed', { error });
+      return undefined;
+    } finally {
+      this.#running = false;
+    }
+  }
+
+  /** A silence that ended with a claim: read back what was sent in it, once, then forget it. */
+  async #overGap(gap: Gap): Promise<SweepRecord | undefined> {
+    const now = this.#now();
+    const window = { from: Math.max(now - gap.startedMsAgo - (this.o.marginMs ?? 60_000), now - this.o.maxMs), to: now - gap.endedMsAgo };
+    if (window.to <= window.from) {
+      await this.o.store.dropGap(gap.raw);
+      return undefined;
+    }
+    return this.#locked(window, () => this.o.store.dropGap(gap.raw));
+  }
+
+  /** Nothing claimed for longer than Slack retries: read back since the last claim (or the last sweep). */
+  async #whileSilent(sinceServedMs: number | null): Promise<SweepRecord | undefined> {
     const due = () =>
       sweepWindow({
         now: this.#now(),
@@ -99,57 +121,27 @@ export class CatchupSweeper {
         everyMs: this.o.everyMs ?? 900_000,
       });
     if (!due()) return undefined;
-    this.#running = true;
-    try {
-      // Another copy may have swept already: its record says where it ended.
-      const shared = await this.o.store.read(STATUS_KEYS.sweep);
-      const to = shared ? Date.parse((JSON.parse(shared) as SweepRecord).to) : NaN;
-      if (Number.isFinite(to)) this.#lastSweptTo = Math.max(this.#lastSweptTo ?? -Infinity, to);
-      const window = due();
-      if (!window) return undefined;
-      // Held at most two minutes (a sweep of 50 conversations takes about one), released when done.
-      if ((await this.o.store.lock(SWEEP_LOCK_KEY, 120)) !== true) return undefined;
-      try {
-        const record = await this.sweep(window);
-        this.#lastSweptTo = window.to;
-        await this.o.store.note(STATUS_KEYS.sweep, JSON.stringify(record), 30 * 24 * 3600);
-        return record;
-      } finally {
-        await this.o.store.note(SWEEP_LOCK_KEY, 'released', 1);
-      }
-    } catch (error) {
-      this.o.log.error('catchup.failed', { error });
-      return undefined;
-    } finally {
-      this.#running = false;
-    }
+    // Another copy may have swept already: its record says where it ended.
+    const shared = await this.o.store.read(STATUS_KEYS.sweep);
+    const to = shared ? Date.parse((JSON.parse(shared) as SweepRecord).to) : NaN;
+    if (Number.isFinite(to)) this.#lastSweptTo = Math.max(this.#lastSweptTo ?? -Infinity, to);
+    const window = due();
+    if (!window) return undefined;
+    return this.#locked(window, async () => {
+      this.#lastSweptTo = window.to;
+    });
   }
 
-  /** A silence that ended with a claim: read back what was sent in it, once, then forget it. */
-  async #sweepGap(gap: Gap): Promise<SweepRecord | undefined> {
-    this.#running = true;
+  /** One sweep under the lock (held at most two minutes: 50 conversations take about one), its record written, then `done`. */
+  async #locked(window: SweepWindow, done: () => Promise<void>): Promise<SweepRecord | undefined> {
+    if ((await this.o.store.lock(SWEEP_LOCK_KEY, 120)) !== true) return undefined;
     try {
-      const now = this.#now();
-      const margin = this.o.marginMs ?? 60_000;
-      const window = { from: Math.max(now - gap.startedMsAgo - margin, now - this.o.maxMs), to: now - gap.endedMsAgo };
-      if (window.to <= window.from) {
-        await this.o.store.dropGap(gap.raw);
-        return undefined;
-      }
-      if ((await this.o.store.lock(SWEEP_LOCK_KEY, 120)) !== true) return undefined;
-      try {
-        const record = await this.sweep(window);
-        await this.o.store.dropGap(gap.raw);
-        await this.o.store.note(STATUS_KEYS.sweep, JSON.stringify(record), 30 * 24 * 3600);
-        return record;
-      } finally {
-        await this.o.store.note(SWEEP_LOCK_KEY, 'released', 1);
-      }
-    } catch (error) {
-      this.o.log.error('catchup.failed', { error });
-      return undefined;
+      const record = await this.sweep(window);
+      await done();
+      await this.o.store.note(STATUS_KEYS.sweep, JSON.stringify(record), 30 * 24 * 3600);
+      return record;
     } finally {
-      this.#running = false;
+      await this.o.store.note(SWEEP_LOCK_KEY, 'released', 1);
     }
   }
 
