@@ -1,6 +1,6 @@
 export { CLAIMED, DUPLICATE, classifyClaimReply, describeReply, failOpen } from './outcome.js';
 export type { ClaimKind, ClaimOutcome, ClaimReply } from './outcome.js';
-export { claimNonce, encodeAlias, encodeClaim } from './record.js';
+export { encodeAlias, encodeClaim } from './record.js';
 export type { ClaimOwner, ClaimRecord, LeaseRequest, Role } from './record.js';
 export { DEAD_KEY, GAPS_KEY, LEASES_KEY, SERVED_KEY, STATUS_KEYS, SWEEP_LOCK_KEY, WINDOWS_KEY, eventKey, messageKey, triggerKey } from './keys.js';
 export { logReporter } from './reporter.js';

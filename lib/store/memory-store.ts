@@ -5,7 +5,8 @@
  */
 import { STATUS_KEYS } from './keys.js';
 import { owns, parseLeaseRecord, releaseVerdict, type LeaseRecord, type LeaseReply, type Look, type ReleaseReply, type Takeover } from './lease.js';
-import { Observed, WindowBook } from './observed.js';
+import { Observed } from './observed.js';
+import { WindowBook } from './window-book.js';
 import { CLAIMED, DUPLICATE, type ClaimOutcome } from './outcome.js';
 import { encodeAlias, encodeClaim, type ClaimOwner, type LeaseRequest } from './record.js';
 import { CLAIM_TTL_SECONDS, DEAD_TTL_SECONDS, type DeadLetter, type SharedStore, type StoreHealth, type TurnLine } from './roles.js';

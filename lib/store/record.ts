@@ -41,14 +41,3 @@ export function encodeClaim(owner: ClaimOwner, now: number, nonce: string, lease
 export function encodeAlias(owner: ClaimOwner, now: number, nonce: string): string {
   return JSON.stringify({ instance: owner.instance, role: owner.role, at: new Date(now).toISOString(), nonce });
 }
-
-/** The nonce inside a stored value, or undefined when it is not a claim record. */
-export function claimNonce(stored: unknown): string | undefined {
-  if (typeof stored !== 'string') return undefined;
-  try {
-    const parsed = JSON.parse(stored) as { nonce?: unknown };
-    return typeof parsed.nonce === 'string' ? parsed.nonce : undefined;
-  } catch {
-    return undefined;
-  }
-}

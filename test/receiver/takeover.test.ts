@@ -1,34 +1,23 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeWebApi, type FakeWebApi } from '../../drill/sim/fake-web-api.js';
 import { deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
-import { SHORT_LEASE, spawnHub, type ChildApp } from '../support/child-app.js';
+import { SHORT_LEASE, type ChildApp } from '../support/child-app.js';
+import { useTakeoverRig } from '../support/takeover-rig.js';
 import { useRedisBridge } from '../support/redis-fixture.js';
 import { eventually, SECRET, startCopy, turnOver, type RunningCopy } from '../support/copies.js';
 import { repliesTo as repliesOf } from '../support/copies.js';
 
-const LEASE = SHORT_LEASE;
-
 describe('no turn is lost when its owner dies mid-turn', () => {
-  const fx = useRedisBridge();
+  const rig = useTakeoverRig();
+  const fx = rig.fx;
   let api: FakeWebApi;
   let cloud: RunningCopy;
-  let hub: ChildApp | undefined;
   let n = 0;
-
-  beforeAll(async () => {
-    api = await startFakeWebApi();
-    cloud = await startCopy({ role: 'cloud', webApiUrl: api.url, upstash: { url: fx.bridge.url, token: fx.bridge.token }, env: LEASE });
-  });
-  afterEach(() => {
-    hub?.child.kill('SIGKILL');
-    hub = undefined;
-  });
-  afterAll(async () => {
-    await cloud?.stop();
-    await api?.close();
+  beforeAll(() => {
+    ({ api, cloud } = rig);
   });
 
-  const startHub = () => spawnHub({ webApiUrl: api.url, upstash: fx.bridge, secret: SECRET });
+  const startHub = () => rig.startHub();
   const repliesTo = (eventId: string) => repliesOf(api, eventId);
   const authTests = () => api.calls.filter((c) => c.method === 'auth.test').length;
 
@@ -47,7 +36,7 @@ describe('no turn is lost when its owner dies mid-turn', () => {
   }
 
   it('the hub is killed (SIGKILL) right after claiming: exactly one reply, from the cloud copy, within lease + reaper', async () => {
-    hub = await hubMidTurn('Ev-killed', 60_000);
+    const hub = await hubMidTurn('Ev-killed', 60_000);
     const killedAt = Date.now();
     hub.child.kill('SIGKILL');
     await hub.exited;
@@ -62,7 +51,7 @@ describe('no turn is lost when its owner dies mid-turn', () => {
   });
 
   it('the hub is frozen (SIGSTOP) past its lease and woken: exactly one reply, and the woken owner does not post', async () => {
-    hub = await hubMidTurn('Ev-frozen', 3_000);
+    const hub = await hubMidTurn('Ev-frozen', 3_000);
     hub.child.kill('SIGSTOP');
     await eventually(() => repliesTo('Ev-frozen').length > 0, 'the cloud to take the turn over', 10_000);
     hub.child.kill('SIGCONT');
@@ -75,7 +64,7 @@ describe('no turn is lost when its owner dies mid-turn', () => {
   });
 
   it('Redis unreachable during a renewal: the owner stands down, and the turn is answered once when Redis is back', async () => {
-    hub = await hubMidTurn('Ev-redis-gone', 2_500);
+    await hubMidTurn('Ev-redis-gone', 2_500);
     fx.redis.pause();
     await new Promise((r) => setTimeout(r, 2_000));
     fx.redis.resume();
@@ -92,7 +81,7 @@ describe('a taker-over whose dead owner had reached posting', () => {
 
   beforeAll(async () => {
     api = await startFakeWebApi();
-    cloud = await startCopy({ role: 'cloud', webApiUrl: api.url, upstash: { url: fx.bridge.url, token: fx.bridge.token }, env: LEASE });
+    cloud = await startCopy({ role: 'cloud', webApiUrl: api.url, upstash: { url: fx.bridge.url, token: fx.bridge.token }, env: SHORT_LEASE });
   });
   afterAll(async () => {
     await cloud?.stop();

@@ -3,40 +3,25 @@
  * the copy writing it or to the stream. The fake Web API streams as Slack does:
  * a stream per ts, appends refused after a stop or past the stream's life.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeWebApi, type FakeStream, type FakeWebApi } from '../../drill/sim/fake-web-api.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { FakeStream, FakeWebApi } from '../../drill/sim/fake-web-api.js';
 import { deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
-import { SHORT_LEASE, spawnHub, type ChildApp } from '../support/child-app.js';
-import { useRedisBridge } from '../support/redis-fixture.js';
-import { eventually, SECRET, startCopy, turnOver, type RunningCopy } from '../support/copies.js';
-
-const LEASE = SHORT_LEASE;
+import { useTakeoverRig } from '../support/takeover-rig.js';
+import { eventually, SECRET, turnOver, type RunningCopy } from '../support/copies.js';
 
 describe('a streamed reply', () => {
-  const fx = useRedisBridge();
+  const rig = useTakeoverRig({ afterEach: (api) => void (api.streamLifeMs = 300_000) });
   let api: FakeWebApi;
   let cloud: RunningCopy;
-  let hub: ChildApp | undefined;
   let n = 0;
-
-  beforeAll(async () => {
-    api = await startFakeWebApi();
-    cloud = await startCopy({ role: 'cloud', webApiUrl: api.url, upstash: { url: fx.bridge.url, token: fx.bridge.token }, env: LEASE });
-  });
-  afterEach(() => {
-    hub?.child.kill('SIGKILL');
-    hub = undefined;
-    api.streamLifeMs = 300_000;
-  });
-  afterAll(async () => {
-    await cloud?.stop();
-    await api?.close();
+  beforeAll(() => {
+    ({ api, cloud } = rig);
   });
 
   const ts = () => `1700006000.${String(++n).padStart(6, '0')}`;
   const streamsIn = (thread: string): Array<[string, FakeStream]> => [...api.streams].filter(([, st]) => st.thread_ts === thread);
   const metadataOf = (st: FakeStream) => JSON.parse(st.metadata ?? '{}').event_payload?.event_id;
-  const startHub = (env: Record<string, string> = {}) => spawnHub({ webApiUrl: api.url, upstash: fx.bridge, secret: SECRET }, env);
+  const startHub = (env: Record<string, string> = {}) => rig.startHub(env);
 
   it('arrives whole and once: one message, stopped, with the delivery\'s metadata', async () => {
     const thread = ts();
@@ -51,7 +36,7 @@ describe('a streamed reply', () => {
   });
 
   it('its owner killed (SIGKILL) after two appends: one message in the thread, complete and stopped, written by the taker-over', async () => {
-    hub = await startHub({ AUTOHUB_DEMO_CHUNK_MS: '1100' });
+    const hub = await startHub({ AUTOHUB_DEMO_CHUNK_MS: '1100' });
     const thread = ts();
     await deliver(`${hub.url}/slack/events`, mentionEnvelope({ eventId: 'Ev-stream-kill', ts: thread }), { signingSecret: SECRET });
     await eventually(() => (streamsIn(thread)[0]?.[1].appends ?? 0) >= 2, 'two appends', 10_000);
@@ -69,7 +54,7 @@ describe('a streamed reply', () => {
 
   it('a stream Slack closes mid-turn ends complete, through an update', async () => {
     api.streamLifeMs = 500;
-    hub = await startHub({ AUTOHUB_DEMO_CHUNK_MS: '700' });
+    const hub = await startHub({ AUTOHUB_DEMO_CHUNK_MS: '700' });
     const thread = ts();
     await deliver(`${hub.url}/slack/events`, mentionEnvelope({ eventId: 'Ev-stream-expired', ts: thread }), { signingSecret: SECRET });
     await turnOver(cloud.store, 'Ev-stream-expired', 15_000);
@@ -82,7 +67,7 @@ describe('a streamed reply', () => {
   it('appends under a 429 storm keep their order', async () => {
     api.enforceInterval('chat.appendStream', 1500, 'both');
     try {
-      hub = await startHub({ AUTOHUB_DEMO_CHUNK_MS: '1100' });
+      const hub = await startHub({ AUTOHUB_DEMO_CHUNK_MS: '1100' });
       const thread = ts();
       await deliver(`${hub.url}/slack/events`, mentionEnvelope({ eventId: 'Ev-stream-storm', ts: thread }), { signingSecret: SECRET });
       await turnOver(cloud.store, 'Ev-stream-storm', 20_000);
