@@ -109,14 +109,19 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
   // Long enough for a throttled Web API to work through every reply at one per 100 ms,
   // and for retries after a Web API outage (0.5 s, 2 s, 8 s apart).
   const deadline = Date.now() + 30_000 + options.events * 150;
+  // Mentions no copy ever claimed (Slack gave up on them) come back only through the catch-up
+  // sweep: give it its window (Slack's retry window and the gap between sweeps, both / the factor).
+  const sweepMs = (2 * 360_000) / options.factor + 1000;
+  let quietMs = 3000;
   while (Date.now() < deadline) {
     const replies = repliesNow();
     const answered = new Set(replies.map((c) => c.params.thread_ts));
     if (mentions.every((m) => answered.has(m)) && Date.now() - quietSince > 300) break;
+    quietMs = Math.max(3000, sweepMs);
     if (replies.length !== last) {
       last = replies.length;
       quietSince = Date.now();
-    } else if (Date.now() - quietSince > 3000 && !((await h.pending()) ?? 0)) {
+    } else if (Date.now() - quietSince > quietMs && !((await h.pending()) ?? 0)) {
       // Quiet, and no turn is still leased or waiting for a retry: nothing more will come.
       break;
     }
