@@ -23,6 +23,7 @@
  * (an async generator function returns an async iterable, which is what is expected).
  */
 import type { Role } from '../lib/config/index.js';
+import { realSleep as pause } from '../lib/time/index.js';
 
 export interface TurnRequest {
   /** What the user wrote, with the bot's mention left in. */
@@ -51,8 +52,6 @@ export function configureDemoTurn(options: { thinkMs: number; chunkMs?: number }
 }
 
 export type TurnReply = string | AsyncIterable<string>;
-
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The demo turn: a short reply, streamed in a few chunks so the streaming path runs everywhere. */
 export async function takeTurn(request: TurnRequest): Promise<TurnReply> {

@@ -17,7 +17,7 @@
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../log/index.js';
 import { STATUS_KEYS, SWEEP_LOCK_KEY, type Gap, type Leases, type Look, type Records } from '../store/index.js';
-import type { Sleep } from '../time/index.js';
+import { realSleep, type Sleep } from '../time/index.js';
 import { sweepWindow, type SweepWindow } from './window.js';
 
 export type HistoryClient = Pick<WebClient, 'auth' | 'users' | 'conversations'>;
@@ -76,7 +76,7 @@ export class CatchupSweeper {
 
   constructor(private readonly o: SweeperOptions) {
     this.#now = o.now ?? Date.now;
-    this.#sleep = o.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
+    this.#sleep = o.sleep ?? realSleep;
   }
 
   /**

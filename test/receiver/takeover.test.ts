@@ -4,8 +4,7 @@ import { deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
 import { SHORT_LEASE, type ChildApp } from '../support/child-app.js';
 import { useTakeoverRig } from '../support/takeover-rig.js';
 import { useRedisBridge } from '../support/redis-fixture.js';
-import { eventually, SECRET, startCopy, turnOver, type RunningCopy } from '../support/copies.js';
-import { repliesTo as repliesOf } from '../support/copies.js';
+import { eventually, repliesTo as repliesOf, SECRET, startCopy, turnOver, type RunningCopy } from '../support/copies.js';
 
 describe('no turn is lost when its owner dies mid-turn', () => {
   const rig = useTakeoverRig();
