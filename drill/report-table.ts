@@ -2,7 +2,7 @@
 import type { ScenarioResult } from './run-scenario.js';
 
 export function failed(result: ScenarioResult): boolean {
-  return result.score.lost > 0 || (result.score.halfWritten ?? 0) > 0 || (result.score.duplicateReplies > 0 && !result.duplicatesPossible);
+  return result.faults.some((f) => f.error !== undefined) || result.score.lost > 0 || (result.score.halfWritten ?? 0) > 0 || (result.score.duplicateReplies > 0 && !result.duplicatesPossible);
 }
 
 export function renderTable(results: readonly ScenarioResult[], colour: boolean): string {
@@ -43,5 +43,6 @@ export function renderTable(results: readonly ScenarioResult[], colour: boolean)
     out.push(failed(r) ? paint(31, text) : r.score.duplicateReplies > 0 ? paint(33, text) : paint(32, text));
   });
   for (const r of results) if (r.duplicatesPossible) out.push(`note: ${r.name}: ${r.duplicatesPossible}`);
+  for (const r of results) for (const f of r.faults) if (f.error) out.push(`fault not staged: ${r.name}: ${f.label}: ${f.error}`);
   return out.join('\n');
 }

@@ -14,6 +14,8 @@ export interface FaultWindow {
   label: string;
   start: number;
   end: number;
+  /** Why the fault could not be put in place (the scenario then fails: it did not test what it says). */
+  error?: string;
 }
 
 export interface ScenarioResult {
@@ -68,9 +70,16 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
 
   const faultRuns = scenario.faults.map(async (fault) => {
     await sleep(startedAt + fault.from * sendMs - Date.now());
-    const window = { label: fault.label, start: Date.now(), end: Number.NaN };
+    const window: FaultWindow = { label: fault.label, start: Date.now(), end: Number.NaN };
     windows.push(window);
-    await fault.start(h);
+    try {
+      await fault.start(h);
+    } catch (error) {
+      // Recorded, not thrown: one fault that cannot be staged must not cost the other scenarios' results.
+      window.error = (error as Error).message;
+      window.end = Date.now();
+      return undefined;
+    }
     if (fault.forMs !== undefined) await sleep(window.start + fault.forMs - Date.now());
     else if (fault.to === 'end') return { fault, window };
     else await sleep(startedAt + fault.to * sendMs - Date.now());

@@ -30,6 +30,8 @@ export class MethodGate {
   #lastSendAt = -Infinity;
   #lastAcceptedAt = -Infinity;
   #tail: Promise<void> = Promise.resolve();
+  /** Callers waiting their turn behind the window or the pace. */
+  #queued = 0;
   readonly #o: Required<GateOptions>;
 
   constructor(options: GateOptions) {
@@ -39,6 +41,18 @@ export class MethodGate {
   /** When the window reopens (ms since the epoch); 0 when it never closed. */
   get reopenAt(): number {
     return this.#reopenAt;
+  }
+
+  /**
+   * About how long a call made now would wait before it goes out: the closed
+   * window, or the pace behind the last call and every caller already queued.
+   * 0 when it would go at once.
+   */
+  waitMs(): number {
+    const now = this.#o.now();
+    if (now >= this.#reopenAt && now >= this.#pacedUntil && this.#queued === 0) return 0;
+    const next = Math.max(this.#reopenAt, this.#lastSendAt + this.#paceMs);
+    return Math.max(0, next - now) + this.#queued * this.#paceMs;
   }
 
   /**
@@ -95,8 +109,13 @@ export class MethodGate {
     this.#tail = new Promise<void>((resolve) => {
       release = resolve;
     });
+    this.#queued++;
     try {
-      await previous;
+      try {
+        await previous;
+      } finally {
+        this.#queued--;
+      }
       const at = Math.max(this.#reopenAt, this.#lastSendAt + this.#paceMs);
       const wait = at - this.#o.now();
       if (wait > 0) {

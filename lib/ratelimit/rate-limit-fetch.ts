@@ -107,7 +107,12 @@ async function throttleOf(response: Response): Promise<{ state: string; body: { 
 
 /** The rate-limit fetch, which also says whether a method's window is closed now (for every workspace token). */
 export type RateLimitFetch = typeof fetch & {
-  /** True while Slack's window for `method` is closed here or, as last learnt, on another copy. */
+  /**
+   * True while a call of `method` made now would wait: Slack's window is
+   * closed here or, as last learnt, on another copy, or calls are paced
+   * after a refusal and the next slot is taken. For a method limited per
+   * channel: in any channel.
+   */
   closed(method: string): boolean;
 };
 
@@ -193,7 +198,11 @@ export function createRateLimitFetch(options: RateLimitFetchOptions = {}): RateL
   };
   const closed = (method: string): boolean => {
     const t = now();
-    for (const [key, gate] of gates) if (key.endsWith(`:${method}`) && gate.reopenAt > t) return true;
+    for (const [key, gate] of gates) {
+      // `scope:method`, or `scope:method:channel` for a method limited per channel (closed in any channel).
+      if (key.split(':')[1] !== method) continue;
+      if (gate.reopenAt > t || gate.waitMs() > 0 || (options.shared?.known(key) ?? 0) > t) return true;
+    }
     return false;
   };
   return Object.assign(rateLimitFetch as typeof fetch, { closed });

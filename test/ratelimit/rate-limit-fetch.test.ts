@@ -108,6 +108,22 @@ describe('the rate-limit fetch under a real WebClient, against a loopback Web AP
     expect(posts.filter((c) => c.refused)).toHaveLength(1);
   });
 
+  it('after a refusal, closed() holds while calls are paced and the next slot is taken, and lifts once the pace has passed', async () => {
+    // A stream writer asks closed() before chat.startStream: a paced method looks open by its window alone,
+    // and every reply would then queue behind Tier 2 instead of going out as a post.
+    const time = virtualTime();
+    const fetch = createRateLimitFetch({ now: time.now, sleep: time.sleep });
+    const web = new WebClient('xoxb-test', { slackApiUrl: api.url, retryConfig: { retries: 0 }, fetch, logger: slackLogger(silentLogger) });
+    expect(fetch.closed('chat.postMessage')).toBe(false);
+    api.script('chat.postMessage', throttled429('1'));
+    await web.chat.postMessage({ channel: 'C1', text: 'a' });
+    // The window has passed (the post went out at its reopening), but the next call must wait for the pace.
+    expect(fetch.closed('chat.postMessage')).toBe(true);
+    time.advance(1100);
+    expect(fetch.closed('chat.postMessage')).toBe(false);
+    expect(fetch.closed('chat.startStream')).toBe(false);
+  });
+
   it('a window closed by one copy is honoured by the other through the shared store', async () => {
     const time = virtualTime();
     const shared = new MemoryStore({ now: time.now }).windows;
