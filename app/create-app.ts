@@ -125,6 +125,7 @@ export function createAutohub(options: AutohubOptions): Autohub {
     lease: config.lease,
     retry: config.retry,
     maxTurns: config.maxTurns,
+    shedAt: config.shedAt,
     now: options.now,
     onRetry: (ms) => reaper.wakeIn(ms),
     onIdle: () => reaper.poke(),

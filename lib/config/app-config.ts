@@ -33,6 +33,8 @@ export interface AppConfig {
   retry: { attempts: number; windowMs: number; firstDelayMs: number; factor: number };
   /** Turns run at once; more wait, their leases kept alive. */
   maxTurns: number;
+  /** The hub sends new event deliveries back to the edge (503 busy) while this many turns wait here; 0: never. */
+  shedAt: number;
   /** Slack user ids told of dead letters by DM, and the only ones shown the status page; empty: everyone. */
   owners: string[];
   /** The other copy's base URL, watched through its health route (no store command) for fast takeovers. */
@@ -183,6 +185,8 @@ export function parseAppConfig(env: Env): AppConfig {
       factor: 4,
     },
     maxTurns: readInt(env, 'AUTOHUB_MAX_TURNS', 16, { min: 1, max: 1000 }),
+    // Only the hub hands work on: the cloud copy is the edge's last resort and takes whatever comes.
+    shedAt: Math.min(readInt(env, 'AUTOHUB_SHED_AT', 64, { min: 0, max: 100_000 }), role === 'hub' ? Infinity : 0),
     owners: readOwners(env),
     peer: readPeer(env),
     healthToken: readHealthToken(env),

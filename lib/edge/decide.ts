@@ -4,7 +4,8 @@
 
 /** What one leg (a forward or the probe) came back with. */
 export type LegResult =
-  | { kind: 'answered'; status: number }
+  /** `busy`: the copy's `x-autohub-busy`, turns waiting there (it claimed nothing). */
+  | { kind: 'answered'; status: number; busy?: number }
   | { kind: 'timeout' }
   | { kind: 'unreachable' };
 
@@ -33,6 +34,15 @@ export function firstStep(input: { isRetry: boolean; hubDownAt: number | undefin
 export function hubAnswered(result: LegResult, verifiedHere = false): boolean {
   if (result.kind !== 'answered' || result.status >= 500) return false;
   return !(verifiedHere && (result.status === 401 || result.status === 403));
+}
+
+/**
+ * The hub is up but has a backlog: it answered 503 with `x-autohub-busy`
+ * before claiming anything, so the delivery goes to the cloud copy and the
+ * hub is not marked down (the next delivery tries it again).
+ */
+export function hubBusy(result: LegResult): boolean {
+  return result.kind === 'answered' && result.status === 503 && result.busy !== undefined;
 }
 
 /** Why the hub leg failed, as the edge's health and the status page show it. */

@@ -10,7 +10,7 @@
 import { bearerMatches } from '../access/index.js';
 import { checkSignature } from '../slack/index.js';
 import { CopyView } from './copy-view.js';
-import { cloudAnswered, describe, firstStep, hubAnswered, hubFailure, legTimeout, probeSaysUp, type LegResult } from './decide.js';
+import { cloudAnswered, describe, firstStep, hubAnswered, hubBusy, hubFailure, legTimeout, probeSaysUp, type LegResult } from './decide.js';
 import type { EdgeSettings } from './settings.js';
 
 export type Route = 'hub' | 'cloud' | 'none';
@@ -102,7 +102,8 @@ export function createEdgeRouter(options: EdgeRouterOptions): EdgeRouter {
       const upstream = await send(url, { ...init, signal, redirect: 'manual' });
       const body = await upstream.arrayBuffer();
       const response = new Response(upstream.status === 204 || upstream.status === 304 ? null : body, upstream);
-      return { result: { kind: 'answered', status: upstream.status }, response };
+      const busy = upstream.headers.get('x-autohub-busy');
+      return { result: { kind: 'answered', status: upstream.status, ...(busy !== null && /^\d+$/.test(busy) ? { busy: Number(busy) } : {}) }, response };
     } catch {
       // Told apart by timeout-or-not, never by message: workerd and Node word failures differently.
       return { result: signal.aborted ? { kind: 'timeout' } : { kind: 'unreachable' } };
@@ -163,6 +164,11 @@ export function createEdgeRouter(options: EdgeRouterOptions): EdgeRouter {
         hub.markUp(now());
         log('edge.routed', { ...fields, route: 'hub', status: result.kind === 'answered' ? result.status : undefined, ms: now() - startedAt });
         return relay('hub', response);
+      }
+      if (hubBusy(result)) {
+        // Up, with a backlog: the cloud copy takes this one; the hub is asked again next time.
+        hub.markUp(now());
+        return toCloud(`hub busy (${result.kind === 'answered' ? result.busy : '?'} waiting)`);
       }
       const why = hubFailure(result);
       hub.markDown(now(), why);

@@ -58,6 +58,12 @@ export interface FailoverReceiverOptions {
   retry: RetryPolicy;
   /** Turns run at once. @default 16 */
   maxTurns?: number;
+  /**
+   * While this many turns wait here, new event deliveries are answered 503
+   * with `x-autohub-busy` before any claim, and the edge gives them to the
+   * cloud copy: the backlog is drained by whichever copy has room. 0: never. @default 0
+   */
+  shedAt?: number;
   /** A turn was handed back for a retry due in `ms`. */
   onRetry?: (ms: number) => void;
   /** A turn became a dead letter. */
@@ -254,6 +260,13 @@ export class FailoverReceiver implements Receiver {
       return void gate.answer(200, { challenge: delivery.challenge }, { 'x-autohub-claim': 'none' });
     }
 
+    const waiting = this.#runner.queued;
+    if (delivery.kind === 'event' && o.shedAt && waiting >= o.shedAt) {
+      // Before the claim, so the copy that takes it claims it; Slack's own retry would reach the edge again.
+      gate.answer(503, `busy: ${waiting} turns waiting here`, { 'x-autohub-claim': 'none', 'x-autohub-busy': String(waiting), 'retry-after': '1' });
+      o.log.info('delivery.shed', { eventId: delivery.eventId, waiting });
+      return;
+    }
     const retry = parseRetryHeaders(header(req, 'x-slack-retry-num'), header(req, 'x-slack-retry-reason'));
     const failover = header(req, 'x-autohub-failover');
     if (failover) o.onFailover?.(failover.slice(0, 80));

@@ -37,10 +37,18 @@ describe('parseAppConfig', () => {
     [{ UPSTASH_REDIS_REST_TOKEN: 'tok' }, /^UPSTASH_REDIS_REST_URL is not set/],
     [{ AUTOHUB_INSTANCE: 'my mac' }, /^AUTOHUB_INSTANCE is invalid/],
     [{ AUTOHUB_CLAIM_ATTEMPTS: '9' }, /^AUTOHUB_CLAIM_ATTEMPTS is invalid/],
+    [{ AUTOHUB_SHED_AT: 'many' }, /^AUTOHUB_SHED_AT is invalid/],
+    [{ AUTOHUB_ROLE: 'cloud', AUTOHUB_SHED_AT: '-1' }, /^AUTOHUB_SHED_AT is invalid/],
   ])('%j stops start-up with one line naming the variable', (override, message) => {
     const run = () => parseAppConfig({ ...valid, ...override });
     expect(run).toThrow(ConfigError);
     expect(run).toThrow(message);
+  });
+
+  it('only the hub hands deliveries on while busy: 64 waiting by default, 0 (never) on the cloud copy whatever is set', () => {
+    expect(parseAppConfig(valid).shedAt).toBe(64);
+    expect(parseAppConfig({ ...valid, AUTOHUB_SHED_AT: '0' }).shedAt).toBe(0);
+    expect(parseAppConfig({ ...valid, AUTOHUB_ROLE: 'cloud', AUTOHUB_SHED_AT: '5' }).shedAt).toBe(0);
   });
 
   it('keeps a path under SLACK_API_URL and ends it with a slash', () => {

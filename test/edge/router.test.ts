@@ -26,6 +26,7 @@ describe('the edge router on Node, against loopback copies, on a fixed clock', (
       c.events = 200;
       c.health = 200;
       c.delayMs = 0;
+      c.eventHeaders = {};
       c.next = [];
       c.received.length = 0;
     }
@@ -228,6 +229,30 @@ describe('the edge router on Node, against loopback copies, on a fixed clock', (
       const retry = await r.handle(await delivery(1));
       expect(retry.headers.get('x-autohub-route')).toBe('cloud');
       expect(eventsTo(hub)).toHaveLength(before);
+    });
+
+    it('a hub with a backlog (503 with x-autohub-busy) hands the delivery to the cloud copy and is not marked down', async () => {
+      hub.events = 503;
+      hub.eventHeaders = { 'x-autohub-busy': '70' };
+      const r = router({ SLACK_SIGNING_SECRET: SECRET });
+      const response = await r.handle(await delivery());
+      expect(response.status).toBe(200);
+      expect(response.headers.get('x-autohub-route')).toBe('cloud');
+      expect(eventsTo(cloud)[0]!.headers['x-autohub-failover']).toBe('hub busy (70 waiting)');
+      expect(r.hub.downAt).toBeUndefined();
+      // Its backlog drained: the next delivery, a retry included, is the hub's again (no probe, no down mark to skip it).
+      hub.events = 200;
+      hub.eventHeaders = {};
+      const retry = await r.handle(await delivery(1));
+      expect(retry.headers.get('x-autohub-route')).toBe('hub');
+    });
+
+    it('a plain 503 from the hub (no x-autohub-busy) is a failure: the hub is marked down', async () => {
+      hub.events = 503;
+      const r = router({ SLACK_SIGNING_SECRET: SECRET });
+      const response = await r.handle(await delivery());
+      expect(response.headers.get('x-autohub-route')).toBe('cloud');
+      expect(r.hub.downAt).toBeDefined();
     });
 
     it('a 400 from the hub is still a verdict on the request, not a refusing hub', async () => {

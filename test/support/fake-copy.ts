@@ -12,6 +12,8 @@ export interface FakeCopy {
   health: number | 'hang';
   /** Extra delay before answering, ms. */
   delayMs: number;
+  /** Headers added to its answers to /slack/events. */
+  eventHeaders: Record<string, string>;
   received: Array<{ path: string; method: string; headers: Record<string, string>; body: string }>;
   close(): Promise<void>;
 }
@@ -32,7 +34,8 @@ export async function startFakeCopy(name: string): Promise<FakeCopy> {
       if (status === 'hang') return;
       setTimeout(() => {
         const body = status === 530 ? 'error code: 1033' : JSON.stringify({ copy: name });
-        res.writeHead(status, { 'x-autohub-instance': name, 'content-type': 'text/plain' }).end(body);
+        const extra = path === '/slack/events' ? copy.eventHeaders : {};
+        res.writeHead(status, { 'x-autohub-instance': name, 'content-type': 'text/plain', ...extra }).end(body);
       }, copy.delayMs);
     });
   });
@@ -44,6 +47,7 @@ export async function startFakeCopy(name: string): Promise<FakeCopy> {
     next: [],
     health: 200,
     delayMs: 0,
+    eventHeaders: {},
     received: [],
     close: async () => {
       server.closeAllConnections();
