@@ -3,7 +3,7 @@ import type { App } from '@slack/bolt';
 import type { Logger } from '../../lib/log/index.js';
 import type { TurnContext } from '../../lib/receiver/index.js';
 import { takeTurn, type TurnRequest } from '../turn.js';
-import { findReply, postReply, threadOf } from './reply.js';
+import { checkThread, postReply, threadOf } from './reply.js';
 import { streamReply } from './stream-reply.js';
 
 interface MessageLike {
@@ -62,11 +62,16 @@ async function answer(
   // answered already (Slack posts cannot be fenced): the thread is the truth,
   // read before the turn runs, so a paid model call is not made twice.
   if (lease?.checkThreadFirst) {
-    const existing = await findReply(client, target);
-    if (existing) {
-      await lease.finish(existing);
-      log.info('turn.already_replied', { eventId, ts: existing });
+    const thread = await checkThread(client, target, event.thread_ts === undefined);
+    if (thread.reply) {
+      await lease.finish(thread.reply);
+      log.info('turn.already_replied', { eventId, ts: thread.reply });
       return;
+    }
+    if (thread.orphan && !lease.streamTs) {
+      // Recorded in the lease like any stream of this turn, so the stream writer completes that message.
+      log.info('turn.orphan_stream', { eventId, ts: thread.orphan });
+      await lease.markStream(thread.orphan);
     }
   }
   thinking(client, event.channel, target.threadTs, via === 'dm');
@@ -80,7 +85,7 @@ async function answer(
   });
   // Found by the catch-up sweep after an outage: say so, briefly.
   const late = body.autohub_catchup === true;
-  if (typeof reply === 'string') {
+  if (typeof reply === 'string' && !lease?.streamTs) {
     // The commit point: from here this copy, and no other, may post.
     if (lease && !(await lease.commit())) {
       log.warn('turn.abandoned', { eventId, reason: 'lease lost before posting' });
@@ -91,7 +96,9 @@ async function answer(
     log.info('turn.replied', { eventId, via, claim: context.autohubClaim, ts, takeover: lease?.previousState, attempt: lease?.attempts });
     return;
   }
-  const chunks = late ? prepend(`${LATE_NOTE}\n`, reply) : reply;
+  // A turn whose message was started by a streamed run completes that message, whatever this run returns.
+  const whole = typeof reply === 'string' ? once(reply) : reply;
+  const chunks = late ? prepend(`${LATE_NOTE}\n`, whole) : whole;
   const stream = await streamReply(
     client,
     { ...target, recipientUser: event.user, recipientTeam: body.team_id },
@@ -108,6 +115,10 @@ async function answer(
     eventId, via, claim: context.autohubClaim, ts: stream.ts, takeover: lease?.previousState, attempt: lease?.attempts,
     stream: stream.how, chunks: stream.chunks, ms: Date.now() - started,
   });
+}
+
+async function* once(text: string): AsyncIterable<string> {
+  yield text;
 }
 
 async function* prepend(first: string, rest: AsyncIterable<string>): AsyncIterable<string> {

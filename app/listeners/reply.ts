@@ -37,13 +37,30 @@ export function answers(message: { metadata?: unknown }, eventId: string): boole
 /** Pages read at most: 20 x 200 replies. A thread longer than 4,000 replies is read that far. */
 const MAX_PAGES = 20;
 
+/** What a taker-over finds in the thread before it runs the turn. */
+export interface ThreadCheck {
+  /** A reply that answers the delivery (by its metadata): nothing more to do. */
+  reply?: string;
+  /**
+   * A streamed reply left open by a copy that died between chat.startStream's
+   * answer and recording its ts (metadata goes on only at the stop): the one
+   * message, by a bot and without metadata, in a thread that holds nothing else
+   * but the mention itself. Only then can it be nobody else's. Completed, not
+   * written again.
+   */
+  orphan?: string;
+}
+
+type ThreadMessage = { ts?: string; bot_id?: string; metadata?: unknown };
+
 /**
- * The ts of a reply already in the thread that answers `eventId`, if any:
- * a taker-over, or a retry after an ambiguous failure, looks before it runs
- * the turn. Every page of the thread is read (`cursor`).
+ * Read the thread (every page, `cursor`) for this delivery's reply: a
+ * taker-over, or a retry after an ambiguous failure, looks before it runs the
+ * turn. `mentionIsRoot`: the thread is the mention's own (it started it).
  */
-export async function findReply(client: WebClient, target: ReplyTarget): Promise<string | undefined> {
+export async function checkThread(client: WebClient, target: ReplyTarget, mentionIsRoot = false): Promise<ThreadCheck> {
   let cursor: string | undefined;
+  const others: ThreadMessage[] = [];
   for (let page = 0; page < MAX_PAGES; page++) {
     const result = await client.conversations.replies({
       channel: target.channel,
@@ -53,9 +70,17 @@ export async function findReply(client: WebClient, target: ReplyTarget): Promise
       ...(cursor ? { cursor } : {}),
     });
     const found = result.messages?.find((m) => answers(m, target.eventId));
-    if (found?.ts) return found.ts;
+    if (found?.ts) return { reply: found.ts };
+    for (const m of (result.messages ?? []) as ThreadMessage[]) if (m.ts !== target.threadTs) others.push(m);
     cursor = result.response_metadata?.next_cursor || undefined;
-    if (!result.has_more || !cursor) return undefined;
+    if (!result.has_more || !cursor) break;
   }
-  return undefined;
+  const only = others.length === 1 ? others[0]! : undefined;
+  if (mentionIsRoot && only?.ts && only.bot_id !== undefined && only.metadata === undefined) return { orphan: only.ts };
+  return {};
+}
+
+/** The ts of a reply already in the thread that answers `eventId`, if any. */
+export async function findReply(client: WebClient, target: ReplyTarget): Promise<string | undefined> {
+  return (await checkThread(client, target)).reply;
 }

@@ -159,6 +159,8 @@ function defaultAnswer(
         .filter((c) => landed(c) && c.params.channel === params.channel && c.params.thread_ts === params.ts)
         .map((c) => ({
           ts: (c.answer as { ts?: string } | undefined)?.ts,
+          // Every message the fake holds in a thread is the bot's.
+          bot_id: 'BAUTOHUB',
           text: c.params.text,
           thread_ts: c.params.thread_ts,
           ...(c.params.metadata ? { metadata: JSON.parse(c.params.metadata) as unknown } : {}),

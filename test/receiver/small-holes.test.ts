@@ -1,7 +1,7 @@
 /** Issue 11's smaller holes, each with a real copy, real Bolt and the real WebClient. */
 import { WebClient } from '@slack/web-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findReply, TURN_EVENT_TYPE } from '../../app/listeners/reply.js';
+import { checkThread, findReply, TURN_EVENT_TYPE } from '../../app/listeners/reply.js';
 import { isPersonsDirectMessage } from '../../app/listeners/conversation.js';
 import { startFakeWebApi, type FakeWebApi } from '../../drill/sim/fake-web-api.js';
 import { deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
@@ -90,5 +90,20 @@ describe('the thread check reads every page', () => {
     expect(ts).toBeDefined();
     expect(api.calls.filter((c) => c.method === 'conversations.replies')).toHaveLength(2);
     expect(await findReply(client, { channel: thread.channel, threadTs: thread.thread_ts, eventId: 'Ev-other' })).toBeUndefined();
+  });
+
+  it('adopts an open stream without metadata only where it can be nobody else\'s: the one message in the mention\'s own thread', async () => {
+    const client = new WebClient('xoxb-test', { slackApiUrl: api.url, retryConfig: { retries: 0 } });
+    const target = (threadTs: string) => ({ channel: 'C0ORPHAN', threadTs, eventId: 'Ev-orphan' });
+    const alone = '1700002200.000001';
+    const { ts } = await client.chat.startStream({ channel: 'C0ORPHAN', thread_ts: alone, markdown_text: 'Hi' });
+    expect(await checkThread(client, target(alone), true)).toEqual({ orphan: ts });
+    // A mention inside a longer thread: that message may be another turn's, live.
+    expect(await checkThread(client, target(alone), false)).toEqual({});
+    // Two such messages in the thread: either could be another turn's.
+    const crowded = '1700002200.000002';
+    await client.chat.startStream({ channel: 'C0ORPHAN', thread_ts: crowded, markdown_text: 'Hi' });
+    await client.chat.startStream({ channel: 'C0ORPHAN', thread_ts: crowded, markdown_text: 'Hi' });
+    expect(await checkThread(client, target(crowded), true)).toEqual({});
   });
 });

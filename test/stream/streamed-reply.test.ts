@@ -52,6 +52,29 @@ describe('a streamed reply', () => {
     expect(cloud.lines.some((l) => l.event === 'turn.replied' && l.eventId === 'Ev-stream-kill' && l.stream === 'completed')).toBe(true);
   });
 
+  it('its owner died between chat.startStream and recording the ts: the taker-over completes that message, not a second one', async () => {
+    // The dead owner's state, built by hand (the window is one request wide): a lapsed lease with no
+    // stream ts, and the message Slack opened for it, without metadata (that goes on only at the stop).
+    const { eventKey } = await import('../../lib/store/index.js');
+    const { WebClient } = await import('@slack/web-api');
+    const thread = ts();
+    const eventId = 'Ev-stream-orphan';
+    const body = JSON.stringify(mentionEnvelope({ eventId, ts: thread, team: 'T0AUTOHUB', channel: 'C0GENERAL' }));
+    expect(await cloud.store.claim([eventKey('T0AUTOHUB', eventId)], { instance: 'hub-gone', role: 'hub' }, { leaseMs: 1500, body })).toMatchObject({ token: 1 });
+    await new WebClient('xoxb-test', { slackApiUrl: api.url }).chat.startStream({ channel: 'C0GENERAL', thread_ts: thread, markdown_text: 'Hi <@U0PERSON>, I' });
+    expect(streamsIn(thread)).toHaveLength(1);
+
+    await turnOver(cloud.store, eventId, 15_000);
+    const streams = streamsIn(thread);
+    expect(streams).toHaveLength(1);
+    const [, st] = streams[0]!;
+    expect(st.state).toBe('updated');
+    expect(st.text).toBe('Hi <@U0PERSON>, I got that. Answered by the cloud copy (cloud-test).');
+    expect(metadataOf(st)).toBe(eventId);
+    expect(api.calls.filter((c) => c.method === 'chat.postMessage' && c.params.thread_ts === thread)).toHaveLength(0);
+    expect(cloud.lines.some((l) => l.event === 'turn.orphan_stream' && l.eventId === eventId)).toBe(true);
+  });
+
   it('a stream Slack closes mid-turn ends complete, through an update', async () => {
     api.streamLifeMs = 500;
     const hub = await startHub({ AUTOHUB_DEMO_CHUNK_MS: '700' });
