@@ -28,7 +28,8 @@ import type { HealthMonitor } from './health.js';
 import { bearerMatches } from '../access/index.js';
 import { readRawBody } from './raw-body.js';
 import type { LeaseKeeper } from './lease-keeper.js';
-import { TurnRunner, type DeadTurn } from './turn-runner.js';
+import { TurnRunner, type DeadTurn, type Turn } from './turn-runner.js';
+import type { TurnLease } from './turn-lease.js';
 
 export type { DeadTurn, TurnContext } from './turn-runner.js';
 
@@ -130,6 +131,7 @@ export class FailoverReceiver implements Receiver {
       onRetry: o.onRetry,
       onDead: o.onDead,
       onIdle: o.onIdle,
+      reclaim: (t) => this.#reclaim(t),
       now: o.now,
     });
   }
@@ -296,6 +298,18 @@ export class FailoverReceiver implements Receiver {
         ? this.#runner.lease(delivery.claimKeys[0]!, outcome.token, claimSentAt, delivery.body)
         : undefined;
     this.#runner.run({ delivery, gate, receivedAt, claim: claim === 'none' ? 'claimed' : outcome.kind, retry, logFields, lease: turnLease });
+  }
+
+  /** A failed-open turn that failed: claimed now, with a lease, for the retry machinery (see TurnRunnerOptions.reclaim). */
+  async #reclaim(t: Turn): Promise<TurnLease | undefined> {
+    const o = this.#o;
+    if (t.delivery.kind !== 'event' || t.delivery.claimKeys.length === 0) return undefined;
+    const request = leaseRequest(o.lease.leaseMs, t.delivery.body, t.delivery.eventId);
+    if (!request) return undefined;
+    const sentAt = o.now();
+    const outcome = await o.store.claim(t.delivery.claimKeys, { instance: o.instance, role: o.role }, request);
+    if (outcome.kind !== 'claimed' || outcome.token === undefined) return undefined;
+    return this.#runner.lease(t.delivery.claimKeys[0]!, outcome.token, sentAt, t.delivery.body);
   }
 
   #claim(keys: string[], receivedAt: number, lease: LeaseRequest | undefined): Promise<ClaimOutcome> {

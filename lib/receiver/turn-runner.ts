@@ -51,6 +51,13 @@ export interface TurnRunnerOptions {
   onDead?: ((dead: DeadTurn) => void) | undefined;
   /** A slot came free. */
   onIdle?: (() => void) | undefined;
+  /**
+   * A turn that failed without a lease (its claim failed open at the ack):
+   * claim it now, with a lease, so the store can schedule its retry. Undefined
+   * when it is held already (another copy, or the claim that timed out landed
+   * after all: that lease lapses and is taken over) or the store is still away.
+   */
+  reclaim?: ((t: Turn) => Promise<TurnLease | undefined>) | undefined;
   now: () => number;
 }
 
@@ -239,6 +246,10 @@ export class TurnRunner {
     const { o } = this;
     const failure = classifyTurnFailure(error);
     t.gate.answer(500, undefined, { 'x-autohub-claim': t.logFields.claim as string });
+    if (!t.lease && t.delivery.kind === 'event' && o.reclaim) {
+      t.lease = await o.reclaim(t).catch(() => undefined);
+      if (t.lease) o.log.info('turn.reclaimed', { ...t.logFields, key: t.lease.key, token: t.lease.token });
+    }
     if (!t.lease) {
       o.log.error('turn.failed', { ...t.logFields, failure: failure.kind, reason: failure.reason, error });
       return;

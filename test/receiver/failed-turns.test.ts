@@ -7,7 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeWebApi, type FakeWebApi } from '../../drill/sim/fake-web-api.js';
 import { deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
-import { eventKey } from '../../lib/store/index.js';
+import { eventKey, MemoryStore } from '../../lib/store/index.js';
+import { hangable } from '../../drill/hangable-store.js';
 import { useRedisBridge } from '../support/redis-fixture.js';
 import { eventually, repliesTo, SECRET, startCopy, type RunningCopy } from '../support/copies.js';
 
@@ -129,5 +130,39 @@ describe('every acked mention ends answered or dead-lettered', () => {
     expect((await deliver(hub.eventsUrl, body, { signingSecret: SECRET })).status).toBe(200);
     await eventually(async () => (await dead('Ev-bug')).length === 1, 'the dead letter', 10_000);
     expect((await dead('Ev-bug'))[0]!.reason).toBe('listener: TypeError: cannot read the thing');
+  });
+});
+
+describe('a turn whose claim failed open (no lease) and whose reply then fails', () => {
+  let api: FakeWebApi;
+  let copy: RunningCopy;
+  const store = hangable(new MemoryStore());
+  beforeAll(async () => {
+    api = await startFakeWebApi();
+    copy = await startCopy({ role: 'hub', webApiUrl: api.url, store, env: ENV });
+  });
+  afterAll(async () => {
+    await copy?.stop();
+    await api?.close();
+  });
+
+  it('is claimed late, once the store answers again, and retried through the store: one reply', async () => {
+    // The store does not answer the claim (it fails open and never lands); the reply's first write is
+    // held 400 ms and then fails with HTTP 500, by when the store answers again.
+    api.holdPosts(400);
+    for (const method of ['chat.startStream', 'chat.postMessage']) api.script(method, { status: 500, body: { ok: false, error: 'internal' } });
+    store.hung = true;
+    let response: Response;
+    try {
+      response = await deliver(copy.eventsUrl, mentionEnvelope({ eventId: 'Ev-open-failed', ts: '1700009100.000001' }), { signingSecret: SECRET });
+    } finally {
+      store.hung = false;
+    }
+    expect(response.headers.get('x-autohub-claim')).toBe('fail-open');
+    await eventually(() => repliesTo(api, 'Ev-open-failed').length > 0, 'the retried reply', 15_000);
+    api.holdPosts(0);
+    await eventually(async () => (await store.pending()) === 0, 'the turn to end');
+    expect(repliesTo(api, 'Ev-open-failed')).toHaveLength(1);
+    expect(copy.lines.some((l) => l.event === 'turn.reclaimed' && l.eventId === 'Ev-open-failed')).toBe(true);
   });
 });

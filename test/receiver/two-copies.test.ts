@@ -119,6 +119,24 @@ describe('a hub and a cloud copy sharing one Redis', () => {
     expect(hub.lines.some((l) => l.event === 'claim.fail_open')).toBe(true);
   });
 
+  it('a failed-open turn whose reply fails is not dropped: the claim that timed out lands when Redis is back, its lease lapses and is taken over; one reply', async () => {
+    const body = mentionEnvelope({ eventId: 'Ev-paused-failed', ts: ts() });
+    // The first write of the reply fails (HTTP 500, ambiguous): the turn has no lease to hand back.
+    for (const method of ['chat.startStream', 'chat.postMessage']) api.script(method, { status: 500, body: { ok: false, error: 'internal' } });
+    fx.redis.pause();
+    let response: Response;
+    try {
+      response = await deliver(hub.eventsUrl, body, { signingSecret: SECRET });
+    } finally {
+      fx.redis.resume();
+    }
+    expect(response.headers.get('x-autohub-claim')).toBe('fail-open');
+    await eventually(() => repliesTo('Ev-paused-failed').length > 0, 'the retried reply', 15_000);
+    await quiescent([hub, cloud]);
+    expect(repliesTo('Ev-paused-failed')).toHaveLength(1);
+    expect([...hub.lines, ...cloud.lines].some((l) => l.event === 'lease.takeover' && l.eventId === 'Ev-paused-failed')).toBe(true);
+  });
+
   it('health without the token says only its status', async () => {
     const response = await fetch(cloud.healthUrl);
     expect(response.status).toBe(200);
