@@ -186,7 +186,7 @@ export function parseAppConfig(env: Env): AppConfig {
     },
     maxTurns: readInt(env, 'AUTOHUB_MAX_TURNS', 16, { min: 1, max: 1000 }),
     // Only the hub hands work on: the cloud copy is the edge's last resort and takes whatever comes.
-    shedAt: Math.min(readInt(env, 'AUTOHUB_SHED_AT', 64, { min: 0, max: 100_000 }), role === 'hub' ? Infinity : 0),
+    shedAt: Math.min(readInt(env, 'AUTOHUB_SHED_AT', 0, { min: 0, max: 100_000 }), role === 'hub' ? Infinity : 0),
     owners: readOwners(env),
     peer: readPeer(env),
     healthToken: readHealthToken(env),

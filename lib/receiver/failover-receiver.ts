@@ -271,7 +271,8 @@ export class FailoverReceiver implements Receiver {
     }
     const retry = parseRetryHeaders(header(req, 'x-slack-retry-num'), header(req, 'x-slack-retry-reason'));
     const failover = header(req, 'x-autohub-failover');
-    if (failover) o.onFailover?.(failover.slice(0, 80));
+    // A busy hub is alive and renewing its leases: nothing to look for (a look then only finds leases late under load).
+    if (failover && !failover.startsWith('hub busy')) o.onFailover?.(failover.slice(0, 80));
     const lease = delivery.kind === 'event' ? leaseRequest(o.lease.leaseMs, delivery.body, delivery.eventId) : undefined;
     const claimSentAt = o.now();
     const outcome = await this.#claim(delivery.claimKeys, receivedAt, lease);

@@ -45,9 +45,9 @@ describe('parseAppConfig', () => {
     expect(run).toThrow(message);
   });
 
-  it('only the hub hands deliveries on while busy: 64 waiting by default, 0 (never) on the cloud copy whatever is set', () => {
-    expect(parseAppConfig(valid).shedAt).toBe(64);
-    expect(parseAppConfig({ ...valid, AUTOHUB_SHED_AT: '0' }).shedAt).toBe(0);
+  it('only the hub hands deliveries on while busy: off by default, and 0 (never) on the cloud copy whatever is set', () => {
+    expect(parseAppConfig(valid).shedAt).toBe(0);
+    expect(parseAppConfig({ ...valid, AUTOHUB_SHED_AT: '64' }).shedAt).toBe(64);
     expect(parseAppConfig({ ...valid, AUTOHUB_ROLE: 'cloud', AUTOHUB_SHED_AT: '5' }).shedAt).toBe(0);
   });
 
