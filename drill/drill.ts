@@ -30,14 +30,6 @@ function spinner(): ChildProcess {
   return child;
 }
 
-/** The longest the drill waits between scenarios for turns still live in the store. */
-const SETTLE_MS = 120_000;
-
-async function settle(harness: { pending(): Promise<number | undefined> }, timeoutMs: number): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (Date.now() < until && ((await harness.pending()) ?? 0) > 0) await new Promise((r) => setTimeout(r, 250));
-}
-
 export async function runDrill(options: DrillOptions): Promise<DrillResult> {
   const noise = Array.from({ length: options.noisy ?? 0 }, spinner);
   const harness = await startHarness({ factor: options.factor, inProcess: options.inProcess });
@@ -46,8 +38,6 @@ export async function runDrill(options: DrillOptions): Promise<DrillResult> {
     for (const scenario of options.scenarios) {
       options.onProgress?.(`${scenario.name}: starting`);
       results.push(await runScenario(harness, scenario, options));
-      // Scored already; what it left live (a backlog not yet answered) must not slow the next one down.
-      await settle(harness, SETTLE_MS);
     }
     return { store: harness.storeKind, factor: options.factor, results };
   } finally {
