@@ -64,7 +64,6 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
   const rate = options.rate ?? 20;
   const sendMs = Math.max(1000, (options.events / rate) * 1000);
   const startedAt = Date.now();
-  const seconds = Math.floor(startedAt / 1000);
   const mentions: string[] = [];
   const windows: FaultWindow[] = [];
 
@@ -91,7 +90,9 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
   const deliveries: Promise<void>[] = [];
   for (let i = 0; i < options.events; i++) {
     await sleep(startedAt + (i * sendMs) / options.events - Date.now());
-    const ts = `${seconds}.${String(i).padStart(6, '0')}`;
+    // The second it is sent in, as Slack stamps it: a ts from the scenario's start second would put a mention
+    // sent later before a catch-up sweep's window that began after the first sweep (its "swept to").
+    const ts = `${Math.floor(Date.now() / 1000)}.${String(i).padStart(6, '0')}`;
     mentions.push(ts);
     const channels = scenario.channels ?? 1;
     const channel = channels > 1 ? `C0DRILL${i % channels}` : 'C0DRILL';
