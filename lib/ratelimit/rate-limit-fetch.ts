@@ -201,7 +201,7 @@ export function createRateLimitFetch(options: RateLimitFetchOptions = {}): RateL
     for (const [key, gate] of gates) {
       // `scope:method`, or `scope:method:channel` for a method limited per channel (closed in any channel).
       if (key.split(':')[1] !== method) continue;
-      if (gate.reopenAt > t || gate.waitMs() > 0 || (options.shared?.known(key) ?? 0) > t) return true;
+      if (gate.waitMs() > 0 || (options.shared?.known(key) ?? 0) > t) return true;
     }
     return false;
   };
