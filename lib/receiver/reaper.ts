@@ -45,6 +45,8 @@ export class Reaper {
   #looks = 0;
   /** The last look left due turns behind for want of capacity. */
   #starved = false;
+  /** A look was asked for while one was running: look again when it ends. */
+  #again = false;
   readonly #now: () => number;
   readonly #jitter: () => number;
 
@@ -93,8 +95,15 @@ export class Reaper {
 
   /** One look; overlapping looks are skipped. Resolves with the turns taken over. */
   async look(): Promise<Takeover[]> {
-    if (this.#running) return [];
+    if (this.#running) {
+      // The timer that called this has fired, so nothing is planned now: without this, the running look's
+      // own plan would be measured against this stale time, dropped, and the reaper would never look again.
+      this.#nextAt = Infinity;
+      this.#again = true;
+      return [];
+    }
     this.#running = true;
+    this.#again = false;
     this.#nextAt = Infinity;
     clearTimeout(this.#timer);
     let next = this.o.settings.reaperMs * this.#jitter();
@@ -113,7 +122,7 @@ export class Reaper {
       return [];
     } finally {
       this.#running = false;
-      this.wakeIn(next);
+      this.wakeIn(this.#again ? Math.min(next, MIN_LOOK_GAP_MS) : next);
     }
   }
 }
