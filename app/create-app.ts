@@ -234,7 +234,8 @@ export function createAutohub(options: AutohubOptions): Autohub {
     stop: async () => {
       peer?.stop();
       reaper.stop();
-      await receiver.stop();
+      // A sweep cut short lets its lock go: otherwise no copy could sweep until it lapsed.
+      await Promise.all([receiver.stop(), sweeper?.stop()]);
       keeper.stop();
       loop.stop();
       await status.flush();

@@ -14,6 +14,7 @@ export function hangable(store: SharedStore): SharedStore & { hung: boolean } {
     hung: false,
     claim: async (...a) => (wrapper.hung ? { kind: 'fail-open', reason: 'drill: store hung' } : store.claim(...a)),
     lock: async (...a) => (wrapper.hung ? undefined : store.lock(...a)),
+    unlock: async (...a) => (wrapper.hung ? undefined : store.unlock(...a)),
     note: async (...a) => (wrapper.hung ? undefined : store.note(...a)),
     read: async (...a) => (wrapper.hung ? undefined : store.read(...a)),
     readHash: async (...a) => (wrapper.hung ? undefined : store.readHash(...a)),

@@ -90,9 +90,11 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
   const deliveries: Promise<void>[] = [];
   for (let i = 0; i < options.events; i++) {
     await sleep(startedAt + (i * sendMs) / options.events - Date.now());
-    // The second it is sent in, as Slack stamps it: a ts from the scenario's start second would put a mention
-    // sent later before a catch-up sweep's window that began after the first sweep (its "swept to").
-    const ts = `${Math.floor(Date.now() / 1000)}.${String(i).padStart(6, '0')}`;
+    // When it is sent, as Slack stamps it (to the millisecond here, then the index for uniqueness). A coarser
+    // ts puts a mention before the moment it was really sent: before a catch-up window that began later (its
+    // "swept to"), or inside a window that ended at a claim made before the mention was sent.
+    const sentAt = Date.now();
+    const ts = `${Math.floor(sentAt / 1000)}.${String(sentAt % 1000).padStart(3, '0')}${String(i % 1000).padStart(3, '0')}`;
     mentions.push(ts);
     const channels = scenario.channels ?? 1;
     const channel = channels > 1 ? `C0DRILL${i % channels}` : 'C0DRILL';

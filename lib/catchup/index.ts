@@ -1,4 +1,4 @@
-export { CatchupSweeper } from './sweeper.js';
+export { CatchupSweeper, sweepLockMs } from './sweeper.js';
 export type { HistoryClient, SweepRecord, SweeperOptions } from './sweeper.js';
 export { sweepWindow, SWEEP_TO_LAG_MS } from './window.js';
 export type { SweepInput, SweepWindow } from './window.js';

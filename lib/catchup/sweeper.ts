@@ -14,6 +14,7 @@
  * a sweep of 50 conversations takes about a minute and trips nothing. Every
  * call goes through the rate-limit fetch like any other.
  */
+import { randomUUID } from 'node:crypto';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../log/index.js';
 import { STATUS_KEYS, SWEEP_LOCK_KEY, type Gap, type Leases, type Look, type Records } from '../store/index.js';
@@ -29,13 +30,18 @@ export interface SweepRecord {
   conversations: number;
   found: number;
   answered: number;
+  /**
+   * Found, but the store could not say whether another copy had it (the
+   * claim failed open): not run, and the window is read again next time.
+   */
+  unsure: number;
   instance: string;
 }
 
 export interface SweeperOptions {
   client: HistoryClient;
-  store: Pick<Records, 'lock' | 'note' | 'read'> & Pick<Leases, 'dropGap'>;
-  /** Run a found message as a delivery; resolves `claimed` when this copy took it. */
+  store: Pick<Records, 'lock' | 'unlock' | 'note' | 'read'> & Pick<Leases, 'dropGap'>;
+  /** Run a found message as a delivery; resolves `claimed` when this copy took it, `fail-open` when it was not run for want of a store. */
   inject: (envelope: Record<string, unknown>) => Promise<'claimed' | 'duplicate' | 'fail-open'>;
   instance: string;
   log: Logger;
@@ -68,15 +74,27 @@ const NOT_A_PERSON = new Set(['bot_message', 'message_changed', 'message_deleted
 
 const slackTs = (ms: number) => (ms / 1000).toFixed(6);
 
+/** The sweep lock lasts a quarter of Slack's retry window, within [1 s, 2 min], and is kept while the sweep runs. */
+export function sweepLockMs(retryWindowMs: number): number {
+  return Math.min(120_000, Math.max(1000, Math.round(retryWindowMs / 4)));
+}
+
+/** A sweep cut short: the copy is stopping, or the lock passed to another copy. Nothing is recorded. */
+class SweepCut extends Error {}
+
 export class CatchupSweeper {
-  #running = false;
+  #running: Promise<SweepRecord | undefined> | undefined;
+  #stopping = false;
   #lastSweptTo: number | undefined;
+  /** This process's name on the sweep lock: a take that timed out but landed later is still ours. */
+  readonly #holder: string;
   readonly #now: () => number;
   readonly #sleep: Sleep;
 
   constructor(private readonly o: SweeperOptions) {
     this.#now = o.now ?? Date.now;
     this.#sleep = o.sleep ?? realSleep;
+    this.#holder = `${o.instance}:${randomUUID()}`;
   }
 
   /**
@@ -85,16 +103,35 @@ export class CatchupSweeper {
    * claimed at all, since the last claim. Resolves with what was done.
    */
   async maybeSweep(look: Pick<Look, 'sinceServedMs' | 'gap'>): Promise<SweepRecord | undefined> {
-    if (this.#running) return undefined;
-    this.#running = true;
-    try {
-      return look.gap ? await this.#overGap(look.gap) : await this.#whileSilent(look.sinceServedMs);
-    } catch (error) {
-      this.o.log.error('catchup.failed', { error });
-      return undefined;
-    } finally {
-      this.#running = false;
-    }
+    if (this.#running || this.#stopping) return undefined;
+    const run = (async () => {
+      try {
+        return look.gap ? await this.#overGap(look.gap) : await this.#whileSilent(look.sinceServedMs);
+      } catch (error) {
+        if (error instanceof SweepCut) this.o.log.info('catchup.cut', { reason: error.message });
+        else this.o.log.error('catchup.failed', { error });
+        return undefined;
+      } finally {
+        this.#running = undefined;
+      }
+    })();
+    this.#running = run;
+    return run;
+  }
+
+  /**
+   * On shutdown: no new sweep; one running stops at its next Slack call and
+   * lets the lock go (else no copy could sweep until it lapsed). Waits at
+   * most `waitMs` for that, then lets the lock go itself.
+   */
+  async stop(waitMs = 2000): Promise<void> {
+    this.#stopping = true;
+    const running = this.#running;
+    if (!running) return;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const ended = await Promise.race([running.then(() => true), new Promise<boolean>((r) => (timer = setTimeout(() => r(false), waitMs)))]);
+    clearTimeout(timer);
+    if (!ended) await this.o.store.unlock(SWEEP_LOCK_KEY, this.#holder);
   }
 
   /** A silence that ended with a claim: read back what was sent in it, once, then forget it. */
@@ -132,29 +169,51 @@ export class CatchupSweeper {
     });
   }
 
-  /** One sweep under the lock (held at most two minutes: 50 conversations take about one), its record written, then `done`. */
+  /**
+   * One sweep under the lock, its record written, then `done`. The lock is
+   * taken in this process's name, so a take that got no answer (a store that
+   * hung) but landed later does not shut every copy out: the next look here
+   * finds the lock its own. It lasts a quarter of Slack's retry window and
+   * is taken again as the sweep goes on, so a copy that dies mid-sweep holds
+   * up the next sweep by that much at most.
+   */
   async #locked(window: SweepWindow, done: () => Promise<void>): Promise<SweepRecord | undefined> {
-    if ((await this.o.store.lock(SWEEP_LOCK_KEY, 120)) !== true) return undefined;
+    const lockMs = sweepLockMs(this.o.retryWindowMs ?? 360_000);
+    const take = () => this.o.store.lock(SWEEP_LOCK_KEY, Math.ceil(lockMs / 1000), this.#holder);
+    if ((await take()) !== true) return undefined;
+    let takenAt = this.#now();
+    const keep = async () => {
+      if (this.#stopping) throw new SweepCut('the copy is stopping');
+      if (this.#now() - takenAt < lockMs / 3) return;
+      // No answer: go on (a second sweeper costs only duplicate claims); taken by another: stop here.
+      const kept = await take();
+      if (kept === false) throw new SweepCut('the sweep lock lapsed and another copy took it');
+      if (kept) takenAt = this.#now();
+    };
     try {
-      const record = await this.sweep(window);
+      const record = await this.sweep(window, keep);
+      // Some were left for want of a store: neither the gap nor the watermark moves, so the window is read again.
+      if (record.unsure > 0) return record;
       await done();
       await this.o.store.note(STATUS_KEYS.sweep, JSON.stringify(record), 30 * 24 * 3600);
       return record;
     } finally {
-      await this.o.store.note(SWEEP_LOCK_KEY, 'released', 1);
+      await this.o.store.unlock(SWEEP_LOCK_KEY, this.#holder);
     }
   }
 
-  /** Read the window back from Slack and hand each unanswered message to the normal claim path. */
-  async sweep(window: SweepWindow): Promise<SweepRecord> {
+  /** Read the window back from Slack and hand each unanswered message to the normal claim path; `keep` before each Slack call. */
+  async sweep(window: SweepWindow, keep: () => Promise<void> = async () => {}): Promise<SweepRecord> {
     const { client, log } = this.o;
     const pace = this.o.paceMs ?? 1200;
+    await keep();
     const me = await client.auth.test();
     const botUser = me.user_id;
     const team = me.team_id;
     const conversations: Array<{ id: string; im: boolean }> = [];
     let cursor: string | undefined;
     do {
+      await keep();
       const page = await client.users.conversations({ types: 'public_channel,private_channel,mpim,im', exclude_archived: true, limit: 200, ...(cursor ? { cursor } : {}) });
       for (const c of page.channels ?? []) if (c.id) conversations.push({ id: c.id, im: c.is_im === true });
       cursor = page.response_metadata?.next_cursor || undefined;
@@ -162,10 +221,12 @@ export class CatchupSweeper {
     } while (cursor);
     let found = 0;
     let answered = 0;
+    let unsure = 0;
     for (const conversation of conversations) {
       await this.#sleep(pace);
       let page: string | undefined;
       do {
+        await keep();
         const history = await client.conversations.history({
           channel: conversation.id,
           oldest: slackTs(window.from),
@@ -179,8 +240,10 @@ export class CatchupSweeper {
           found += 1;
           // Its thread already holds a reply by the bot: answered before the outage.
           if (botUser && m.reply_users?.includes(botUser)) continue;
+          await keep();
           const outcome = await this.o.inject(envelope(team, conversation, m));
           if (outcome === 'claimed') answered += 1;
+          if (outcome === 'fail-open') unsure += 1;
         }
         page = history.has_more ? history.response_metadata?.next_cursor || undefined : undefined;
         if (page) await this.#sleep(pace);
@@ -193,6 +256,7 @@ export class CatchupSweeper {
       conversations: conversations.length,
       found,
       answered,
+      unsure,
       instance: this.o.instance,
     };
     log.info('catchup.swept', { ...record });

@@ -324,7 +324,10 @@ export class FailoverReceiver implements Receiver {
   /**
    * A delivery Slack gave up on, found by the catch-up sweep: claimed like a
    * live one (under the same message key, so a late retry or a second
-   * sweeper is a duplicate) and run with nobody waiting for an ack.
+   * sweeper is a duplicate) and run with nobody waiting for an ack. Unlike a
+   * live delivery it does not fail open: nobody waits for it, Slack keeps
+   * the message, and a live delivery of it may be running unrecorded (its
+   * own claim failed open), so it is left for the next sweep.
    */
   async inject(envelope: Record<string, unknown>): Promise<ClaimKind> {
     const o = this.#o;
@@ -333,6 +336,10 @@ export class FailoverReceiver implements Receiver {
     const receivedAt = o.now();
     const outcome = await this.#claim(delivery.claimKeys, receivedAt, leaseRequest(o.lease.leaseMs, delivery.body, delivery.eventId));
     if (outcome.kind === 'duplicate') return 'duplicate';
+    if (outcome.kind === 'fail-open') {
+      o.log.warn('catchup.unsure', { kind: 'event', eventId: delivery.eventId, reason: outcome.reason, detail: 'the store did not answer: left for the next sweep' });
+      return 'fail-open';
+    }
     const lease = outcome.kind === 'claimed' && outcome.token !== undefined ? this.#runner.lease(delivery.claimKeys[0]!, outcome.token, receivedAt, delivery.body) : undefined;
     const logFields = { kind: 'event', eventId: delivery.eventId, claim: outcome.kind, catchup: true };
     o.log.info('catchup.found', logFields);

@@ -269,11 +269,16 @@ export class MemoryStore implements SharedStore {
     return true;
   }
 
-  async lock(key: string, ttlSeconds: number): Promise<boolean> {
+  async lock(key: string, ttlSeconds: number, holder: string): Promise<boolean> {
     const now = this.#now();
-    if (this.#live(key, now)) return false;
-    this.#set(key, 'locked', ttlSeconds * 1000, now);
+    const held = this.#live(key, now);
+    if (held && held.value !== holder) return false;
+    this.#set(key, holder, ttlSeconds * 1000, now);
     return true;
+  }
+
+  async unlock(key: string, holder: string): Promise<void> {
+    if (this.#live(key, this.#now())?.value === holder) this.#entries.delete(key);
   }
 
   async note(key: string, value: string, ttlSeconds: number): Promise<void> {

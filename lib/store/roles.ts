@@ -95,8 +95,15 @@ export interface DeadLetters {
 export interface Records {
   /** A string value, `null` when absent, `undefined` when the store could not answer. */
   read(key: string): Promise<string | null | undefined>;
-  /** Take `key` for `ttlSeconds` if nobody holds it: true when taken, false when held, undefined when the store could not answer. */
-  lock(key: string, ttlSeconds: number): Promise<boolean | undefined>;
+  /**
+   * Take `key` for `holder` for `ttlSeconds` if nobody else holds it: true when
+   * taken (or already `holder`'s: a take whose answer was lost may land
+   * late), false when another holds it, undefined when the store could not
+   * answer. `holder` must be unique to the process.
+   */
+  lock(key: string, ttlSeconds: number, holder: string): Promise<boolean | undefined>;
+  /** Let `key` go if `holder` still holds it. Never throws. */
+  unlock(key: string, holder: string): Promise<void>;
   /** A detached bookkeeping write; resolves when done, never throws. */
   note(key: string, value: string, ttlSeconds: number): Promise<void>;
   /** Every field of a hash; undefined when the store could not answer. */

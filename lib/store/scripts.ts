@@ -257,3 +257,20 @@ rec.body = nil
 redis.call('SET', KEYS[1], cjson.encode(rec), 'EX', tonumber(ARGV[1]))
 redis.call('ZREM', KEYS[2], KEYS[1])
 return 1`;
+
+/**
+ * A lock held by `ARGV[1]`. ARGV[2] > 0: take it for that many seconds, or
+ * keep it when the holder already has it (a take whose answer was lost and
+ * which landed late is still the holder's); 0: let it go, if still held by
+ * the holder. KEYS: lock. Returns 1 (taken, kept or let go) or 0 (held by
+ * another).
+ */
+export const LOCK_SCRIPT = `local held = redis.call('GET', KEYS[1])
+local ttl = tonumber(ARGV[2])
+if ttl == 0 then
+  if held == ARGV[1] then redis.call('DEL', KEYS[1]) return 1 end
+  return 0
+end
+if held and held ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'EX', ttl)
+return 1`;

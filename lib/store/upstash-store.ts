@@ -244,9 +244,13 @@ export class UpstashStore implements SharedStore {
     return (await this.#lease([key, DEAD_KEY], S.DROP_SCRIPT, [CLAIM_TTL_SECONDS])) === 1;
   }
 
-  async lock(key: string, ttlSeconds: number): Promise<boolean | undefined> {
-    const reply = await this.#bounded('note', key, () => this.#client.set(key, this.#nonce(), { nx: true, ex: ttlSeconds }));
-    return reply === undefined ? undefined : reply === 'OK';
+  async lock(key: string, ttlSeconds: number, holder: string): Promise<boolean | undefined> {
+    const reply = await this.#bounded('note', key, () => this.#run(S.LOCK_SCRIPT, [key], [holder, Math.max(1, Math.ceil(ttlSeconds))]));
+    return reply === undefined ? undefined : Number(reply) === 1;
+  }
+
+  async unlock(key: string, holder: string): Promise<void> {
+    await this.#bounded('note', key, () => this.#run(S.LOCK_SCRIPT, [key], [holder, 0]));
   }
 
   async note(key: string, value: string, ttlSeconds: number): Promise<void> {

@@ -39,4 +39,18 @@ describe('MemoryStore', () => {
     now = 5_000;
     expect(await store.read('w')).toBeNull();
   });
+
+  it('a lock is its holder\'s until it lapses or the holder lets it go; another holder cannot let it go', async () => {
+    let now = 0;
+    const store = new MemoryStore({ now: () => now });
+    expect(await store.lock('l', 10, 'a')).toBe(true);
+    expect(await store.lock('l', 10, 'b')).toBe(false);
+    expect(await store.lock('l', 10, 'a')).toBe(true);
+    await store.unlock('l', 'b');
+    expect(await store.lock('l', 10, 'b')).toBe(false);
+    now = 10_000;
+    expect(await store.lock('l', 10, 'b')).toBe(true);
+    await store.unlock('l', 'b');
+    expect(await store.lock('l', 10, 'a')).toBe(true);
+  });
 });

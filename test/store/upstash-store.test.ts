@@ -182,6 +182,36 @@ describe('UpstashStore against a real Redis through the REST bridge', () => {
       }
     });
 
+    it('a lock taken while Redis was paused lands late and is still its holder\'s: nobody else gets it, the holder does', async () => {
+      const { RespClient } = await import('../../drill/sim/resp-client.js');
+      const s = store(() => {});
+      const key = uniqueKey('lock');
+      // Redis knows the script already (a copy's earlier sweeps), so the late take is the script itself.
+      expect(await s.lock(uniqueKey('lock-warm'), 1, 'hub-test:1')).toBe(true);
+      fx.redis.pause();
+      try {
+        // No answer within the budget: the take is unknown, but it sits in Redis's socket.
+        expect(await s.lock(key, 120, 'hub-test:1')).toBeUndefined();
+      } finally {
+        fx.redis.resume();
+      }
+      const redis = await RespClient.open(fx.redis.port);
+      try {
+        for (let i = 0; (await redis.command(['GET', key])) !== 'hub-test:1'; i++) {
+          if (i > 200) throw new Error('the late take never landed');
+          await new Promise((r) => setTimeout(r, 10));
+        }
+      } finally {
+        redis.close();
+      }
+      expect(await s.lock(key, 120, 'cloud-test:1')).toBe(false);
+      expect(await s.lock(key, 120, 'hub-test:1')).toBe(true);
+      await s.unlock(key, 'cloud-test:1');
+      expect(await s.lock(key, 120, 'cloud-test:1')).toBe(false);
+      await s.unlock(key, 'hub-test:1');
+      expect(await s.lock(key, 120, 'cloud-test:1')).toBe(true);
+    });
+
     it('each request gets a fuse of its own: one shared across requests would abort the second of two slow writes', async () => {
       const seen: StoreFault[] = [];
       // Each write takes 600 ms of a 1,000 ms fuse; the second starts when the first ends, so a
