@@ -1,8 +1,20 @@
 /** The drill's table for a terminal: colour on a TTY, plain otherwise. */
 import type { ScenarioResult } from './run-scenario.js';
 
-export function failed(result: ScenarioResult): boolean {
-  return result.faults.some((f) => f.error !== undefined) || result.score.lost > 0 || (result.score.halfWritten ?? 0) > 0 || (result.score.duplicateReplies > 0 && !result.duplicatesPossible);
+/**
+ * A scenario fails on a fault it could not stage, a mention lost or left
+ * half-written, a duplicate it did not state up front, or (unless
+ * `slowAcks: false`) an ack later than Slack's 3 s: Slack would retry it.
+ */
+export function failed(result: ScenarioResult, options: { slowAcks?: boolean } = {}): boolean {
+  const s = result.score;
+  return (
+    result.faults.some((f) => f.error !== undefined) ||
+    s.lost > 0 ||
+    (s.halfWritten ?? 0) > 0 ||
+    (s.duplicateReplies > 0 && !result.duplicatesPossible) ||
+    (options.slowAcks !== false && s.deadlineMisses > 0)
+  );
 }
 
 export function renderTable(results: readonly ScenarioResult[], colour: boolean): string {

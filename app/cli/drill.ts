@@ -1,11 +1,12 @@
 /**
- * `npm run drill [-- --scenario NAME] [--events N] [--factor F] [--json] [--report FILE.html]`
+ * `npm run drill [-- --scenario NAME] [--events N] [--factor F] [--noisy N] [--json] [--report FILE.html]`
  *
  * The whole system on loopback, against a simulated Slack: hub and cloud copy
  * (started as `npm start` starts them), the edge, a claim store, a fake Web
  * API, a cuttable tunnel. No workspace, tunnel or cloud account needed.
- * Exit 1 when any scenario loses a mention or answers one twice (unless it
- * said up front that it may), 2 for a usage error.
+ * Exit 1 when any scenario loses a mention, answers one twice (unless it
+ * said up front that it may), leaves one half-written or acks a delivery
+ * after Slack's 3 s; 2 for a usage error.
  */
 import { writeFile } from 'node:fs/promises';
 import { runDrill } from '../../drill/drill.js';
@@ -87,7 +88,7 @@ async function main(argv: readonly string[]): Promise<number> {
     await writeFile(args.report, renderHtml(drill.results, { factor: drill.factor, store: drill.store, generatedAt: new Date().toISOString() }));
     process.stderr.write(`drill: report written to ${args.report}\n`);
   }
-  return drill.results.some(failed) ? 1 : 0;
+  return drill.results.some((r) => failed(r)) ? 1 : 0;
 }
 
 if (isMain(import.meta.url)) {
