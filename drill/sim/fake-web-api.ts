@@ -144,14 +144,21 @@ function defaultAnswer(
       const latest = params.latest ? Number(params.latest) : Infinity;
       const inWindow = channel.messages
         .filter((m) => (inclusive ? Number(m.ts) >= oldest && Number(m.ts) <= latest : Number(m.ts) > oldest && Number(m.ts) < latest))
-        .sort((a, b) => Number(b.ts) - Number(a.ts))
-        .map((m) => {
-          // Who replied in its thread, as Slack reports it on a parent message.
-          const repliers = calls.filter((c) => landed(c) && c.params.channel === params.channel && c.params.thread_ts === m.ts).map(() => 'UAUTOHUB');
-          return { type: 'message', ...m, ...(repliers.length ? { reply_count: repliers.length, reply_users: ['UAUTOHUB'] } : {}) };
-        });
+        .sort((a, b) => Number(b.ts) - Number(a.ts));
       const { page, next } = paged(inWindow, params, 100);
-      return { ok: true, messages: page, has_more: next !== '', response_metadata: { next_cursor: next } };
+      // Who replied in each thread, as Slack reports it on a parent message: one pass over the calls for the
+      // page (a pass per message made a drill of thousands of mentions quadratic, and stalled its event loop).
+      const onPage = new Set(page.map((m) => m.ts));
+      const replies = new Map<string, number>();
+      for (const c of calls) {
+        const thread = c.params.thread_ts;
+        if (thread !== undefined && onPage.has(thread) && c.params.channel === params.channel && landed(c)) replies.set(thread, (replies.get(thread) ?? 0) + 1);
+      }
+      const messages = page.map((m) => {
+        const count = replies.get(m.ts) ?? 0;
+        return { type: 'message', ...m, ...(count ? { reply_count: count, reply_users: ['UAUTOHUB'] } : {}) };
+      });
+      return { ok: true, messages, has_more: next !== '', response_metadata: { next_cursor: next } };
     }
     case 'conversations.replies': {
       // The thread as posted so far: the parent's replies, with their metadata.
