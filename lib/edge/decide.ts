@@ -39,10 +39,11 @@ export function hubAnswered(result: LegResult, verifiedHere = false): boolean {
 /**
  * The hub is up but has a backlog: it answered 503 with `x-autohub-busy`
  * before claiming anything, so the delivery goes to the cloud copy and the
- * hub is not marked down (the next delivery tries it again).
+ * hub is not marked down (the next delivery tries it again). Resolves with
+ * the turns waiting there; undefined when the hub is not busy.
  */
-export function hubBusy(result: LegResult): boolean {
-  return result.kind === 'answered' && result.status === 503 && result.busy !== undefined;
+export function hubBusy(result: LegResult): number | undefined {
+  return result.kind === 'answered' && result.status === 503 ? result.busy : undefined;
 }
 
 /** Why the hub leg failed, as the edge's health and the status page show it. */

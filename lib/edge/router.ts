@@ -165,10 +165,11 @@ export function createEdgeRouter(options: EdgeRouterOptions): EdgeRouter {
         log('edge.routed', { ...fields, route: 'hub', status: result.kind === 'answered' ? result.status : undefined, ms: now() - startedAt });
         return relay('hub', response);
       }
-      if (hubBusy(result)) {
+      const waiting = hubBusy(result);
+      if (waiting !== undefined) {
         // Up, with a backlog: the cloud copy takes this one; the hub is asked again next time.
         hub.markUp(now());
-        return toCloud(`hub busy (${result.kind === 'answered' ? result.busy : '?'} waiting)`);
+        return toCloud(`hub busy (${waiting} waiting)`);
       }
       const why = hubFailure(result);
       hub.markDown(now(), why);

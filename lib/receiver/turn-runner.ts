@@ -246,26 +246,32 @@ export class TurnRunner {
     const { o } = this;
     const failure = classifyTurnFailure(error);
     t.gate.answer(500, undefined, { 'x-autohub-claim': t.logFields.claim as string });
-    if (!t.lease && t.delivery.kind === 'event' && o.reclaim) {
-      t.lease = await o.reclaim(t).catch(() => undefined);
-      if (t.lease) o.log.info('turn.reclaimed', { ...t.logFields, key: t.lease.key, token: t.lease.token });
-    }
-    if (!t.lease) {
+    const lease = t.lease ?? (await this.#reclaimed(t));
+    if (!lease) {
       o.log.error('turn.failed', { ...t.logFields, failure: failure.kind, reason: failure.reason, error });
       return;
     }
-    const { reply, retryInMs } = await t.lease.fail(failure);
+    const { reply, retryInMs } = await lease.fail(failure);
     o.log.warn('turn.failed', { ...t.logFields, failure: failure.kind, reason: failure.reason, outcome: reply, retryInMs, error });
     if (reply === 'retry' && retryInMs !== undefined) o.onRetry?.(retryInMs);
     if (reply === 'dead') {
       const event = eventOf(t.delivery.body);
       o.onDead?.({
-        key: t.lease.key,
+        key: lease.key,
         eventId: String(t.delivery.body.event_id ?? ''),
         channel: event.channel,
         reason: failure.reason,
-        attempts: t.lease.attempts,
+        attempts: lease.attempts,
       });
     }
+  }
+
+  /** A failed turn that never had a lease (its claim failed open): claimed now, if the store lets it (see `reclaim`). */
+  async #reclaimed(t: Turn): Promise<TurnLease | undefined> {
+    const { o } = this;
+    if (t.delivery.kind !== 'event' || !o.reclaim) return undefined;
+    const lease = await o.reclaim(t).catch(() => undefined);
+    if (lease) o.log.info('turn.reclaimed', { ...t.logFields, key: lease.key, token: lease.token });
+    return lease;
   }
 }
