@@ -18,7 +18,7 @@ import { randomUUID } from 'node:crypto';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../log/index.js';
 import { STATUS_KEYS, SWEEP_LOCK_KEY, type Gap, type Leases, type Look, type Records } from '../store/index.js';
-import { realSleep, type Sleep } from '../time/index.js';
+import { realSleep, withDeadline, type Sleep } from '../time/index.js';
 import { sweepWindow, type SweepWindow } from './window.js';
 
 export type HistoryClient = Pick<WebClient, 'auth' | 'users' | 'conversations'>;
@@ -128,9 +128,7 @@ export class CatchupSweeper {
     this.#stopping = true;
     const running = this.#running;
     if (!running) return;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const ended = await Promise.race([running.then(() => true), new Promise<boolean>((r) => (timer = setTimeout(() => r(false), waitMs)))]);
-    clearTimeout(timer);
+    const ended = await withDeadline(running.then(() => true), waitMs, () => false);
     if (!ended) await this.o.store.unlock(SWEEP_LOCK_KEY, this.#holder);
   }
 

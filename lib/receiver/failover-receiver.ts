@@ -294,11 +294,14 @@ export class FailoverReceiver implements Receiver {
       o.log.info('delivery.probe', { ...logFields, eventId: delivery.eventId, ackMs: o.now() - receivedAt });
       return;
     }
-    const turnLease =
-      outcome.kind === 'claimed' && outcome.token !== undefined && delivery.kind === 'event'
-        ? this.#runner.lease(delivery.claimKeys[0]!, outcome.token, claimSentAt, delivery.body)
-        : undefined;
+    const turnLease = this.#leaseFor(delivery, outcome, claimSentAt);
     this.#runner.run({ delivery, gate, receivedAt, claim: claim === 'none' ? 'claimed' : outcome.kind, retry, logFields, lease: turnLease });
+  }
+
+  /** The lease an event's claim won (its lease runs from `sentAt`), the runner's to end; undefined for any other outcome. */
+  #leaseFor(delivery: Delivery, outcome: ClaimOutcome, sentAt: number): TurnLease | undefined {
+    if (delivery.kind !== 'event' || outcome.kind !== 'claimed' || outcome.token === undefined) return undefined;
+    return this.#runner.lease(delivery.claimKeys[0]!, outcome.token, sentAt, delivery.body);
   }
 
   /** A failed-open turn that failed: claimed now, with a lease, for the retry machinery (see TurnRunnerOptions.reclaim). */
@@ -309,8 +312,7 @@ export class FailoverReceiver implements Receiver {
     if (!request) return undefined;
     const sentAt = o.now();
     const outcome = await o.store.claim(t.delivery.claimKeys, { instance: o.instance, role: o.role }, request);
-    if (outcome.kind !== 'claimed' || outcome.token === undefined) return undefined;
-    return this.#runner.lease(t.delivery.claimKeys[0]!, outcome.token, sentAt, t.delivery.body);
+    return this.#leaseFor(t.delivery, outcome, sentAt);
   }
 
   #claim(keys: string[], receivedAt: number, lease: LeaseRequest | undefined): Promise<ClaimOutcome> {
@@ -340,7 +342,7 @@ export class FailoverReceiver implements Receiver {
       o.log.warn('catchup.unsure', { kind: 'event', eventId: delivery.eventId, reason: outcome.reason, detail: 'the store did not answer: left for the next sweep' });
       return 'fail-open';
     }
-    const lease = outcome.kind === 'claimed' && outcome.token !== undefined ? this.#runner.lease(delivery.claimKeys[0]!, outcome.token, receivedAt, delivery.body) : undefined;
+    const lease = this.#leaseFor(delivery, outcome, receivedAt);
     const logFields = { kind: 'event', eventId: delivery.eventId, claim: outcome.kind, catchup: true };
     o.log.info('catchup.found', logFields);
     this.#runner.run({ delivery, gate: AckGate.detached(), receivedAt, claim: outcome.kind, retry: { retryNum: undefined, retryReason: undefined }, logFields, lease });
