@@ -260,7 +260,8 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
         const st = live(streams.get(params.ts ?? ''));
         if (!st) return undefined;
         if (st.state === 'streaming') return refuse('streaming_state_conflict');
-        st.text = params.text ?? st.text;
+        // chat.update takes `markdown_text` as the streaming methods do (https://docs.slack.dev/reference/methods/chat.update).
+        st.text = params.markdown_text ?? params.text ?? st.text;
         st.state = 'updated';
         if (params.metadata) st.metadata = params.metadata;
         return { status: 200, body: { ok: true, channel: st.channel, ts: params.ts } };
