@@ -143,15 +143,15 @@ export class TurnHandle {
         return;
       }
       const text = reply?.text ?? '';
-      const whole = typeof text === 'string' ? once(text) : text;
-      const chunks = request.late ? prepend(`${LATE_NOTE}\n`, whole) : whole;
+      const late = request.late ? `${LATE_NOTE}\n` : '';
       writer = new ReplyWriter(
         client,
         { ...target, recipientUser: event.user, recipientTeam: event.user_team ?? event.team ?? body.team_id },
         lease,
         { closed: this.o.closed, now: this.#now },
       );
-      const outcome: WriteOutcome = await writer.write(chunks, reply?.blocks);
+      const outcome: WriteOutcome =
+        typeof text === 'string' ? await writer.writeText(late + text, reply?.blocks) : await writer.write(late ? prepend(late, text) : text, reply?.blocks);
       const ms = this.#now() - started;
       if (outcome.how === 'stopped') {
         // The person pressed Stop: answered as far as it got. The model's call is stood down.
@@ -189,9 +189,8 @@ export class TurnHandle {
   /** "is thinking..." in a DM's thread until the first chunk; where Slack refuses it, never asked again and never a failure. */
   #thinking(im: boolean, target: { channel: string; threadTs: string }): void {
     if (!im || noStatus.has(target.channel)) return;
-    this.client.assistant.threads
-      .setStatus({ channel_id: target.channel, thread_ts: target.threadTs, status: 'is thinking...' })
-      .catch(() => noStatus.add(target.channel));
+    const { client } = this;
+    client.assistant.threads.setStatus({ channel_id: target.channel, thread_ts: target.threadTs, status: 'is thinking...' }).catch(() => noStatus.add(target.channel));
   }
 }
 
@@ -208,10 +207,6 @@ function normalise(reply: TurnReply): { text: ReplyText; blocks?: readonly Recor
   if (typeof reply === 'string' || Symbol.asyncIterator in (reply as object)) return { text: reply as ReplyText };
   const withBlocks = reply as { text: ReplyText; blocks?: readonly Record<string, unknown>[] };
   return { text: withBlocks.text, ...(withBlocks.blocks ? { blocks: withBlocks.blocks } : {}) };
-}
-
-async function* once(text: string): AsyncIterable<string> {
-  yield text;
 }
 
 async function* prepend(first: string, rest: AsyncIterable<string>): AsyncIterable<string> {

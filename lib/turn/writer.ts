@@ -90,6 +90,13 @@ export class ReplyWriter {
     this.#now = o.now ?? Date.now;
   }
 
+  /** A whole text: posted (or, when an earlier run of the turn wrote messages, written into them). */
+  async writeText(text: string, blocks?: Blocks): Promise<WriteOutcome> {
+    const earlier = this.ledger?.parts ?? [];
+    if (earlier.length > 0) return { ...(await this.complete(earlier, text, blocks)), how: 'completed', chunks: 1 };
+    return { ...(await this.post(text, blocks)), chunks: 1 };
+  }
+
   /** Write `chunks` (the first may be the late note) into the thread. */
   async write(chunks: AsyncIterable<string>, blocks?: Blocks): Promise<WriteOutcome> {
     const earlier = this.ledger?.parts ?? [];

@@ -56,6 +56,11 @@ describe('manifest.json', () => {
     }
   });
 
+  it('does not ask for assistant:write without the assistant view Slack requires for it (setStatus takes chat:write since 2026-03)', () => {
+    if (scopes.includes('assistant:write')) expect(manifest.features.assistant_view).toBeDefined();
+    expect(METHOD_SCOPES['assistant.threads.setStatus']).toEqual(['chat:write']);
+  });
+
   it('asks for no scope that nothing needs', () => {
     const needed = new Set([COMMAND_SCOPE, ...Object.values(EVENT_SCOPES).flat(), ...[...calledMethods()].flatMap((m) => METHOD_SCOPES[m] ?? [])]);
     expect(scopes.filter((s) => !needed.has(s))).toEqual([]);

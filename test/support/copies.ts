@@ -73,7 +73,7 @@ export async function quiescent(copies: readonly Pick<RunningCopy, 'receiver' | 
  * The replies posted to the fake Web API that answer `eventId` (by their message metadata): one entry per
  * reply, its first message (a long reply's later messages and a note to the person are not replies of their own).
  */
-export function repliesTo(api: { posts(): Array<{ params: Record<string, string> }> }, eventId: string) {
+export function repliesTo<T extends { params: Record<string, string> }>(api: { posts(): T[] }, eventId: string): T[] {
   return api.posts().filter((c) => {
     const payload = JSON.parse(c.params.metadata ?? '{}').event_payload as { event_id?: unknown; part?: unknown; note?: unknown } | undefined;
     return payload?.event_id === eventId && payload.note !== true && (payload.part === undefined || payload.part === 0);
@@ -81,7 +81,7 @@ export function repliesTo(api: { posts(): Array<{ params: Record<string, string>
 }
 
 /** Every message of the replies to `eventId`, notes included, in the order they were posted. */
-export function messagesFor(api: { posts(): Array<{ params: Record<string, string> }> }, eventId: string) {
+export function messagesFor<T extends { params: Record<string, string> }>(api: { posts(): T[] }, eventId: string): T[] {
   return api.posts().filter((c) => JSON.parse(c.params.metadata ?? '{}').event_payload?.event_id === eventId);
 }
 
