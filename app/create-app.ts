@@ -72,6 +72,7 @@ const FAILOVER_NOTE_MS = 10_000;
 
 export function createAutohub(options: AutohubOptions): Autohub {
   const { config, log } = options;
+  const noStream = new Set<string>();
   const turn: TakeTurn = options.turn ?? (demoTurn({ thinkMs: config.demoThinkMs, chunkMs: config.demoChunkMs }) as TakeTurn);
   const store = options.store ?? createStore(config, log);
   const now = options.now ?? Date.now;
@@ -142,6 +143,7 @@ export function createAutohub(options: AutohubOptions): Autohub {
         copy: owner,
         log,
         botToken: config.botToken,
+        noStream,
         now: options.now,
       }),
     onDead: (dead: DeadTurn) => {

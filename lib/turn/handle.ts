@@ -59,6 +59,8 @@ export interface TurnHandleOptions {
   /** Where ctx.step keeps its results; without it every step runs on every run. */
   steps?: TurnSteps | undefined;
   botToken?: string | undefined;
+  /** Channels where Slack refused a stream as unsupported: one set per copy, kept across its turns. */
+  noStream?: Set<string> | undefined;
   now?: () => number;
 }
 
@@ -148,7 +150,7 @@ export class TurnHandle {
         client,
         { ...target, recipientUser: event.user, recipientTeam: event.user_team ?? event.team ?? body.team_id },
         lease,
-        { closed: this.o.closed, now: this.#now },
+        { closed: this.o.closed, now: this.#now, ...(this.o.noStream ? { noStream: this.o.noStream } : {}) },
       );
       const outcome: WriteOutcome =
         typeof text === 'string' ? await writer.writeText(late + text, reply?.blocks) : await writer.write(late ? prepend(late, text) : text, reply?.blocks);

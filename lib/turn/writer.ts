@@ -46,6 +46,8 @@ export interface WriterOptions {
   appendEveryMs?: number;
   /** @default PART_CHARS */
   partChars?: number;
+  /** Channels where Slack refused a stream as unsupported (one set per copy): their replies are posted from then on. */
+  noStream?: Set<string>;
   now?: () => number;
 }
 
@@ -66,9 +68,6 @@ export function slackError(error: unknown): string | undefined {
 
 /** Start errors after which the same text can simply be posted: nothing was made visible. */
 const CANNOT_STREAM_HERE = new Set(['channel_type_not_supported', 'missing_recipient_user_id', 'missing_recipient_team_id', 'streaming_mode_mismatch', 'not_allowed_token_type']);
-
-/** Channels where Slack refused a stream as unsupported: their replies are posted from then on. */
-const noStream = new Set<string>();
 
 type Blocks = readonly Record<string, unknown>[] | undefined;
 
@@ -104,7 +103,7 @@ export class ReplyWriter {
       const { text, count } = await collect(chunks);
       return { ...(await this.complete(earlier, text, blocks)), how: 'completed', chunks: count };
     }
-    if (noStream.has(this.target.channel) || this.o.closed('chat.startStream') || this.o.closed('chat.stopStream')) {
+    if (this.o.noStream?.has(this.target.channel) || this.o.closed('chat.startStream') || this.o.closed('chat.stopStream')) {
       const { text, count } = await collect(chunks);
       return { ...(await this.post(text, blocks)), chunks: count };
     }
@@ -202,7 +201,7 @@ export class ReplyWriter {
       } catch (error) {
         const code = slackError(error);
         if (parts.length === 0 && code && CANNOT_STREAM_HERE.has(code)) {
-          if (code === 'channel_type_not_supported') noStream.add(target.channel);
+          if (code === 'channel_type_not_supported') this.o.noStream?.add(target.channel);
           return 'cannot';
         }
         throw error;
