@@ -6,6 +6,8 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 if (!existsSync(fileURLToPath(new URL('../node_modules/tsx/package.json', import.meta.url)))) {
-  process.stderr.write(`autohub: \`npm run ${process.env.npm_lifecycle_event?.replace(/^pre/, '') ?? 'this'}\` is a development tool and needs the dev dependencies: run \`npm ci\` first\n`);
+  process.stderr.write(
+    `autohub: \`npm run ${process.env.npm_lifecycle_event?.replace(/^pre/, '') ?? 'this'}\` is a development tool and needs the dev dependencies: run \`npm ci\` first\n`,
+  );
   process.exit(1);
 }

@@ -36,7 +36,11 @@ function files(dir) {
 export function sourcesHash() {
   const hash = createHash('sha256');
   const paths = [...SOURCE_DIRS.flatMap((dir) => files(join(ROOT, dir))), ...CONFIGS.map((name) => join(ROOT, name))].sort();
-  for (const path of paths) hash.update(`${relative(ROOT, path)}\0`).update(readFileSync(path)).update('\0');
+  for (const path of paths) {
+    hash.update(`${relative(ROOT, path)}\0`);
+    hash.update(readFileSync(path));
+    hash.update('\0');
+  }
   return hash.digest('hex');
 }
 

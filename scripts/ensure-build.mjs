@@ -18,7 +18,9 @@ const built = builtHash();
 if (built !== sourcesHash()) {
   const why = built === undefined ? 'dist/node holds no finished build' : 'the sources changed since the last build';
   if (!canBuild()) {
-    process.stderr.write(`autohub: ${why}, and this install has no TypeScript to build it (production dependencies only): run \`npm ci\` and \`npm run build\`, then start again\n`);
+    process.stderr.write(
+      `autohub: ${why}, and this install has no TypeScript to build it (production dependencies only): run \`npm ci\` and \`npm run build\`, then start again\n`,
+    );
     process.exit(1);
   }
   process.stderr.write(`autohub: ${why}; building\n`);

@@ -110,7 +110,8 @@ describe('package.json', () => {
     }
     expect(imported.size).toBeGreaterThan(3);
     for (const name of imported) expect(runtime, `${name} in dependencies`).toContain(name);
-    for (const tool of ['tsx', 'typescript', '@types/node', 'vitest', 'wrangler', 'miniflare', 'esbuild', '@biomejs/biome']) expect(runtime).not.toContain(tool);
+    for (const tool of ['tsx', 'typescript', '@types/node', 'vitest', 'wrangler', 'miniflare', 'esbuild', '@biomejs/biome'])
+      expect(runtime).not.toContain(tool);
   });
 
   it('promises the Node lines CI runs the suite on', () => {
@@ -125,7 +126,8 @@ describe('wrangler.toml', () => {
   it('deploys the Worker entry with both copies and the budget as vars', () => {
     const toml = readFileSync('wrangler.toml', 'utf8');
     expect(toml).toMatch(/^main = "app\/edge-worker.ts"$/m);
-    for (const v of ['HUB_URL', 'CLOUD_URL', 'EDGE_HUB_TIMEOUT_MS', 'EDGE_CLOUD_TIMEOUT_MS', 'EDGE_BUDGET_MS']) expect(toml).toMatch(new RegExp(`^${v} = "`, 'm'));
+    for (const v of ['HUB_URL', 'CLOUD_URL', 'EDGE_HUB_TIMEOUT_MS', 'EDGE_CLOUD_TIMEOUT_MS', 'EDGE_BUDGET_MS'])
+      expect(toml).toMatch(new RegExp(`^${v} = "`, 'm'));
   });
 
   it('sets a compatibility date no later than the workerd that wrangler and miniflare bundle (a later one fails the deploy or the tests)', () => {

@@ -54,7 +54,8 @@ describe('a production install (`npm ci --omit=dev` after `npm run build`)', () 
 
   it('ships no build tools, and `npm start` runs the built app: with tsx or typescript as runtime dependencies they would ship', () => {
     expect(existsSync(join(dir, 'node_modules', '@slack', 'bolt'))).toBe(true);
-    for (const tool of ['typescript', 'tsx', 'vitest', 'wrangler', 'miniflare', 'esbuild']) expect(existsSync(join(dir, 'node_modules', tool)), tool).toBe(false);
+    for (const tool of ['typescript', 'tsx', 'vitest', 'wrangler', 'miniflare', 'esbuild'])
+      expect(existsSync(join(dir, 'node_modules', tool)), tool).toBe(false);
     const started = npm(dir, ['start']);
     expect(started.status).toBe(1);
     expect(started.stderr.trim()).toBe(MISSING_ROLE);
@@ -145,7 +146,11 @@ describe('`npm start` in a checkout (dev dependencies installed)', () => {
     try {
       writeFileSync(main, `process.stderr.write('autohub: the edited main\\n');\n${original}`);
       const started = npm(dir, ['start']);
-      expect(started.stderr.trim().split('\n')).toEqual(['autohub: the sources changed since the last build; building', 'autohub: the edited main', MISSING_ROLE]);
+      expect(started.stderr.trim().split('\n')).toEqual([
+        'autohub: the sources changed since the last build; building',
+        'autohub: the edited main',
+        MISSING_ROLE,
+      ]);
     } finally {
       writeFileSync(main, original);
     }
