@@ -16,9 +16,9 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const ROOT = fileURLToPath(new URL('..', import.meta.url));
-export const OUT = join(ROOT, 'dist', 'node');
-export const STAMP = join(OUT, 'build.json');
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const OUT = join(ROOT, 'dist', 'node');
+const STAMP = join(OUT, 'build.json');
 /** What tsconfig.build.json compiles, and the settings it compiles them with. */
 const SOURCE_DIRS = ['app', 'lib'];
 const CONFIGS = ['tsconfig.json', 'tsconfig.build.json'];
