@@ -79,7 +79,6 @@ const STREAM_ERRORS = {
   message_not_owned_by_app: 'the message was posted by someone else: another app, or a person',
   streaming_mode_mismatch: 'the stream began with `markdown_text` and this call sends `chunks`, or the other way round',
   cannot_provide_both_markdown_text_and_chunks: 'both `markdown_text` and `chunks` in one call',
-  channel_type_not_supported: 'streaming is not offered in this kind of conversation',
 } as const;
 
 const NOT_SIMULATED_POSTING = [
@@ -193,9 +192,10 @@ export const SLACK_METHODS: readonly MethodRow[] = [
       channel_not_found: '`channel` missing or unknown',
       msg_too_long: '`markdown_text` over 12,000 characters (see `silent`)',
     },
-    notSimulated: [...NOT_SIMULATED_POSTING, 'invalid_chunks'],
+    notSimulated: [...NOT_SIMULATED_POSTING, 'invalid_chunks', 'channel_type_not_supported'],
     silent: [
       'The errors list has no msg_too_long for a `markdown_text` past 12,000 characters: the fake answers msg_too_long.',
+      'channel_type_not_supported is listed, but a stream cannot have begun where streams are refused: the fake gives it at the start only.',
       'Nothing says whether the 12,000 characters are per call or per message: the fake limits each call only.',
     ],
   },
@@ -217,7 +217,7 @@ export const SLACK_METHODS: readonly MethodRow[] = [
       channel_not_found: '`channel` missing or unknown',
       msg_too_long: '`markdown_text` over 12,000 characters (see `silent`)',
     },
-    notSimulated: [...NOT_SIMULATED_POSTING, 'invalid_chunks', 'cannot_reply_to_message'],
+    notSimulated: [...NOT_SIMULATED_POSTING, 'invalid_chunks', 'cannot_reply_to_message', 'channel_type_not_supported'],
     silent: [
       "The page's errors list has no stopped_by_user (chat.appendStream's has): what a stop gets after the person pressed Stop is not documented. The fake answers stopped_by_user, as an append then gets.",
       'The errors list has no msg_too_long for a `markdown_text` past 12,000 characters: the fake answers msg_too_long.',
@@ -334,9 +334,9 @@ export const SLACK_METHODS: readonly MethodRow[] = [
     args: { types: {}, exclude_archived: {}, limit: {}, cursor: {} },
     limits: [],
     paging: { defaultLimit: 100, maxLimit: 999 },
-    errors: { invalid_cursor: '`cursor` not one this method gave', invalid_limit: '`limit` not a whole number from 1 to 999' },
-    notSimulated: ['invalid_types', 'method_not_supported_for_channel_type', 'missing_argument'],
-    silent: [],
+    errors: { invalid_cursor: '`cursor` not one this method gave' },
+    notSimulated: ['invalid_limit', 'invalid_types', 'method_not_supported_for_channel_type', 'missing_argument'],
+    silent: ['A `limit` past 999 is invalid_limit on Slack; the fake caps it at 999 (autohub sends 200).'],
   },
   {
     method: 'views.publish',
