@@ -69,7 +69,7 @@ describe('the fake Web API, driven by the real WebClient, answers as the table s
   let n = 0;
   const ts = () => `${Math.floor(Date.now() / 1000)}.${String(++n).padStart(6, '0')}`;
   // Loosely typed: the table's methods, called by name with whatever a case needs.
-  const call = async (method: string, args: Record<string, unknown>): Promise<Record<string, unknown>> => (await client.apiCall(method, args)) as Record<string, unknown>;
+  const call = async (method: string, args: Record<string, unknown>): Promise<Record<string, unknown>> => (await client.apiCall(method, args)) as unknown as Record<string, unknown>;
   /** A stream this app opened in a channel, with its recipients (Slack wants them outside a DM). */
   const openStream = async (channel = 'C0GENERAL', text = 'Hi') =>
     (await call('chat.startStream', { channel, thread_ts: ts(), markdown_text: text, recipient_user_id: 'U0PERSON', recipient_team_id: 'T0AUTOHUB' })).ts as string;
