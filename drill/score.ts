@@ -59,10 +59,11 @@ export function isContinuation(text: string): boolean {
  * answer, its closing "(instance)." Pure.
  */
 export function isWholeAnswer(texts: readonly string[]): boolean {
-  const joined = texts.join(' ');
+  // Joined as they are: a part may end mid-word, and a splitter may have dropped the space between parts.
+  const joined = texts.join('');
+  const words = [...joined.matchAll(/w(\d+)/g)].map((m) => Number(m[1]));
   const end = END.exec(joined);
-  if (!end) return /Answered by .+ \([\w.-]+\)\./.test(joined);
-  const words = [...joined.matchAll(/\bw(\d+)\b/g)].map((m) => Number(m[1]));
+  if (!end) return words.length === 0 && /Answered by .+ \([\w.-]+\)\./.test(joined);
   return words.length === Number(end[1]) && words.every((n, i) => n === i + 1);
 }
 

@@ -11,6 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUTOHUB_BOT, OTHER_APP, startFakeWebApi, type FakeWebApi } from '../../drill/sim/fake-web-api.js';
 import { MARKDOWN_TEXT_MAX, SLACK_METHODS, methodRow } from '../../drill/sim/slack-methods.js';
 import { METHOD_SCOPES } from '../../lib/slack/scopes.js';
+import { checkThread, postReply } from '../../app/listeners/reply.js';
+import { streamReply } from '../../app/listeners/stream-reply.js';
 import { SWEEP } from '../../lib/ratelimit/audit.js';
 
 const ROOT = join(import.meta.dirname, '../..');
@@ -168,6 +170,21 @@ describe('the fake Web API, driven by the real WebClient, answers as the table s
     if (method === 'chat.appendStream' || method === 'chat.stopStream') args.ts = await openStream();
     if (method === 'chat.update') args.ts = await stoppedStream();
     expect(await errorOf(call(method, args))).toBeUndefined();
+  });
+
+  it("sends only arguments the table lists when autohub's own reply code runs (a new argument needs its row checked against Slack's page)", async () => {
+    const target = { channel: 'C0ARGS', threadTs: ts(), eventId: 'Ev-args', recipientUser: 'U0PERSON', recipientTeam: 'T0AUTOHUB' };
+    const from = api.calls.length;
+    async function* chunks() {
+      yield 'Hi, ';
+      yield 'all of it.';
+    }
+    await streamReply(client, target, chunks(), undefined, { closed: () => false, appendEveryMs: 0 });
+    await postReply(client, { ...target, threadTs: ts() }, 'posted');
+    await checkThread(client, target, true);
+    const made = api.calls.slice(from);
+    expect(made.map((c) => c.method)).toEqual(expect.arrayContaining(['chat.startStream', 'chat.appendStream', 'chat.stopStream', 'chat.postMessage', 'conversations.replies']));
+    expect(made.filter((c) => c.unknown).map((c) => `${c.method}: ${c.unknown!.join(', ')}`)).toEqual([]);
   });
 
   it('cuts a chat.postMessage text past 40,000 characters and accepts the post (Slack truncates, it does not refuse)', async () => {
