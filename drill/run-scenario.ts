@@ -43,8 +43,11 @@ export interface RunOptions {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
 
+/** A message's text as the person sees it: `text`, or `markdown_text` where it was posted so. */
+const textOf = (params: Record<string, string>) => params.text ?? params.markdown_text ?? '';
+
 function replyOf(params: Record<string, string>, at: number): Reply {
-  const text = params.text ?? '';
+  const text = textOf(params);
   const by = text.includes('drill-hub') ? 'hub' : text.includes('drill-cloud') ? 'cloud' : 'unknown';
   return { mention: params.thread_ts ?? '', at, by, caughtUp: text.includes(LATE_NOTE) };
 }
@@ -192,10 +195,10 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
   }
   const final = repliesNow();
   // A long answer's later parts are the same reply, not a second one.
-  const replies = final.filter((c) => !isContinuation(c.params.text ?? '')).map((c) => replyOf(c.params, c.at));
+  const replies = final.filter((c) => !isContinuation(textOf(c.params))).map((c) => replyOf(c.params, c.at));
   const stoppedByUser = new Set([...h.api.streams.values()].filter((st) => st.state === 'stopped_by_user').map((st) => st.thread_ts ?? ''));
   // Answers that reached the thread cut or out of order (a Stop press is the person's own cut, and not counted).
-  const cut = quirks ? [...threadsOf(final)].filter(([thread, parts]) => mentions.includes(thread) && !stoppedByUser.has(thread) && !isWholeAnswer(parts.map((p) => p.params.text ?? ''))).length : 0;
+  const cut = quirks ? [...threadsOf(final)].filter(([thread, parts]) => mentions.includes(thread) && !stoppedByUser.has(thread) && !isWholeAnswer(parts.map((p) => textOf(p.params)))).length : 0;
   const deadLetters = (await h.deadLetters()) - deadBefore;
   if (scenario.noDeadLetters && deadLetters > 0) unmet.push(`${deadLetters} dead letters, none of them a real failure`);
   return {
