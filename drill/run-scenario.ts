@@ -135,7 +135,10 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
     const dm = quirks !== undefined && inShare(i, quirks.dmPairs);
     const channel = dm ? 'D0DRILL' : channels > 1 ? `C0DRILL${i % channels}` : 'C0DRILL';
     const eventId = `Ev-${scenario.name}-${startedAt}-${i}`;
-    const envelope = mentionEnvelope({ eventId, ts, channel });
+    // Each question its own text under the quirks: the demo turn picks a long answer's length from it, so a
+    // retry or a taker-over writes the same answer.
+    const text = quirks ? `<@UAUTOHUB> hello, question ${i}` : undefined;
+    const envelope = mentionEnvelope({ eventId, ts, channel, ...(text ? { text } : {}) });
     const body = JSON.stringify(envelope);
     // Slack holds the message whatever happens to its deliveries: the catch-up sweep reads it back.
     h.api.addMessage(channel, { ts, user: 'U0PERSON', text: String((envelope.event as { text?: unknown }).text ?? ''), im: dm });
@@ -144,7 +147,7 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
     if (dm) {
       // One message typed in the DM, two events: in either order, the second a moment later, some straight to the cloud copy.
       const ids = [`${eventId}-mention`, `${eventId}-im`] as const;
-      const [first, second] = dmMentionPair({ eventIds: ids, ts, channel, order: i % 2 === 0 ? 'mention-first' : 'im-first' });
+      const [first, second] = dmMentionPair({ eventIds: ids, ts, channel, ...(text ? { text } : {}), order: i % 2 === 0 ? 'mention-first' : 'im-first' });
       const split = inShare(i, quirks.dmPairs * quirks.splitPairs, 3);
       deliveries.push(slack.deliver(ts, String(first.event_id), JSON.stringify(first)));
       deliveries.push(sleep(i % 50).then(() => slack.deliver(ts, String(second.event_id), JSON.stringify(second), split ? `${h.cloudTunnel.url}/slack/events` : undefined)));
