@@ -298,6 +298,13 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
   const streams = new Map<string, FakeStream>();
   /** Replies other apps put in threads, by ts. */
   const foreign = new Map<string, ThreadReply>();
+  /** Posts changed since by chat.update, by ts: what Slack now shows instead of what was posted. */
+  const edits = new Map<string, Record<string, string>>();
+  /** A landed post as Slack holds it now (its text and metadata after any chat.update). */
+  const current = (c: RecordedCall): RecordedCall => {
+    const edit = edits.get((c.answer as { ts?: string } | undefined)?.ts ?? '');
+    return edit ? { ...c, params: { ...c.params, ...edit } } : c;
+  };
   let stopWhen: { test: (st: FakeStream) => boolean; afterMs: number } | undefined;
   const nextTs = (at: number) => `${Math.floor(at / 1000)}.${String(++counter).padStart(6, '0')}`;
   /** Whether `ts` is a message a person wrote (the fake holds them as the conversation's history). */
@@ -375,7 +382,16 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
         // chat.update's page has no message_not_owned_by_app: someone else's message is cant_update_message there.
         if (foreign.has(ts) || personal(params.channel ?? '', ts)) return refuse('cant_update_message');
         const st = live(streams.get(ts));
-        if (!st) return posted(ts) ? undefined : refuse('message_not_found');
+        if (!st) {
+          if (!posted(ts)) return refuse('message_not_found');
+          const edit: Record<string, string> = { ...edits.get(ts) };
+          // The text shown is the markdown when it is sent so, else `text`; metadata kept unless replaced (chat.update's page).
+          if (params.markdown_text !== undefined) edit.text = edit.markdown_text = params.markdown_text;
+          else if (params.text !== undefined) edit.text = params.text;
+          if (params.metadata) edit.metadata = params.metadata;
+          edits.set(ts, edit);
+          return { status: 200, body: { ok: true, channel: params.channel, ts } };
+        }
         if (st.state === 'streaming') return refuse('streaming_state_conflict');
         st.text = params.markdown_text ?? params.text ?? st.text;
         st.state = 'updated';
@@ -417,7 +433,8 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
   /** Every reply in every thread: this app's posts and streams, and other apps' replies. */
   const threadReplies = (): ThreadReply[] => {
     const out: ThreadReply[] = [];
-    for (const c of calls) {
+    for (const call of calls) {
+      const c = current(call);
       const ts = (c.answer as { ts?: string } | undefined)?.ts;
       if (landed(c) && ts && c.params.thread_ts && c.params.thread_ts !== ts) {
         out.push({ channel: c.params.channel ?? '', thread_ts: c.params.thread_ts, ts, text: c.params.text ?? c.params.markdown_text, ...(c.params.metadata ? { metadata: c.params.metadata } : {}), by: AUTOHUB_BOT });
@@ -570,7 +587,7 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
     // A streamed message counts as a reply once it is final (stopped, by the app or by the person, or updated);
     // one left open shows in `streams`.
     posts: () =>
-      [...calls.filter(landed), ...[...streams].filter(([, st]) => st.state === 'stopped' || st.state === 'updated' || st.state === 'stopped_by_user').map(([ts, st]) => asPost(ts, st))].sort(
+      [...calls.filter(landed).map(current), ...[...streams].filter(([, st]) => st.state === 'stopped' || st.state === 'updated' || st.state === 'stopped_by_user').map(([ts, st]) => asPost(ts, st))].sort(
         (a, b) => a.at - b.at,
       ),
     streams,

@@ -205,6 +205,15 @@ describe('the fake Web API, driven by the real WebClient, answers as the table s
     expect(api.posts().filter((p) => p.params.thread_ts === thread)).toHaveLength(1);
   });
 
+  it('a chat.update of a post changes what the thread shows (text and metadata), as Slack holds it', async () => {
+    const thread = ts();
+    const posted = (await call('chat.postMessage', { channel: 'C0EDIT', thread_ts: thread, text: 'first draft' })).ts as string;
+    await call('chat.update', { channel: 'C0EDIT', ts: posted, markdown_text: '**final**', metadata: { event_type: 'autohub_turn', event_payload: { event_id: 'Ev-edit' } } });
+    const read = (await call('conversations.replies', { channel: 'C0EDIT', ts: thread, include_all_metadata: true })) as { messages: Array<Record<string, unknown>> };
+    expect(read.messages).toEqual([expect.objectContaining({ ts: posted, text: '**final**', metadata: expect.objectContaining({ event_payload: { event_id: 'Ev-edit' } }) })]);
+    expect(api.posts().find((p) => p.params.thread_ts === thread)!.params.text).toBe('**final**');
+  });
+
   it('a stream in a DM needs no recipient (Slack asks for one only in channels)', async () => {
     expect(await errorOf(call('chat.startStream', { channel: 'D0PERSON', thread_ts: ts(), markdown_text: 'Hi' }))).toBeUndefined();
   });
