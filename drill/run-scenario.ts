@@ -91,6 +91,7 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
   const unmet: string[] = [];
   /** Mentions whose person presses Stop (by ts; the stream's thread). */
   const stoppers = new Set<string>();
+  let dmPairs = 0;
   if (quirks) {
     h.api.pressStopWhen((st) => stoppers.has(st.thread_ts ?? ''), quirks.stopAfterMs);
     // What else Slack sends to the same URL (https://docs.slack.dev/reference/events/app_rate_limited;
@@ -148,7 +149,7 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
       // One message typed in the DM, two events: in either order, the second a moment later, some straight to the cloud copy.
       const ids = [`${eventId}-mention`, `${eventId}-im`] as const;
       const [first, second] = dmMentionPair({ eventIds: ids, ts, channel, ...(text ? { text } : {}), order: i % 2 === 0 ? 'mention-first' : 'im-first' });
-      const split = inShare(i, quirks.dmPairs * quirks.splitPairs, 3);
+      const split = inShare(dmPairs++, quirks.splitPairs);
       deliveries.push(slack.deliver(ts, String(first.event_id), JSON.stringify(first)));
       deliveries.push(sleep(i % 50).then(() => slack.deliver(ts, String(second.event_id), JSON.stringify(second), split ? `${h.cloudTunnel.url}/slack/events` : undefined)));
     } else deliveries.push(slack.deliver(ts, eventId, body));
