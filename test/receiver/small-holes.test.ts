@@ -130,14 +130,16 @@ describe('the thread check reads every page', () => {
     const client = new WebClient('xoxb-test', { slackApiUrl: api.url, retryConfig: { retries: 0 } });
     const target = (threadTs: string) => ({ channel: 'C0ORPHAN', threadTs, eventId: 'Ev-orphan' });
     const alone = '1700002200.000001';
-    const { ts } = await client.chat.startStream({ channel: 'C0ORPHAN', thread_ts: alone, markdown_text: 'Hi' });
+    // Outside a DM Slack wants the stream's recipient (chat.startStream's missing_recipient_*).
+    const to = { recipient_user_id: 'U0PERSON', recipient_team_id: 'T0AUTOHUB' };
+    const { ts } = await client.chat.startStream({ channel: 'C0ORPHAN', thread_ts: alone, markdown_text: 'Hi', ...to });
     expect(await checkThread(client, target(alone), me, true)).toEqual({ orphan: ts });
     // A mention inside a longer thread: that message may be another turn's, live.
     expect(await checkThread(client, target(alone), me, false)).toEqual({});
     // Two such messages in the thread: either could be another turn's.
     const crowded = '1700002200.000002';
-    await client.chat.startStream({ channel: 'C0ORPHAN', thread_ts: crowded, markdown_text: 'Hi' });
-    await client.chat.startStream({ channel: 'C0ORPHAN', thread_ts: crowded, markdown_text: 'Hi' });
+    await client.chat.startStream({ channel: 'C0ORPHAN', thread_ts: crowded, markdown_text: 'Hi', ...to });
+    await client.chat.startStream({ channel: 'C0ORPHAN', thread_ts: crowded, markdown_text: 'Hi', ...to });
     expect(await checkThread(client, target(crowded), me, true)).toEqual({});
   });
 });
