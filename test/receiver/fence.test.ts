@@ -58,7 +58,8 @@ describe('a write waits out a window, then meets the fence', () => {
     rig.fx.redis.resume();
     await eventually(() => repliesTo('Ev-fence-store').length > 0, 'the turn to be answered once the store is back', 20_000);
     await turnOver(cloud.store, 'Ev-fence-store', 20_000);
+    // Whichever copy takes the turn once the store is back answers it, once; the hub's first run wrote nothing.
     expect(repliesTo('Ev-fence-store')).toHaveLength(1);
-    expect(hub.output()).not.toContain('"turn.replied"');
+    expect(hub.output()).toMatch(/"turn\.(failed|abandoned)","level":"warn"[^\n]*"eventId":"Ev-fence-store"/);
   });
 });
