@@ -13,6 +13,7 @@ export const ErrorCode = {
   SignatureInvalid: 'autohub_signature_invalid',
   UsageInvalid: 'autohub_usage_invalid',
   StoreUnavailable: 'autohub_store_unavailable',
+  Retryable: 'autohub_retryable',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
@@ -97,5 +98,23 @@ export class StoreUnavailableError extends Error implements CodedError {
   constructor(readonly step: string) {
     super(`the shared store did not answer at the ${step}`);
     this.name = 'StoreUnavailableError';
+  }
+}
+
+/**
+ * Thrown by a turn to say "try me again later": the turn is retried with
+ * backoff (AUTOHUB_TURN_RETRY_DELAY_MS, x4 each time) within its retry window,
+ * never dead-lettered for it until its attempts are spent. `retryAfterMs` is
+ * the least wait before the next run (a model API's own `retry-after`, say).
+ *
+ * @example throw new RetryableError('the search index is rebuilding', { retryAfterMs: 30_000 })
+ */
+export class RetryableError extends Error implements CodedError {
+  readonly code = ErrorCode.Retryable;
+  readonly retryAfterMs: number | undefined;
+  constructor(message: string, options?: { retryAfterMs?: number; cause?: unknown }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'RetryableError';
+    this.retryAfterMs = options?.retryAfterMs;
   }
 }
