@@ -18,6 +18,7 @@ import { registerCommand } from './listeners/command.js';
 import { registerConversation } from './listeners/conversation.js';
 import { registerHome } from './listeners/home.js';
 import { configureDemoTurn } from './turn.js';
+import type { TurnModule } from '../lib/turn/types.js';
 
 /** The package's version, found from here whether this runs from app/ (tsx) or dist/node/app/ (built). */
 function packageVersion(): string {
@@ -43,6 +44,8 @@ export interface AutohubOptions {
   now?: (() => number) | undefined;
   /** How the rate-limit layer waits out a window. @default setTimeout-based */
   sleep?: Sleep | undefined;
+  /** Your bot (app/turn-module.ts loads AUTOHUB_TURN's). @default the demo turn (app/turn.ts) */
+  turn?: TurnModule | undefined;
 }
 
 export interface Autohub {
