@@ -32,8 +32,6 @@ export class StepBook {
   readonly #kept: Map<string, string>;
   readonly #used = new Set<string>();
   readonly #onUnkept: ((name: string) => void) | undefined;
-  /** Store commands this book has made (a load counts in `load`). */
-  commands = 0;
 
   constructor(o: StepBookOptions) {
     this.#store = o.store;
@@ -51,9 +49,7 @@ export class StepBook {
   static async load(store: TurnSteps, key: string, options: Pick<StepBookOptions, 'onUnkept'> = {}): Promise<StepBook> {
     const kept = await store.loadSteps(key);
     if (kept === undefined) throw new StoreUnavailableError('steps load');
-    const book = new StepBook({ store, key, kept, ...options });
-    book.commands = 1;
-    return book;
+    return new StepBook({ store, key, kept, ...options });
   }
 
   /** Names of the steps kept so far (loaded or run here). */
@@ -78,7 +74,6 @@ export class StepBook {
       throw error;
     }
     const json = encode(name, result);
-    this.commands += 1;
     if (await this.#store.keepStep(this.#key, name, json)) this.#kept.set(name, json);
     else this.#onUnkept?.(name);
     return result;
