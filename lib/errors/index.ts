@@ -14,6 +14,7 @@ export const ErrorCode = {
   UsageInvalid: 'autohub_usage_invalid',
   StoreUnavailable: 'autohub_store_unavailable',
   LeaseLost: 'autohub_lease_lost',
+  Retryable: 'autohub_retryable',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
@@ -122,4 +123,22 @@ export function isLeaseLost(error: unknown, depth = 0): boolean {
   if (e.code === ErrorCode.LeaseLost) return true;
   if (Array.isArray(e.originals)) return e.originals.some((o) => isLeaseLost(o, depth + 1));
   return isLeaseLost(e.original, depth + 1) || isLeaseLost(e.cause, depth + 1);
+}
+
+/**
+ * Thrown by a turn to say "try me again later": the turn is retried with
+ * backoff (AUTOHUB_TURN_RETRY_DELAY_MS, x4 each time) within its retry window,
+ * never dead-lettered for it until its attempts are spent. `retryAfterMs` is
+ * the least wait before the next run (a model API's own `retry-after`, say).
+ *
+ * @example throw new RetryableError('the search index is rebuilding', { retryAfterMs: 30_000 })
+ */
+export class RetryableError extends Error implements CodedError {
+  readonly code = ErrorCode.Retryable;
+  readonly retryAfterMs: number | undefined;
+  constructor(message: string, options?: { retryAfterMs?: number; cause?: unknown }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'RetryableError';
+    this.retryAfterMs = options?.retryAfterMs;
+  }
 }

@@ -63,7 +63,7 @@ export interface TurnRunnerOptions {
    */
   reclaim?: ((t: Turn) => Promise<TurnLease | undefined>) | undefined;
   /** The handle a turn's listener answers through; its lease is read when needed (one may be attached late). */
-  handleFor?: ((lease: () => TurnFence | undefined) => TurnHandle) | undefined;
+  handleFor?: ((lease: () => TurnFence | undefined, key: string | undefined) => TurnHandle) | undefined;
   now: () => number;
 }
 
@@ -241,7 +241,7 @@ export class TurnRunner {
   #start(t: Turn): void {
     const { o } = this;
     const claimHeader = { 'x-autohub-claim': t.logFields.claim as string };
-    t.handle = o.handleFor?.(() => t.lease);
+    t.handle = o.handleFor?.(() => t.lease, t.delivery.kind === 'event' ? t.delivery.claimKeys[0] : undefined);
     const context: TurnContext = {
       autohubClaim: t.claim,
       autohubInstance: o.instance,

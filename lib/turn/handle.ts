@@ -20,7 +20,8 @@ import type { Logger } from '../log/index.js';
 import { noteMetadata } from './parts.js';
 import { readHistory } from './history.js';
 import { threadOf, turnRequest, type EnvelopeFields, type MessageEvent } from './request.js';
-import { StepBook, type TurnSteps } from './steps.js';
+import { StepBook } from './steps.js';
+import type { TurnSteps } from '../store/index.js';
 import { checkThread, type BotIdentity } from './thread.js';
 import type { CopyRole, ReplyText, TakeTurn, TurnContext, TurnReply } from './types.js';
 import { ReplyWriter, type PartsLedger, type WriteOutcome } from './writer.js';
@@ -58,6 +59,8 @@ export interface TurnHandleOptions {
   log: Logger;
   /** Where ctx.step keeps its results; without it every step runs on every run. */
   steps?: TurnSteps | undefined;
+  /** The turn's key in the store (its primary claim key): steps are kept under it, whichever copy runs the turn. */
+  key?: string | undefined;
   botToken?: string | undefined;
   /** Channels where Slack refused a stream as unsupported: one set per copy, kept across its turns. */
   noStream?: Set<string> | undefined;
@@ -130,12 +133,11 @@ export class TurnHandle {
       }
       this.#thinking(request.via === 'dm', target);
       const started = this.#now();
-      const kept = lease?.previousState !== undefined && this.o.steps ? await StepBook.load(this.o.steps, lease.key) : undefined;
-      const steps = new StepBook({ store: this.o.steps, key: lease?.key ?? `unleased:${request.eventId}`, kept });
+      const steps = await this.#steps(lease, request.eventId);
       const ctx: TurnContext = {
         signal: this.signal,
         history: () => readHistory(client, { channel: target.channel, threadTs: target.threadTs, beforeTs: event.ts, ...identity(me) }),
-        step: (name, fn) => steps.run(name, fn),
+        step: (name, fn) => (steps ? steps.run(name, fn) : Promise.resolve(fn())),
         client,
         log,
       };
@@ -176,6 +178,16 @@ export class TurnHandle {
       }
       throw error;
     }
+  }
+
+  /** A turn that ran before (a retry, a takeover) reads what its steps kept, in one store command; a first run reads nothing. */
+  async #steps(lease: TurnFence | undefined, eventId: string): Promise<StepBook | undefined> {
+    const store = this.o.steps;
+    const key = this.o.key ?? lease?.key;
+    if (!store || !key) return undefined;
+    const onUnkept = (name: string) => this.o.log.warn('turn.step_unkept', { eventId, step: name });
+    if (lease?.previousState !== undefined) return StepBook.load(store, key, { onUnkept });
+    return new StepBook({ store, key, kept: undefined, onUnkept });
   }
 
   /** The turn became a dead letter: tell the person, once (only the copy whose store call made it so gets here). */

@@ -12,7 +12,6 @@ export { stripMention } from './mention.js';
 export { readHistory } from './history.js';
 export { turnFiles } from './files.js';
 export { StepBook } from './steps.js';
-export type { TurnSteps } from './steps.js';
 export type {
   CopyRole, HistoryMessage, ReplyText, ReplyWithBlocks, TakeTurn, TurnContext, TurnFile, TurnModule, TurnReply, TurnRequest,
 } from './types.js';
