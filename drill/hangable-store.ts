@@ -25,6 +25,7 @@ export function hangable(store: SharedStore): SharedStore & { hung: boolean } {
     renew: async (leases, ms) => (wrapper.hung ? leases.map(() => 'unreachable' as const) : store.renew(leases, ms)),
     markStream: async (...a) => (wrapper.hung ? 'unreachable' : store.markStream(...a)),
     commit: async (...a) => (wrapper.hung ? 'unreachable' : store.commit(...a)),
+    restore: async (...a) => (wrapper.hung ? 'unreachable' : store.restore(...a)),
     finish: async (...a) => (wrapper.hung ? 'unreachable' : store.finish(...a)),
     release: async (...a) => (wrapper.hung ? 'unreachable' : store.release(...a)),
     deadLetter: async (...a) => (wrapper.hung ? 'unreachable' : store.deadLetter(...a)),

@@ -6,7 +6,7 @@
  *
  * None of these methods throws: expected faults are values.
  */
-import type { Look, LeaseReply, ReleaseReply, RetryPolicy, Takeover } from './lease.js';
+import type { EndReply, Look, LeaseReply, ReleaseReply, RestoreDetail, RetryPolicy, Takeover } from './lease.js';
 import type { ClaimOutcome } from './outcome.js';
 import type { ClaimOwner, LeaseRequest } from './record.js';
 
@@ -46,15 +46,25 @@ export interface Leases {
   /**
    * Renew all of this copy's leases in one request: a reply per lease, in
    * order. `confirmed`: how much of the lease's streamed reply Slack has
-   * confirmed, recorded on the way.
+   * confirmed, recorded on the way. `missing`: the store has no record of
+   * it (see `restore`).
    */
   renew(leases: readonly { key: string; token: number; confirmed?: number }[], leaseMs: number): Promise<LeaseReply[]>;
   /** A streamed reply started under this lease: record its message's ts. */
   markStream(key: string, token: number, ts: string): Promise<LeaseReply>;
   /** The commit point before posting, when the lease is not provably held: -> `posting`. */
   commit(key: string, token: number, leaseMs: number): Promise<LeaseReply>;
+  /**
+   * The store forgot a live turn (its record is gone): its owner writes the
+   * claim again under the same token, sealed as a claim is, puts it back in
+   * the lease set, and re-creates the message aliases that are gone, so a
+   * later delivery of the message is a duplicate. Only when the key is
+   * absent: `ok` when written (or already this token's, a restore whose
+   * answer was lost), `lost` when another record is there.
+   */
+  restore(key: string, token: number, owner: ClaimOwner, request: LeaseRequest, aliasKeys: readonly string[], detail?: RestoreDetail): Promise<EndReply>;
   /** The turn is over: `done`, the body dropped, the reply's ts kept a day. */
-  finish(key: string, token: number, replyTs: string | null, turn?: TurnLine): Promise<LeaseReply>;
+  finish(key: string, token: number, replyTs: string | null, turn?: TurnLine): Promise<EndReply>;
   /** A transient failure: another run after `delayMs`, or a dead letter when the policy is spent. */
   /** `free`: this run does not count against the turn's attempts (a closed rate-limit window, a hand-back at shutdown). */
   release(
@@ -63,13 +73,19 @@ export interface Leases {
     failure: { delayMs: number; reason: string; ambiguous: boolean; free?: boolean; policy: RetryPolicy; turn?: TurnLine },
   ): Promise<ReleaseReply>;
   /** A permanent failure: a dead letter at once. */
-  deadLetter(key: string, token: number, reason: string, turn?: TurnLine): Promise<LeaseReply>;
+  deadLetter(key: string, token: number, reason: string, turn?: TurnLine): Promise<EndReply>;
   /** Turns with a live lease or a retry pending, across all copies; undefined when the store could not answer. */
   pending(): Promise<number | undefined>;
   /** A gap the catch-up sweep has read back: forget it. */
   dropGap(raw: string): Promise<void>;
-  /** Take up to `limit` lapsed or due leases for `owner`, write its heartbeat, and say when the next is due. */
-  look(owner: ClaimOwner, leaseMs: number, limit: number, heartbeat?: string): Promise<Look | undefined>;
+  /**
+   * Take up to `limit` lapsed or due leases for `owner`, write its heartbeat,
+   * and say when the next is due. With `policy`, a lapsed lease whose runs or
+   * retry window are spent is dead-lettered instead of taken (its owners kept
+   * dying), and listed in `dead`. A lease set found lost is rebuilt from the
+   * records.
+   */
+  look(owner: ClaimOwner, leaseMs: number, limit: number, heartbeat?: string, policy?: RetryPolicy): Promise<Look | undefined>;
 }
 
 /** A dead letter as listed: no body. */
