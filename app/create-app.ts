@@ -102,6 +102,11 @@ export function createAutohub(options: AutohubOptions): Autohub {
     fetch: rateLimit,
   };
   const client = new WebClient(config.botToken, clientOptions);
+  // A dead letter, whether a failed run made it (the receiver) or a look did (owners that kept dying, the reaper): told once.
+  const onDead = (dead: DeadTurn): void => {
+    log.error('turn.dead_letter', { ...dead });
+    if (config.owners.length > 0) void announceDeadLetter(client, config.owners, dead, log);
+  };
   const health = new HealthMonitor({
     store,
     role: config.role,
@@ -129,10 +134,7 @@ export function createAutohub(options: AutohubOptions): Autohub {
     now: options.now,
     onRetry: (ms) => reaper.wakeIn(ms),
     onIdle: () => reaper.poke(),
-    onDead: (dead: DeadTurn) => {
-      log.error('turn.dead_letter', { ...dead });
-      if (config.owners.length > 0) void announceDeadLetter(client, config.owners, dead, log);
-    },
+    onDead,
     // The hub failed at the edge: its leases lapse within a lease, so look then.
     onFailover: (reason) => {
       reaper.wakeIn(config.lease.leaseMs + 250);
@@ -177,6 +179,8 @@ export function createAutohub(options: AutohubOptions): Autohub {
     store,
     owner,
     settings: config.lease,
+    retry: config.retry,
+    onDead,
     resume: (takeover, sentAt) => receiver.resume(takeover, sentAt),
     capacity: () => receiver.capacity,
     heartbeat,

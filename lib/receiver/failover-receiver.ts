@@ -38,7 +38,7 @@ export const HEALTH_PATH = '/slack/health';
 
 export interface FailoverReceiverOptions {
   signingSecret: string;
-  store: Claims & Pick<Leases, 'commit' | 'finish' | 'release' | 'deadLetter' | 'markStream'>;
+  store: Claims & Pick<Leases, 'commit' | 'finish' | 'release' | 'deadLetter' | 'markStream' | 'restore'>;
   /** Keeps every lease of this copy alive, in one request per renewal. */
   keeper: LeaseKeeper;
   health: HealthMonitor;

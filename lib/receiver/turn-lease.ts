@@ -10,7 +10,7 @@
  */
 import { StoreUnavailableError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
-import { retryDelayMs, type Leases, type LeaseSettings, type ReleaseReply, type RetryPolicy, type Takeover, type TurnLine } from '../store/index.js';
+import { retryDelayMs, type EndReply, type Leases, type LeaseSettings, type ReleaseReply, type RestoreDetail, type RetryPolicy, type Takeover, type TurnLine } from '../store/index.js';
 import type { LeaseKeeper } from './lease-keeper.js';
 import type { TurnFailure } from './turn-failure.js';
 
@@ -36,6 +36,8 @@ export interface TurnLeaseOptions {
   sentAt: number;
   /** Set for a turn taken from the lease set (a dead owner's, a retry, a replay). */
   takeover?: Takeover;
+  /** Write this turn's claim again when the store forgot it (see LeaseKeeper.restore). */
+  restore?: (detail: RestoreDetail) => Promise<EndReply>;
   /** The status page's line for this turn's end. */
   line?: (outcome: TurnOutcome, detail: { reason?: string; attempts: number; stream?: StreamDetail }) => TurnLine;
 }
@@ -85,6 +87,8 @@ export class TurnLease {
     this.#streamTs = ts;
     const reply = await this.o.store.markStream(this.key, this.token, ts);
     if (reply === 'lost') this.#lose('stream: another copy holds the turn');
+    // Written again with this stream's ts (the restore reads it), so a taker-over completes this message.
+    else if (reply === 'missing') await this.o.keeper.restore(this.key);
     else if (reply !== 'ok') this.o.log.warn('lease.stream_unrecorded', { key: this.key, reply });
   }
 
@@ -109,7 +113,9 @@ export class TurnLease {
 
   /** Start keeping the lease alive. */
   start(): void {
-    this.o.keeper.add(this.key, this.token, this.o.sentAt + this.o.settings.leaseMs, (reason) => this.#lose(reason));
+    const { restore } = this.o;
+    const rewrite = restore && (() => restore({ attempts: this.attempts, ...(this.streamTs ? { streamTs: this.streamTs } : {}) }));
+    this.o.keeper.add(this.key, this.token, this.o.sentAt + this.o.settings.leaseMs, (reason) => this.#lose(reason), rewrite);
   }
 
   #lose(reason: string): void {
@@ -123,8 +129,9 @@ export class TurnLease {
    * The commit point: true when this turn may post now, false when its lease
    * is gone. Throws StoreUnavailableError when the store cannot say (the turn
    * is then retried, and the next run reads the thread first).
+   * `restoreOnce`: a record the store forgot is written again once, then asked again.
    */
-  async commit(): Promise<boolean> {
+  async commit(restoreOnce = true): Promise<boolean> {
     if (this.#lost || this.#ended) return false;
     const { keeper, store, settings, now } = this.o;
     if (now() < keeper.heldUntil(this.key) - commitMarginMs(settings.leaseMs)) return true;
@@ -138,6 +145,8 @@ export class TurnLease {
       this.#lose('commit: another copy holds the turn');
       return false;
     }
+    // The store forgot the turn: written again, then asked again (a restore that lost gives the lease up).
+    if (reply === 'missing' && restoreOnce && (await keeper.restore(this.key)) !== 'unreachable') return this.commit(false);
     throw new StoreUnavailableError('commit');
   }
 

@@ -8,8 +8,8 @@
 import type { App } from '@slack/bolt';
 import type { Role } from '../store/index.js';
 import type { Logger } from '../log/index.js';
-import type { ClaimKind, Leases, LeaseSettings, RetryPolicy, Takeover, TurnLine } from '../store/index.js';
-import type { Delivery } from './delivery.js';
+import type { ClaimKind, Leases, LeaseSettings, RestoreDetail, RetryPolicy, Takeover, TurnLine } from '../store/index.js';
+import { parseDelivery, type Delivery } from './delivery.js';
 import { AckGate } from './ack-gate.js';
 import type { LeaseKeeper } from './lease-keeper.js';
 import { classifyTurnFailure } from './turn-failure.js';
@@ -35,7 +35,7 @@ export interface DeadTurn {
 }
 
 export interface TurnRunnerOptions {
-  store: Pick<Leases, 'commit' | 'finish' | 'release' | 'deadLetter' | 'markStream'>;
+  store: Pick<Leases, 'commit' | 'finish' | 'release' | 'deadLetter' | 'markStream' | 'restore'>;
   keeper: LeaseKeeper;
   role: Role;
   instance: string;
@@ -132,7 +132,17 @@ export class TurnRunner {
       };
       return { line: JSON.stringify(record), cloud: o.role === 'cloud' && outcome === 'answered', at };
     };
+    // What the claim wrote (the body without Slack's legacy token, as the receiver stores it), to write it again if the store forgets it.
+    const restore = (detail: RestoreDetail) => {
+      const { token: _legacy, ...kept } = body;
+      const stored = JSON.stringify(kept);
+      const parsed = parseDelivery('application/json', stored);
+      const aliases = 'claimKeys' in parsed ? parsed.claimKeys.filter((k) => k !== key) : [];
+      const request = { leaseMs: o.lease.leaseMs, body: stored, eventId: String(body.event_id ?? ''), ...(event.channel ? { channel: event.channel } : {}) };
+      return o.store.restore(key, token, { instance: o.instance, role: o.role }, request, aliases, detail);
+    };
     return new TurnLease({
+      restore,
       store: o.store,
       keeper: o.keeper,
       key,
