@@ -72,6 +72,91 @@ describe('LeaseKeeper: a lease is given up only when it could have lapsed', () =
   });
 });
 
+describe('LeaseKeeper: a lease the store forgot is written again, not given up', () => {
+  it("a renewal that finds no record restores it through the lease's hook, and the lease holds on from the restore", async () => {
+    // The bug: "missing" read as "another copy holds the turn": after a FLUSHALL the turn stood down and nobody answered.
+    const { keeper, advance, now } = rig(['missing']);
+    const lost: string[] = [];
+    const restores: number[] = [];
+    keeper.add('k', 1, 1_010_000, (reason) => lost.push(reason), async () => {
+      restores.push(now());
+      return 'ok';
+    });
+    advance(3_000);
+    await keeper.renewNow();
+    expect(lost).toEqual([]);
+    expect(restores).toEqual([1_003_000]);
+    expect(keeper.heldUntil('k')).toBe(1_003_000 + 10_000);
+    expect(keeper.size).toBe(1);
+  });
+
+  it('a restore that finds another record there gives the lease up', async () => {
+    const { keeper } = rig(['missing']);
+    const lost: string[] = [];
+    keeper.add('k', 1, 1_010_000, (reason) => lost.push(reason), async () => 'lost');
+    await keeper.renewNow();
+    expect(lost).toEqual(['restore: another copy holds the turn']);
+    expect(keeper.size).toBe(0);
+  });
+
+  it('a lease without a restore hook is given up when its record is missing', async () => {
+    const { keeper } = rig(['missing']);
+    const lost: string[] = [];
+    keeper.add('k', 1, 1_010_000, (reason) => lost.push(reason));
+    await keeper.renewNow();
+    expect(lost).toEqual(['the store forgot the turn, and it cannot be written again']);
+  });
+
+  it('while a forgotten record cannot be written again (the store went away), the lease is kept past its end, and restored once the store answers', async () => {
+    const { keeper, advance } = rig(['missing', 'unreachable', 'unreachable', 'unreachable', 'unreachable', 'missing']);
+    const lost: string[] = [];
+    const restoreReplies: Array<'ok' | 'unreachable'> = ['unreachable', 'ok'];
+    let restores = 0;
+    keeper.add('k', 1, 1_010_000, (reason) => lost.push(reason), async () => {
+      restores++;
+      return restoreReplies.shift() ?? 'ok';
+    });
+    for (let i = 0; i < 6; i++) {
+      advance(3_000);
+      await keeper.renewNow();
+    }
+    // 18 s in, past claim + lease (10 s): still held, because nobody can hold a record that does not exist.
+    expect(lost).toEqual([]);
+    expect(restores).toBe(2);
+    expect(keeper.heldUntil('k')).toBe(1_018_000 + 10_000);
+  });
+
+  it('a commit that finds no record restores it and commits; one that cannot restore says the store is unavailable', async () => {
+    const r = rig([]);
+    const replies: LeaseReply[] = ['missing', 'missing'];
+    const restored: Array<'ok' | 'unreachable'> = ['ok', 'unreachable'];
+    const lease = new TurnLease({
+      store: {
+        commit: async () => replies.shift() ?? 'ok',
+        finish: async () => 'ok',
+        release: async () => 'retry',
+        deadLetter: async () => 'ok',
+        markStream: async () => 'ok',
+      },
+      keeper: r.keeper,
+      key: 'k',
+      token: 1,
+      settings: { leaseMs: 10_000 },
+      retry: DEFAULT_RETRY,
+      log: silentLogger,
+      now: r.now,
+      sentAt: r.now(),
+      restore: async () => restored.shift() ?? 'ok',
+    });
+    lease.start();
+    r.advance(9_000);
+    expect(await lease.commit()).toBe(true);
+    r.advance(9_000);
+    await expect(lease.commit()).rejects.toThrow(/commit/);
+    expect(lease.lost).toBe(false);
+  });
+});
+
 describe('TurnLease.commit: no round trip while the lease is provably held', () => {
   const make = (r: ReturnType<typeof rig>, commits: string[]) =>
     new TurnLease({
