@@ -13,6 +13,7 @@ export function hangable(store: SharedStore): SharedStore & { hung: boolean } {
     windows: store.windows,
     hung: false,
     claim: async (...a) => (wrapper.hung ? { kind: 'fail-open', reason: 'drill: store hung' } : store.claim(...a)),
+    confirm: async (...a) => (wrapper.hung ? 'unreachable' : store.confirm(...a)),
     lock: async (...a) => (wrapper.hung ? undefined : store.lock(...a)),
     unlock: async (...a) => (wrapper.hung ? undefined : store.unlock(...a)),
     note: async (...a) => (wrapper.hung ? undefined : store.note(...a)),

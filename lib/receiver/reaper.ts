@@ -28,6 +28,8 @@ export interface ReaperOptions {
   settings: Pick<LeaseSettings, 'leaseMs' | 'reaperMs'>;
   /** How many runs a turn gets: a lapsed lease whose owner died counts one, and past the policy it is dead-lettered. */
   retry: RetryPolicy;
+  /** Keys of turns running here without their lease (claims that failed open): never taken over by this copy's own look. */
+  running?: () => readonly string[];
   /** A turn this copy's look dead-lettered (its owners kept dying): told once, here alone. */
   onDead?: (dead: DeadTurn) => void;
   /** Run a taken turn; `sentAt`: when the look that took it was sent (its lease runs from then). */
@@ -127,7 +129,8 @@ export class Reaper {
     try {
       this.#looks++;
       const sentAt = this.#now();
-      const look = await this.o.store.look(this.o.owner, this.o.settings.leaseMs, Math.max(0, this.o.capacity()), this.o.heartbeat(), this.o.retry);
+      const options = { policy: this.o.retry, ...(this.o.running ? { running: this.o.running() } : {}) };
+      const look = await this.o.store.look(this.o.owner, this.o.settings.leaseMs, Math.max(0, this.o.capacity()), this.o.heartbeat(), options);
       if (!look) {
         next = this.#afterFailure();
         return [];

@@ -8,10 +8,12 @@ export type { StoreFault, StoreReporter } from './reporter.js';
 export { CLAIM_TTL_SECONDS, DEAD_TTL_SECONDS } from './roles.js';
 export type {
   Claims,
+  ConfirmReply,
   DeadLetter,
   DeadLetters,
   Leases,
   Lists,
+  LookOptions,
   Pingable,
   Records,
   SharedStore,

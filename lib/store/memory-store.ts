@@ -16,14 +16,13 @@ import {
   type Look,
   type ReleaseReply,
   type RestoreDetail,
-  type RetryPolicy,
   type Takeover,
 } from './lease.js';
 import { Observed } from './observed.js';
 import { WindowBook } from './window-book.js';
 import { CLAIMED, DUPLICATE, type ClaimOutcome } from './outcome.js';
 import { encodeAlias, encodeClaim, encodeRestored, type ClaimOwner, type LeaseRequest } from './record.js';
-import { CLAIM_TTL_SECONDS, DEAD_TTL_SECONDS, type DeadLetter, type SharedStore, type StoreHealth, type TurnLine } from './roles.js';
+import { CLAIM_TTL_SECONDS, DEAD_TTL_SECONDS, type ConfirmReply, type DeadLetter, type LookOptions, type SharedStore, type StoreHealth, type TurnLine } from './roles.js';
 
 interface Entry {
   value: string;
@@ -39,6 +38,8 @@ export interface MemoryStoreOptions {
   sweepEvery?: number;
   /** A silence in serving longer than this is recorded for the catch-up sweep; 0: none. @default 0 */
   gapMs?: number;
+  /** @default crypto.randomUUID */
+  nonce?: () => string;
 }
 
 export class MemoryStore implements SharedStore {
@@ -59,6 +60,7 @@ export class MemoryStore implements SharedStore {
   #servedAt: number | undefined;
   readonly #gaps: Array<{ from: number; to: number }> = [];
   readonly #gapMs: number;
+  readonly #nonce: () => string;
   /** The lease set is known whole (the Redis set's `~indexed` mark): false after it was lost, until a look rebuilds it. */
   #indexed = false;
 
@@ -69,6 +71,7 @@ export class MemoryStore implements SharedStore {
     this.#observed = new Observed(this.#now);
     this.windows = new WindowBook(this.#now, () => {});
     this.#gapMs = options.gapMs ?? 0;
+    this.#nonce = options.nonce ?? (() => crypto.randomUUID());
   }
 
   #live(key: string, now: number): Entry | undefined {
@@ -100,7 +103,7 @@ export class MemoryStore implements SharedStore {
 
   async claim(keys: readonly string[], owner: ClaimOwner, lease?: LeaseRequest): Promise<ClaimOutcome> {
     const now = this.#now();
-    const nonce = crypto.randomUUID();
+    const nonce = this.#nonce();
     const held = keys.find((key) => this.#live(key, now));
     if (held !== undefined) return DUPLICATE;
     if (this.#servedAt !== undefined && this.#gapMs > 0 && now - this.#servedAt > this.#gapMs) this.#gaps.push({ from: this.#servedAt, to: now });
@@ -119,6 +122,15 @@ export class MemoryStore implements SharedStore {
   /** `missing` when the key holds nothing at all (the scripts' OWNED_OR_MISSING). */
   #missing(key: string): boolean {
     return this.#live(key, this.#now()) === undefined;
+  }
+
+  async confirm(key: string, nonce: string, leaseMs: number): Promise<ConfirmReply> {
+    if (this.#missing(key)) return 'absent';
+    const record = this.#record(key);
+    if (!record || record.nonce !== nonce) return 'held';
+    if (!owns(record, 1)) return 'lost';
+    this.#leases.set(key, this.#now() + leaseMs);
+    return 'mine';
   }
 
   async renew(leases: readonly { key: string; token: number; confirmed?: number }[], leaseMs: number): Promise<LeaseReply[]> {
@@ -236,7 +248,8 @@ export class MemoryStore implements SharedStore {
     };
   }
 
-  async look(owner: ClaimOwner, leaseMs: number, limit: number, heartbeat?: string, policy?: RetryPolicy): Promise<Look> {
+  async look(owner: ClaimOwner, leaseMs: number, limit: number, heartbeat?: string, options: LookOptions = {}): Promise<Look> {
+    const { policy, running = [] } = options;
     const now = this.#now();
     const taken: Takeover[] = [];
     const dead: DeadLetter[] = [];
@@ -246,6 +259,11 @@ export class MemoryStore implements SharedStore {
       const live = record && record.body !== undefined && (record.state === 'claimed' || record.state === 'posting' || record.state === 'retry');
       if (!live) {
         this.#leases.delete(key);
+        continue;
+      }
+      // This copy runs it (a claim that landed late): kept for it, never taken by its own look.
+      if (running.includes(key)) {
+        this.#leases.set(key, now + leaseMs);
         continue;
       }
       // Its owner died (or froze past its lease): that run counts, as the look script counts it.

@@ -31,6 +31,30 @@ export interface Claims {
    * `fail-open`. With a lease, `claimed` carries token 1.
    */
   claim(keys: readonly string[], owner: ClaimOwner, lease?: LeaseRequest): Promise<ClaimOutcome>;
+  /**
+   * A leased claim that failed open (`nonce` from its outcome), asked about
+   * once the store answers again: `mine` when it landed after all and is
+   * still this claim's, live, under token 1 (its lease is kept from now: run
+   * it under that lease, never leave it to be taken over), `absent` when it
+   * never landed, `held` when another delivery's claim holds the key, `lost`
+   * when it landed but was taken over or has ended since.
+   */
+  confirm(key: string, nonce: string, leaseMs: number): Promise<ConfirmReply>;
+}
+
+/** What `confirm` found of a claim that timed out. */
+export type ConfirmReply = 'mine' | 'absent' | 'held' | 'lost' | 'unreachable';
+
+/** What a look is told besides its owner and limits. */
+export interface LookOptions {
+  /** Dead-letter a lapsed lease whose runs or retry window are spent (its owners kept dying) instead of taking it. */
+  policy?: RetryPolicy;
+  /**
+   * Keys of turns this copy runs now without holding their lease (claims that
+   * failed open and may have landed late): never taken by this copy's own
+   * look, whose lease is kept alive instead until the copy confirms it.
+   */
+  running?: readonly string[];
 }
 
 /** The status page's line for a turn that ended, written with the lease's last operation. */
@@ -80,12 +104,12 @@ export interface Leases {
   dropGap(raw: string): Promise<void>;
   /**
    * Take up to `limit` lapsed or due leases for `owner`, write its heartbeat,
-   * and say when the next is due. With `policy`, a lapsed lease whose runs or
-   * retry window are spent is dead-lettered instead of taken (its owners kept
-   * dying), and listed in `dead`. A lease set found lost is rebuilt from the
-   * records.
+   * and say when the next is due. With a `policy`, a lapsed lease whose runs
+   * or retry window are spent is dead-lettered instead of taken (its owners
+   * kept dying), and listed in `dead`. A lease set found lost is rebuilt from
+   * the records.
    */
-  look(owner: ClaimOwner, leaseMs: number, limit: number, heartbeat?: string, policy?: RetryPolicy): Promise<Look | undefined>;
+  look(owner: ClaimOwner, leaseMs: number, limit: number, heartbeat?: string, options?: LookOptions): Promise<Look | undefined>;
 }
 
 /** A dead letter as listed: no body. */

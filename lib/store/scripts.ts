@@ -77,6 +77,21 @@ ${WINDOWS('KEYS[n + 2]')}
 return out`;
 
 /**
+ * A leased claim that timed out at its copy, asked about once the store
+ * answers: did it land? KEYS: key, lease set. ARGV: the claim's nonce, lease ms.
+ * Returns 'mine' (landed, live, still token 1: its lease is kept from now),
+ * 'lost' (landed, then taken over or ended), 'held' (another claim's) or
+ * 'absent' (never landed).
+ */
+export const CONFIRM_SCRIPT = `${NOW}
+${RECORD}
+if not raw then return 'absent' end
+if not rec or rec.nonce ~= ARGV[1] then return 'held' end
+if tonumber(rec.token) ~= 1 or (rec.state ~= 'claimed' and rec.state ~= 'posting') then return 'lost' end
+redis.call('ZADD', KEYS[2], now + tonumber(ARGV[2]), KEYS[1])
+return 'mine'`;
+
+/**
  * KEYS: the lease set, then each lease's key. ARGV: lease ms, then per lease
  * its token and how much of its streamed reply Slack has confirmed ('' when
  * it streams nothing). Returns 1 (renewed), 0 (lost) or 2 (missing: no
@@ -253,7 +268,8 @@ out[#out + 1] = cjson.encode({ key = key, token = rec.token, state = prev, body 
  * is dead-lettered here instead of taken, and only this look reports it.
  * KEYS: lease set, copies hash, served mark, gaps list, dead set.
  * ARGV: instance, role, lease ms, limit, heartbeat ('' for none), max runs,
- * window ms, dead ttl s.
+ * window ms, dead ttl s, then the keys this copy runs without their lease
+ * (never taken by its own look: their lease is kept a lease from now).
  * Returns {ms until the next lease is due or -1, ms since the last claim or -1,
  * the oldest gap as ms ago "from:to" or '', 1 when the lease set is known
  * whole else 0, then takeovers and 'dead:' dead letters, ...}.
@@ -261,6 +277,8 @@ out[#out + 1] = cjson.encode({ key = key, token = rec.token, state = prev, body 
 export const LOOK_SCRIPT = `${NOW}
 ${INDEXED}
 local runs, window, dead_ttl = tonumber(ARGV[6]) or 0, tonumber(ARGV[7]) or 0, tonumber(ARGV[8]) or 0
+local running = {}
+for i = 9, #ARGV do running[ARGV[i]] = true end
 local out = { -1, -1, '', 0 }
 if redis.call('ZSCORE', KEYS[1], indexed_member) then out[4] = 1 end
 local served = tonumber(redis.call('GET', KEYS[3]))
@@ -277,6 +295,8 @@ for _, key in ipairs(due) do
   if raw then ok, rec = pcall(cjson.decode, raw) end
   if not ok or type(rec) ~= 'table' or not rec.body or (rec.state ~= 'claimed' and rec.state ~= 'posting' and rec.state ~= 'retry') then
     redis.call('ZREM', KEYS[1], key)
+  elseif running[key] then
+    redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), key)
   else
     local died = rec.state ~= 'retry'
     if died then rec.deaths = (tonumber(rec.deaths) or 0) + 1 end

@@ -13,13 +13,13 @@ import type { UpstashSettings } from './roles.js';
 import { withDeadline } from '../time/index.js';
 import { claimDeadlineMs, DEFAULT_CLAIM_BUDGET, type ClaimBudget } from './budget.js';
 import { DEAD_KEY, EVENT_KEYS_MATCH, GAPS_KEY, LEASES_INDEXED_SCORE, LEASES_KEY, SERVED_KEY, STATUS_KEYS, WINDOWS_KEY } from './keys.js';
-import { parseGap, parseTakeover, type EndReply, type Look, type LeaseReply, type ReleaseReply, type RestoreDetail, type RetryPolicy, type Takeover } from './lease.js';
+import { parseGap, parseTakeover, type EndReply, type Look, type LeaseReply, type ReleaseReply, type RestoreDetail, type Takeover } from './lease.js';
 import { Observed } from './observed.js';
 import { WindowBook } from './window-book.js';
 import { classifyClaimReply, failOpen, type ClaimOutcome } from './outcome.js';
 import { encodeAlias, encodeClaim, encodeRestored, type ClaimOwner, type LeaseRequest } from './record.js';
 import type { StoreReporter } from './reporter.js';
-import { CLAIM_TTL_SECONDS, DEAD_TTL_SECONDS, type DeadLetter, type SharedStore, type StoreHealth, type TurnLine } from './roles.js';
+import { CLAIM_TTL_SECONDS, DEAD_TTL_SECONDS, type ConfirmReply, type DeadLetter, type LookOptions, type SharedStore, type StoreHealth, type TurnLine } from './roles.js';
 import * as S from './scripts.js';
 import { isSealed, type Sealer } from './seal.js';
 import { createUpstashClient, type StoreClient } from './upstash-client.js';
@@ -144,7 +144,14 @@ export class UpstashStore implements SharedStore {
       this.#observed.failed(outcome.reason);
       this.#report({ op: 'claim', reason: outcome.reason, key: keys[0], elapsedMs: this.#now() - started });
     } else this.#observed.ok();
-    return outcome;
+    // A leased claim that timed out may still land: its nonce lets the copy ask (`confirm`).
+    return outcome.kind === 'fail-open' && lease ? { ...outcome, nonce } : outcome;
+  }
+
+  async confirm(key: string, nonce: string, leaseMs: number): Promise<ConfirmReply> {
+    const reply = await this.#lease([key, LEASES_KEY], S.CONFIRM_SCRIPT, [nonce, leaseMs]);
+    if (reply === undefined) return 'unreachable';
+    return reply === 'mine' || reply === 'absent' || reply === 'held' || reply === 'lost' ? reply : 'unreachable';
   }
 
   /** One bounded command; undefined when it failed (and was reported). */
@@ -218,9 +225,10 @@ export class UpstashStore implements SharedStore {
     return replyOf(await this.#lease([key, LEASES_KEY, DEAD_KEY, STATUS_KEYS.turns], S.DEAD_SCRIPT, args));
   }
 
-  async look(owner: ClaimOwner, leaseMs: number, limit: number, heartbeat?: string, policy?: RetryPolicy): Promise<Look | undefined> {
+  async look(owner: ClaimOwner, leaseMs: number, limit: number, heartbeat?: string, options: LookOptions = {}): Promise<Look | undefined> {
+    const { policy, running = [] } = options;
     const keys = [LEASES_KEY, STATUS_KEYS.copies, SERVED_KEY, GAPS_KEY, DEAD_KEY];
-    const args = [owner.instance, owner.role, leaseMs, limit, heartbeat ?? '', policy?.attempts ?? 0, policy?.windowMs ?? 0, DEAD_TTL_SECONDS];
+    const args = [owner.instance, owner.role, leaseMs, limit, heartbeat ?? '', policy?.attempts ?? 0, policy?.windowMs ?? 0, DEAD_TTL_SECONDS, ...running];
     const reply = await this.#lease(keys, S.LOOK_SCRIPT, args);
     if (!Array.isArray(reply) || typeof reply[0] !== 'number' || typeof reply[1] !== 'number') return undefined;
     const taken: Takeover[] = [];

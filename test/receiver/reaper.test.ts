@@ -15,8 +15,8 @@ function handStore() {
     policies,
     looks: () => answers.length,
     store: {
-      look: (_o: unknown, _l: number, _n: number, _h?: string, policy?: RetryPolicy) => {
-        policies.push(policy);
+      look: (_o: unknown, _l: number, _n: number, _h?: string, options?: { policy?: RetryPolicy }) => {
+        policies.push(options?.policy);
         return new Promise<Look | undefined>((resolve) => answers.push(resolve));
       },
     },

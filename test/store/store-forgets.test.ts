@@ -59,7 +59,7 @@ const stores: Array<[string, () => [SharedStore, Forgetting]]> = [
 /** Looks by `owner` until `k` is taken over (leases here run 100-200 ms). */
 async function takeWhenDue(s: SharedStore, k: string, leaseMs = 60_000, p = policy) {
   for (let i = 0; i < 100; i++) {
-    const look = await s.look(cloud, leaseMs, 100, undefined, p);
+    const look = await s.look(cloud, leaseMs, 100, undefined, { policy: p });
     const mine = look?.taken.filter((t) => t.key === k) ?? [];
     if (mine.length > 0) return mine;
     await wait(20);
@@ -71,7 +71,7 @@ async function takeWhenDue(s: SharedStore, k: string, leaseMs = 60_000, p = poli
 async function diesWhenDue(s: SharedStore, k: string) {
   const taken: string[] = [];
   for (let i = 0; i < 100; i++) {
-    const look = await s.look(cloud, 60_000, 100, undefined, policy);
+    const look = await s.look(cloud, 60_000, 100, undefined, { policy });
     taken.push(...(look?.taken.filter((t) => t.key === k).map((t) => t.key) ?? []));
     const dead = look?.dead.filter((d) => d.key === k) ?? [];
     if (dead.length > 0) return { dead, taken };
@@ -173,7 +173,7 @@ describe.each(stores)('a store that forgets, on the %s store', (_, make) => {
     expect(taken).toEqual([]);
     expect(dead).toEqual([expect.objectContaining({ key: k, eventId: 'EvDies', channel: 'C9', reason: 'owner died 3 times', attempts: 3 })]);
     expect(JSON.stringify(dead)).not.toContain('marker');
-    const next = await s.look(cloud, 60_000, 100, undefined, policy);
+    const next = await s.look(cloud, 60_000, 100, undefined, { policy });
     expect(next?.dead).toEqual([]);
     expect(next?.taken.map((t) => t.key)).not.toContain(k);
     expect((await s.listDead(50))!.find((d) => d.key === k)).toMatchObject({ reason: 'owner died 3 times', attempts: 3 });
@@ -190,7 +190,7 @@ describe.each(stores)('a store that forgets, on the %s store', (_, make) => {
     await s.claim([retried], hub, { leaseMs: 60_000, body: '{}' });
     expect(await s.release(retried, 1, { delayMs: 100, reason: 'http 500', ambiguous: false, policy })).toBe('retry');
     await wait(150);
-    const look = await s.look(cloud, 60_000, 100, undefined, { ...policy, windowMs: 50 });
+    const look = await s.look(cloud, 60_000, 100, undefined, { policy: { ...policy, windowMs: 50 } });
     const ours = (keys: string[] = []) => keys.filter((x) => x === late || x === retried);
     expect(ours(look?.dead.map((d) => d.key))).toEqual([late]);
     expect(ours(look?.taken.map((t) => t.key))).toEqual([retried]);
