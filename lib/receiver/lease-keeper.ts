@@ -136,7 +136,10 @@ export class LeaseKeeper {
 
   async #restore(key: string, held: Held, write: () => Promise<EndReply>): Promise<EndReply> {
     const sentAt = this.now();
-    const reply = await write().catch((): EndReply => 'unreachable');
+    // A hook that throws (even before it returns a promise) is a restore that could not be made, never an unhandled rejection.
+    const reply = await Promise.resolve()
+      .then(write)
+      .catch((): EndReply => 'unreachable');
     if (this.#held.get(key) !== held) return reply;
     if (reply === 'ok') {
       held.missing = false;

@@ -126,6 +126,19 @@ describe('LeaseKeeper: a lease the store forgot is written again, not given up',
     expect(keeper.heldUntil('k')).toBe(1_018_000 + 10_000);
   });
 
+  it('a restore hook that throws is a restore that could not be made: the lease is kept, the renewal does not reject', async () => {
+    const { keeper, advance } = rig(['missing']);
+    const lost: string[] = [];
+    keeper.add('k', 1, 1_010_000, (reason) => lost.push(reason), () => {
+      throw new Error('a bug in the hook');
+    });
+    // Past claim + lease: an unanswered renewal would give the lease up now; a missing record does not.
+    advance(11_000);
+    await expect(keeper.renewNow()).resolves.toBeUndefined();
+    expect(lost).toEqual([]);
+    expect(keeper.size).toBe(1);
+  });
+
   it('a commit that finds no record restores it and commits; one that cannot restore says the store is unavailable', async () => {
     const r = rig([]);
     const replies: LeaseReply[] = ['missing', 'missing'];
