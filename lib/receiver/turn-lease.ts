@@ -113,10 +113,12 @@ export class TurnLease {
 
   /** Start keeping the lease alive. */
   start(): void {
-    const { restore } = this.o;
-    const rewrite = restore && (() => restore({ attempts: this.attempts, ...(this.streamTs ? { streamTs: this.streamTs } : {}) }));
-    this.o.keeper.add(this.key, this.token, this.o.sentAt + this.o.settings.leaseMs, (reason) => this.#lose(reason), rewrite);
+    this.o.keeper.add(this.key, this.token, this.o.sentAt + this.o.settings.leaseMs, (reason) => this.#lose(reason), this.o.restore && this.#rewrite);
   }
+
+  /** This turn's claim written again when the store forgot it, with its runs and its streamed message ('lost' without a hook). */
+  readonly #rewrite = async (): Promise<EndReply> =>
+    this.o.restore ? this.o.restore({ attempts: this.attempts, ...(this.streamTs ? { streamTs: this.streamTs } : {}) }) : 'lost';
 
   #lose(reason: string): void {
     if (this.#lost || this.#ended) return;
@@ -172,19 +174,28 @@ export class TurnLease {
     this.o.keeper.remove(this.key);
     const line = this.o.line?.('dead', { reason: failure.reason, attempts: this.attempts });
     if (failure.kind === 'permanent') {
-      const reply = await this.o.store.deadLetter(this.key, this.token, failure.reason, line);
+      const reply = await this.#restoredFor(() => this.o.store.deadLetter(this.key, this.token, failure.reason, line));
       return { reply: reply === 'ok' ? 'dead' : reply };
     }
     // A closed window is waited out, not backed off: the rate-limit layer knows when it reopens.
     const delayMs = failure.free ? this.o.retry.firstDelayMs : retryDelayMs(this.o.retry, this.attempts);
-    const reply = await this.o.store.release(this.key, this.token, {
-      delayMs,
-      reason: failure.reason,
-      ambiguous: failure.ambiguous,
-      free: failure.free === true,
-      policy: this.o.retry,
-      ...(line ? { turn: line } : {}),
-    });
+    const reply = await this.#restoredFor(() =>
+      this.o.store.release(this.key, this.token, {
+        delayMs,
+        reason: failure.reason,
+        ambiguous: failure.ambiguous,
+        free: failure.free === true,
+        policy: this.o.retry,
+        ...(line ? { turn: line } : {}),
+      }),
+    );
     return reply === 'retry' ? { reply, retryInMs: delayMs } : { reply };
+  }
+
+  /** A turn's end that finds its record forgotten: the record written again, then the end sent again (once). */
+  async #restoredFor<R extends string>(send: () => Promise<R | 'missing'>): Promise<R | 'lost'> {
+    let reply = await send();
+    if (reply === 'missing' && (await this.#rewrite()) === 'ok') reply = await send();
+    return reply === 'missing' ? 'lost' : (reply as R);
   }
 }

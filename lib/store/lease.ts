@@ -92,8 +92,8 @@ export interface RestoreDetail {
   streamTs?: string;
 }
 
-/** What handing a failed turn back came to. */
-export type ReleaseReply = 'retry' | 'dead' | 'lost' | 'unreachable';
+/** What handing a failed turn back came to (`missing`: the store has no record of it, see LeaseReply). */
+export type ReleaseReply = 'retry' | 'dead' | 'lost' | 'missing' | 'unreachable';
 
 /** A turn taken from the lease set: its owner died, it was released for a retry, or it is replayed. */
 export interface Takeover {

@@ -203,6 +203,7 @@ export class MemoryStore implements SharedStore {
   }
 
   async release(key: string, token: number, f: Parameters<SharedStore['release']>[2]): Promise<ReleaseReply> {
+    if (this.#missing(key)) return 'missing';
     const record = this.#record(key);
     if (!owns(record, token)) return 'lost';
     const now = this.#now();
@@ -218,7 +219,8 @@ export class MemoryStore implements SharedStore {
     return 'retry';
   }
 
-  async deadLetter(key: string, token: number, reason: string, turn?: TurnLine): Promise<EndReply> {
+  async deadLetter(key: string, token: number, reason: string, turn?: TurnLine): Promise<LeaseReply> {
+    if (this.#missing(key)) return 'missing';
     const record = this.#record(key);
     if (!owns(record, token)) return 'lost';
     this.#toDead(key, { ...record, reason }, turn);

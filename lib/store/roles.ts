@@ -97,7 +97,7 @@ export interface Leases {
     failure: { delayMs: number; reason: string; ambiguous: boolean; free?: boolean; policy: RetryPolicy; turn?: TurnLine },
   ): Promise<ReleaseReply>;
   /** A permanent failure: a dead letter at once. */
-  deadLetter(key: string, token: number, reason: string, turn?: TurnLine): Promise<EndReply>;
+  deadLetter(key: string, token: number, reason: string, turn?: TurnLine): Promise<LeaseReply>;
   /** Turns with a live lease or a retry pending, across all copies; undefined when the store could not answer. */
   pending(): Promise<number | undefined>;
   /** A gap the catch-up sweep has read back: forget it. */

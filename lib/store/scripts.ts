@@ -19,11 +19,13 @@ if not rec or tonumber(rec.token) ~= tonumber(ARGV[1]) or (rec.state ~= 'claimed
 
 /**
  * As OWNED, but a record that is not there at all (flushed, evicted) answers
- * 2, "missing", not 0: nobody else holds the turn, and its owner writes it again.
+ * `missing` (2 unless the script says), not 0: nobody else holds the turn,
+ * and its owner writes it again.
  */
-const OWNED_OR_MISSING = `${RECORD}
-if not raw then return 2 end
+const ownedOrMissing = (missing = 2) => `${RECORD}
+if not raw then return ${missing} end
 if not rec or tonumber(rec.token) ~= tonumber(ARGV[1]) or (rec.state ~= 'claimed' and rec.state ~= 'posting') then return 0 end`;
+const OWNED_OR_MISSING = ownedOrMissing();
 
 /** The lease set's "known whole" member and its score (keys.ts). */
 const INDEXED = `local indexed_member, indexed_score = '${LEASES_INDEXED}', ${LEASES_INDEXED_SCORE}`;
@@ -220,9 +222,9 @@ ${TURN_RECORD('KEYS[4]', line)}`;
  * its runs or its time are spent. KEYS: key, lease set, dead set, turns.
  * ARGV: token, delay ms, reason, ambiguous ('1'/'0'), max runs, window ms,
  * dead ttl s, turn line for a dead letter, free ('1': this run is not
- * counted). Returns 1 retry, 2 dead, 0 lost.
+ * counted). Returns 1 retry, 2 dead, 0 lost, 3 missing.
  */
-export const RELEASE_SCRIPT = `${OWNED}
+export const RELEASE_SCRIPT = `${ownedOrMissing(3)}
 ${NOW}
 local attempts = tonumber(rec.attempts) or 1
 local first = tonumber(rec.first_at) or now
@@ -241,8 +243,8 @@ redis.call('SET', KEYS[1], cjson.encode(rec), 'KEEPTTL')
 redis.call('ZADD', KEYS[2], now + delay, KEYS[1])
 return 1`;
 
-/** A turn that can never succeed: dead at once. KEYS as RELEASE. ARGV: token, reason, dead ttl s, turn line. */
-export const DEAD_SCRIPT = `${OWNED}
+/** A turn that can never succeed: dead at once. KEYS as RELEASE. ARGV: token, reason, dead ttl s, turn line. Returns 1, 0 lost, 2 missing. */
+export const DEAD_SCRIPT = `${OWNED_OR_MISSING}
 ${NOW}
 rec.reason = ARGV[2]
 ${TO_DEAD('ARGV[3]', 'ARGV[4]')}

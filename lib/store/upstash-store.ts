@@ -217,12 +217,12 @@ export class UpstashStore implements SharedStore {
     const args = [token, f.delayMs, f.reason, f.ambiguous ? '1' : '0', f.policy.attempts, f.policy.windowMs, DEAD_TTL_SECONDS, f.turn?.line ?? '', f.free ? '1' : '0'];
     const reply = await this.#lease([key, LEASES_KEY, DEAD_KEY, STATUS_KEYS.turns], S.RELEASE_SCRIPT, args);
     if (reply === undefined) return 'unreachable';
-    return reply === 1 ? 'retry' : reply === 2 ? 'dead' : 'lost';
+    return reply === 1 ? 'retry' : reply === 2 ? 'dead' : reply === 3 ? 'missing' : 'lost';
   }
 
-  async deadLetter(key: string, token: number, reason: string, turn?: TurnLine): Promise<EndReply> {
+  async deadLetter(key: string, token: number, reason: string, turn?: TurnLine): Promise<LeaseReply> {
     const args = [token, reason, DEAD_TTL_SECONDS, turn?.line ?? ''];
-    return replyOf(await this.#lease([key, LEASES_KEY, DEAD_KEY, STATUS_KEYS.turns], S.DEAD_SCRIPT, args));
+    return leaseReplyOf(await this.#lease([key, LEASES_KEY, DEAD_KEY, STATUS_KEYS.turns], S.DEAD_SCRIPT, args));
   }
 
   async look(owner: ClaimOwner, leaseMs: number, limit: number, heartbeat?: string, options: LookOptions = {}): Promise<Look | undefined> {

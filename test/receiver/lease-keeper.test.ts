@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../lib/log/index.js';
 import { LeaseKeeper, TurnLease } from '../../lib/receiver/index.js';
-import { DEFAULT_RETRY, type LeaseReply } from '../../lib/store/index.js';
+import { DEFAULT_RETRY, type EndReply, type LeaseReply, type ReleaseReply } from '../../lib/store/index.js';
 
 /** A store whose renewal answers are scripted, on a clock the test moves. */
 function rig(answers: LeaseReply[]) {
@@ -167,6 +167,38 @@ describe('LeaseKeeper: a lease the store forgot is written again, not given up',
     r.advance(9_000);
     await expect(lease.commit()).rejects.toThrow(/commit/);
     expect(lease.lost).toBe(false);
+  });
+});
+
+describe('TurnLease.fail: a turn whose record the store forgot', () => {
+  const make = (r: ReturnType<typeof rig>, releases: ReleaseReply[], restores: EndReply[]) =>
+    new TurnLease({
+      store: {
+        commit: async () => 'ok',
+        finish: async () => 'ok',
+        release: async () => releases.shift() ?? 'retry',
+        deadLetter: async () => 'missing',
+        markStream: async () => 'ok',
+      },
+      keeper: r.keeper,
+      key: 'k',
+      token: 1,
+      settings: { leaseMs: 10_000 },
+      retry: DEFAULT_RETRY,
+      log: silentLogger,
+      now: r.now,
+      sentAt: r.now(),
+      restore: async () => restores.shift() ?? 'ok',
+    });
+
+  it('is written again and then handed back for its retry, not dropped as lost (lost only when it cannot be written again)', async () => {
+    // The bug: a turn that failed right after a FLUSHALL was "lost": no retry, and nobody answered.
+    const lease = make(rig([]), ['missing', 'retry'], ['ok']);
+    lease.start();
+    expect(await lease.fail({ kind: 'transient', ambiguous: true, reason: 'http 500' })).toMatchObject({ reply: 'retry' });
+    const stuck = make(rig([]), ['missing'], ['unreachable']);
+    stuck.start();
+    expect(await stuck.fail({ kind: 'transient', ambiguous: true, reason: 'http 500' })).toEqual({ reply: 'lost' });
   });
 });
 

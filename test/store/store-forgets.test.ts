@@ -96,6 +96,20 @@ describe.each(stores)('a store that forgets, on the %s store', (_, make) => {
     expect(await s.renew([{ key: other, token: 2 }], 1000)).toEqual(['lost']);
   });
 
+  it('handing back or dead-lettering a turn whose record is gone says "missing"; once restored, the hand-back is a retry', async () => {
+    // The bug: a turn that failed right after the store forgot it was "lost": no retry, no dead letter, no answer.
+    const [s, forget] = make();
+    const k = key();
+    await s.claim([k], hub, { leaseMs: 60_000, body: '{}' });
+    await forget.evict(k);
+    expect(await s.release(k, 1, { delayMs: 0, reason: 'http 500', ambiguous: true, policy })).toBe('missing');
+    expect(await s.deadLetter(k, 1, 'slack: not_in_channel')).toBe('missing');
+    expect(await s.restore(k, 1, hub, { leaseMs: 60_000, body: '{}' }, [])).toBe('ok');
+    expect(await s.release(k, 1, { delayMs: 0, reason: 'http 500', ambiguous: true, policy })).toBe('retry');
+    const [taken] = await takeWhenDue(s, k);
+    expect(taken).toMatchObject({ key: k, token: 2, state: 'retry', ambiguous: true });
+  });
+
   it('restore writes the claim again under the same token, with its runs and stream, and re-creates the message alias', async () => {
     const [s, forget] = make();
     const [k, a] = [key(), alias()];
