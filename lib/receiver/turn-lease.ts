@@ -158,7 +158,8 @@ export class TurnLease {
     this.#ended = true;
     this.o.keeper.remove(this.key);
     const line = this.o.line?.('answered', { attempts: this.attempts, ...(stream ? { stream } : {}) });
-    const reply = await this.o.store.finish(this.key, this.token, replyTs, line);
+    // Forgotten by the store: written again first, so a later delivery of the message is a duplicate of a done turn.
+    const reply = await this.#restoredFor(() => this.o.store.finish(this.key, this.token, replyTs, line));
     if (reply !== 'ok') this.o.log.warn('lease.finish_failed', { key: this.key, token: this.token, reply });
   }
 

@@ -180,7 +180,8 @@ export class MemoryStore implements SharedStore {
     void this.push(STATUS_KEYS.turns, [turn.line], 10);
   }
 
-  async finish(key: string, token: number, replyTs: string | null, turn?: TurnLine): Promise<EndReply> {
+  async finish(key: string, token: number, replyTs: string | null, turn?: TurnLine): Promise<LeaseReply> {
+    if (this.#missing(key)) return 'missing';
     const record = this.#record(key);
     if (!owns(record, token)) return 'lost';
     const { body: _body, ...rest } = record;

@@ -88,7 +88,7 @@ export interface Leases {
    */
   restore(key: string, token: number, owner: ClaimOwner, request: LeaseRequest, aliasKeys: readonly string[], detail?: RestoreDetail): Promise<EndReply>;
   /** The turn is over: `done`, the body dropped, the reply's ts kept a day. */
-  finish(key: string, token: number, replyTs: string | null, turn?: TurnLine): Promise<EndReply>;
+  finish(key: string, token: number, replyTs: string | null, turn?: TurnLine): Promise<LeaseReply>;
   /** A transient failure: another run after `delayMs`, or a dead letter when the policy is spent. */
   /** `free`: this run does not count against the turn's attempts (a closed rate-limit window, a hand-back at shutdown). */
   release(

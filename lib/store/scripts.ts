@@ -194,8 +194,9 @@ end`;
  * status page's lines written. KEYS: key, lease set, turns, failovers,
  * cloud-last-served. ARGV: token, reply ts ('' for none), ttl s, turn line
  * ('' for none), '1' when served by the cloud copy, ISO time.
+ * Returns 1, 0 lost, 2 missing.
  */
-export const FINISH_SCRIPT = `${OWNED}
+export const FINISH_SCRIPT = `${OWNED_OR_MISSING}
 rec.state = 'done'
 rec.body = nil
 if ARGV[2] ~= '' then rec.reply_ts = ARGV[2] end

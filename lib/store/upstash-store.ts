@@ -207,10 +207,10 @@ export class UpstashStore implements SharedStore {
     return replyOf(await this.#lease([key, LEASES_KEY, ...aliasKeys], S.RESTORE_SCRIPT, args));
   }
 
-  async finish(key: string, token: number, replyTs: string | null, turn?: TurnLine): Promise<EndReply> {
+  async finish(key: string, token: number, replyTs: string | null, turn?: TurnLine): Promise<LeaseReply> {
     const keys = [key, LEASES_KEY, STATUS_KEYS.turns, STATUS_KEYS.failovers, STATUS_KEYS.cloudLastServed];
     const args = [token, replyTs ?? '', CLAIM_TTL_SECONDS, turn?.line ?? '', turn?.cloud ? '1' : '0', turn?.at ?? ''];
-    return replyOf(await this.#lease(keys, S.FINISH_SCRIPT, args));
+    return leaseReplyOf(await this.#lease(keys, S.FINISH_SCRIPT, args));
   }
 
   async release(key: string, token: number, f: Parameters<SharedStore['release']>[2]): Promise<ReleaseReply> {

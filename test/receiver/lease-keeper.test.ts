@@ -170,12 +170,16 @@ describe('LeaseKeeper: a lease the store forgot is written again, not given up',
   });
 });
 
-describe('TurnLease.fail: a turn whose record the store forgot', () => {
+describe("TurnLease's end: a turn whose record the store forgot", () => {
+  const finishes: LeaseReply[] = [];
   const make = (r: ReturnType<typeof rig>, releases: ReleaseReply[], restores: EndReply[]) =>
     new TurnLease({
       store: {
         commit: async () => 'ok',
-        finish: async () => 'ok',
+        finish: async () => {
+          finishes.push('ok');
+          return finishes.length === 1 ? 'missing' : 'ok';
+        },
         release: async () => releases.shift() ?? 'retry',
         deadLetter: async () => 'missing',
         markStream: async () => 'ok',
@@ -199,6 +203,15 @@ describe('TurnLease.fail: a turn whose record the store forgot', () => {
     const stuck = make(rig([]), ['missing'], ['unreachable']);
     stuck.start();
     expect(await stuck.fail({ kind: 'transient', ambiguous: true, reason: 'http 500' })).toEqual({ reply: 'lost' });
+  });
+
+  it('that finished is written again and finished, so it is kept done (a later delivery of it is a duplicate)', async () => {
+    const restores: EndReply[] = ['ok'];
+    const lease = make(rig([]), [], restores);
+    lease.start();
+    await lease.finish('1700000000.000100');
+    expect(finishes).toHaveLength(2);
+    expect(restores).toEqual([]);
   });
 });
 

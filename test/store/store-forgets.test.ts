@@ -90,6 +90,7 @@ describe.each(stores)('a store that forgets, on the %s store', (_, make) => {
     expect(await s.renew([{ key: k, token: 1 }], 1000)).toEqual(['missing']);
     expect(await s.commit(k, 1, 1000)).toBe('missing');
     expect(await s.markStream(k, 1, '1700000000.000001')).toBe('missing');
+    expect(await s.finish(k, 1, '1700000000.000001')).toBe('missing');
     // A record held under another token is still "lost".
     const other = key();
     await s.claim([other], hub, { leaseMs: 1000, body: '{}' });
