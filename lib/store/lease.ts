@@ -67,9 +67,11 @@ export function lapsedVerdict(input: { attempts: number; firstAt: number; now: n
   return attempts >= policy.attempts || now - firstAt > policy.windowMs ? 'dead' : 'take';
 }
 
-/** The dead letter's reason when its owners kept dying. */
+/** The dead letter's reason when its owners kept dying, as a format (the look script fills it in too). */
+export const OWNER_DIED_FORMAT = 'owner died %d times';
+
 export function ownerDiedReason(deaths: number): string {
-  return `owner died ${deaths} times`;
+  return OWNER_DIED_FORMAT.replace('%d', String(deaths));
 }
 
 export type LeaseState = 'claimed' | 'posting' | 'retry' | 'done' | 'dead' | 'dropped';

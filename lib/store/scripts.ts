@@ -5,6 +5,7 @@
  * whose base64 encoding inside an array the REST API leaves undocumented.
  */
 import { LEASES_INDEXED, LEASES_INDEXED_SCORE } from './keys.js';
+import { OWNER_DIED_FORMAT } from './lease.js';
 
 const NOW = `local t = redis.call('TIME'); local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
 
@@ -307,7 +308,7 @@ for _, key in ipairs(due) do
     if died and runs > 0 and (attempts >= runs or now - first > window) then
       rec.state = 'dead'
       rec.dead_at = now
-      rec.reason = string.format('owner died %d times', rec.deaths)
+      rec.reason = string.format('${OWNER_DIED_FORMAT}', rec.deaths)
       redis.call('SET', key, cjson.encode(rec), 'EX', dead_ttl)
       redis.call('ZREM', KEYS[1], key)
       redis.call('ZADD', KEYS[5], now, key)
