@@ -197,6 +197,6 @@ export class TurnLease {
   async #restoredFor<R extends string>(send: () => Promise<R | 'missing'>): Promise<R | 'lost'> {
     let reply = await send();
     if (reply === 'missing' && (await this.#rewrite()) === 'ok') reply = await send();
-    return reply === 'missing' ? 'lost' : (reply as R);
+    return reply === 'missing' ? 'lost' : reply;
   }
 }
