@@ -121,6 +121,11 @@ export function createAutohub(options: AutohubOptions): Autohub {
     fetch: rateLimit,
   };
   const client = new WebClient(config.botToken, clientOptions);
+  // A dead letter, whether a failed run made it (the receiver) or a look did (owners that kept dying, the reaper): told once.
+  const onDead = (dead: DeadTurn): void => {
+    log.error('turn.dead_letter', { ...dead });
+    if (config.owners.length > 0) void announceDeadLetter(client, config.owners, dead, log);
+  };
   const health = new HealthMonitor({
     store,
     role: config.role,
@@ -163,10 +168,7 @@ export function createAutohub(options: AutohubOptions): Autohub {
         noStream,
         now: options.now,
       }),
-    onDead: (dead: DeadTurn) => {
-      log.error('turn.dead_letter', { ...dead });
-      if (config.owners.length > 0) void announceDeadLetter(client, config.owners, dead, log);
-    },
+    onDead,
     // The hub failed at the edge: its leases lapse within a lease, so look then.
     onFailover: (reason) => {
       reaper.wakeIn(config.lease.leaseMs + 250);
@@ -211,6 +213,10 @@ export function createAutohub(options: AutohubOptions): Autohub {
     store,
     owner,
     settings: config.lease,
+    retry: config.retry,
+    onDead,
+    // A claim that timed out may have landed: the look keeps its lease alive until the runner confirms it.
+    running: () => receiver.unleased,
     resume: (takeover, sentAt) => receiver.resume(takeover, sentAt),
     capacity: () => receiver.capacity,
     heartbeat,

@@ -41,8 +41,10 @@ const runningFromSource = import.meta.url.endsWith('.ts');
 
 async function defaultImportTs(url: string): Promise<unknown> {
   if (runningFromSource) return import(url);
-  const { tsImport } = await import('tsx/esm/api');
-  return tsImport(url, import.meta.url);
+  // tsx is a development dependency: a production install (npm ci --omit=dev) runs .js or .mjs turns.
+  const tsx = await import('tsx/esm/api').catch(() => undefined);
+  if (!tsx) throw new Error('a .ts module needs tsx, which a production install leaves out: compile it to .js (or .mjs), or install with dev dependencies');
+  return tsx.tsImport(url, import.meta.url);
 }
 
 function invalid(path: string, expected: string, cause?: unknown): ConfigError {

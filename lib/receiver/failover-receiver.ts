@@ -38,7 +38,7 @@ export const HEALTH_PATH = '/slack/health';
 
 export interface FailoverReceiverOptions {
   signingSecret: string;
-  store: Claims & Pick<Leases, 'commit' | 'finish' | 'release' | 'deadLetter' | 'markStream'>;
+  store: Claims & Pick<Leases, 'commit' | 'finish' | 'release' | 'deadLetter' | 'markStream' | 'restore'>;
   /** Keeps every lease of this copy alive, in one request per renewal. */
   keeper: LeaseKeeper;
   health: HealthMonitor;
@@ -135,6 +135,7 @@ export class FailoverReceiver implements Receiver {
       onIdle: o.onIdle,
       handleFor: o.handleFor,
       reclaim: (t) => this.#reclaim(t),
+      confirmClaim: (key, nonce, leaseMs) => o.store.confirm(key, nonce, leaseMs),
       now: o.now,
     });
   }
@@ -298,7 +299,8 @@ export class FailoverReceiver implements Receiver {
       return;
     }
     const turnLease = this.#leaseFor(delivery, outcome, claimSentAt);
-    this.#runner.run({ delivery, gate, receivedAt, claim: claim === 'none' ? 'claimed' : outcome.kind, retry, logFields, lease: turnLease });
+    const nonce = outcome.kind === 'fail-open' ? outcome.nonce : undefined;
+    this.#runner.run({ delivery, gate, receivedAt, claim: claim === 'none' ? 'claimed' : outcome.kind, retry, logFields, lease: turnLease, nonce });
   }
 
   /** The lease an event's claim won (its lease runs from `sentAt`), the runner's to end; undefined for any other outcome. */
@@ -350,6 +352,11 @@ export class FailoverReceiver implements Receiver {
     o.log.info('catchup.found', logFields);
     this.#runner.run({ delivery, gate: AckGate.detached(), receivedAt, claim: outcome.kind, retry: { retryNum: undefined, retryReason: undefined }, logFields, lease });
     return outcome.kind;
+  }
+
+  /** Keys of turns here whose claims failed open (no lease held): this copy's own look never takes them. */
+  get unleased(): string[] {
+    return this.#runner.unleased;
   }
 
   /** Run a turn taken from the lease set (see TurnRunner.resume). */

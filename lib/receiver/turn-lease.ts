@@ -10,7 +10,7 @@
  */
 import { LeaseLostError, StoreUnavailableError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
-import { retryDelayMs, type Leases, type LeaseSettings, type ReleaseReply, type RetryPolicy, type Takeover, type TurnLine } from '../store/index.js';
+import { retryDelayMs, type EndReply, type Leases, type LeaseSettings, type ReleaseReply, type RestoreDetail, type RetryPolicy, type Takeover, type TurnLine } from '../store/index.js';
 import type { LeaseKeeper } from './lease-keeper.js';
 import type { TurnFailure } from './turn-failure.js';
 
@@ -36,6 +36,8 @@ export interface TurnLeaseOptions {
   sentAt: number;
   /** Set for a turn taken from the lease set (a dead owner's, a retry, a replay). */
   takeover?: Takeover;
+  /** Write this turn's claim again when the store forgot it (see LeaseKeeper.restore). */
+  restore?: (detail: RestoreDetail) => Promise<EndReply>;
   /** The status page's line for this turn's end. */
   line?: (outcome: TurnOutcome, detail: { reason?: string; attempts: number; stream?: StreamDetail }) => TurnLine;
 }
@@ -104,7 +106,9 @@ export class TurnLease {
    */
   async recordParts(ts: readonly string[]): Promise<void> {
     this.#parts = [...ts];
-    const reply = await this.o.store.markStream(this.key, this.token, ts.join(','));
+    let reply = await this.o.store.markStream(this.key, this.token, ts.join(','));
+    // The store forgot the turn: written again with these messages (the restore reads them), so a taker-over completes them.
+    if (reply === 'missing') reply = await this.o.keeper.restore(this.key);
     if (reply === 'lost') {
       this.#lose('stream: another copy holds the turn');
       throw new LeaseLostError('recording the stream');
@@ -145,8 +149,12 @@ export class TurnLease {
 
   /** Start keeping the lease alive. */
   start(): void {
-    this.o.keeper.add(this.key, this.token, this.o.sentAt + this.o.settings.leaseMs, (reason) => this.#lose(reason));
+    this.o.keeper.add(this.key, this.token, this.o.sentAt + this.o.settings.leaseMs, (reason) => this.#lose(reason), this.o.restore && this.#rewrite);
   }
+
+  /** This turn's claim written again when the store forgot it, with its runs and its streamed message ('lost' without a hook). */
+  readonly #rewrite = async (): Promise<EndReply> =>
+    this.o.restore ? this.o.restore({ attempts: this.attempts, ...(this.parts.length > 0 ? { streamTs: this.parts.join(',') } : {}) }) : 'lost';
 
   #lose(reason: string): void {
     if (this.#lost || this.#ended) return;
@@ -166,7 +174,7 @@ export class TurnLease {
    * the store re-confirms it. Throws LeaseLostError when another copy holds
    * the turn (stand down), StoreUnavailableError when the store cannot say.
    */
-  async confirm(at = 'write'): Promise<void> {
+  async confirm(at = 'write', restoreOnce = true): Promise<void> {
     if (this.#lost || this.#abort.signal.aborted) throw new LeaseLostError(at);
     if (this.#ended) throw new LeaseLostError(`${at} after the turn ended`);
     const { keeper, store, settings, now } = this.o;
@@ -185,6 +193,8 @@ export class TurnLease {
       this.#lose(`${at}: another copy holds the turn`);
       throw new LeaseLostError(at);
     }
+    // The store forgot the turn: written again, then asked again (a restore that lost gives the lease up).
+    if (reply === 'missing' && restoreOnce && (await keeper.restore(this.key)) !== 'unreachable') return this.confirm(at, false);
     throw new StoreUnavailableError('commit');
   }
 
@@ -210,7 +220,8 @@ export class TurnLease {
     this.o.keeper.remove(this.key);
     this.abort('finished');
     const line = this.o.line?.('answered', { attempts: this.attempts, ...(stream ? { stream } : {}) });
-    const reply = await this.o.store.finish(this.key, this.token, replyTs, line);
+    // Forgotten by the store: written again first, so a later delivery of the message is a duplicate of a done turn.
+    const reply = await this.#restoredFor(() => this.o.store.finish(this.key, this.token, replyTs, line));
     if (reply !== 'ok') this.o.log.warn('lease.finish_failed', { key: this.key, token: this.token, reply });
   }
 
@@ -227,21 +238,30 @@ export class TurnLease {
     this.abort('failed');
     const line = this.o.line?.('dead', { reason: failure.reason, attempts: this.attempts });
     if (failure.kind === 'permanent') {
-      const reply = await this.o.store.deadLetter(this.key, this.token, failure.reason, line);
+      const reply = await this.#restoredFor(() => this.o.store.deadLetter(this.key, this.token, failure.reason, line));
       return { reply: reply === 'ok' ? 'dead' : reply };
     }
     // A closed window is waited out, not backed off: the rate-limit layer knows when it reopens.
     const backoff = failure.free ? this.o.retry.firstDelayMs : retryDelayMs(this.o.retry, this.attempts);
     // A model API's `retry-after` is the least wait before the next run.
     const delayMs = Math.max(backoff, Math.ceil(failure.retryAfterMs ?? 0));
-    const reply = await this.o.store.release(this.key, this.token, {
-      delayMs,
-      reason: failure.reason,
-      ambiguous: failure.ambiguous,
-      free: failure.free === true,
-      policy: this.o.retry,
-      ...(line ? { turn: line } : {}),
-    });
+    const reply = await this.#restoredFor(() =>
+      this.o.store.release(this.key, this.token, {
+        delayMs,
+        reason: failure.reason,
+        ambiguous: failure.ambiguous,
+        free: failure.free === true,
+        policy: this.o.retry,
+        ...(line ? { turn: line } : {}),
+      }),
+    );
     return reply === 'retry' ? { reply, retryInMs: delayMs } : { reply };
+  }
+
+  /** A turn's end that finds its record forgotten: the record written again, then the end sent again (once). */
+  async #restoredFor<R extends string>(send: () => Promise<R | 'missing'>): Promise<R | 'lost'> {
+    let reply = await send();
+    if (reply === 'missing' && (await this.#rewrite()) === 'ok') reply = await send();
+    return reply === 'missing' ? 'lost' : reply;
   }
 }

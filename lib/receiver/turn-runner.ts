@@ -8,10 +8,10 @@
 import type { App } from '@slack/bolt';
 import type { Role } from '../store/index.js';
 import type { Logger } from '../log/index.js';
-import type { ClaimKind, Leases, LeaseSettings, RetryPolicy, Takeover, TurnLine } from '../store/index.js';
+import type { ClaimKind, Leases, LeaseSettings, RestoreDetail, RetryPolicy, Takeover, TurnLine } from '../store/index.js';
 import { isLeaseLost } from '../errors/index.js';
 import type { TurnFence, TurnHandle } from '../turn/index.js';
-import type { Delivery } from './delivery.js';
+import { parseDelivery, type Delivery } from './delivery.js';
 import { AckGate } from './ack-gate.js';
 import type { LeaseKeeper } from './lease-keeper.js';
 import { classifyTurnFailure } from './turn-failure.js';
@@ -39,7 +39,7 @@ export interface DeadTurn {
 }
 
 export interface TurnRunnerOptions {
-  store: Pick<Leases, 'commit' | 'finish' | 'release' | 'deadLetter' | 'markStream'>;
+  store: Pick<Leases, 'commit' | 'finish' | 'release' | 'deadLetter' | 'markStream' | 'restore'>;
   keeper: LeaseKeeper;
   role: Role;
   instance: string;
@@ -62,6 +62,14 @@ export interface TurnRunnerOptions {
    * after all: that lease lapses and is taken over) or the store is still away.
    */
   reclaim?: ((t: Turn) => Promise<TurnLease | undefined>) | undefined;
+  /**
+   * Ask the store about a claim that timed out (fail-open) once it answers
+   * again: landed after all (`mine`), never (`absent`), or another's (`held`,
+   * `lost`). Absent: failed-open turns are never confirmed.
+   */
+  confirmClaim?: ((key: string, nonce: string, leaseMs: number) => Promise<'mine' | 'absent' | 'held' | 'lost' | 'unreachable'>) | undefined;
+  /** How long the runner waits between two confirm attempts while the store is away (1 s, doubling). @default realSleep */
+  sleep?: ((ms: number) => Promise<void>) | undefined;
   /** The handle a turn's listener answers through; its lease is read when needed (one may be attached late). */
   handleFor?: ((lease: () => TurnFence | undefined, key: string | undefined) => TurnHandle) | undefined;
   now: () => number;
@@ -76,6 +84,8 @@ export interface Turn {
   logFields: Record<string, unknown>;
   lease?: TurnLease | undefined;
   handle?: TurnHandle | undefined;
+  /** For a leased claim that failed open: the nonce its write carried, to confirm it once the store answers. */
+  nonce?: string | undefined;
 }
 
 /** Events that answer a person: the status page counts these. */
@@ -121,6 +131,11 @@ export class TurnRunner {
     return Math.max(0, this.o.maxTurns - this.#running.size - this.#waiting.length);
   }
 
+  /** Keys of turns here that hold no lease (their claims failed open): this copy's own look never takes them. */
+  get unleased(): string[] {
+    return [...this.#here].filter(([, t]) => t.lease === undefined).map(([key]) => key);
+  }
+
   /** Resolves when every turn running or waiting now has ended. */
   async drained(): Promise<void> {
     while (this.#running.size > 0 || this.#waiting.length > 0) await Promise.allSettled([...this.#running]);
@@ -149,7 +164,17 @@ export class TurnRunner {
       };
       return { line: JSON.stringify(record), cloud: o.role === 'cloud' && outcome === 'answered', at };
     };
+    // What the claim wrote (the body without Slack's legacy token, as the receiver stores it), to write it again if the store forgets it.
+    const restore = (detail: RestoreDetail) => {
+      const { token: _legacy, ...kept } = body;
+      const stored = JSON.stringify(kept);
+      const parsed = parseDelivery('application/json', stored);
+      const aliases = 'claimKeys' in parsed ? parsed.claimKeys.filter((k) => k !== key) : [];
+      const request = { leaseMs: o.lease.leaseMs, body: stored, eventId: String(body.event_id ?? ''), ...(event.channel ? { channel: event.channel } : {}) };
+      return o.store.restore(key, token, { instance: o.instance, role: o.role }, request, aliases, detail);
+    };
     return new TurnLease({
+      restore,
       store: o.store,
       keeper: o.keeper,
       key,
@@ -230,7 +255,10 @@ export class TurnRunner {
     });
     t.lease?.start();
     const key = t.delivery.claimKeys[0];
-    if (key !== undefined && t.delivery.kind === 'event') this.#here.set(key, t);
+    if (key !== undefined && t.delivery.kind === 'event') {
+      this.#here.set(key, t);
+      if (!t.lease && t.nonce !== undefined) void this.#confirm(t, key, t.nonce);
+    }
     if (this.#running.size >= o.maxTurns) {
       this.#waiting.push(t);
       return;
@@ -304,6 +332,38 @@ export class TurnRunner {
         reason: failure.reason,
         attempts: lease.attempts,
       });
+    }
+  }
+
+  /**
+   * A claim that timed out may still land: once the store answers, the copy
+   * knows. Landed and still ours: the turn runs on under that lease (renewed,
+   * fenced, finished in the store). Another copy's: this run stands down
+   * before it writes. Never landed: it runs on as it is (issue 23).
+   */
+  async #confirm(t: Turn, key: string, nonce: string): Promise<void> {
+    const { o } = this;
+    if (!o.confirmClaim) return;
+    const sleep = o.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref?.()));
+    for (let wait = 1000; this.#here.get(key) === t && t.lease === undefined; wait = Math.min(wait * 2, o.lease.leaseMs)) {
+      const sentAt = o.now();
+      const reply = await o.confirmClaim(key, nonce, o.lease.leaseMs).catch(() => 'unreachable' as const);
+      if (this.#here.get(key) !== t || t.lease !== undefined) return;
+      if (reply === 'mine') {
+        const lease = this.lease(key, 1, sentAt, t.delivery.body);
+        t.lease = lease;
+        t.handle?.follow(lease);
+        lease.start();
+        o.log.info('claim.confirmed', { ...t.logFields, key });
+        return;
+      }
+      if (reply === 'held' || reply === 'lost') {
+        t.handle?.standDown(`the claim that timed out is another copy's (${reply})`);
+        o.log.warn('claim.not_ours', { ...t.logFields, key, reply });
+        return;
+      }
+      if (reply === 'absent') return;
+      await sleep(wait);
     }
   }
 

@@ -15,7 +15,7 @@
  * turn had open and goes to the runner, which retries or dead-letters it.
  */
 import type { WebClient } from '@slack/web-api';
-import { isLeaseLost } from '../errors/index.js';
+import { isLeaseLost, LeaseLostError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
 import { noteMetadata } from './parts.js';
 import { readHistory } from './history.js';
@@ -92,8 +92,19 @@ export class TurnHandle {
 
   /** The turn's client: fenced by the lease (when the turn has one) at every write. */
   get client(): WebClient {
-    this.#client ??= this.o.clientFor(() => this.o.lease()?.confirm() ?? Promise.resolve());
+    this.#client ??= this.o.clientFor(() => {
+      if (this.#stood) return Promise.reject(new LeaseLostError(this.#stood));
+      return this.o.lease()?.confirm() ?? Promise.resolve();
+    });
     return this.#client;
+  }
+
+  #stood: string | undefined;
+
+  /** Another copy owns this turn (a claim that failed open turned out to be another's): no write leaves from here on. */
+  standDown(reason: string): void {
+    this.#stood ??= reason;
+    this.#local.abort(new LeaseLostError(reason));
   }
 
   /** Aborts when this copy no longer owns the turn (or the person pressed Stop): the turn's `ctx.signal`. */
@@ -168,7 +179,7 @@ export class TurnHandle {
         attempt: lease?.attempts, stream: outcome.how, chunks: outcome.chunks, ms,
       });
     } catch (error) {
-      if (isLeaseLost(error) || this.o.lease()?.signal.aborted) {
+      if (isLeaseLost(error) || this.o.lease()?.signal.aborted || this.#stood) {
         log.warn('turn.abandoned', { eventId: request.eventId, reason: 'this copy no longer owns the turn' });
         return;
       }

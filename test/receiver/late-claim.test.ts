@@ -31,7 +31,7 @@ describe('a claim that timed out but landed', () => {
     await api?.close();
   });
 
-  it('its copy takes the landed lease for its own running turn, never runs it twice: one reply', async () => {
+  it('its copy confirms the claim once the store answers and runs on under the lease that landed, never runs it twice: one reply', async () => {
     // A copy that has served before: Redis knows the claim script by its SHA (a first EVALSHA would
     // answer NOSCRIPT, and the script sent whole afterwards would come after the claim's deadline).
     await deliver(copy.eventsUrl, mentionEnvelope({ eventId: 'Ev-warm', ts: '1700014000.000000' }), { signingSecret: SECRET });
@@ -49,7 +49,8 @@ describe('a claim that timed out but landed', () => {
     await eventually(() => copy.reaper.looks > 0 && copy.lines.some((l) => l.event === 'turn.replied' && l.eventId === 'Ev-late-claim'), 'the turn to reply', 10_000);
     await turnOver(copy.store, 'Ev-late-claim', 15_000);
     expect(repliesTo(api, 'Ev-late-claim')).toHaveLength(1);
-    expect(copy.lines.some((l) => l.event === 'lease.own_turn')).toBe(true);
+    // The copy asked the store once it answered again, and ran on under the lease that landed.
+    expect(copy.lines.some((l) => l.event === 'claim.confirmed' && l.eventId === 'Ev-late-claim')).toBe(true);
     expect(copy.lines.filter((l) => l.event === 'turn.replied' && l.eventId === 'Ev-late-claim')).toHaveLength(1);
   });
 });
