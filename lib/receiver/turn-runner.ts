@@ -362,7 +362,18 @@ export class TurnRunner {
         o.log.warn('claim.not_ours', { ...t.logFields, key, reply });
         return;
       }
-      if (reply === 'absent') return;
+      if (reply === 'absent') {
+        // Not there yet, or never: claim it now (a late landing of the first claim then finds it held).
+        const lease = await o.reclaim?.(t).catch(() => undefined);
+        if (this.#here.get(key) !== t || t.lease !== undefined) return;
+        if (lease) {
+          t.lease = lease;
+          t.handle?.follow(lease);
+          lease.start();
+          o.log.info('claim.confirmed', { ...t.logFields, key, reclaimed: true });
+          return;
+        }
+      }
       await sleep(wait);
     }
   }
