@@ -7,10 +7,10 @@ import { WebClient, type WebClientOptions } from '@slack/web-api';
 import type { AppConfig } from '../lib/config/index.js';
 import { slackLogger, type Logger } from '../lib/log/index.js';
 import { createRateLimitFetch, refusalSink } from '../lib/ratelimit/index.js';
-import { FailoverReceiver, HealthMonitor, LeaseKeeper, PeerWatch, Reaper, type DeadTurn, type TurnContext } from '../lib/receiver/index.js';
+import { FailoverReceiver, HealthMonitor, LeaseKeeper, PeerWatch, Reaper, TurnJournal, type DeadTurn, type TurnContext } from '../lib/receiver/index.js';
 import { CatchupSweeper } from '../lib/catchup/index.js';
 import { statusRecorder, STATUS_KEYS, type CopyRecord, type StatusRecorder } from '../lib/status/index.js';
-import { createStore, type SharedStore } from '../lib/store/index.js';
+import { createSealer, createStore, type SharedStore } from '../lib/store/index.js';
 import { LoopDelay, type Sleep } from '../lib/time/index.js';
 import { resilientAuthorize } from './authorize.js';
 import { announceDeadLetter } from './listeners/announce.js';
@@ -46,6 +46,27 @@ export interface AutohubOptions {
   sleep?: Sleep | undefined;
   /** Your bot: a module as AUTOHUB_TURN names it (app/turn-module.ts loads it), or its takeTurn alone. @default the demo turn (app/turn.ts) */
   turn?: TurnModule | TakeTurn | undefined;
+}
+
+/**
+ * The turns a stopping copy journaled: claimed now like any delivery (one
+ * answered meanwhile is a duplicate), run with nobody waiting for an ack; one
+ * the store still cannot take goes back into the journal.
+ */
+async function drainJournal(journal: TurnJournal, receiver: FailoverReceiver, log: Logger): Promise<void> {
+  let taken: ReturnType<TurnJournal['take']>;
+  try {
+    taken = journal.take();
+  } catch (error) {
+    log.error('journal.unreadable', { path: journal.path, error });
+    return;
+  }
+  if (taken.unreadable > 0) log.error('journal.entries_unreadable', { path: journal.path, count: taken.unreadable, detail: 'sealed under another store key' });
+  for (const envelope of taken.envelopes) {
+    const claim = await receiver.inject(envelope, { recovered: true });
+    if (claim === 'fail-open') journal.keep(envelope);
+    log.info('journal.drained', { eventId: envelope.event_id, claim });
+  }
 }
 
 /** What `register(app, helpers)` gets besides the Bolt app. */
@@ -135,7 +156,12 @@ export function createAutohub(options: AutohubOptions): Autohub {
     turns: () => ({ running: receiver.inFlight, waiting: receiver.queued, leases: keeper.size }),
     loop: () => loop.take(),
   });
+  // Acked turns that a stop could hand to nobody (the store refusing): kept here, drained at the next start.
+  const journal = config.journal
+    ? new TurnJournal({ path: config.journal, sealer: config.sealKeys ? createSealer(config.sealKeys.current, config.sealKeys.previous) : undefined })
+    : undefined;
   const receiver = new FailoverReceiver({
+    journal,
     signingSecret: config.signingSecret,
     healthToken: config.healthToken,
     store,
@@ -281,6 +307,7 @@ export function createAutohub(options: AutohubOptions): Autohub {
       await receiver.start(config.port);
       keeper.start();
       reaper.start();
+      if (journal) void drainJournal(journal, receiver, log);
       peer?.start();
       log.info('app.started', { port: receiver.port, store: store.kind, storeOk: health.store.ok, version: VERSION, peer: Boolean(peer) });
     },

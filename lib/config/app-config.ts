@@ -24,6 +24,8 @@ export interface AppConfig {
   claim: { attemptMs: number; attempts: number };
   /** Where rate-limit refusals are written, one JSON line each; null turns the file off. */
   refusalLog: string | null;
+  /** AUTOHUB_JOURNAL: where acked turns go that the store would not take back at shutdown; null: off. */
+  journal: string | null;
   /** Attempts and waiting budget of one Web API call under rate limits. */
   rateLimit: { attempts: number; budgetMs: number };
   drainMs: number;
@@ -181,6 +183,7 @@ export function parseAppConfig(env: Env): AppConfig {
     throw new ConfigError('SLACK_BOT_TOKEN', 'a bot token starting with xoxb-', `${botToken.slice(0, 5)}...`);
   }
   const refusalLog = readRaw(env, 'AUTOHUB_REFUSAL_LOG') ?? DEFAULT_REFUSAL_LOG;
+  const journal = readRaw(env, 'AUTOHUB_JOURNAL') ?? 'autohub-journal.jsonl';
   return {
     role,
     port: readInt(env, 'PORT', 3000, { min: 0, max: 65535 }),
@@ -190,6 +193,7 @@ export function parseAppConfig(env: Env): AppConfig {
     slackApiUrl: readUrl(env, 'SLACK_API_URL', 'https://slack.com/api/', { trailingSlash: true }),
     ...parseStoreConfig(env),
     refusalLog: refusalLog === 'off' ? null : refusalLog,
+    journal: journal === 'off' ? null : journal,
     rateLimit: {
       attempts: readInt(env, 'AUTOHUB_RATELIMIT_ATTEMPTS', 4, { min: 1, max: 20 }),
       budgetMs: readInt(env, 'AUTOHUB_RATELIMIT_BUDGET_MS', 120_000, { min: 0, max: 3_600_000 }),

@@ -71,6 +71,8 @@ export interface FailoverReceiverOptions {
   onDead?: (dead: DeadTurn) => void;
   /** A slot came free. */
   onIdle?: () => void;
+  /** Acked turns the store would not take back at shutdown (see TurnRunnerOptions.journal). */
+  journal?: TurnRunnerOptions['journal'];
   /** The handle each turn's listener answers through (see TurnRunnerOptions.handleFor). */
   handleFor?: TurnRunnerOptions['handleFor'];
   /** The edge sent this delivery here because the hub failed (`x-autohub-failover`). */
@@ -136,6 +138,7 @@ export class FailoverReceiver implements Receiver {
       handleFor: o.handleFor,
       reclaim: (t) => this.#reclaim(t),
       confirmClaim: (key, nonce, leaseMs) => o.store.confirm(key, nonce, leaseMs),
+      journal: o.journal,
       now: o.now,
     });
   }
@@ -194,7 +197,10 @@ export class FailoverReceiver implements Receiver {
     const server = this.#server;
     await this.#runner.handBack();
     const drained = await withDeadline(this.#runner.drained().then(() => true), this.#o.drainMs, () => false);
-    if (!drained) this.#o.log.warn('receiver.drain_timeout', { inFlight: this.#runner.inFlight, drainMs: this.#o.drainMs });
+    if (!drained) {
+      this.#o.log.warn('receiver.drain_timeout', { inFlight: this.#runner.inFlight, drainMs: this.#o.drainMs });
+      await this.#runner.abandonUnleased();
+    }
     if (server) {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
@@ -336,7 +342,7 @@ export class FailoverReceiver implements Receiver {
    * the message, and a live delivery of it may be running unrecorded (its
    * own claim failed open), so it is left for the next sweep.
    */
-  async inject(envelope: Record<string, unknown>): Promise<ClaimKind> {
+  async inject(envelope: Record<string, unknown>, options: { recovered?: boolean } = {}): Promise<ClaimKind> {
     const o = this.#o;
     const delivery = parseDelivery('application/json', JSON.stringify(envelope));
     if (delivery.kind !== 'event') return 'duplicate';
@@ -344,12 +350,13 @@ export class FailoverReceiver implements Receiver {
     const outcome = await this.#claim(delivery.claimKeys, receivedAt, leaseRequest(o.lease.leaseMs, delivery.body, delivery.eventId));
     if (outcome.kind === 'duplicate') return 'duplicate';
     if (outcome.kind === 'fail-open') {
+      if (options.recovered) return 'fail-open';
       o.log.warn('catchup.unsure', { kind: 'event', eventId: delivery.eventId, reason: outcome.reason, detail: 'the store did not answer: left for the next sweep' });
       return 'fail-open';
     }
     const lease = this.#leaseFor(delivery, outcome, receivedAt);
-    const logFields = { kind: 'event', eventId: delivery.eventId, claim: outcome.kind, catchup: true };
-    o.log.info('catchup.found', logFields);
+    const logFields = { kind: 'event', eventId: delivery.eventId, claim: outcome.kind, ...(options.recovered ? { recovered: true } : { catchup: true }) };
+    if (!options.recovered) o.log.info('catchup.found', logFields);
     this.#runner.run({ delivery, gate: AckGate.detached(), receivedAt, claim: outcome.kind, retry: { retryNum: undefined, retryReason: undefined }, logFields, lease });
     return outcome.kind;
   }

@@ -15,3 +15,5 @@ export type { StreamDetail } from './turn-lease.js';
 export { TurnRunner } from './turn-runner.js';
 export { parseDelivery, PROBE_EVENT_TYPE } from './delivery.js';
 export type { Delivery } from './delivery.js';
+export { TurnJournal } from './journal.js';
+export type { JournalOptions } from './journal.js';

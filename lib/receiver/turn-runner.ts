@@ -68,6 +68,8 @@ export interface TurnRunnerOptions {
    * `lost`). Absent: failed-open turns are never confirmed.
    */
   confirmClaim?: ((key: string, nonce: string, leaseMs: number) => Promise<'mine' | 'absent' | 'held' | 'lost' | 'unreachable'>) | undefined;
+  /** Where acked turns go when the store will not take them back at shutdown (AUTOHUB_JOURNAL). */
+  journal?: { keep(envelope: Record<string, unknown>): boolean } | undefined;
   /** How long the runner waits between two confirm attempts while the store is away (1 s, doubling). @default realSleep */
   sleep?: ((ms: number) => Promise<void>) | undefined;
   /** The handle a turn's listener answers through; its lease is read when needed (one may be attached late). */
@@ -86,6 +88,8 @@ export interface Turn {
   handle?: TurnHandle | undefined;
   /** For a leased claim that failed open: the nonce its write carried, to confirm it once the store answers. */
   nonce?: string | undefined;
+  /** The confirm of that claim, while it is asked. */
+  confirming?: Promise<void> | undefined;
 }
 
 /** Events that answer a person: the status page counts these. */
@@ -144,9 +148,42 @@ export class TurnRunner {
   /** On shutdown: turns that never started go back to the store at once, for another copy. */
   async handBack(): Promise<void> {
     const waiting = this.#waiting.splice(0);
-    await Promise.all(
-      waiting.map((t) => t.lease?.fail({ kind: 'transient', ambiguous: false, free: true, reason: 'handed back at shutdown' }).then(() => this.o.onRetry?.(0))),
-    );
+    await Promise.all(waiting.map((t) => this.#handBackOne(t, false)));
+  }
+
+  /**
+   * After the drain: turns still running here that hold no lease (their
+   * claims failed open) would die with the process, unknown to any store.
+   * Each is claimed late with a lease and handed back, or journaled; the next
+   * run reads the thread first (this one may have posted).
+   */
+  async abandonUnleased(): Promise<void> {
+    const running = [...this.#here.values()].filter((t) => t.lease === undefined && !this.#waiting.includes(t));
+    await Promise.all(running.map((t) => this.#handBackOne(t, true)));
+  }
+
+  /** One acked turn handed back at shutdown: through its lease, a late claim's lease, or the local journal; each logged. */
+  async #handBackOne(t: Turn, mayHavePosted: boolean): Promise<void> {
+    const { o } = this;
+    const key = t.delivery.claimKeys[0];
+    if (key !== undefined && this.#here.get(key) === t) this.#here.delete(key);
+    const lease = t.lease ?? (await this.#reclaimed(t));
+    if (lease) {
+      const reply = await lease.fail({ kind: 'transient', ambiguous: mayHavePosted, free: true, reason: 'handed back at shutdown' });
+      o.log.info('turn.handed_back', { ...t.logFields, outcome: reply.reply });
+      if (reply.reply === 'retry') {
+        o.onRetry?.(0);
+        return;
+      }
+      if (reply.reply !== 'unreachable') return;
+    }
+    if (t.delivery.kind !== 'event') {
+      o.log.error('turn.dropped_at_shutdown', { ...t.logFields, detail: 'not an event: Slack does not retry commands or actions' });
+      return;
+    }
+    const envelope = mayHavePosted ? { ...t.delivery.body, autohub_recovered: true } : t.delivery.body;
+    if (o.journal?.keep(envelope)) o.log.warn('turn.journaled', { ...t.logFields, detail: 'the store would not take it back: the next start runs it' });
+    else o.log.error('turn.dropped_at_shutdown', { ...t.logFields, detail: o.journal ? 'the journal could not be written' : 'AUTOHUB_JOURNAL is off' });
   }
 
   /** A lease for a claimed event (token 1) or a takeover; the runner owns its end. */
@@ -257,7 +294,7 @@ export class TurnRunner {
     const key = t.delivery.claimKeys[0];
     if (key !== undefined && t.delivery.kind === 'event') {
       this.#here.set(key, t);
-      if (!t.lease && t.nonce !== undefined) void this.#confirm(t, key, t.nonce);
+      if (!t.lease && t.nonce !== undefined) t.confirming = this.#confirm(t, key, t.nonce).finally(() => (t.confirming = undefined));
     }
     if (this.#running.size >= o.maxTurns) {
       this.#waiting.push(t);
@@ -314,6 +351,8 @@ export class TurnRunner {
     }
     const failure = classifyTurnFailure(error);
     const own = rootError(error);
+    // A claim that timed out is being confirmed: its answer decides whose lease this failure goes back through.
+    if (!t.lease && t.confirming) await t.confirming;
     const lease = t.lease ?? (await this.#reclaimed(t));
     if (!lease) {
       o.log.error('turn.failed', { ...t.logFields, failure: failure.kind, reason: failure.reason, error: own });
@@ -345,7 +384,9 @@ export class TurnRunner {
     const { o } = this;
     if (!o.confirmClaim) return;
     const sleep = o.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref?.()));
-    for (let wait = 1000; this.#here.get(key) === t && t.lease === undefined; wait = Math.min(wait * 2, o.lease.leaseMs)) {
+    // Asked until the store answers, within the turn's retry window (after it nothing could retry the turn anyway).
+    const until = t.receivedAt + o.retry.windowMs;
+    for (let wait = 1000; this.#here.get(key) === t && t.lease === undefined && o.now() < until; wait = Math.min(wait * 2, o.lease.leaseMs)) {
       const sentAt = o.now();
       const reply = await o.confirmClaim(key, nonce, o.lease.leaseMs).catch(() => 'unreachable' as const);
       if (this.#here.get(key) !== t || t.lease !== undefined) return;

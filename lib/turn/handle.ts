@@ -127,17 +127,17 @@ export class TurnHandle {
     const client = this.client;
     let writer: ReplyWriter | undefined;
     try {
-      if (lease?.checkThreadFirst) {
+      if (lease?.checkThreadFirst || body.autohub_recovered === true) {
         // A taken-over turn, or a retry after an ambiguous failure, may have been answered already
         // (Slack posts cannot be fenced): the thread is read before the turn runs, so a paid model call is not made twice.
         const thread = await checkThread(client, target, me, event.thread_ts === undefined);
         if (thread.reply) {
-          await lease.finish(thread.reply);
+          await lease?.finish(thread.reply);
           log.info('turn.already_replied', { eventId: request.eventId, ts: thread.reply });
           return;
         }
         const found = thread.parts ?? (thread.orphan ? [thread.orphan] : undefined);
-        if (found && lease.parts.length === 0) {
+        if (found && lease && lease.parts.length === 0) {
           if (thread.orphan) log.info('turn.orphan_stream', { eventId: request.eventId, ts: thread.orphan });
           await lease.recordParts(found);
         }

@@ -27,6 +27,8 @@ export interface EnvelopeFields {
   api_app_id?: string;
   /** Set by the catch-up sweep on what it found. */
   autohub_catchup?: boolean;
+  /** A turn a stopping copy journaled mid-run: it may have posted, so the thread is read first. */
+  autohub_recovered?: boolean;
 }
 
 /** A direct message, whatever event brought it: `message.im`, or `app_mention` (no channel_type) in a DM's channel. */

@@ -63,7 +63,7 @@ describe('a store that forgets a turn mid-turn', () => {
     const ts = nextTs();
     const hub = await hubMidTurn('Ev-evicted', ts, 3_000);
     expect(await redis.command(['DEL', eventKey('T0AUTOHUB', 'Ev-evicted')])).toBe(1);
-    expect(await redis.command(['EXISTS', messageKey('T0AUTOHUB', 'app_mention', 'C0GENERAL', ts)])).toBe(1);
+    expect(await redis.command(['EXISTS', messageKey('T0AUTOHUB', 'message', 'C0GENERAL', ts)])).toBe(1);
     expect(await againToCloud('Ev-evicted', ts, 1)).toBe('duplicate');
     await eventually(() => repliesTo('Ev-evicted').length > 0, 'the reply', 10_000);
     await turnOver(rig.cloud.store, 'Ev-evicted');
