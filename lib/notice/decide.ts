@@ -19,13 +19,14 @@ export interface NoticeState {
   count: number;
 }
 
-export type NoticeStep = { tell: true; count: number; next: NoticeState } | { tell: false; next: NoticeState };
+/** `first`: no notice of this cause before (here); `count`: occurrences the notice covers. */
+export type NoticeStep = { tell: true; first: boolean; count: number; next: NoticeState } | { tell: false; next: NoticeState };
 
 /** One more occurrence of a cause whose state is `state` (undefined: never seen). */
 export function noticeStep(state: NoticeState | undefined, now: number, everyMs: number = NOTICE_EVERY_MS): NoticeStep {
   const count = (state?.count ?? 0) + 1;
   const toldAt = state?.toldAt;
-  if (toldAt === undefined || now - toldAt >= everyMs) return { tell: true, count, next: { toldAt: now, count: 0 } };
+  if (toldAt === undefined || now - toldAt >= everyMs) return { tell: true, first: toldAt === undefined, count, next: { toldAt: now, count: 0 } };
   return { tell: false, next: { toldAt, count } };
 }
 

@@ -60,7 +60,7 @@ export class OwnerNotices {
     // Decided before anything is awaited: a DM that itself fails for this cause (a revoked token) cannot raise it again.
     this.#states.set(cause, step.next);
     if (!step.tell) return;
-    const told = this.#tell(cause, step.count, detail, now).catch((error: unknown) => this.#o.log.warn('owner.notice_failed', { cause, error }));
+    const told = this.#tell(cause, step.count, step.first, detail, now).catch((error: unknown) => this.#o.log.warn('owner.notice_failed', { cause, error }));
     this.#pending.add(told);
     void told.finally(() => this.#pending.delete(told));
   }
@@ -70,7 +70,7 @@ export class OwnerNotices {
     while (this.#pending.size > 0) await Promise.all([...this.#pending]);
   }
 
-  async #tell(cause: NoticeCause, count: number, detail: string, now: number): Promise<void> {
+  async #tell(cause: NoticeCause, count: number, first: boolean, detail: string, now: number): Promise<void> {
     const o = this.#o;
     const mark = await o.store.lock(noticeLockKey(cause), Math.ceil(this.#everyMs / 1000), `${o.instance}:${now}`);
     if (mark === false) {
@@ -79,6 +79,6 @@ export class OwnerNotices {
     }
     o.log.warn('owner.notice', { cause, count, detail });
     const record: NoticeRecord = { cause, at: new Date(now).toISOString(), count, detail, instance: o.instance };
-    await Promise.all([o.store.note(noticeStatusKey(cause), JSON.stringify(record), NOTICE_TTL_S), o.tell(noticeText(cause, count, detail), cause)]);
+    await Promise.all([o.store.note(noticeStatusKey(cause), JSON.stringify(record), NOTICE_TTL_S), o.tell(noticeText(cause, count, detail, first), cause)]);
   }
 }

@@ -18,9 +18,11 @@ const REMEDIES: Record<NoticeCause, string> = {
     'Every reply fails until `SLACK_BOT_TOKEN` is a valid bot token again (reinstall the app, or put the new token on both copies).',
 };
 
-export function noticeText(cause: NoticeCause, count: number, detail: string): string {
+/** The DM: what, where, how often since the notice before (`first`: there was none), and what to do. */
+export function noticeText(cause: NoticeCause, count: number, detail: string, first: boolean): string {
   const times = cause === 'claims_fail_open' ? `${count} turn(s) failed open` : `${count} time(s)`;
-  return [`:warning: *${NOTICE_TITLES[cause]}*: ${detail} (${times} since the last notice).`, REMEDIES[cause]].join('\n');
+  const since = first ? 'so far' : 'since the last notice, an hour or more ago';
+  return [`:warning: *${NOTICE_TITLES[cause]}*: ${detail} (${times} ${since}).`, REMEDIES[cause]].join('\n');
 }
 
 /** The detail of an `app_rate_limited` envelope: which workspace, since which minute (UTC). */

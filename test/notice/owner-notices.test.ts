@@ -71,7 +71,7 @@ describe('app_rate_limited: answered 200, told to the owner once per hour it hap
     await send(cloud);
     expect(dmsTo(api, OWNER)).toHaveLength(2);
     // Each copy counts what it saw since its own last decision: the cloud found the hub had told at +10 min, and saw this one since.
-    expect(dmsTo(api, OWNER)[1]!.params.text).toContain('(1 time(s) since the last notice)');
+    expect(dmsTo(api, OWNER)[1]!.params.text).toContain('(1 time(s) since the last notice, an hour or more ago)');
     expect(JSON.parse((await store.read(noticeStatusKey('app_rate_limited')))!)).toMatchObject({ cause: 'app_rate_limited', count: 1, instance: 'cloud-test' });
   });
 });
@@ -140,7 +140,7 @@ describe('claims failing open: the owner is told, with the count of turns that f
     const dms = dmsTo(api, OWNER);
     expect(dms).toHaveLength(1);
     expect(dms[0]!.params.text).toContain('Claims failing open');
-    expect(dms[0]!.params.text).toContain('1 turn(s) failed open');
+    expect(dms[0]!.params.text).toContain('(1 turn(s) failed open so far)');
     expect(hub.lines.filter((l) => l.event === 'owner.notice' && l.cause === 'claims_fail_open')).toHaveLength(1);
   });
 });
