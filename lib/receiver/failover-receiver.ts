@@ -314,7 +314,10 @@ export class FailoverReceiver implements Receiver {
     const claimSentAt = o.now();
     const outcome = await this.#claim(delivery.claimKeys, receivedAt, lease);
     const claim: ClaimKind | 'none' = delivery.claimKeys.length === 0 ? 'none' : outcome.kind;
-    if (outcome.kind === 'fail-open' && claim !== 'none') o.onFailOpen?.(outcome.reason);
+    if (outcome.kind === 'fail-open' && claim !== 'none') {
+      o.health.countFailOpen();
+      o.onFailOpen?.(outcome.reason);
+    }
     const logFields = {
       kind: delivery.kind,
       eventId: delivery.kind === 'event' ? delivery.eventId : undefined,

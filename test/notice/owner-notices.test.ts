@@ -10,7 +10,7 @@ import { commandForm, deliver, mentionEnvelope } from '../../drill/sim/slack-eve
 import { NOTICE_EVERY_MS } from '../../lib/notice/index.js';
 import { MemoryStore, noticeStatusKey } from '../../lib/store/index.js';
 import { useRedisBridge } from '../support/redis-fixture.js';
-import { eventually, repliesTo, SECRET, startCopy, type RunningCopy } from '../support/copies.js';
+import { eventually, HEALTH_AUTH, repliesTo, SECRET, startCopy, type RunningCopy } from '../support/copies.js';
 
 const OWNER = 'U0OWNER';
 
@@ -142,5 +142,7 @@ describe('claims failing open: the owner is told, with the count of turns that f
     expect(dms[0]!.params.text).toContain('Claims failing open');
     expect(dms[0]!.params.text).toContain('(1 turn(s) failed open so far)');
     expect(hub.lines.filter((l) => l.event === 'owner.notice' && l.cause === 'claims_fail_open')).toHaveLength(1);
+    // The running count is in the health body (with the token), whatever the notices said.
+    expect((await (await fetch(hub.healthUrl, { headers: HEALTH_AUTH })).json()).claims_failed_open).toBe(2);
   });
 });
