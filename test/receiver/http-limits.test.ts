@@ -94,6 +94,20 @@ describe('a copy closes a connection that trickles its headers', () => {
   });
 });
 
+describe('a copy closes a connection that trickles its body', () => {
+  it('a body arriving one byte at a time is cut off once the request timeout passes: closed, and one debug line, no error', async () => {
+    const copy = await startReceiver({ headersTimeoutMs: 200, requestTimeoutMs: 400 });
+    try {
+      const { answer } = await trickle(copy.port, 'POST /slack/events HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{', 50);
+      expect(answer).toMatch(/^HTTP\/1\.1 408/);
+      await eventually(() => copy.lines.some((l) => l.event === 'delivery.aborted'), 'the aborted body to be counted');
+      expect(copy.lines.filter((l) => l.level === 'error')).toEqual([]);
+    } finally {
+      await copy.stop();
+    }
+  });
+});
+
 describe('a signed body over the limit gets its 413 every time', () => {
   let api: FakeWebApi;
   let copy: RunningCopy;
