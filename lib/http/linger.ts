@@ -5,13 +5,16 @@
  * sees "connection reset" instead of the answer, about one run in four on
  * loopback. So the whole answer is written first, with its length and
  * `connection: close`; the rest of the body is read and dropped; the
- * response ends (and the socket closes, cleanly) when the body has ended or
- * after `lingerMs`, whichever comes first.
+ * response ends (and the socket closes, cleanly) when the body has ended,
+ * after `lingerMs`, or after `LINGER_MAX_BYTES` drained, whichever comes
+ * first (so a client sending gigabytes costs 2 s or 16 MiB of reading, not more).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 /** How long a refused request's body is drained before its connection closes. @default 2000 */
 export const LINGER_MS = 2_000;
+/** The most of a refused body read and dropped before the connection closes anyway. */
+export const LINGER_MAX_BYTES = 16 * 1024 * 1024;
 
 export function answerThenLinger(
   req: IncomingMessage,
@@ -39,5 +42,10 @@ export function answerThenLinger(
   req.once('close', end);
   req.once('error', end);
   req.removeAllListeners('data');
+  let drained = 0;
+  req.on('data', (chunk: Buffer) => {
+    drained += chunk.length;
+    if (drained > LINGER_MAX_BYTES) end();
+  });
   req.resume();
 }
