@@ -34,6 +34,8 @@ export function hangable(store: SharedStore): SharedStore & { hung: boolean } {
     listDead: async (...a) => (wrapper.hung ? undefined : store.listDead(...a)),
     replayDead: async (...a) => (wrapper.hung ? undefined : store.replayDead(...a)),
     dropDead: async (...a) => (wrapper.hung ? false : store.dropDead(...a)),
+    keepStep: async (...a) => (wrapper.hung ? false : store.keepStep(...a)),
+    loadSteps: async (...a) => (wrapper.hung ? undefined : store.loadSteps(...a)),
   };
   return wrapper;
 }

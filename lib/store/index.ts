@@ -21,6 +21,8 @@ export type {
   TurnLine,
   UpstashSettings,
 } from './roles.js';
+export type { TurnSteps } from './roles.js';
+export { stepsKey } from './keys.js';
 export { DEFAULT_CLAIM_BUDGET, claimDeadlineMs } from './budget.js';
 export type { ClaimBudget } from './budget.js';
 export { MemoryStore } from './memory-store.js';

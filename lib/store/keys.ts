@@ -67,3 +67,12 @@ export const STATUS_KEYS = {
   /** A hash: instance -> its last heartbeat record, so replicas never overwrite each other. */
   copies: `${PREFIX}:status:copies`,
 } as const;
+
+/**
+ * A turn's kept steps (`ctx.step`): a hash of step name -> sealed JSON
+ * result, beside the turn's claim key and kept as long as it.
+ */
+export function stepsKey(turnKey: string): string {
+  const claim = `${PREFIX}:claim:`;
+  return `${PREFIX}:steps:${turnKey.startsWith(claim) ? turnKey.slice(claim.length) : turnKey}`;
+}

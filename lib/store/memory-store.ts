@@ -314,5 +314,26 @@ export class MemoryStore implements SharedStore {
   get size(): number {
     return this.#entries.size;
   }
+
+  /** turn key -> its kept steps and when they lapse (as long as a claim). */
+  readonly #steps = new Map<string, { results: Map<string, string>; expiresAt: number }>();
+
+  async keepStep(turnKey: string, name: string, json: string): Promise<boolean> {
+    const now = this.#now();
+    const held = this.#steps.get(turnKey);
+    const results = held && held.expiresAt > now ? held.results : new Map<string, string>();
+    results.set(name, json);
+    this.#steps.set(turnKey, { results, expiresAt: now + CLAIM_TTL_SECONDS * 1000 });
+    return true;
+  }
+
+  async loadSteps(turnKey: string): Promise<Record<string, string>> {
+    const held = this.#steps.get(turnKey);
+    if (!held || held.expiresAt <= this.#now()) {
+      this.#steps.delete(turnKey);
+      return {};
+    }
+    return Object.fromEntries(held.results);
+  }
 }
 

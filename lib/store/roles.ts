@@ -143,3 +143,19 @@ export interface SharedStore extends Claims, Leases, DeadLetters, Records, Lists
 export const CLAIM_TTL_SECONDS = 24 * 60 * 60;
 /** Dead letters are kept a week. */
 export const DEAD_TTL_SECONDS = 7 * 24 * 60 * 60;
+
+/**
+ * A turn's steps (ctx.step, lib/turn/steps.ts): each step's JSON result kept
+ * with the turn, sealed like its body, for as long as its claim, so a retry
+ * or a takeover returns it instead of running the step again.
+ */
+export interface TurnSteps {
+  /** Keep one step's result (one command); false when the store could not answer (the step then runs again on a retry). */
+  keepStep(turnKey: string, name: string, json: string): Promise<boolean>;
+  /** Every kept step of a turn, name -> JSON (one command); {} when none, undefined when the store could not answer. */
+  loadSteps(turnKey: string): Promise<Record<string, string> | undefined>;
+}
+
+// Every store keeps steps too (merged into SharedStore here, so this block stays apart from the one above).
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface SharedStore extends TurnSteps {}

@@ -274,3 +274,15 @@ end
 if held and held ~= ARGV[1] then return 0 end
 redis.call('SET', KEYS[1], ARGV[1], 'EX', ttl)
 return 1`;
+
+/**
+ * One step's result kept with its turn (ctx.step): the field written and the
+ * hash's life set to the claim's, in one command. Returns 1.
+ */
+export const KEEP_STEP_SCRIPT = `local steps = KEYS[1]
+local name = ARGV[1]
+local result = ARGV[2]
+local ttl = tonumber(ARGV[3])
+redis.call('HSET', steps, name, result)
+redis.call('EXPIRE', steps, ttl)
+return 1`;

@@ -23,6 +23,7 @@ import { CLAIM_TTL_SECONDS, DEAD_TTL_SECONDS, type DeadLetter, type SharedStore,
 import * as S from './scripts.js';
 import { isSealed, type Sealer } from './seal.js';
 import { createUpstashClient, type StoreClient } from './upstash-client.js';
+import { stepsKey } from './keys.js';
 
 export interface UpstashStoreOptions {
   /** Where the database is; ignored when `client` is given. */
@@ -300,6 +301,25 @@ export class UpstashStore implements SharedStore {
 
   observed(): StoreHealth & { at: number | null } {
     return this.#observed.get();
+  }
+
+  /** A step's result, sealed like a body, in one command (HSET + EXPIRE in a script). */
+  async keepStep(turnKey: string, name: string, json: string): Promise<boolean> {
+    const key = stepsKey(turnKey);
+    const value = this.#sealer ? this.#sealer.seal(json) : json;
+    return (await this.#bounded('note', key, () => this.#run(S.KEEP_STEP_SCRIPT, [key], [name, value, CLAIM_TTL_SECONDS]))) === 1;
+  }
+
+  /** A turn's kept steps in one HGETALL; a result no key here opens is left out (that step runs again). */
+  async loadSteps(turnKey: string): Promise<Record<string, string> | undefined> {
+    const hash = await this.readHash(stepsKey(turnKey));
+    if (hash === undefined) return undefined;
+    const out: Record<string, string> = {};
+    for (const [name, value] of Object.entries(hash)) {
+      const plain = this.#sealer && isSealed(value) ? this.#sealer.open(value) : value;
+      if (plain !== undefined) out[name] = plain;
+    }
+    return out;
   }
 }
 
