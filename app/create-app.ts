@@ -9,11 +9,12 @@ import { slackLogger, type Logger } from '../lib/log/index.js';
 import { createRateLimitFetch, refusalSink } from '../lib/ratelimit/index.js';
 import { FailoverReceiver, HealthMonitor, LeaseKeeper, PeerWatch, Reaper, TurnJournal, type DeadTurn, type TurnContext } from '../lib/receiver/index.js';
 import { CatchupSweeper } from '../lib/catchup/index.js';
+import { appRateLimitedDetail, isAuthFailure, OwnerNotices } from '../lib/notice/index.js';
 import { statusRecorder, STATUS_KEYS, type CopyRecord, type StatusRecorder } from '../lib/status/index.js';
 import { createSealer, createStore, type SharedStore } from '../lib/store/index.js';
 import { LoopDelay, type Sleep } from '../lib/time/index.js';
 import { resilientAuthorize } from './authorize.js';
-import { announceDeadLetter } from './listeners/announce.js';
+import { announceDeadLetter, announceNotice } from './listeners/announce.js';
 import { registerCommand } from './listeners/command.js';
 import { registerConversation } from './listeners/conversation.js';
 import { registerHome } from './listeners/home.js';
@@ -93,6 +94,8 @@ export interface Autohub {
   status: StatusRecorder;
   /** A WebClient with the bot token, through the rate-limit layer. */
   client: WebClient;
+  /** Faults only the owner can fix, told once per cause per hour (lib/notice). */
+  notices: OwnerNotices;
   /** Probe the store once, then listen; health turns 200. */
   start(): Promise<void>;
   /** Drain and close (health 503 at once). */
@@ -119,6 +122,8 @@ export function createAutohub(options: AutohubOptions): Autohub {
   // Assigned below; the receiver's callbacks run only after start().
   let reaper: Reaper;
   let lastFailoverNote = -Infinity;
+  // With no AUTOHUB_OWNER, a notice is still logged and on the status page; nobody gets a DM.
+  const notices = new OwnerNotices({ store, instance: config.instance, log, now: options.now, tell: (text, cause) => announceNotice(client, config.owners, text, cause, log) });
 
   const rateLimit = createRateLimitFetch({
     fetch: options.fetch,
@@ -132,6 +137,9 @@ export function createAutohub(options: AutohubOptions): Autohub {
       status.refusal(record);
     })(refusalSink({ path: config.refusalLog, log })),
     instance: config.instance,
+    onAnswer: (answer) => {
+      if (isAuthFailure(answer.error)) notices.raise('web_api_auth', `${answer.method}: ${answer.error}`);
+    },
   });
   const clientOptions: WebClientOptions = {
     slackApiUrl: config.slackApiUrl,
@@ -179,6 +187,8 @@ export function createAutohub(options: AutohubOptions): Autohub {
     now: options.now,
     onRetry: (ms) => reaper.wakeIn(ms),
     onIdle: () => reaper.poke(),
+    onAppRateLimited: (n) => notices.raise('app_rate_limited', appRateLimitedDetail(n)),
+    onFailOpen: (reason) => notices.raise('claims_fail_open', reason),
     // Every turn answers through a handle whose client is fenced by the turn's lease at each write (issue 23).
     handleFor: (lease, key) =>
       new TurnHandle({
@@ -300,6 +310,7 @@ export function createAutohub(options: AutohubOptions): Autohub {
     reaper,
     status,
     client,
+    notices,
     start: async () => {
       await registered;
       loop.start();

@@ -24,7 +24,7 @@ try {
 
 const log = createLogger({ base: { role: 'edge' }, secrets: [settings.signingSecret, settings.healthToken ?? ''] });
 const router = createEdgeRouter({ settings, log: (event, fields) => log.info(event, fields) });
-const server = serveFetchHandler(router.handle);
+const server = serveFetchHandler(router.handle, { maxBodyBytes: settings.maxBodyBytes });
 server.listen(port, () => {
   const address = server.address();
   log.info('edge.started', {

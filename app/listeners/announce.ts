@@ -1,7 +1,8 @@
 /**
- * Telling the owner of a dead letter, at most once: only the copy whose store
- * call made the turn dead gets here. A DM refused cleanly (Slack down, a
- * spent rate-limit budget) is tried again a few times; one that may have
+ * Telling the owner by DM: of a dead letter, at most once (only the copy
+ * whose store call made the turn dead gets here), and of the faults only the
+ * owner can fix (lib/notice decides when). A DM refused cleanly (Slack down,
+ * a spent rate-limit budget) is tried again a few times; one that may have
  * landed (a reset, a timeout) is not, so no owner gets two.
  */
 import type { WebClient } from '@slack/web-api';
@@ -20,19 +21,36 @@ export function deadLetterText(dead: DeadTurn): string {
 /** 2 s, 6 s, 18 s: within half a minute of the dead letter, or not at all. */
 const ANNOUNCE_RETRY = { retries: 3, minTimeout: 2_000, factor: 3, randomize: false } as const;
 
-export async function announceDeadLetter(client: WebClient, owners: readonly string[], dead: DeadTurn, log: Logger): Promise<void> {
+/** One DM to each owner; logs `events.sent` or `events.failed` per owner; never throws. */
+async function dmOwners(
+  client: WebClient,
+  owners: readonly string[],
+  text: string,
+  log: Logger,
+  events: { sent: string; failed: string },
+  fields: Record<string, unknown>,
+): Promise<void> {
   await Promise.all(
     owners.map((owner) =>
-      pRetry(() => client.chat.postMessage({ channel: owner, text: deadLetterText(dead) }), {
+      pRetry(() => client.chat.postMessage({ channel: owner, text }), {
         ...ANNOUNCE_RETRY,
         shouldRetry: ({ error }) => {
           const failure = classifyTurnFailure(error);
           return failure.kind === 'transient' && !failure.ambiguous;
         },
       }).then(
-        () => log.info('dead_letter.announced', { owner, eventId: dead.eventId }),
-        (error: unknown) => log.warn('dead_letter.announce_failed', { owner, eventId: dead.eventId, error }),
+        () => log.info(events.sent, { owner, ...fields }),
+        (error: unknown) => log.warn(events.failed, { owner, ...fields, error }),
       ),
     ),
   );
+}
+
+export function announceDeadLetter(client: WebClient, owners: readonly string[], dead: DeadTurn, log: Logger): Promise<void> {
+  return dmOwners(client, owners, deadLetterText(dead), log, { sent: 'dead_letter.announced', failed: 'dead_letter.announce_failed' }, { eventId: dead.eventId });
+}
+
+/** An owner notice (lib/notice): `owner.notice_sent` per owner, or `owner.notice_dm_failed`. */
+export function announceNotice(client: WebClient, owners: readonly string[], text: string, cause: string, log: Logger): Promise<void> {
+  return dmOwners(client, owners, text, log, { sent: 'owner.notice_sent', failed: 'owner.notice_dm_failed' }, { cause });
 }

@@ -1,10 +1,12 @@
 /**
- * `/autohub`: an ephemeral answer saying which copy answered and how its
- * store is. `/autohub status`: the status page, read from the shared store;
- * with AUTOHUB_OWNER set, only for the owners.
+ * `/autohub`: an ephemeral answer. The owners (AUTOHUB_OWNER; everyone when
+ * none is set) are told which copy answered, its version and how its store
+ * is, and `/autohub status` shows them the status page, read from the shared
+ * store. Anyone else is told only "ok" or "degraded": no instance, version or
+ * store error.
  */
 import type { App } from '@slack/bolt';
-import type { HealthMonitor } from '../../lib/receiver/index.js';
+import type { HealthBody, HealthMonitor } from '../../lib/receiver/index.js';
 import { mayReadStatus, pageFor, type SnapshotStore } from '../../lib/status/index.js';
 
 export function describeCopy(health: HealthMonitor): string {
@@ -17,9 +19,18 @@ export function describeCopy(health: HealthMonitor): string {
   ].join('\n');
 }
 
+/** What anyone but the owners is told: the copy's state word, nothing more. */
+export function publicStatus(body: Pick<HealthBody, 'status'>): string {
+  return `autohub: ${body.status === 'ok' ? 'ok' : 'degraded'}`;
+}
+
 export function registerCommand(app: App, health: HealthMonitor, store: SnapshotStore, owners: readonly string[]): void {
   app.command('/autohub', async ({ ack, command }) => {
-    if (command.text.trim().toLowerCase() === 'status' && mayReadStatus(owners, command.user_id)) {
+    if (!mayReadStatus(owners, command.user_id)) {
+      await ack({ response_type: 'ephemeral', text: publicStatus(health.report().body) });
+      return;
+    }
+    if (command.text.trim().toLowerCase() === 'status') {
       await ack({ response_type: 'ephemeral', text: 'autohub status', blocks: (await pageFor(health, store)) as never });
       return;
     }

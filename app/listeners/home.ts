@@ -1,8 +1,9 @@
-/** The App Home tab: the status page, published when the user opens it (only for owners when AUTOHUB_OWNER is set). */
+/** The App Home tab: the status page, published when the user opens it (only for owners when AUTOHUB_OWNER is set; anyone else sees ok or degraded). */
 import type { App } from '@slack/bolt';
 import type { Logger } from '../../lib/log/index.js';
 import type { HealthMonitor, TurnContext } from '../../lib/receiver/index.js';
 import { mayReadStatus, pageFor, type SnapshotStore } from '../../lib/status/index.js';
+import { publicStatus } from './command.js';
 
 export function registerHome(app: App, health: HealthMonitor, store: SnapshotStore, log: Logger, owners: readonly string[]): void {
   app.event('app_home_opened', async ({ event, client, context }) => {
@@ -10,7 +11,8 @@ export function registerHome(app: App, health: HealthMonitor, store: SnapshotSto
     const lease = (context as Partial<TurnContext>).autohubLease;
     const blocks = mayReadStatus(owners, event.user)
       ? await pageFor(health, store)
-      : [{ type: 'section', text: { type: 'mrkdwn', text: 'autohub is running. The status page is for its owner.' } }];
+      : // Anyone but the owners: the state word only, as `/autohub` says it.
+        [{ type: 'section', text: { type: 'mrkdwn', text: `${publicStatus(health.report().body)}. The status page is for its owner.` } }];
     // Publishing twice is harmless, but a taken-over turn still commits first, like every post.
     if (lease && !(await lease.commit())) return;
     await client.views.publish({ user_id: event.user, view: { type: 'home', blocks: blocks as never } });

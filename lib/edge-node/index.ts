@@ -1,1 +1,2 @@
 export { serveFetchHandler } from './serve.js';
+export type { ServeOptions } from './serve.js';

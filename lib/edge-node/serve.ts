@@ -1,5 +1,6 @@
 /** Serving a Web-standard `(Request) => Response` handler from node:http. */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { answerThenLinger, serverOptions, serverTimeouts, type ServerTimeouts } from '../http/index.js';
 
 /**
  * The request body as a Web stream that reads only as fast as it is pulled.
@@ -39,8 +40,17 @@ function toRequest(req: IncomingMessage, base: string): Request {
   return new Request(new URL(req.url ?? '/', base), { method, headers, body, duplex: 'half' } as RequestInit);
 }
 
-export function serveFetchHandler(handler: (request: Request) => Promise<Response>): Server {
-  return createServer((req, res) => {
+export interface ServeOptions {
+  /** The handler's body limit: the request timeout leaves time for a body this large. @default 1 MiB */
+  maxBodyBytes?: number;
+  /** Header and request timeouts. @default 5 s, then the body limit at 64 KiB/s (lib/http) */
+  timeouts?: Partial<ServerTimeouts>;
+}
+
+export function serveFetchHandler(handler: (request: Request) => Promise<Response>, options: ServeOptions = {}): Server {
+  const timeouts = serverTimeouts(options.maxBodyBytes ?? 1_048_576, options.timeouts);
+  // Bounded, so a connection trickling a byte every few seconds is closed (408), not held for Node's 300 s.
+  return createServer(serverOptions(timeouts), (req, res) => {
     Promise.resolve()
       .then(() => handler(toRequest(req, `http://${req.headers.host ?? 'localhost'}`)))
       .then(async (response) => {
@@ -48,10 +58,12 @@ export function serveFetchHandler(handler: (request: Request) => Promise<Respons
         response.headers.forEach((value, name) => {
           headers[name] = value;
         });
-        // A request body the handler left unread (refused early) is not waited for.
-        if (!req.readableEnded) headers.connection = 'close';
+        const body = new Uint8Array(await response.arrayBuffer());
+        // A request body the handler left unread (refused early): answered whole, then drained, so the
+        // connection closes cleanly instead of resetting under a client that is still sending.
+        if (!req.complete) return answerThenLinger(req, res, response.status, body, headers);
         res.writeHead(response.status, headers);
-        res.end(Buffer.from(await response.arrayBuffer()));
+        res.end(body);
       })
       .catch(() => {
         if (!res.headersSent) res.writeHead(500).end();

@@ -51,6 +51,14 @@ export function hubFailure(result: LegResult): string {
   return result.kind === 'answered' && result.status < 500 ? `hub refusing (${result.status})` : `hub ${describe(result)}`;
 }
 
+/**
+ * A copy that answered 401 or 403 to a delivery the edge verified itself
+ * refuses to serve (its signing secret is stale): the status, else undefined.
+ */
+export function refusalStatus(result: LegResult): 401 | 403 | undefined {
+  return result.kind === 'answered' && (result.status === 401 || result.status === 403) ? result.status : undefined;
+}
+
 /** The probe says the hub may own the turn only with a 2xx. */
 export function probeSaysUp(result: LegResult): boolean {
   return result.kind === 'answered' && result.status >= 200 && result.status < 300;

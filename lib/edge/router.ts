@@ -8,9 +8,9 @@
  * Duplicates are stopped by the copies' shared claim, not guessed here.
  */
 import { bearerMatches } from '../access/index.js';
-import { checkSignature } from '../slack/index.js';
+import { checkSignature, isSslCheck } from '../slack/index.js';
 import { CopyView } from './copy-view.js';
-import { cloudAnswered, describe, firstStep, hubAnswered, hubBusy, hubFailure, legTimeout, probeSaysUp, type LegResult } from './decide.js';
+import { cloudAnswered, describe, firstStep, hubAnswered, hubBusy, hubFailure, legTimeout, probeSaysUp, refusalStatus, type LegResult } from './decide.js';
 import type { EdgeSettings } from './settings.js';
 
 export type Route = 'hub' | 'cloud' | 'none';
@@ -29,6 +29,8 @@ export interface EdgeRouter {
   handle(request: Request): Promise<Response>;
   hub: CopyView;
   cloud: CopyView;
+  /** Deliveries this isolate refused for their signature (a stale secret here refuses everything). */
+  readonly signatureFailures: number;
 }
 
 /**
@@ -63,10 +65,15 @@ export async function readLimited(request: Request, limit: number): Promise<Uint
 /** Headers that belong to one hop and are not forwarded. */
 const HOP_HEADERS = new Set(['host', 'content-length', 'connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'expect']);
 
+/**
+ * Slack's headers, as sent. `x-autohub-*` are the edge's own words to a copy
+ * (`x-autohub-failover` reaches the owner's status page): one a client set is
+ * dropped, so only the edge speaks with them.
+ */
 function forwardHeaders(request: Request): Headers {
   const headers = new Headers();
   request.headers.forEach((value, name) => {
-    if (!HOP_HEADERS.has(name) && !name.startsWith('cf-')) headers.set(name, value);
+    if (!HOP_HEADERS.has(name) && !name.startsWith('cf-') && !name.startsWith('x-autohub-')) headers.set(name, value);
   });
   return headers;
 }
@@ -93,6 +100,7 @@ export function createEdgeRouter(options: EdgeRouterOptions): EdgeRouter {
   const log = options.log ?? (() => {});
   const hub = new CopyView();
   const cloud = new CopyView();
+  let signatureFailures = 0;
 
   /** One forward or probe with a fresh timeout of its own; the body is read under the same timeout. */
   const leg = async (url: string, init: RequestInit, timeoutMs: number): Promise<Leg> => {
@@ -120,6 +128,8 @@ export function createEdgeRouter(options: EdgeRouterOptions): EdgeRouter {
     const startedAt = now();
     const body = await readLimited(request, settings.maxBodyBytes);
     if (!body) return answer(413, 'none', 'request body too large');
+    // Slack's certificate check of a slash command URL comes unsigned; it runs nothing, so the edge answers it itself.
+    if (isSslCheck(request.headers.get('content-type'), body)) return answer(200, 'none', null);
     // Verified before anything is routed, probed or forwarded: a forged retry header probes nothing.
     const check = await checkSignature({
       signingSecret: settings.signingSecret,
@@ -128,7 +138,12 @@ export function createEdgeRouter(options: EdgeRouterOptions): EdgeRouter {
       body,
       now: now(),
     });
-    if (!check.ok) return answer(401, 'none', `signature ${check.reason}`);
+    if (!check.ok) {
+      // Counted, so a stale secret here (every delivery refused) shows in the logs and the health body. No body, no header.
+      signatureFailures += 1;
+      log('edge.signature_failed', { reason: check.reason, count: signatureFailures });
+      return answer(401, 'none', `signature ${check.reason}`);
+    }
     const init: RequestInit = { method: 'POST', headers: forwardHeaders(request), body };
     const isRetry = request.headers.has('x-slack-retry-num');
     const fields: Record<string, unknown> = { retryNum: request.headers.get('x-slack-retry-num') ?? undefined };
@@ -147,7 +162,10 @@ export function createEdgeRouter(options: EdgeRouterOptions): EdgeRouter {
         const leg_ = await leg(`${settings.cloudUrl}/slack/events`, { ...init, headers }, timeout);
         result = leg_.result;
         if (cloudAnswered(result) && leg_.response) {
-          cloud.markUp(now());
+          // A 401 or 403 after the edge verified the signature: the copy cannot check it (a stale secret there), not up.
+          const refusing = refusalStatus(result);
+          if (refusing !== undefined) cloud.markRefusing(now(), refusing, `cloud refusing (${refusing})`);
+          else cloud.markUp(now());
           log('edge.routed', { ...fields, route: 'cloud', why, attempt, status: result.kind === 'answered' ? result.status : undefined, ms: now() - startedAt });
           return relay('cloud', leg_.response);
         }
@@ -172,7 +190,9 @@ export function createEdgeRouter(options: EdgeRouterOptions): EdgeRouter {
         return toCloud(`hub busy (${waiting} waiting)`);
       }
       const why = hubFailure(result);
-      hub.markDown(now(), why);
+      const refusing = refusalStatus(result);
+      if (refusing !== undefined) hub.markRefusing(now(), refusing, why);
+      else hub.markDown(now(), why);
       return toCloud(why);
     };
 
@@ -192,7 +212,9 @@ export function createEdgeRouter(options: EdgeRouterOptions): EdgeRouter {
     if (path === '/slack/health' && (request.method === 'GET' || request.method === 'HEAD')) {
       // The copies' state and failure reasons only with the health token; the status to anyone.
       const full = bearerMatches(request.headers.get('authorization'), settings.healthToken);
-      const body = JSON.stringify(full ? { status: 'ok', role: 'edge', hub: hub.toJSON(), cloud: cloud.toJSON() } : { status: 'ok' });
+      const body = JSON.stringify(
+        full ? { status: 'ok', role: 'edge', hub: hub.toJSON(), cloud: cloud.toJSON(), signature_failures: signatureFailures } : { status: 'ok' },
+      );
       return new Response(request.method === 'HEAD' ? null : body, {
         headers: { 'content-type': 'application/json', 'cache-control': 'no-store', 'x-autohub-route': 'none' },
       });
@@ -207,5 +229,12 @@ export function createEdgeRouter(options: EdgeRouterOptions): EdgeRouter {
     }
   };
 
-  return { handle, hub, cloud };
+  return {
+    handle,
+    hub,
+    cloud,
+    get signatureFailures() {
+      return signatureFailures;
+    },
+  };
 }

@@ -40,6 +40,38 @@ export interface RateLimitFetchOptions {
   instance?: string;
   /** Longest pacing interval after a refusal. @default 2000 */
   maxPaceMs?: number;
+  /**
+   * Sees every answer Slack gives (refusals included): the method, the HTTP
+   * status and the body's `error` code when `ok` is false. Called after the
+   * answer is read, off the caller's path; it changes nothing here. @default none
+   */
+  onAnswer?: (answer: WebApiAnswer) => void;
+}
+
+/** One Web API answer, as `onAnswer` sees it: no body, no token. */
+export interface WebApiAnswer {
+  method: string;
+  status: number;
+  /** Slack's error code when the body says `ok: false`. */
+  error: string | undefined;
+}
+
+/** Read a copy of the answer for its error code and hand it to `onAnswer`; never throws. */
+async function observeAnswer(method: string, response: Response, onAnswer: (answer: WebApiAnswer) => void): Promise<void> {
+  let error: string | undefined;
+  if ((response.headers.get('content-type') ?? '').includes('json')) {
+    try {
+      const body = JSON.parse(await response.clone().text()) as { ok?: unknown; error?: unknown };
+      if (body.ok === false && typeof body.error === 'string') error = body.error;
+    } catch {
+      /* not JSON after all: no error code */
+    }
+  }
+  try {
+    onAnswer({ method, status: response.status, error });
+  } catch {
+    /* an observer's fault is not the call's */
+  }
 }
 
 
@@ -152,11 +184,21 @@ export function createRateLimitFetch(options: RateLimitFetchOptions = {}): RateL
     if (reopenAt !== undefined && reopenAt > now() && reopenAt > gate.reopenAt) gate.close(reopenAt, reopenAt - now());
   };
 
+  const onAnswer = options.onAnswer;
+  /** The network's fetch, with every answer shown to `onAnswer`. */
+  const sendObserved = !onAnswer
+    ? send
+    : async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+        const response = await send(input, init);
+        void observeAnswer(methodOf(input), response, onAnswer);
+        return response;
+      };
+
   const rateLimitFetch = async (input: RequestInfo | URL, init: RequestInit | undefined, guard: SendGuard | undefined): Promise<Response> => {
     const method = methodOf(input);
     if (!replayable(init?.body)) {
       await guard?.();
-      return send(input, init);
+      return sendObserved(input, init);
     }
     const channel = PER_CHANNEL.has(method) ? channelOf(init?.body) : undefined;
     const key = channel ? `${scopeOf(init)}:${method}:${channel}` : `${scopeOf(init)}:${method}`;
@@ -175,7 +217,7 @@ export function createRateLimitFetch(options: RateLimitFetchOptions = {}): RateL
           pending = undefined;
           // The last thing before the request leaves: nothing else awaits between the guard and send.
           await guard?.();
-          const response = await send(input, init);
+          const response = await sendObserved(input, init);
           const throttle = await throttleOf(response);
           if (!throttle) gate.accepted(now());
           return { response, throttle };

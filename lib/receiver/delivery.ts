@@ -10,8 +10,23 @@ type Json = Record<string, unknown>;
 /** autohub's own event type for `npm run verify`: claimed like any event, no turn runs. */
 export const PROBE_EVENT_TYPE = 'autohub_verify_probe';
 
+/**
+ * Slack telling the app it is dropping its events: sent when the app would
+ * receive more than 30,000 events in an hour from one workspace, with no
+ * inner event (https://api.slack.com/events/app_rate_limited, also
+ * https://docs.slack.dev/reference/events/app_rate_limited/).
+ * `minuteRateLimited` is the epoch second of the minute the limit began.
+ */
+export interface AppRateLimited {
+  kind: 'app_rate_limited';
+  teamId: string | undefined;
+  apiAppId: string | undefined;
+  minuteRateLimited: number | undefined;
+}
+
 export type Delivery =
   | { kind: 'ssl_check' }
+  | AppRateLimited
   | { kind: 'probe'; eventId: string; claimKeys: string[] }
   | { kind: 'url_verification'; challenge: string }
   | { kind: 'event'; body: Json; eventId: string; teamId: string | undefined; claimKeys: string[] }
@@ -56,6 +71,15 @@ function eventDelivery(body: Json): Delivery {
     const challenge = text(body.challenge);
     if (!challenge) throw new RequestInvalidError('url_verification without a challenge');
     return { kind: 'url_verification', challenge };
+  }
+  if (body.type === 'app_rate_limited') {
+    const minute = body.minute_rate_limited;
+    return {
+      kind: 'app_rate_limited',
+      teamId: text(body.team_id),
+      apiAppId: text(body.api_app_id),
+      minuteRateLimited: typeof minute === 'number' && Number.isFinite(minute) ? minute : undefined,
+    };
   }
   if (body.type !== 'event_callback') throw new RequestInvalidError(`unsupported envelope type ${JSON.stringify(body.type)}`);
   const eventId = text(body.event_id);

@@ -18,10 +18,11 @@ import type { App, Receiver } from '@slack/bolt';
 import type { ClaimKind, ClaimOutcome, Claims, LeaseRequest, Leases, LeaseSettings, RetryPolicy, Takeover } from '../store/index.js';
 import { failOpen } from '../store/index.js';
 import type { Role } from '../store/index.js';
-import { BodyTooLargeError, RequestInvalidError } from '../errors/index.js';
+import { RequestInvalidError } from '../errors/index.js';
+import { answerThenLinger, serverOptions, serverTimeouts, type ServerTimeouts } from '../http/index.js';
 import type { Logger } from '../log/index.js';
-import { checkSignature, parseRetryHeaders } from '../slack/index.js';
-import { parseDelivery, type Delivery } from './delivery.js';
+import { checkSignature, isSslCheck, parseRetryHeaders } from '../slack/index.js';
+import { parseDelivery, type AppRateLimited, type Delivery } from './delivery.js';
 import { withDeadline } from '../time/index.js';
 import { AckGate } from './ack-gate.js';
 import type { HealthMonitor } from './health.js';
@@ -77,6 +78,12 @@ export interface FailoverReceiverOptions {
   handleFor?: TurnRunnerOptions['handleFor'];
   /** The edge sent this delivery here because the hub failed (`x-autohub-failover`). */
   onFailover?: (reason: string) => void;
+  /** Slack said it is dropping this app's events (`app_rate_limited`); answered 200 first. */
+  onAppRateLimited?: (notice: AppRateLimited) => void;
+  /** A live delivery's claim failed open (the store did not answer): its turn runs unfenced. */
+  onFailOpen?: (reason: string) => void;
+  /** From a request's first byte to its last header, then to its last body byte. @default 5 s, then the body limit at 64 KiB/s */
+  timeouts?: Partial<ServerTimeouts>;
   /** @default Date.now */
   now?: () => number;
 }
@@ -110,6 +117,8 @@ function header(req: IncomingMessage, name: string): string | undefined {
 
 export class FailoverReceiver implements Receiver {
   #server: Server | undefined;
+  /** Requests whose client went away before its body ended: counted, logged at debug (no stack, nothing about the body). */
+  #aborted = 0;
   readonly #runner: TurnRunner;
   readonly #o: FailoverReceiverOptions & { maxBodyBytes: number; ackDeadlineMs: number; drainMs: number; now: () => number };
 
@@ -152,6 +161,11 @@ export class FailoverReceiver implements Receiver {
     return (this.#server?.address() as AddressInfo | null)?.port ?? 0;
   }
 
+  /** The server's header and request timeouts. */
+  get timeouts(): ServerTimeouts {
+    return serverTimeouts(this.#o.maxBodyBytes, this.#o.timeouts);
+  }
+
   /** Turns running now. */
   get inFlight(): number {
     return this.#runner.inFlight;
@@ -175,7 +189,8 @@ export class FailoverReceiver implements Receiver {
   };
 
   async start(port: number, host?: string): Promise<Server> {
-    const server = createServer(this.requestListener);
+    // Bounded, so a connection trickling a byte every few seconds is closed (408), not held for Node's 300 s.
+    const server = createServer(serverOptions(this.timeouts), this.requestListener);
     server.keepAliveTimeout = 65_000;
     // While draining, a new connection is dropped at once (refused); open
     // keep-alive ones are answered 503 with `connection: close`.
@@ -227,10 +242,10 @@ export class FailoverReceiver implements Receiver {
       res.writeHead(405, { allow: 'POST' }).end();
       return;
     }
-    await this.#delivery(req, new AckGate(res), this.#o.now());
+    await this.#delivery(req, res, new AckGate(res), this.#o.now());
   }
 
-  async #delivery(req: IncomingMessage, gate: AckGate, receivedAt: number): Promise<void> {
+  async #delivery(req: IncomingMessage, res: ServerResponse, gate: AckGate, receivedAt: number): Promise<void> {
     const o = this.#o;
     let signed = false;
     const refuse = (status: number, reason: string) => {
@@ -241,12 +256,26 @@ export class FailoverReceiver implements Receiver {
     };
     if (o.health.lifecycle !== 'serving') return refuse(503, `this copy is ${o.health.lifecycle}`);
 
-    let raw: Buffer;
-    try {
-      raw = await readRawBody(req, o.maxBodyBytes);
-    } catch (error) {
-      if (error instanceof BodyTooLargeError) return refuse(413, error.message);
-      throw error;
+    const read = await readRawBody(req, o.maxBodyBytes);
+    if (read.kind === 'aborted') {
+      // A client that went away mid-body is not this copy's fault: one line at debug, with the count so far.
+      this.#aborted += 1;
+      o.log.debug('delivery.aborted', { count: this.#aborted });
+      return;
+    }
+    if (read.kind === 'too-large') {
+      // Answered whole, then the rest of the body drained: closing on unread bytes would reset the connection.
+      answerThenLinger(req, res, 413, `request body is larger than ${read.limitBytes} bytes`);
+      o.log.info('delivery.refused', { status: 413, reason: 'body too large' });
+      return;
+    }
+    const raw = read.raw;
+    // Slack's certificate check of a slash command URL comes unsigned (bolt-js and bolt-python answer it before
+    // verifying): a form with ssl_check=1 and nothing that runs anything gets 200, and nothing about this copy.
+    if (isSslCheck(header(req, 'content-type'), raw)) {
+      gate.answer(200);
+      o.log.debug('delivery.ssl_check', {});
+      return;
     }
     const signature = await checkSignature({
       signingSecret: o.signingSecret,
@@ -271,6 +300,14 @@ export class FailoverReceiver implements Receiver {
     if (delivery.kind === 'url_verification') {
       return void gate.answer(200, { challenge: delivery.challenge }, { 'x-autohub-claim': 'none' });
     }
+    if (delivery.kind === 'app_rate_limited') {
+      // Slack is dropping this app's events (over 30,000 an hour from one workspace); it wants a 200 all the same.
+      gate.answer(200, undefined, { 'x-autohub-claim': 'none' });
+      const { teamId, apiAppId, minuteRateLimited } = delivery;
+      o.log.warn('slack.app_rate_limited', { teamId, apiAppId, minuteRateLimited });
+      o.onAppRateLimited?.(delivery);
+      return;
+    }
 
     const waiting = this.#runner.queued;
     if (delivery.kind === 'event' && o.shedAt && waiting >= o.shedAt) {
@@ -287,6 +324,10 @@ export class FailoverReceiver implements Receiver {
     const claimSentAt = o.now();
     const outcome = await this.#claim(delivery.claimKeys, receivedAt, lease);
     const claim: ClaimKind | 'none' = delivery.claimKeys.length === 0 ? 'none' : outcome.kind;
+    if (outcome.kind === 'fail-open' && claim !== 'none') {
+      o.health.countFailOpen();
+      o.onFailOpen?.(outcome.reason);
+    }
     const logFields = {
       kind: delivery.kind,
       eventId: delivery.kind === 'event' ? delivery.eventId : undefined,

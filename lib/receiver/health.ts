@@ -34,6 +34,8 @@ export interface HealthBody {
   turns: TurnsView;
   /** This process's event-loop delay since the last report, in ms. */
   loop: { p99_ms: number; max_ms: number };
+  /** Live claims that failed open since this copy started: turns that ran with no fence (the owner is told, lib/notice). */
+  claims_failed_open: number;
 }
 
 /** Pure: the status code and body for a lifecycle and store view. */
@@ -47,6 +49,8 @@ export function healthReport(input: {
   store: StoreView;
   turns: TurnsView;
   loop: { p99Ms: number; maxMs: number };
+  /** @default 0 */
+  failedOpen?: number;
 }): { status: 200 | 503; body: HealthBody } {
   const { lifecycle, store } = input;
   const status =
@@ -63,6 +67,7 @@ export function healthReport(input: {
       store,
       turns: input.turns,
       loop: { p99_ms: input.loop.p99Ms, max_ms: input.loop.maxMs },
+      claims_failed_open: input.failedOpen ?? 0,
     },
   };
 }
@@ -85,6 +90,7 @@ export class HealthMonitor {
   readonly startedAt: number;
   #pinged: StoreView | undefined;
   #loop = { p99Ms: 0, maxMs: 0 };
+  #failedOpen = 0;
   readonly #options: HealthMonitorOptions;
   readonly #now: () => number;
 
@@ -118,6 +124,11 @@ export class HealthMonitor {
     };
   }
 
+  /** A live claim failed open (the receiver calls this). */
+  countFailOpen(): void {
+    this.#failedOpen += 1;
+  }
+
   /** Refresh the event-loop figure (the heartbeat calls this). */
   sampleLoop(): { p99Ms: number; maxMs: number } {
     this.#loop = this.#options.loop?.() ?? this.#loop;
@@ -136,6 +147,7 @@ export class HealthMonitor {
       store: this.store,
       turns: this.#options.turns?.() ?? { running: 0, waiting: 0, leases: 0 },
       loop: this.#loop,
+      failedOpen: this.#failedOpen,
     });
   }
 }

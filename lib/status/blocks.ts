@@ -2,6 +2,7 @@
  * The status page in Block Kit, for `/autohub status` and the App Home tab.
  * Pure: a snapshot and `now` in, blocks out.
  */
+import { NOTICE_TITLES, type NoticeRecord } from '../notice/index.js';
 import { replayVerdict } from '../ratelimit/index.js';
 import type { CopyRecord } from './records.js';
 import type { StatusSnapshot } from './snapshot.js';
@@ -42,6 +43,14 @@ function copyLines(copies: readonly CopyRecord[], now: number): string[] {
 
 const section = (text: string): Block => ({ type: 'section', text: { type: 'mrkdwn', text } });
 
+/** The owner notices of the last 24 hours (each told by DM once an hour while its fault went on). */
+function noticeSection(notices: readonly NoticeRecord[], now: number): string {
+  const recent = notices.filter((n) => now - Date.parse(n.at) < DAY_MS);
+  if (recent.length === 0) return '*Owner notices* (last 24 hours): none';
+  const lines = recent.map((n) => `• :warning: ${ago(n.at, now)}: *${NOTICE_TITLES[n.cause] ?? n.cause}*: ${n.detail} (${n.count} since the notice before), seen by \`${n.instance}\``);
+  return `*Owner notices* (last 24 hours)\n${lines.join('\n')}`;
+}
+
 export function statusBlocks(s: StatusSnapshot, now: number): Block[] {
   const dayAgo = now - DAY_MS;
   const failovers = s.failoverTimes.filter((at) => Date.parse(at) >= dayAgo).length;
@@ -72,6 +81,7 @@ export function statusBlocks(s: StatusSnapshot, now: number): Block[] {
         `*Claim store*: ${s.storeKind}, ${s.storeOk === null ? 'not checked yet' : s.storeOk ? 'reachable' : 'unreachable'}`,
       ].join('\n'),
     ),
+    section(noticeSection(s.notices ?? [], now)),
     { type: 'divider' },
     section(`*Last ${s.turns.length} turn(s)*\n${turns}`),
     { type: 'divider' },

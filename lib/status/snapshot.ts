@@ -1,6 +1,7 @@
 /** Reading the status page's figures back from the shared store. */
+import { NOTICE_CAUSES, type NoticeRecord } from '../notice/index.js';
 import type { RefusalRecord } from '../ratelimit/index.js';
-import { STATUS_KEYS, type DeadLetter, type DeadLetters, type Lists, type Records } from '../store/index.js';
+import { noticeStatusKey, STATUS_KEYS, type DeadLetter, type DeadLetters, type Lists, type Records } from '../store/index.js';
 import type { CopyRecord, TurnRecord } from './records.js';
 
 export interface StatusSnapshot {
@@ -17,6 +18,8 @@ export interface StatusSnapshot {
   dead: DeadLetter[];
   /** The last failover the edge reported, with its reason. */
   lastFailover?: { at: string; reason: string } | null;
+  /** The last notice of each fault only the owner can fix (lib/notice), newest first. */
+  notices?: NoticeRecord[];
   /** The last catch-up sweep. */
   sweep?: { at: string; from: string; to: string; found: number; answered: number; conversations: number } | null;
 }
@@ -38,7 +41,7 @@ export async function readSnapshot(
   answering: StatusSnapshot['answering'],
   storeOk: boolean | null,
 ): Promise<StatusSnapshot> {
-  const [copies, turns, failovers, refusals, cloudLastServed, dead, lastFailover, sweep] = await Promise.all([
+  const [copies, turns, failovers, refusals, cloudLastServed, dead, lastFailover, sweep, notices] = await Promise.all([
     store.readHash(STATUS_KEYS.copies),
     store.range(STATUS_KEYS.turns, 10),
     store.range(STATUS_KEYS.failovers, 500),
@@ -47,6 +50,7 @@ export async function readSnapshot(
     store.listDead(10),
     store.read(STATUS_KEYS.lastFailover),
     store.read(STATUS_KEYS.sweep),
+    Promise.all(NOTICE_CAUSES.map((cause) => store.read(noticeStatusKey(cause)))),
   ]);
   return {
     answering,
@@ -60,5 +64,6 @@ export async function readSnapshot(
     dead: dead ?? [],
     lastFailover: lastFailover ? (parse<{ at: string; reason: string }>([lastFailover])[0] ?? null) : null,
     sweep: sweep ? (parse<NonNullable<StatusSnapshot['sweep']>>([sweep])[0] ?? null) : null,
+    notices: parse<NoticeRecord>(notices.filter((n): n is string => typeof n === 'string')).sort((a, b) => Date.parse(b.at) - Date.parse(a.at)),
   };
 }

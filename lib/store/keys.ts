@@ -54,6 +54,14 @@ export const SERVED_KEY = `${PREFIX}:served`;
 export const GAPS_KEY = `${PREFIX}:gaps`;
 /** The catch-up sweep's lock, so only one copy sweeps at a time. */
 export const SWEEP_LOCK_KEY = `${PREFIX}:sweep:lock`;
+/** An owner notice's mark (lib/notice), held an hour, so of two copies only one tells the owner. */
+export function noticeLockKey(cause: string): string {
+  return `${PREFIX}:notice:${part(cause)}`;
+}
+/** The status page's line for an owner notice: the last time it was told, how many times it happened, why. */
+export function noticeStatusKey(cause: string): string {
+  return `${PREFIX}:status:notice:${part(cause)}`;
+}
 /** A hash of rate-limit windows shared by the copies: field -> epoch ms the window reopens. */
 export const WINDOWS_KEY = `${PREFIX}:ratelimit`;
 

@@ -1,10 +1,15 @@
-/** The edge on Node (`npm run edge`) enforces its body limit while reading: a slow oversized body is refused, not buffered. */
+/**
+ * The edge on Node (`npm run edge`) enforces its body limit while reading: a slow oversized body is refused, not
+ * buffered; its 413 reaches a client still sending; a connection trickling its headers is closed.
+ */
 import { request } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEdgeRouter, parseEdgeSettings } from '../../lib/edge/index.js';
 import { serveFetchHandler } from '../../lib/edge-node/index.js';
+import { signedHeaders } from '../../lib/slack/index.js';
 import { startFakeCopy, type FakeCopy } from '../support/fake-copy.js';
+import { slowPost } from '../support/slow-post.js';
 
 describe('the edge on Node against an oversized body sent slowly', () => {
   let hub: FakeCopy;
@@ -55,5 +60,71 @@ describe('the edge on Node against an oversized body sent slowly', () => {
   it('a Content-Length over the limit is refused before a byte of the body is read', async () => {
     const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: 'x'.repeat(4096) });
     expect(response.status).toBe(413);
+  });
+});
+
+describe('the edge on Node against a signed 6 MB body sent as a network sends it', () => {
+  let hub: FakeCopy;
+  let cloud: FakeCopy;
+  let server: ReturnType<typeof serveFetchHandler>;
+  let url: string;
+
+  beforeAll(async () => {
+    hub = await startFakeCopy('hub');
+    cloud = await startFakeCopy('cloud');
+    const settings = parseEdgeSettings({ HUB_URL: hub.url, CLOUD_URL: cloud.url, SLACK_SIGNING_SECRET: 's' });
+    server = serveFetchHandler(createEdgeRouter({ settings }).handle, { maxBodyBytes: settings.maxBodyBytes });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/slack/events`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    server.close();
+    await hub.close();
+    await cloud.close();
+  });
+
+  it('gets its 413 every time (20 of 20), never a reset or a broken pipe, and forwards nothing', async () => {
+    const body = Buffer.from(JSON.stringify({ pad: 'x'.repeat(6 * 1024 * 1024) }));
+    const statuses: Array<number | string> = [];
+    for (let i = 0; i < 20; i++) {
+      statuses.push(await slowPost(url, { 'content-type': 'application/json', ...(await signedHeaders('s', body, Date.now())) }, body));
+    }
+    expect(statuses).toEqual(Array(20).fill(413));
+    expect(hub.received).toHaveLength(0);
+  });
+});
+
+describe('the edge on Node against a connection trickling its headers', () => {
+  it('its default timeouts are 5 s for headers and the body limit\'s worth for the request, not Node\'s 300 s', () => {
+    const server = serveFetchHandler(async () => new Response(null), { maxBodyBytes: 1_048_576 });
+    expect([server.headersTimeout, server.requestTimeout]).toEqual([5_000, 21_000]);
+  });
+
+  it('closes the connection with 408 once its header timeout passes', async () => {
+    const server = serveFetchHandler(async () => new Response(null), { timeouts: { headersTimeoutMs: 300 } });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const answer = await new Promise<string>((resolve, reject) => {
+        const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
+        let seen = '';
+        let timer: ReturnType<typeof setInterval> | undefined;
+        socket.on('connect', () => {
+          socket.write('POST /slack/events HTTP/1.1\r\nHost: x\r\nX-Slow: ');
+          timer = setInterval(() => socket.writable && socket.write('x'), 50);
+        });
+        socket.on('data', (d) => (seen += d.toString('latin1')));
+        socket.on('error', () => {});
+        socket.on('close', () => {
+          clearInterval(timer);
+          resolve(seen);
+        });
+        socket.setTimeout(30_000, () => reject(new Error('the edge never closed the trickling connection')));
+      });
+      expect(answer).toMatch(/^HTTP\/1\.1 408/);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
   });
 });

@@ -32,8 +32,9 @@ describe('the edge router on Node, against loopback copies, on a fixed clock', (
     }
   });
 
-  const router = (env: Record<string, string> = {}): EdgeRouter =>
+  const router = (env: Record<string, string> = {}, log?: (event: string, fields: Record<string, unknown>) => void): EdgeRouter =>
     createEdgeRouter({
+      log,
       settings: parseEdgeSettings({
         HUB_URL: hub.url,
         CLOUD_URL: cloud.url,
@@ -224,11 +225,86 @@ describe('the edge router on Node, against loopback copies, on a fixed clock', (
       expect(response.headers.get('x-autohub-route')).toBe('cloud');
       expect(eventsTo(cloud)[0]!.headers['x-autohub-failover']).toBe(`hub refusing (${status})`);
       const health = await (await r.handle(new Request('https://edge.example.com/slack/health', { headers: { authorization: 'Bearer edge-health-token-0123' } }))).json();
-      expect(health.hub).toMatchObject({ state: 'down', reason: `hub refusing (${status})` });
+      // Reachable, but it cannot check a signature: refusing, not merely down.
+      expect(health.hub).toMatchObject({ state: 'refusing', reason: `hub refusing (${status})` });
       const before = eventsTo(hub).length;
       const retry = await r.handle(await delivery(1));
       expect(retry.headers.get('x-autohub-route')).toBe('cloud');
       expect(eventsTo(hub)).toHaveLength(before);
+    });
+
+    it.each([401, 403])('a cloud copy answering %i to a delivery the edge verified is refusing in the health view, not up', async (status) => {
+      hub.events = 530;
+      cloud.events = status;
+      const r = router({ SLACK_SIGNING_SECRET: SECRET, AUTOHUB_HEALTH_TOKEN: 'edge-health-token-0123' });
+      await r.handle(await delivery());
+      const health = await (await r.handle(new Request('https://edge.example.com/slack/health', { headers: { authorization: 'Bearer edge-health-token-0123' } }))).json();
+      expect(health.cloud).toMatchObject({ state: 'refusing', reason: `cloud refusing (${status})` });
+      // Once it serves again it is up.
+      cloud.events = 200;
+      await r.handle(await delivery());
+      expect(r.cloud.state).toBe('up');
+    });
+
+    it('each signature failure is logged with a running count (no body, no secret) and the count is in the health body', async () => {
+      const lines: Array<{ event: string; fields: Record<string, unknown> }> = [];
+      const r = router({ SLACK_SIGNING_SECRET: SECRET, AUTOHUB_HEALTH_TOKEN: 'edge-health-token-0123' }, (event, fields) => lines.push({ event, fields }));
+      const stale = { 'content-type': 'application/json', ...(await signedHeaders('a-stale-secret', BODY, clock)) };
+      for (let i = 0; i < 3; i++) {
+        expect((await r.handle(new Request('https://edge.example.com/slack/events', { method: 'POST', headers: stale, body: BODY }))).status).toBe(401);
+      }
+      const failed = lines.filter((l) => l.event === 'edge.signature_failed');
+      expect(failed.map((l) => l.fields)).toEqual([
+        { reason: 'mismatch', count: 1 },
+        { reason: 'mismatch', count: 2 },
+        { reason: 'mismatch', count: 3 },
+      ]);
+      expect(JSON.stringify(lines)).not.toContain('Ev1');
+      const health = await (await r.handle(new Request('https://edge.example.com/slack/health', { headers: { authorization: 'Bearer edge-health-token-0123' } }))).json();
+      expect(health.signature_failures).toBe(3);
+      // The count is the owner's to read: the status alone to anyone else.
+      expect(await (await r.handle(new Request('https://edge.example.com/slack/health'))).json()).toEqual({ status: 'ok' });
+    });
+
+    it('an unsigned ssl_check (Slack testing a slash command URL) gets 200 from the edge itself, forwarding nothing', async () => {
+      const r = router({ SLACK_SIGNING_SECRET: SECRET });
+      const response = await r.handle(
+        new Request('https://edge.example.com/slack/events', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'ssl_check=1&token=legacy' }),
+      );
+      expect(response.status).toBe(200);
+      expect(response.headers.get('x-autohub-route')).toBe('none');
+      expect(hub.received).toHaveLength(0);
+      expect(cloud.received).toHaveLength(0);
+    });
+
+    it.each([
+      ['ssl_check beside a slash command', 'application/x-www-form-urlencoded', 'ssl_check=1&command=%2Fautohub&trigger_id=t1'],
+      ['ssl_check beside an interaction payload', 'application/x-www-form-urlencoded', 'ssl_check=1&payload=%7B%7D'],
+      ['ssl_check other than 1', 'application/x-www-form-urlencoded', 'ssl_check=true'],
+      ['ssl_check in a JSON body', 'application/json', '{"ssl_check":"1"}'],
+    ])('an unsigned %s is refused with 401, forwarding nothing', async (_, contentType, body) => {
+      const response = await router({ SLACK_SIGNING_SECRET: SECRET }).handle(
+        new Request('https://edge.example.com/slack/events', { method: 'POST', headers: { 'content-type': contentType }, body }),
+      );
+      expect(response.status).toBe(401);
+      expect(hub.received).toHaveLength(0);
+    });
+
+    it('client-set x-autohub-* headers are dropped: the hub never sees them, the cloud sees only the edge\'s own failover reason', async () => {
+      const r = router({ SLACK_SIGNING_SECRET: SECRET });
+      const forged = async () => {
+        const request = await delivery();
+        request.headers.set('x-autohub-failover', '<https://evil.example|click here>');
+        request.headers.set('x-autohub-anything', 'x');
+        return request;
+      };
+      await r.handle(await forged());
+      expect(Object.keys(eventsTo(hub)[0]!.headers).filter((h) => h.startsWith('x-autohub-'))).toEqual([]);
+      hub.events = 530;
+      await r.handle(await forged());
+      const headers = eventsTo(cloud)[0]!.headers;
+      expect(Object.keys(headers).filter((h) => h.startsWith('x-autohub-'))).toEqual(['x-autohub-failover']);
+      expect(headers['x-autohub-failover']).toBe('hub HTTP 530');
     });
 
     it('a hub with a backlog (503 with x-autohub-busy) hands the delivery to the cloud copy and is not marked down', async () => {

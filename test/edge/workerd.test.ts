@@ -106,6 +106,28 @@ describe('the Worker entry in the real Workers runtime (miniflare workerd)', () 
     expect(response.headers.get('x-autohub-failover-target')).toBe('cloud');
   });
 
+  it('answers an unsigned ssl_check itself with 200, forwarding nothing', async () => {
+    const response = await mf.dispatchFetch('https://edge.example.com/slack/events', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'ssl_check=1&token=legacy',
+    });
+    expect(response.status).toBe(200);
+    await response.arrayBuffer();
+    expect(hub.received).toHaveLength(0);
+    expect(cloud.received).toHaveLength(0);
+  });
+
+  it('drops a client-set x-autohub-failover before forwarding', async () => {
+    const response = await mf.dispatchFetch('https://edge.example.com/slack/events', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(await signedHeaders(SECRET, BODY, Date.now())), 'x-autohub-failover': 'forged' },
+      body: BODY,
+    });
+    expect(response.headers.get('x-autohub-route')).toBe('hub');
+    expect(hub.received[0]!.headers['x-autohub-failover']).toBeUndefined();
+  });
+
   it('stops an unsigned delivery at the edge', async () => {
     const response = await mf.dispatchFetch('https://edge.example.com/slack/events', { method: 'POST', body: BODY });
     expect(response.status).toBe(401);

@@ -2,7 +2,7 @@ import { fc } from '@fast-check/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { computeSignature, signedHeaders } from '../../lib/slack/index.js';
 import { startFakeWebApi, type FakeWebApi } from '../../drill/sim/fake-web-api.js';
-import { mentionEnvelope } from '../../drill/sim/slack-events.js';
+import { commandForm, mentionEnvelope } from '../../drill/sim/slack-events.js';
 import { quiescent, SECRET, startCopy, type RunningCopy } from '../support/copies.js';
 
 describe('bad input is refused with its status and never runs a turn', () => {
@@ -71,6 +71,36 @@ describe('bad input is refused with its status and never runs a turn', () => {
     const challenge = JSON.stringify({ type: 'url_verification', challenge: 'abc123', token: 'x' });
     const response = await fetch(hub.eventsUrl, { method: 'POST', headers: { 'content-type': 'application/json', ...(await sign(challenge)) }, body: challenge });
     expect(await response.json()).toEqual({ challenge: 'abc123' });
+  });
+
+  it('an unsigned ssl_check (Slack testing a slash command URL) gets 200, saying nothing about the copy and running nothing', async () => {
+    const before = api.calls.length;
+    const response = await fetch(hub.eventsUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'ssl_check=1&token=legacy' });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-autohub-instance')).toBeNull();
+    expect(response.headers.get('x-autohub-claim')).toBeNull();
+    await quiescent([hub]);
+    expect(api.calls.length).toBe(before);
+  });
+
+  it.each([
+    ['beside a slash command', commandForm({ triggerId: 'trig-ssl' }) + '&ssl_check=1'],
+    ['beside an interaction payload', `ssl_check=1&payload=${encodeURIComponent(JSON.stringify({ type: 'block_actions', trigger_id: 'trig-ssl2' }))}`],
+    ['with a value other than 1', 'ssl_check=yes'],
+  ])('an unsigned ssl_check %s is refused with 401: only the bare check passes unsigned', async (_, body) => {
+    const response = await fetch(hub.eventsUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body });
+    expect(response.status).toBe(401);
+  });
+
+  it('app_rate_limited (Slack dropping the app\'s events) is answered 200, not 400, and logged as slack.app_rate_limited', async () => {
+    // The envelope as https://api.slack.com/events/app_rate_limited shows it: no inner event.
+    const envelope = JSON.stringify({ token: 'legacy', type: 'app_rate_limited', team_id: 'T0AUTOHUB', minute_rate_limited: 1518467820, api_app_id: 'A0AUTOHUB' });
+    const response = await fetch(hub.eventsUrl, { method: 'POST', headers: { 'content-type': 'application/json', ...(await sign(envelope)) }, body: envelope });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-autohub-claim')).toBe('none');
+    const line = hub.lines.find((l) => l.event === 'slack.app_rate_limited');
+    expect(line).toMatchObject({ level: 'warn', teamId: 'T0AUTOHUB', apiAppId: 'A0AUTOHUB', minuteRateLimited: 1518467820 });
+    expect(JSON.stringify(line)).not.toContain('legacy');
   });
 
   it('other paths get 404 and other methods 405', async () => {

@@ -78,6 +78,18 @@ describe('statusBlocks', () => {
     expect(text(statusBlocks({ ...base, cloudLastServed: null }, NOW))).toContain('last served*: never');
   });
 
+  it("lists the last day's owner notices, newest first as read, and drops older ones", () => {
+    const notices = [
+      { cause: 'app_rate_limited' as const, at: iso(5 * 60_000), count: 3, detail: 'workspace T1, since 2026-11-29 11:50 UTC', instance: 'hub-mac' },
+      { cause: 'claims_fail_open' as const, at: iso(25 * 3_600_000), count: 9, detail: 'deadline: no answer within 950 ms', instance: 'cloud-railway' },
+    ];
+    const t = text(statusBlocks({ ...base, notices }, NOW));
+    expect(t).toContain('*Owner notices* (last 24 hours)');
+    expect(t).toContain('• :warning: 5m ago: *Slack is dropping events (app_rate_limited)*: workspace T1, since 2026-11-29 11:50 UTC (3 since the notice before), seen by `hub-mac`');
+    expect(t).not.toContain('Claims failing open');
+    expect(text(statusBlocks({ ...base, notices: [] }, NOW))).toContain('*Owner notices* (last 24 hours): none');
+  });
+
   it('reads sensibly with nothing recorded yet', () => {
     const t = text(statusBlocks({ ...base, copies: [], turns: [], failoverTimes: [], refusals: [], storeOk: null, dead: [], lastFailover: null }, NOW));
     expect(t).toContain('*Hub*: not seen yet');

@@ -1,0 +1,32 @@
+/** What the owner is told of each cause, by DM and on the status page. Pure. */
+import type { NoticeCause } from './decide.js';
+
+/** A short name for the status page. */
+export const NOTICE_TITLES: Record<NoticeCause, string> = {
+  app_rate_limited: 'Slack is dropping events (app_rate_limited)',
+  claims_fail_open: 'Claims failing open',
+  web_api_auth: 'Web API refuses the bot token',
+};
+
+/** What to do about it. */
+const REMEDIES: Record<NoticeCause, string> = {
+  app_rate_limited:
+    'Slack drops events past 30,000 an hour from one workspace and does not send them again; they are not retried. Find what floods the app with events (a busy channel, a loop between bots).',
+  claims_fail_open:
+    'The shared store is not answering (plan quota used up, token rotated, or unreachable): turns still run, but one that reaches both copies may be answered twice, and none of them can be taken over. Check the Upstash database and `UPSTASH_REDIS_REST_TOKEN`.',
+  web_api_auth:
+    'Every reply fails until `SLACK_BOT_TOKEN` is a valid bot token again (reinstall the app, or put the new token on both copies).',
+};
+
+/** The DM: what, where, how often since the notice before (`first`: there was none), and what to do. */
+export function noticeText(cause: NoticeCause, count: number, detail: string, first: boolean): string {
+  const times = cause === 'claims_fail_open' ? `${count} turn(s) failed open` : `${count} time(s)`;
+  const since = first ? 'so far' : 'since the last notice, an hour or more ago';
+  return [`:warning: *${NOTICE_TITLES[cause]}*: ${detail} (${times} ${since}).`, REMEDIES[cause]].join('\n');
+}
+
+/** The detail of an `app_rate_limited` envelope: which workspace, since which minute (UTC). */
+export function appRateLimitedDetail(n: { teamId: string | undefined; minuteRateLimited: number | undefined }): string {
+  const since = n.minuteRateLimited === undefined ? '' : `, since ${new Date(n.minuteRateLimited * 1000).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+  return `workspace ${n.teamId ?? 'unknown'}${since}`;
+}
