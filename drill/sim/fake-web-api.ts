@@ -67,8 +67,10 @@ export interface FakeWebApi {
   /**
    * A message Slack holds in `channel` (the simulated Slack records each
    * mention it sends): served by conversations.history and users.conversations.
+   * With a `thread_ts` other than its own `ts` it is a reply in that thread:
+   * served by conversations.replies, and counted on its parent in the history.
    */
-  addMessage(channel: string, message: { ts: string; user?: string; text?: string; im?: boolean }): void;
+  addMessage(channel: string, message: { ts: string; user?: string; text?: string; im?: boolean; thread_ts?: string }): void;
   /**
    * Until called again with null, answer every call of `method` with `answer`
    * (a Web API outage). Scripted answers still come first.
@@ -114,6 +116,24 @@ interface Held {
   ts: string;
   user?: string;
   text?: string;
+  thread_ts?: string;
+}
+
+/** A conversation as the fake holds it: top-level messages, and each thread's replies by its parent's ts. */
+interface HeldConversation {
+  im: boolean;
+  messages: Held[];
+  threads: Map<string, Held[]>;
+}
+
+const byTs = (a: { ts?: string }, b: { ts?: string }) => Number(a.ts) - Number(b.ts);
+
+/** Slack's `oldest` / `latest` / `inclusive` on a message's ts (latest defaults to now, oldest to 0). */
+function inRange(params: Record<string, string>): (m: { ts?: string }) => boolean {
+  const inclusive = params.inclusive === 'true' || params.inclusive === '1';
+  const oldest = Number(params.oldest ?? 0);
+  const latest = params.latest ? Number(params.latest) : Infinity;
+  return (m) => (inclusive ? Number(m.ts) >= oldest && Number(m.ts) <= latest : Number(m.ts) > oldest && Number(m.ts) < latest);
 }
 
 /** Slack's cursor paging over a list: `limit` per page, an opaque cursor to the next. */
@@ -129,7 +149,7 @@ function defaultAnswer(
   params: Record<string, string>,
   counter: number,
   calls: RecordedCall[],
-  history: Map<string, { im: boolean; messages: Held[] }> = new Map(),
+  history: Map<string, HeldConversation> = new Map(),
 ): unknown {
   switch (method) {
     case 'users.conversations': {
@@ -137,52 +157,59 @@ function defaultAnswer(
       return { ok: true, channels: page, response_metadata: { next_cursor: next } };
     }
     case 'conversations.history': {
+      // https://docs.slack.dev/reference/methods/conversations.history: top-level messages only, newest first, in
+      // [oldest, latest]; a thread's parent carries thread_ts, reply_count, reply_users(_count) and latest_reply.
       const channel = history.get(params.channel ?? '');
       if (!channel) return { ok: false, error: 'channel_not_found' };
-      const inclusive = params.inclusive === 'true' || params.inclusive === '1';
-      const oldest = Number(params.oldest ?? 0);
-      const latest = params.latest ? Number(params.latest) : Infinity;
-      const inWindow = channel.messages
-        .filter((m) => (inclusive ? Number(m.ts) >= oldest && Number(m.ts) <= latest : Number(m.ts) > oldest && Number(m.ts) < latest))
-        .sort((a, b) => Number(b.ts) - Number(a.ts));
+      const inWindow = channel.messages.filter(inRange(params)).sort((a, b) => byTs(b, a));
       const { page, next } = paged(inWindow, params, 100);
-      // Who replied in each thread, as Slack reports it on a parent message: one pass over the calls for the
-      // page (a pass per message made a drill of thousands of mentions quadratic, and stalled its event loop).
+      // The bot's replies in each thread: one pass over the calls for the page (a pass per message made a drill
+      // of thousands of mentions quadratic, and stalled its event loop).
       const onPage = new Set(page.map((m) => m.ts));
-      const replies = new Map<string, number>();
+      const bots = new Map<string, string[]>();
       for (const c of calls) {
         const thread = c.params.thread_ts;
-        if (thread !== undefined && onPage.has(thread) && c.params.channel === params.channel && landed(c)) replies.set(thread, (replies.get(thread) ?? 0) + 1);
+        if (thread !== undefined && onPage.has(thread) && c.params.channel === params.channel && landed(c)) {
+          const ts = String((c.answer as { ts?: string } | undefined)?.ts ?? '0');
+          if (bots.has(thread)) bots.get(thread)!.push(ts);
+          else bots.set(thread, [ts]);
+        }
       }
       const messages = page.map((m) => {
-        const count = replies.get(m.ts) ?? 0;
-        return { type: 'message', ...m, ...(count ? { reply_count: count, reply_users: ['UAUTOHUB'] } : {}) };
+        const people = channel.threads.get(m.ts) ?? [];
+        const botTs = bots.get(m.ts) ?? [];
+        const count = people.length + botTs.length;
+        if (count === 0) return { type: 'message', ...m };
+        const users = [...new Set([...people.map((r) => r.user ?? ''), ...(botTs.length ? ['UAUTOHUB'] : [])])];
+        const latest = [...people.map((r) => r.ts), ...botTs].sort((a, b) => Number(b) - Number(a))[0];
+        return { type: 'message', ...m, thread_ts: m.ts, reply_count: count, reply_users_count: users.length, reply_users: users, latest_reply: latest };
       });
       return { ok: true, messages, has_more: next !== '', response_metadata: { next_cursor: next } };
     }
     case 'conversations.replies': {
-      // The thread as posted so far: the parent's replies, with their metadata.
-      const messages = calls
+      // https://docs.slack.dev/reference/methods/conversations.replies: the parent first, then its replies oldest
+      // first in [oldest, latest], cursor-paged. Slack answers thread_not_found for a ts it does not hold; the fake
+      // holds only the messages a test added, so a thread without a parent here is served from its replies alone.
+      const channel = history.get(params.channel ?? '');
+      const parent = channel?.messages.find((m) => m.ts === params.ts);
+      const people = (channel?.threads.get(params.ts ?? '') ?? []).map((m) => ({ type: 'message', ...m, parent_user_id: parent?.user }));
+      // The bot's replies as posted so far, with their metadata.
+      const bots = calls
         .filter((c) => landed(c) && c.params.channel === params.channel && c.params.thread_ts === params.ts)
         .map((c) => ({
+          type: 'message',
           ts: (c.answer as { ts?: string } | undefined)?.ts,
-          // Every message the fake holds in a thread is the bot's.
+          // Every bot message the fake holds in a thread is autohub's.
+          user: 'UAUTOHUB',
           bot_id: 'BAUTOHUB',
           text: c.params.text,
           thread_ts: c.params.thread_ts,
           ...(c.params.metadata ? { metadata: JSON.parse(c.params.metadata) as unknown } : {}),
         }));
-      // Slack's paging: `limit` per page, an opaque cursor to the next.
-      const limit = Math.max(1, Math.min(1000, Number(params.limit ?? 1000) || 1000));
-      const start = params.cursor ? Number(Buffer.from(params.cursor, 'base64').toString('utf8').replace('next:', '')) || 0 : 0;
-      const page = messages.slice(start, start + limit);
-      const more = start + limit < messages.length;
-      return {
-        ok: true,
-        messages: page,
-        has_more: more,
-        response_metadata: { next_cursor: more ? Buffer.from(`next:${start + limit}`).toString('base64') : '' },
-      };
+      const replies = [...people, ...bots].filter(inRange(params)).sort(byTs);
+      const thread = [...(parent ? [{ type: 'message', ...parent, thread_ts: parent.ts, reply_count: people.length + bots.length }] : []), ...replies];
+      const { page, next } = paged(thread, params, 1000);
+      return { ok: true, messages: page, has_more: next !== '', response_metadata: { next_cursor: next } };
     }
     case 'auth.test':
       return { ok: true, user_id: 'UAUTOHUB', bot_id: 'BAUTOHUB', team_id: 'T0AUTOHUB', team: 'autohub-test' };
@@ -215,7 +242,7 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
   const scripts = new Map<string, ScriptedAnswer[]>();
   const windows = new Map<string, { intervalMs: number; shape: '429' | '200' | 'both'; last: Map<string, number>; refusals: number; whole: boolean; perChannel: boolean }>();
   const outages = new Map<string, ScriptedAnswer>();
-  const history = new Map<string, { im: boolean; messages: Held[] }>();
+  const history = new Map<string, HeldConversation>();
   const streams = new Map<string, FakeStream>();
   /** Slack's streaming methods: a stream per ts, appends refused after a stop or past the stream's life. */
   const streamAnswer = (method: string, params: Record<string, string>, at: number): ScriptedAnswer | undefined => {
@@ -387,8 +414,17 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
         heldWaiters.add(wake);
       }),
     addMessage: (channel, message) => {
-      const c = history.get(channel) ?? { im: message.im === true, messages: [] };
-      c.messages.push({ ts: message.ts, ...(message.user ? { user: message.user } : {}), ...(message.text !== undefined ? { text: message.text } : {}) });
+      const c: HeldConversation = history.get(channel) ?? { im: message.im === true, messages: [], threads: new Map() };
+      const reply = message.thread_ts !== undefined && message.thread_ts !== message.ts;
+      const held: Held = {
+        ts: message.ts,
+        ...(message.user ? { user: message.user } : {}),
+        ...(message.text !== undefined ? { text: message.text } : {}),
+        ...(reply ? { thread_ts: message.thread_ts } : {}),
+      };
+      if (!reply) c.messages.push(held);
+      else if (c.threads.has(message.thread_ts!)) c.threads.get(message.thread_ts!)!.push(held);
+      else c.threads.set(message.thread_ts!, [held]);
       history.set(channel, c);
     },
     fail: (method, answer) => {

@@ -85,6 +85,8 @@ export interface Look {
   sinceServedMs: number | null;
   /** The oldest gap in serving longer than Slack's retries, not swept yet (times as ms ago); null when none. */
   gap: Gap | null;
+  /** The store's clock at the look (Redis TIME, ms since the epoch): the catch-up's windows are on it, never on a copy's. */
+  nowMs?: number;
 }
 
 /** A silence in serving: from the last claim before it to the first after, as ms before the look. */

@@ -220,6 +220,7 @@ export class MemoryStore implements SharedStore {
       nextDueMs: Number.isFinite(next) ? Math.max(0, next - now) : null,
       sinceServedMs: this.#servedAt === undefined ? null : now - this.#servedAt,
       gap: gap ? { raw: `${gap.from}:${gap.to}`, startedMsAgo: now - gap.from, endedMsAgo: now - gap.to } : null,
+      nowMs: now,
     };
   }
 

@@ -187,10 +187,10 @@ out[#out + 1] = cjson.encode({ key = key, token = rec.token, state = prev, body 
  * KEYS: lease set, copies hash, served mark, gaps list.
  * ARGV: instance, role, lease ms, limit, heartbeat ('' for none).
  * Returns {ms until the next lease is due or -1, ms since the last claim or -1,
- * the oldest gap as ms ago "from:to" or '', takeover, ...}.
+ * the oldest gap as ms ago "from:to" or '', Redis's now in ms (the catch-up's clock), takeover, ...}.
  */
 export const LOOK_SCRIPT = `${NOW}
-local out = { -1, -1, '' }
+local out = { -1, -1, '', now }
 local served = tonumber(redis.call('GET', KEYS[3]))
 if served then out[2] = math.max(0, now - served) end
 local gap = redis.call('LINDEX', KEYS[4], 0)

@@ -203,11 +203,11 @@ export class UpstashStore implements SharedStore {
   async look(owner: ClaimOwner, leaseMs: number, limit: number, heartbeat?: string): Promise<Look | undefined> {
     const reply = await this.#lease([LEASES_KEY, STATUS_KEYS.copies, SERVED_KEY, GAPS_KEY], S.LOOK_SCRIPT, [owner.instance, owner.role, leaseMs, limit, heartbeat ?? '']);
     if (!Array.isArray(reply) || typeof reply[0] !== 'number' || typeof reply[1] !== 'number') return undefined;
-    const taken = reply.slice(3).flatMap((item) => {
+    const taken = reply.slice(4).flatMap((item) => {
       const t = parseTakeover(item);
       return t ? [this.#opened(t)] : [];
     });
-    return { taken, nextDueMs: reply[0] < 0 ? null : reply[0], sinceServedMs: reply[1] < 0 ? null : reply[1], gap: parseGap(reply[2]) };
+    return { taken, nextDueMs: reply[0] < 0 ? null : reply[0], sinceServedMs: reply[1] < 0 ? null : reply[1], gap: parseGap(reply[2]), ...(typeof reply[3] === 'number' ? { nowMs: reply[3] } : {}) };
   }
 
   async dropGap(raw: string): Promise<void> {
