@@ -40,10 +40,20 @@ export interface RunOptions {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
 
-function replyOf(params: Record<string, string>, at: number): Reply {
+function replyOf(params: Record<string, string>, at: number, mention: string): Reply {
   const text = params.text ?? '';
   const by = text.includes('drill-hub') ? 'hub' : text.includes('drill-cloud') ? 'cloud' : 'unknown';
-  return { mention: params.thread_ts ?? '', at, by, caughtUp: text.includes(LATE_NOTE) };
+  return { mention, at, by, caughtUp: text.includes(LATE_NOTE) };
+}
+
+/** The delivery a reply answers, by its metadata (app/listeners/reply.ts). */
+function eventIdOf(metadata: string | undefined): string | undefined {
+  try {
+    const id = (JSON.parse(metadata ?? '{}') as { event_payload?: { event_id?: unknown } }).event_payload?.event_id;
+    return typeof id === 'string' ? id : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 export async function runScenario(h: Harness, scenario: Scenario, options: RunOptions): Promise<ScenarioResult> {
@@ -66,6 +76,20 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
   const startedAt = Date.now();
   const mentions: string[] = [];
   const windows: FaultWindow[] = [];
+  // A thread holds replies to several mentions: a reply is the mention's its metadata names (a caught-up
+  // delivery's id carries the ts), else its thread's.
+  const mentionByEventId = new Map<string, string>();
+  const mentionOf = (params: Record<string, string>) => {
+    const id = eventIdOf(params.metadata);
+    return /^Ev-catchup-.+-(\d+\.\d+)$/.exec(id ?? '')?.[1] ?? (id && mentionByEventId.get(id)) ?? params.thread_ts ?? '';
+  };
+  // scenario.threads: a thread people started before the scenario, in each channel; the bot's own is its first mention's.
+  const peoplesThread = `${Math.floor(startedAt / 1000) - 600}.000000`;
+  for (let c = 0; scenario.threads && c < (scenario.channels ?? 1); c++) {
+    h.api.addMessage((scenario.channels ?? 1) > 1 ? `C0DRILL${c}` : 'C0DRILL', { ts: peoplesThread, user: 'U0OTHER', text: 'a thread people started' });
+  }
+  let duringFaults = 0;
+  let threaded = 0;
 
   const faultRuns = scenario.faults.map(async (fault) => {
     await sleep(startedAt + fault.from * sendMs - Date.now());
@@ -98,10 +122,15 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
     mentions.push(ts);
     const channels = scenario.channels ?? 1;
     const channel = channels > 1 ? `C0DRILL${i % channels}` : 'C0DRILL';
-    const envelope = mentionEnvelope({ eventId: `Ev-${scenario.name}-${startedAt}-${i}`, ts, channel });
+    // Of the mentions sent while a fault is on, the share `threads` is in a thread: by turns one people started, and the bot's own.
+    const share = i > 0 && windows.some((w) => Number.isNaN(w.end)) ? scenario.threads : undefined;
+    const inThread = share !== undefined && Math.floor((duringFaults + 1) * share) > Math.floor(duringFaults++ * share);
+    const threadTs = inThread ? (threaded++ % 2 === 0 ? peoplesThread : mentions[0]!) : undefined;
+    mentionByEventId.set(`Ev-${scenario.name}-${startedAt}-${i}`, ts).set(`Ev-${scenario.name}-${startedAt}-${i}-again`, ts);
+    const envelope = mentionEnvelope({ eventId: `Ev-${scenario.name}-${startedAt}-${i}`, ts, channel, ...(threadTs ? { threadTs } : {}) });
     const body = JSON.stringify(envelope);
     // Slack holds the message whatever happens to its deliveries: the catch-up sweep reads it back.
-    h.api.addMessage(channel, { ts, user: 'U0PERSON', text: String((envelope.event as { text?: unknown }).text ?? '') });
+    h.api.addMessage(channel, { ts, user: 'U0PERSON', text: String((envelope.event as { text?: unknown }).text ?? ''), ...(threadTs ? { thread_ts: threadTs } : {}) });
     deliveries.push(slack.deliver(ts, `Ev-${scenario.name}-${startedAt}-${i}`, body));
     if (scenario.redeliverUnderNewId) {
       const again = JSON.stringify(mentionEnvelope({ eventId: `Ev-${scenario.name}-${startedAt}-${i}-again`, ts, channel }));
@@ -128,7 +157,7 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
   let quietMs = 3000;
   while (Date.now() < deadline) {
     const replies = repliesNow();
-    const answered = new Set(replies.map((c) => c.params.thread_ts));
+    const answered = new Set(replies.map((c) => mentionOf(c.params)));
     if (mentions.every((m) => answered.has(m)) && Date.now() - quietSince > 300) break;
     quietMs = Math.max(3000, sweepMs);
     // Quiet is counted from the end of the last fault too: nothing can be caught up while it lasts.
@@ -147,7 +176,7 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
     await fault.stop(h);
     window.end = Date.now();
   }
-  const replies = repliesNow().map((c) => replyOf(c.params, c.at));
+  const replies = repliesNow().map((c) => replyOf(c.params, c.at, mentionOf(c.params)));
   return {
     name: scenario.name,
     summary: scenario.summary,
