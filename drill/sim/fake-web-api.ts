@@ -124,6 +124,8 @@ interface HeldConversation {
   im: boolean;
   messages: Held[];
   threads: Map<string, Held[]>;
+  /** `messages` newest first, kept until one is added: a sweep reads a day of history, page by page. */
+  newestFirst?: Held[];
 }
 
 const byTs = (a: { ts?: string }, b: { ts?: string }) => Number(a.ts) - Number(b.ts);
@@ -161,7 +163,8 @@ function defaultAnswer(
       // [oldest, latest]; a thread's parent carries thread_ts, reply_count, reply_users(_count) and latest_reply.
       const channel = history.get(params.channel ?? '');
       if (!channel) return { ok: false, error: 'channel_not_found' };
-      const inWindow = channel.messages.filter(inRange(params)).sort((a, b) => byTs(b, a));
+      channel.newestFirst ??= [...channel.messages].sort((a, b) => byTs(b, a));
+      const inWindow = channel.newestFirst.filter(inRange(params));
       const { page, next } = paged(inWindow, params, 100);
       // The bot's replies in each thread: one pass over the calls for the page (a pass per message made a drill
       // of thousands of mentions quadratic, and stalled its event loop).
@@ -422,8 +425,10 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
         ...(message.text !== undefined ? { text: message.text } : {}),
         ...(reply ? { thread_ts: message.thread_ts } : {}),
       };
-      if (!reply) c.messages.push(held);
-      else if (c.threads.has(message.thread_ts!)) c.threads.get(message.thread_ts!)!.push(held);
+      if (!reply) {
+        c.messages.push(held);
+        delete c.newestFirst;
+      } else if (c.threads.has(message.thread_ts!)) c.threads.get(message.thread_ts!)!.push(held);
       else c.threads.set(message.thread_ts!, [held]);
       history.set(channel, c);
     },
