@@ -23,7 +23,7 @@
  * other.
  */
 import { randomUUID } from 'node:crypto';
-import type { WebClient } from '@slack/web-api';
+import { ErrorCode, type WebClient } from '@slack/web-api';
 import type { Logger } from '../log/index.js';
 import { STATUS_KEYS, SWEEP_LOCK_KEY, type Gap, type Leases, type Look, type Records } from '../store/index.js';
 import { realSleep, withDeadline, type Sleep } from '../time/index.js';
@@ -262,16 +262,23 @@ export class CatchupSweeper {
         tally.threads += 1;
         const replies = (cursor: string | undefined) =>
           client.conversations.replies({ channel: conversation.id, ts: thread, oldest: slackTs(window.from), latest: slackTs(window.to), inclusive: true, limit: 200, ...(cursor ? { cursor } : {}) });
-        await this.#pages(keep, replies, async (page) => {
-          for (const m of (page.messages ?? []) as SlackMessage[]) {
-            // The parent comes first on every read of a thread; a reply also sent to the channel was in the history.
-            if (!m.ts || m.ts === thread || seen.has(m.ts) || !inSpan(m.ts, window)) continue;
-            seen.add(m.ts);
-            if (!answeredLive(m, conversation, me)) continue;
-            tally.found += 1;
-            await hand(conversation, m);
-          }
-        });
+        try {
+          await this.#pages(keep, replies, async (page) => {
+            for (const m of (page.messages ?? []) as SlackMessage[]) {
+              // The parent comes first on every read of a thread; a reply also sent to the channel was in the history.
+              if (!m.ts || m.ts === thread || seen.has(m.ts) || !inSpan(m.ts, window)) continue;
+              seen.add(m.ts);
+              if (!answeredLive(m, conversation, me)) continue;
+              tally.found += 1;
+              await hand(conversation, m);
+            }
+          });
+        } catch (error) {
+          // Slack refused this thread for good (thread_not_found: it went meanwhile): the others are still read.
+          // Anything else (a 5xx, a dropped connection) ends the sweep, and its window is read again.
+          if ((error as { code?: unknown }).code !== ErrorCode.PlatformError) throw error;
+          log.warn('catchup.thread_unread', { channel: conversation.id, thread, error: (error as { data?: { error?: unknown } }).data?.error });
+        }
       }
     }
     const record: SweepRecord = {

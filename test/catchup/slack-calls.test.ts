@@ -88,4 +88,34 @@ describe('the Slack calls of one catch-up sweep', () => {
     // Every call after the first waited its turn, and nothing else was waited for.
     expect(vt.slept).toEqual(Array(calls.length - 1).fill(PACE_MS));
   });
+
+  it('a thread Slack refuses (thread_not_found: it went meanwhile) is passed over, and the other threads are still read', async () => {
+    const now = Date.now();
+    const ts = (ms: number) => (ms / 1000).toFixed(6);
+    const older = ts(now - 7_200_000);
+    const newer = ts(now - 3_600_000);
+    api.addMessage('C0GONE', { ts: older, user: 'U0OTHER', text: 'one' });
+    api.addMessage('C0GONE', { ts: newer, user: 'U0OTHER', text: 'two' });
+    const mention = ts(now - 60_000);
+    api.addMessage('C0GONE', { ts: mention, thread_ts: older, user: 'U0PERSON', text: '<@UAUTOHUB> still on?' });
+    api.addMessage('C0GONE', { ts: ts(now - 50_000), thread_ts: newer, user: 'U0PERSON', text: 'bye' });
+    // History is newest first: the newer thread is read first, and refused.
+    api.script('conversations.replies', { status: 200, body: { ok: false, error: 'thread_not_found' } });
+    const injected: string[] = [];
+    const sweeper = new CatchupSweeper({
+      client: new WebClient('xoxb-test', { slackApiUrl: api.url }),
+      store: new MemoryStore(),
+      inject: async (envelope) => {
+        injected.push(String((envelope.event as { ts: string }).ts));
+        return 'claimed';
+      },
+      instance: 'hub',
+      log: silentLogger,
+      maxMs: 24 * 3_600_000,
+      paceMs: 0,
+    });
+    const record = await sweeper.sweep({ from: now - 600_000, to: now - 5_000 });
+    expect(injected).toEqual([mention]);
+    expect(record).toMatchObject({ threads: 2, found: 1, answered: 1 });
+  });
 });
