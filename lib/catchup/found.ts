@@ -15,6 +15,7 @@
  * claimed under the message key a live delivery of it uses (team + event
  * type + channel + ts, lib/receiver/delivery.ts) and answered in its thread.
  */
+import type { SweepWindow } from './window.js';
 
 /** A message as conversations.history and conversations.replies return it. */
 export interface SlackMessage {
@@ -42,11 +43,6 @@ export interface Me {
   team: string | undefined;
 }
 
-export interface SweepSpan {
-  from: number;
-  to: number;
-}
-
 /** Subtypes that are not a person writing: the live listener's and the ones only a channel has. */
 const NOT_A_PERSON = new Set([
   'bot_message',
@@ -68,9 +64,9 @@ export function tsMs(ts: string | undefined): number {
   return ts === undefined ? Number.NaN : Number(ts) * 1000;
 }
 
-export function inSpan(ts: string | undefined, span: SweepSpan): boolean {
+export function inWindow(ts: string | undefined, window: SweepWindow): boolean {
   const at = tsMs(ts);
-  return at >= span.from && at <= span.to;
+  return at >= window.from && at <= window.to;
 }
 
 /** Whether the live path answers `m` (see the file's head). */

@@ -27,7 +27,7 @@ import { ErrorCode, type WebClient } from '@slack/web-api';
 import type { Logger } from '../log/index.js';
 import { STATUS_KEYS, SWEEP_LOCK_KEY, type Gap, type Leases, type Look, type Records } from '../store/index.js';
 import { realSleep, withDeadline, type Sleep } from '../time/index.js';
-import { answeredLive, envelope, inSpan, repliedInThread, threadToRead, type Conversation, type Me, type SlackMessage } from './found.js';
+import { answeredLive, envelope, inWindow, repliedInThread, threadToRead, type Conversation, type Me, type SlackMessage } from './found.js';
 import { sweepWindow, type SweepWindow } from './window.js';
 
 export type HistoryClient = Pick<WebClient, 'auth' | 'users' | 'conversations'>;
@@ -249,7 +249,7 @@ export class CatchupSweeper {
       await this.#pages(keep, history, async (page) => {
         for (const m of (page.messages ?? []) as SlackMessage[]) {
           if (threadToRead(m, window.from, me)) threads.push(m.ts!);
-          if (!inSpan(m.ts, window)) continue;
+          if (!inWindow(m.ts, window)) continue;
           seen.add(m.ts!);
           if (!answeredLive(m, conversation, me)) continue;
           tally.found += 1;
@@ -266,7 +266,7 @@ export class CatchupSweeper {
           await this.#pages(keep, replies, async (page) => {
             for (const m of (page.messages ?? []) as SlackMessage[]) {
               // The parent comes first on every read of a thread; a reply also sent to the channel was in the history.
-              if (!m.ts || m.ts === thread || seen.has(m.ts) || !inSpan(m.ts, window)) continue;
+              if (!m.ts || m.ts === thread || seen.has(m.ts) || !inWindow(m.ts, window)) continue;
               seen.add(m.ts);
               if (!answeredLive(m, conversation, me)) continue;
               tally.found += 1;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { answeredLive, envelope, repliedInThread, threadToRead, type SlackMessage } from '../../lib/catchup/found.js';
+import { answeredLive, envelope, repliedInThread, threadToRead, type SlackMessage } from '../../lib/catchup/index.js';
 import { parseDelivery } from '../../lib/receiver/delivery.js';
 import { messageKey } from '../../lib/store/index.js';
 
