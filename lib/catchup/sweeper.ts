@@ -23,14 +23,12 @@
  * other.
  */
 import { randomUUID } from 'node:crypto';
-import { ErrorCode, type WebClient } from '@slack/web-api';
 import type { Logger } from '../log/index.js';
 import { STATUS_KEYS, SWEEP_LOCK_KEY, type Gap, type Leases, type Look, type Records } from '../store/index.js';
 import { realSleep, withDeadline, type Sleep } from '../time/index.js';
-import { answeredLive, envelope, inWindow, repliedInThread, threadToRead, type Conversation, type Me, type SlackMessage } from './found.js';
+import { envelope } from './found.js';
+import { readBack, type HistoryClient } from './read-back.js';
 import { sweepWindow, type SweepWindow } from './window.js';
-
-export type HistoryClient = Pick<WebClient, 'auth' | 'users' | 'conversations'>;
 
 export interface SweepRecord {
   at: string;
@@ -71,8 +69,6 @@ export interface SweeperOptions {
   sleep?: Sleep;
 }
 
-const slackTs = (ms: number) => (ms / 1000).toFixed(6);
-
 /** The sweep lock lasts a quarter of Slack's retry window, within [1 s, 2 min], and is kept while the sweep runs. */
 export function sweepLockMs(retryWindowMs: number): number {
   return Math.min(120_000, Math.max(1000, Math.round(retryWindowMs / 4)));
@@ -91,8 +87,6 @@ export class CatchupSweeper {
   readonly #sleep: Sleep;
   /** The store's clock less the copy's, as of the look the running sweep came from. */
   #skew = 0;
-  /** Slack calls so far in the running sweep: every one after the first is paced. */
-  #calls = 0;
 
   constructor(private readonly o: SweeperOptions) {
     this.#now = o.now ?? Date.now;
@@ -211,106 +205,38 @@ export class CatchupSweeper {
     }
   }
 
-  /**
-   * Read the window back from Slack and hand each unanswered message to the
-   * normal claim path; `keep` before each Slack call, and one call per `paceMs`.
-   *
-   * conversations.history lists top-level messages only; a thread's replies
-   * come from conversations.replies. A thread is read when its parent (in
-   * the window, or up to `maxMs` before its end) says its latest reply is in
-   * the window and someone besides the bot replied in it: one call per such
-   * thread and page, so a sweep costs one call per conversation and page,
-   * plus one per thread active in the window.
-   */
+  /** Read the window back from Slack (read-back.ts) and hand each unanswered message to the normal claim path, one Slack call per `paceMs`. */
   async sweep(window: SweepWindow, keep: () => Promise<void> = async () => {}): Promise<SweepRecord> {
-    const { client, log } = this.o;
-    this.#calls = 0;
+    const tally = { found: 0, answered: 0, unsure: 0 };
+    let calls = 0;
     await keep();
-    const auth = await client.auth.test();
-    const me: Me = { user: auth.user_id, bot: auth.bot_id, team: auth.team_id };
-    const conversations: Conversation[] = [];
-    await this.#pages(keep, (cursor) => client.users.conversations({ types: 'public_channel,private_channel,mpim,im', exclude_archived: true, limit: 200, ...(cursor ? { cursor } : {}) }), (page) => {
-      for (const c of (page.channels ?? []) as Array<{ id?: string; is_im?: boolean }>) if (c.id) conversations.push({ id: c.id, im: c.is_im === true });
+    const read = await readBack({
+      client: this.o.client,
+      window,
+      reachMs: this.o.maxMs,
+      log: this.o.log,
+      beforeCall: async () => {
+        if (calls++ > 0) await this.#sleep(this.o.paceMs ?? 1200);
+        await keep();
+      },
+      found: async (conversation, m, me, answeredBefore) => {
+        tally.found += 1;
+        if (answeredBefore) return;
+        await keep();
+        const outcome = await this.o.inject(envelope(me.team, conversation, m));
+        if (outcome === 'claimed') tally.answered += 1;
+        if (outcome === 'fail-open') tally.unsure += 1;
+      },
     });
-    const tally = { found: 0, answered: 0, unsure: 0, threads: 0 };
-    const hand = async (conversation: Conversation, m: SlackMessage) => {
-      await keep();
-      const outcome = await this.o.inject(envelope(me.team, conversation, m));
-      if (outcome === 'claimed') tally.answered += 1;
-      if (outcome === 'fail-open') tally.unsure += 1;
-    };
-    // A thread started before the window may have replies in it: parents are read back this far.
-    const parentsFrom = Math.min(window.from, window.to - this.o.maxMs);
-    for (const conversation of conversations) {
-      const seen = new Set<string>();
-      const threads: string[] = [];
-      const history = (cursor: string | undefined) =>
-        client.conversations.history({ channel: conversation.id, oldest: slackTs(parentsFrom), latest: slackTs(window.to), inclusive: true, limit: 200, ...(cursor ? { cursor } : {}) });
-      await this.#pages(keep, history, async (page) => {
-        for (const m of (page.messages ?? []) as SlackMessage[]) {
-          if (threadToRead(m, window.from, me)) threads.push(m.ts!);
-          if (!inWindow(m.ts, window)) continue;
-          seen.add(m.ts!);
-          if (!answeredLive(m, conversation, me)) continue;
-          tally.found += 1;
-          // Its thread already holds a reply by the bot: answered before the outage.
-          if (repliedInThread(m, me)) continue;
-          await hand(conversation, m);
-        }
-      });
-      for (const thread of threads) {
-        tally.threads += 1;
-        const replies = (cursor: string | undefined) =>
-          client.conversations.replies({ channel: conversation.id, ts: thread, oldest: slackTs(window.from), latest: slackTs(window.to), inclusive: true, limit: 200, ...(cursor ? { cursor } : {}) });
-        try {
-          await this.#pages(keep, replies, async (page) => {
-            for (const m of (page.messages ?? []) as SlackMessage[]) {
-              // The parent comes first on every read of a thread; a reply also sent to the channel was in the history.
-              if (!m.ts || m.ts === thread || seen.has(m.ts) || !inWindow(m.ts, window)) continue;
-              seen.add(m.ts);
-              if (!answeredLive(m, conversation, me)) continue;
-              tally.found += 1;
-              await hand(conversation, m);
-            }
-          });
-        } catch (error) {
-          // Slack refused this thread for good (thread_not_found: it went meanwhile): the others are still read.
-          // Anything else (a 5xx, a dropped connection) ends the sweep, and its window is read again.
-          if ((error as { code?: unknown }).code !== ErrorCode.PlatformError) throw error;
-          log.warn('catchup.thread_unread', { channel: conversation.id, thread, error: (error as { data?: { error?: unknown } }).data?.error });
-        }
-      }
-    }
     const record: SweepRecord = {
       at: new Date(this.#storeNow()).toISOString(),
       from: new Date(window.from).toISOString(),
       to: new Date(window.to).toISOString(),
-      conversations: conversations.length,
-      threads: tally.threads,
-      found: tally.found,
-      answered: tally.answered,
-      unsure: tally.unsure,
+      ...read,
+      ...tally,
       instance: this.o.instance,
     };
-    log.info('catchup.swept', { ...record });
+    this.o.log.info('catchup.swept', { ...record });
     return record;
   }
-
-  /** Every page of a cursor-paged Slack list, each call after a pause of `paceMs` (Tier 3: about 50 a minute). */
-  async #pages<P extends { has_more?: boolean; response_metadata?: { next_cursor?: string } }>(
-    keep: () => Promise<void>,
-    call: (cursor: string | undefined) => Promise<P>,
-    each: (page: P) => void | Promise<void>,
-  ): Promise<void> {
-    let cursor: string | undefined;
-    do {
-      if (this.#calls++ > 0) await this.#sleep(this.o.paceMs ?? 1200);
-      await keep();
-      const page = await call(cursor);
-      await each(page);
-      // users.conversations says only next_cursor; history and replies say has_more too.
-      cursor = page.has_more === false ? undefined : page.response_metadata?.next_cursor || undefined;
-    } while (cursor);
-  }
 }
-
