@@ -17,7 +17,8 @@ import { announceDeadLetter } from './listeners/announce.js';
 import { registerCommand } from './listeners/command.js';
 import { registerConversation } from './listeners/conversation.js';
 import { registerHome } from './listeners/home.js';
-import { configureDemoTurn } from './turn.js';
+import { demoTurn } from './turn.js';
+import { TurnHandle, type TakeTurn } from '../lib/turn/index.js';
 
 /** The package's version, found from here whether this runs from app/ (tsx) or dist/node/app/ (built). */
 function packageVersion(): string {
@@ -43,6 +44,8 @@ export interface AutohubOptions {
   now?: (() => number) | undefined;
   /** How the rate-limit layer waits out a window. @default setTimeout-based */
   sleep?: Sleep | undefined;
+  /** The bot's turn. @default the demo turn */
+  turn?: TakeTurn | undefined;
 }
 
 export interface Autohub {
@@ -69,7 +72,8 @@ const FAILOVER_NOTE_MS = 10_000;
 
 export function createAutohub(options: AutohubOptions): Autohub {
   const { config, log } = options;
-  configureDemoTurn({ thinkMs: config.demoThinkMs, chunkMs: config.demoChunkMs });
+  const noStream = new Set<string>();
+  const turn: TakeTurn = options.turn ?? (demoTurn({ thinkMs: config.demoThinkMs, chunkMs: config.demoChunkMs }) as TakeTurn);
   const store = options.store ?? createStore(config, log);
   const now = options.now ?? Date.now;
   const owner = { instance: config.instance, role: config.role };
@@ -129,6 +133,19 @@ export function createAutohub(options: AutohubOptions): Autohub {
     now: options.now,
     onRetry: (ms) => reaper.wakeIn(ms),
     onIdle: () => reaper.poke(),
+    // Every turn answers through a handle whose client is fenced by the turn's lease at each write (issue 23).
+    handleFor: (lease) =>
+      new TurnHandle({
+        lease,
+        clientFor: (guard) => new WebClient(config.botToken, { ...clientOptions, fetch: rateLimit.fenced(guard) }),
+        plain: client,
+        closed: rateLimit.closed,
+        copy: owner,
+        log,
+        botToken: config.botToken,
+        noStream,
+        now: options.now,
+      }),
     onDead: (dead: DeadTurn) => {
       log.error('turn.dead_letter', { ...dead });
       if (config.owners.length > 0) void announceDeadLetter(client, config.owners, dead, log);
@@ -209,7 +226,7 @@ export function createAutohub(options: AutohubOptions): Autohub {
     log.debug('bolt.error', { code: error.code });
     throw error;
   });
-  registerConversation(app, log, { closed: rateLimit.closed });
+  registerConversation(app, log, { turn });
   registerCommand(app, health, store, config.owners);
   registerHome(app, health, store, log, config.owners);
 

@@ -53,6 +53,26 @@ export function configureDemoTurn(options: { thinkMs: number; chunkMs?: number }
 
 export type TurnReply = string | AsyncIterable<string>;
 
+/** The demo turn with its settings injected (AUTOHUB_DEMO_THINK_MS, AUTOHUB_DEMO_CHUNK_MS). */
+export function demoTurn(options: { thinkMs: number; chunkMs?: number }): (request: TurnRequest) => Promise<TurnReply> {
+  return async (request) => {
+    if (options.thinkMs > 0) await pause(options.thinkMs);
+    return demoReply(request, options.chunkMs ?? 0);
+  };
+}
+
+function demoReply(request: Pick<TurnRequest, 'copy' | 'user'>, chunkMs: number): AsyncIterable<string> {
+  const where = request.copy.role === 'hub' ? 'the hub' : 'the cloud copy';
+  const asker = request.user ? `<@${request.user}>` : 'you';
+  const parts = [`Hi ${asker}, `, 'I got that. ', 'Answered by ', `${where} (${request.copy.instance}).`];
+  return (async function* () {
+    for (const [i, part] of parts.entries()) {
+      if (i > 0 && chunkMs > 0) await pause(chunkMs);
+      yield part;
+    }
+  })();
+}
+
 /** The demo turn: a short reply, streamed in a few chunks so the streaming path runs everywhere. */
 export async function takeTurn(request: TurnRequest): Promise<TurnReply> {
   if (thinkMs > 0) await pause(thinkMs);

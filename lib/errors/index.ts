@@ -13,6 +13,7 @@ export const ErrorCode = {
   SignatureInvalid: 'autohub_signature_invalid',
   UsageInvalid: 'autohub_usage_invalid',
   StoreUnavailable: 'autohub_store_unavailable',
+  LeaseLost: 'autohub_lease_lost',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
@@ -98,4 +99,27 @@ export class StoreUnavailableError extends Error implements CodedError {
     super(`the shared store did not answer at the ${step}`);
     this.name = 'StoreUnavailableError';
   }
+}
+
+/**
+ * This copy no longer owns the turn (its lease was taken over or lapsed): a
+ * write was kept from leaving. Not a failure of the turn: the copy stands down
+ * and the owner answers.
+ */
+export class LeaseLostError extends Error implements CodedError {
+  readonly code = ErrorCode.LeaseLost;
+  constructor(readonly at: string) {
+    super(`this copy no longer owns the turn (${at})`);
+    this.name = 'LeaseLostError';
+  }
+}
+
+/** Whether `error`, or what a WebClient wrapped in it (`original`) or its cause chain, is a LeaseLostError. */
+export function isLeaseLost(error: unknown, depth = 0): boolean {
+  if (error instanceof LeaseLostError) return true;
+  if (typeof error !== 'object' || error === null || depth > 4) return false;
+  const e = error as { code?: unknown; original?: unknown; cause?: unknown; originals?: unknown };
+  if (e.code === ErrorCode.LeaseLost) return true;
+  if (Array.isArray(e.originals)) return e.originals.some((o) => isLeaseLost(o, depth + 1));
+  return isLeaseLost(e.original, depth + 1) || isLeaseLost(e.cause, depth + 1);
 }

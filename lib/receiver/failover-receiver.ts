@@ -28,7 +28,7 @@ import type { HealthMonitor } from './health.js';
 import { bearerMatches } from '../access/index.js';
 import { readRawBody } from './raw-body.js';
 import type { LeaseKeeper } from './lease-keeper.js';
-import { TurnRunner, type DeadTurn, type Turn } from './turn-runner.js';
+import { TurnRunner, type DeadTurn, type Turn, type TurnRunnerOptions } from './turn-runner.js';
 import type { TurnLease } from './turn-lease.js';
 
 export type { DeadTurn, TurnContext } from './turn-runner.js';
@@ -71,6 +71,8 @@ export interface FailoverReceiverOptions {
   onDead?: (dead: DeadTurn) => void;
   /** A slot came free. */
   onIdle?: () => void;
+  /** The handle each turn's listener answers through (see TurnRunnerOptions.handleFor). */
+  handleFor?: TurnRunnerOptions['handleFor'];
   /** The edge sent this delivery here because the hub failed (`x-autohub-failover`). */
   onFailover?: (reason: string) => void;
   /** @default Date.now */
@@ -131,6 +133,7 @@ export class FailoverReceiver implements Receiver {
       onRetry: o.onRetry,
       onDead: o.onDead,
       onIdle: o.onIdle,
+      handleFor: o.handleFor,
       reclaim: (t) => this.#reclaim(t),
       now: o.now,
     });

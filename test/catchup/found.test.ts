@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { answeredLive, envelope, repliedInThread, threadToRead, type SlackMessage } from '../../lib/catchup/index.js';
+import { mentionEnvelope } from '../../drill/sim/slack-events.js';
 import { parseDelivery } from '../../lib/receiver/delivery.js';
-import { messageKey } from '../../lib/store/index.js';
 
 const me = { user: 'UAUTOHUB', bot: 'BAUTOHUB', team: 'T0AUTOHUB' };
 const channel = { id: 'C0FOUND', im: false };
@@ -24,10 +24,16 @@ describe('what the catch-up answers: what the live listeners answer, no more', (
     expect(answeredLive(m, conversation, me)).toBe(expected);
   });
 
-  it('a thread reply becomes the delivery Slack would have sent: same event type, channel and ts (so the same message key), in its thread; a DM says channel_type im', () => {
+  it('a thread reply becomes the delivery Slack would have sent: claimed under the message key its live delivery takes, in its thread; a DM says channel_type im', () => {
     const inThread = envelope(me.team, channel, person({ text: '<@UAUTOHUB> hi', thread_ts: '1800000000.000001' }));
-    const parsed = parseDelivery('application/json', JSON.stringify(inThread));
-    expect(parsed.kind === 'event' && parsed.claimKeys).toContain(messageKey('T0AUTOHUB', 'app_mention', 'C0FOUND', '1800000000.000100'));
+    const keys = (body: Record<string, unknown>) => {
+      const parsed = parseDelivery('application/json', JSON.stringify(body));
+      return parsed.kind === 'event' ? parsed.claimKeys : [];
+    };
+    const live = mentionEnvelope({ eventId: 'Ev-live', ts: '1800000000.000100', channel: 'C0FOUND', threadTs: '1800000000.000001' });
+    const messageKeyOf = (body: Record<string, unknown>) => keys(body).find((k) => k.includes(':message:'));
+    expect(messageKeyOf(inThread)).toBeDefined();
+    expect(messageKeyOf(inThread)).toBe(messageKeyOf(live));
     expect(inThread.event).toMatchObject({ type: 'app_mention', thread_ts: '1800000000.000001' });
     expect(inThread.event).not.toHaveProperty('channel_type');
     const inDm = envelope(me.team, dm, person({ text: 'and also', thread_ts: '1800000000.000001' }));
