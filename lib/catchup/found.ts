@@ -12,8 +12,8 @@
  *   thread that does not mention it is never delivered, so not answered.
  *
  * Each found message becomes the envelope Slack would have sent, so it is
- * claimed under the message key a live delivery of it uses (team + event
- * type + channel + ts, lib/receiver/delivery.ts) and answered in its thread.
+ * claimed under the message key a live delivery of it uses (team + channel
+ * + ts, lib/receiver/delivery.ts) and answered in its thread.
  */
 import type { SweepWindow } from './window.js';
 
