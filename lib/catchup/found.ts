@@ -29,6 +29,10 @@ export interface SlackMessage {
   reply_users?: string[];
   reply_users_count?: number;
   latest_reply?: string;
+  /** The person's own team (Slack Connect) and the workspace's: a streamed reply outside a DM names the first. */
+  user_team?: string;
+  team?: string;
+  files?: unknown;
 }
 
 export interface Conversation {
@@ -119,6 +123,9 @@ export function envelope(team: string | undefined, conversation: Conversation, m
       text: m.text ?? '',
       ...(m.thread_ts && m.thread_ts !== ts ? { thread_ts: m.thread_ts } : {}),
       ...(m.subtype ? { subtype: m.subtype } : {}),
+      ...(m.user_team ? { user_team: m.user_team } : {}),
+      ...(m.team ? { team: m.team } : {}),
+      ...(m.files !== undefined ? { files: m.files } : {}),
       ...(conversation.im ? { channel_type: 'im' } : {}),
     },
   };

@@ -38,6 +38,9 @@ describe('what the catch-up answers: what the live listeners answer, no more', (
     expect(inThread.event).not.toHaveProperty('channel_type');
     const inDm = envelope(me.team, dm, person({ text: 'and also', thread_ts: '1800000000.000001' }));
     expect(inDm.event).toMatchObject({ type: 'message', channel_type: 'im', thread_ts: '1800000000.000001' });
+    // What the turn reads off the live event comes along: a Slack Connect person's own team, the files.
+    const files = [{ id: 'F0FILE', name: 'plan.pdf' }];
+    expect(envelope(me.team, channel, person({ text: '<@UAUTOHUB> see', user_team: 'T0PARTNER', team: 'T0AUTOHUB', files })).event).toMatchObject({ user_team: 'T0PARTNER', team: 'T0AUTOHUB', files });
     // A parent, which history gives its own ts as thread_ts, is a top-level message, as its live delivery was.
     expect(envelope(me.team, channel, person({ text: '<@UAUTOHUB> hi', thread_ts: '1800000000.000100' })).event).not.toHaveProperty('thread_ts');
   });
