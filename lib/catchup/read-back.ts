@@ -34,7 +34,11 @@ const slackTs = (ms: number) => (ms / 1000).toFixed(6);
 type Page = { has_more?: boolean; response_metadata?: { next_cursor?: string } };
 
 /** Every page of a cursor-paged Slack list. */
-async function eachPage<P extends Page>(before: () => Promise<void>, call: (cursor: string | undefined) => Promise<P>, each: (page: P) => Promise<void> | void): Promise<void> {
+async function eachPage<P extends Page>(
+  before: () => Promise<void>,
+  call: (cursor: string | undefined) => Promise<P>,
+  each: (page: P) => Promise<void> | void,
+): Promise<void> {
   let cursor: string | undefined;
   do {
     await before();
@@ -68,7 +72,14 @@ async function readConversation(o: ReadBackOptions, conversation: Conversation, 
   const threads: string[] = [];
   const parentsFrom = Math.min(window.from, window.to - o.reachMs);
   const history = (cursor: string | undefined) =>
-    client.conversations.history({ channel: conversation.id, oldest: slackTs(parentsFrom), latest: slackTs(window.to), inclusive: true, limit: 200, ...(cursor ? { cursor } : {}) });
+    client.conversations.history({
+      channel: conversation.id,
+      oldest: slackTs(parentsFrom),
+      latest: slackTs(window.to),
+      inclusive: true,
+      limit: 200,
+      ...(cursor ? { cursor } : {}),
+    });
   await eachPage(beforeCall, history, async (page) => {
     for (const m of (page.messages ?? []) as SlackMessage[]) {
       if (threadToRead(m, window.from, me)) threads.push(m.ts!);
@@ -79,7 +90,15 @@ async function readConversation(o: ReadBackOptions, conversation: Conversation, 
   });
   for (const thread of threads) {
     const replies = (cursor: string | undefined) =>
-      client.conversations.replies({ channel: conversation.id, ts: thread, oldest: slackTs(window.from), latest: slackTs(window.to), inclusive: true, limit: 200, ...(cursor ? { cursor } : {}) });
+      client.conversations.replies({
+        channel: conversation.id,
+        ts: thread,
+        oldest: slackTs(window.from),
+        latest: slackTs(window.to),
+        inclusive: true,
+        limit: 200,
+        ...(cursor ? { cursor } : {}),
+      });
     try {
       await eachPage(beforeCall, replies, async (page) => {
         for (const m of (page.messages ?? []) as SlackMessage[]) {

@@ -128,7 +128,11 @@ export class CatchupSweeper {
     this.#stopping = true;
     const running = this.#running;
     if (!running) return;
-    const ended = await withDeadline(running.then(() => true), waitMs, () => false);
+    const ended = await withDeadline(
+      running.then(() => true),
+      waitMs,
+      () => false,
+    );
     if (!ended) await this.o.store.unlock(SWEEP_LOCK_KEY, this.#holder);
   }
 

@@ -12,7 +12,12 @@ describe('what the catch-up answers: what the live listeners answer, no more', (
   it.each([
     ['a mention at the top level of a channel', channel, person({ text: '<@UAUTOHUB> hi' }), true],
     ['a mention in a thread of a channel', channel, person({ text: '<@UAUTOHUB> hi', thread_ts: '1800000000.000001' }), true],
-    ["a follow-up in the bot's thread in a channel, without a mention (never delivered: no message.channels)", channel, person({ text: 'thanks', thread_ts: '1800000000.000001' }), false],
+    [
+      "a follow-up in the bot's thread in a channel, without a mention (never delivered: no message.channels)",
+      channel,
+      person({ text: 'thanks', thread_ts: '1800000000.000001' }),
+      false,
+    ],
     ['a DM', dm, person({ text: 'hi' }), true],
     ['a follow-up in a DM thread, without a mention', dm, person({ text: 'and also', thread_ts: '1800000000.000001' }), true],
     ['a DM reply also sent to the conversation', dm, person({ text: 'fyi', subtype: 'thread_broadcast', thread_ts: '1800000000.000001' }), true],
@@ -40,7 +45,11 @@ describe('what the catch-up answers: what the live listeners answer, no more', (
     expect(inDm.event).toMatchObject({ type: 'message', channel_type: 'im', thread_ts: '1800000000.000001' });
     // What the turn reads off the live event comes along: a Slack Connect person's own team, the files.
     const files = [{ id: 'F0FILE', name: 'plan.pdf' }];
-    expect(envelope(me.team, channel, person({ text: '<@UAUTOHUB> see', user_team: 'T0PARTNER', team: 'T0AUTOHUB', files })).event).toMatchObject({ user_team: 'T0PARTNER', team: 'T0AUTOHUB', files });
+    expect(envelope(me.team, channel, person({ text: '<@UAUTOHUB> see', user_team: 'T0PARTNER', team: 'T0AUTOHUB', files })).event).toMatchObject({
+      user_team: 'T0PARTNER',
+      team: 'T0AUTOHUB',
+      files,
+    });
     // A parent, which history gives its own ts as thread_ts, is a top-level message, as its live delivery was.
     expect(envelope(me.team, channel, person({ text: '<@UAUTOHUB> hi', thread_ts: '1800000000.000100' })).event).not.toHaveProperty('thread_ts');
   });
