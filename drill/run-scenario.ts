@@ -46,10 +46,20 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)))
 /** A message's text as the person sees it: `text`, or `markdown_text` where it was posted so. */
 const textOf = (params: Record<string, string>) => params.text ?? params.markdown_text ?? '';
 
-function replyOf(params: Record<string, string>, at: number): Reply {
+function replyOf(params: Record<string, string>, at: number, mention: string): Reply {
   const text = textOf(params);
   const by = text.includes('drill-hub') ? 'hub' : text.includes('drill-cloud') ? 'cloud' : 'unknown';
-  return { mention: params.thread_ts ?? '', at, by, caughtUp: text.includes(LATE_NOTE) };
+  return { mention, at, by, caughtUp: text.includes(LATE_NOTE) };
+}
+
+/** The delivery a reply answers, by its metadata (app/listeners/reply.ts). */
+function eventIdOf(metadata: string | undefined): string | undefined {
+  try {
+    const id = (JSON.parse(metadata ?? '{}') as { event_payload?: { event_id?: unknown } }).event_payload?.event_id;
+    return typeof id === 'string' ? id : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 export async function runScenario(h: Harness, scenario: Scenario, options: RunOptions): Promise<ScenarioResult> {
@@ -87,6 +97,20 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
   const startedAt = Date.now();
   const mentions: string[] = [];
   const windows: FaultWindow[] = [];
+  // A thread holds replies to several mentions: a reply is the mention's its metadata names (a caught-up
+  // delivery's id carries the ts), else its thread's.
+  const mentionByEventId = new Map<string, string>();
+  const mentionOf = (params: Record<string, string>) => {
+    const id = eventIdOf(params.metadata);
+    return /^Ev-catchup-.+-(\d+\.\d+)$/.exec(id ?? '')?.[1] ?? (id && mentionByEventId.get(id)) ?? params.thread_ts ?? '';
+  };
+  // scenario.threads: a thread people started before the scenario, in each channel; the bot's own is its first mention's.
+  const peoplesThread = `${Math.floor(startedAt / 1000) - 600}.000000`;
+  for (let c = 0; scenario.threads && c < (scenario.channels ?? 1); c++) {
+    h.api.addMessage((scenario.channels ?? 1) > 1 ? `C0DRILL${c}` : 'C0DRILL', { ts: peoplesThread, user: 'U0OTHER', text: 'a thread people started' });
+  }
+  let duringFaults = 0;
+  let threaded = 0;
   const quirks = scenario.quirks;
   const unmet: string[] = [];
   /** Mentions whose person presses Stop (by ts; the stream's thread). */
@@ -136,13 +160,18 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
     const dm = quirks !== undefined && inShare(i, quirks.dmPairs);
     const channel = dm ? 'D0DRILL' : channels > 1 ? `C0DRILL${i % channels}` : 'C0DRILL';
     const eventId = `Ev-${scenario.name}-${startedAt}-${i}`;
+    for (const id of [eventId, `${eventId}-again`, `${eventId}-mention`, `${eventId}-im`]) mentionByEventId.set(id, ts);
+    // Of the mentions sent while a fault is on, the share `threads` is in a thread: by turns one people started, and the bot's own.
+    const share = !dm && i > 0 && windows.some((w) => Number.isNaN(w.end)) ? scenario.threads : undefined;
+    const inThread = share !== undefined && Math.floor((duringFaults + 1) * share) > Math.floor(duringFaults++ * share);
+    const threadTs = inThread ? (threaded++ % 2 === 0 ? peoplesThread : mentions[0]!) : undefined;
     // Each question its own text under the quirks: the demo turn picks a long answer's length from it, so a
     // retry or a taker-over writes the same answer.
     const text = quirks ? `<@UAUTOHUB> hello, question ${i}` : undefined;
-    const envelope = mentionEnvelope({ eventId, ts, channel, ...(text ? { text } : {}) });
+    const envelope = mentionEnvelope({ eventId, ts, channel, ...(text ? { text } : {}), ...(threadTs ? { threadTs } : {}) });
     const body = JSON.stringify(envelope);
     // Slack holds the message whatever happens to its deliveries: the catch-up sweep reads it back.
-    h.api.addMessage(channel, { ts, user: 'U0PERSON', text: String((envelope.event as { text?: unknown }).text ?? ''), im: dm });
+    h.api.addMessage(channel, { ts, user: 'U0PERSON', text: String((envelope.event as { text?: unknown }).text ?? ''), im: dm, ...(threadTs ? { thread_ts: threadTs } : {}) });
     if (quirks && inShare(i, quirks.stop, 1)) stoppers.add(ts);
     if (quirks && inShare(i, quirks.otherApp, 2)) setTimeout(() => h.api.addOtherAppReply(channel, ts), 30).unref();
     if (dm) {
@@ -178,7 +207,7 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
   let quietMs = 3000;
   while (Date.now() < deadline) {
     const replies = repliesNow();
-    const answered = new Set(replies.map((c) => c.params.thread_ts));
+    const answered = new Set(replies.map((c) => mentionOf(c.params)));
     if (mentions.every((m) => answered.has(m)) && Date.now() - quietSince > 300) break;
     quietMs = Math.max(3000, sweepMs);
     // Quiet is counted from the end of the last fault too: nothing can be caught up while it lasts.
@@ -199,7 +228,7 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
   }
   const final = repliesNow();
   // A long answer's later parts are the same reply, not a second one.
-  const replies = final.filter((c) => !isContinuation(textOf(c.params))).map((c) => replyOf(c.params, c.at));
+  const replies = final.filter((c) => !isContinuation(textOf(c.params))).map((c) => replyOf(c.params, c.at, mentionOf(c.params)));
   const stoppedByUser = new Set([...h.api.streams.values()].filter((st) => st.state === 'stopped_by_user').map((st) => st.thread_ts ?? ''));
   // Answers that reached the thread cut or out of order (a Stop press is the person's own cut, and not counted).
   const cut = quirks ? [...threadsOf(final)].filter(([thread, parts]) => mentions.includes(thread) && !stoppedByUser.has(thread) && !isWholeAnswer(parts.map((p) => textOf(p.params)))).length : 0;

@@ -23,6 +23,8 @@ export interface Scenario {
   duplicatesPossible?: string;
   /** Each mention is delivered a second time under a new event_id, with no retry headers. */
   redeliverUnderNewId?: boolean;
+  /** This share of the mentions sent while a fault is on is in threads: by turns one people started before, and the bot's own. */
+  threads?: number;
   /** Settings the hub is restarted under before the first mention, and restarted without after scoring. */
   hubEnv?: Record<string, string>;
   /** Cloud copies behind the balancer besides the first (Railway's `replicas: N`), for this scenario only. */
@@ -208,6 +210,23 @@ export const SCENARIOS: Scenario[] = [
     name: 'both-down',
     summary: "the tunnel and the cloud copy are both unreachable for longer than Slack's retries; the mentions Slack gave up on are read back from its history and answered, late",
     // 4 s: longer than Slack's last retry (5 minutes / the factor) of every mention sent in it.
+    faults: [
+      { ...cutHub(0.2, 'end'), forMs: 4000 },
+      {
+        label: 'cloud unreachable (530)',
+        from: 0.2,
+        to: 'end',
+        forMs: 4000,
+        start: (h) => void (h.cloudTunnel.mode = 'cut'),
+        stop: (h) => void (h.cloudTunnel.mode = 'pass'),
+      },
+    ],
+  },
+  {
+    name: 'both-down-threads',
+    summary:
+      "as both-down, with 30% of the outage's mentions inside threads (by turns a thread people started before the scenario, and a follow-up in the bot's own thread): the catch-up reads the threads back and answers each in its thread",
+    threads: 0.3,
     faults: [
       { ...cutHub(0.2, 'end'), forMs: 4000 },
       {

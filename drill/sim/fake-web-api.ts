@@ -83,8 +83,10 @@ export interface FakeWebApi {
   /**
    * A message Slack holds in `channel` (the simulated Slack records each
    * mention it sends): served by conversations.history and users.conversations.
+   * With a `thread_ts` other than its own `ts` it is a person's reply in that
+   * thread: served by conversations.replies, and counted on its parent.
    */
-  addMessage(channel: string, message: { ts: string; user?: string; text?: string; im?: boolean }): void;
+  addMessage(channel: string, message: { ts: string; user?: string; text?: string; im?: boolean; thread_ts?: string }): void;
   /**
    * Until called again with null, answer every call of `method` with `answer`
    * (a Web API outage). Scripted answers still come first.
@@ -145,6 +147,24 @@ interface Held {
   ts: string;
   user?: string;
   text?: string;
+  thread_ts?: string;
+}
+
+/** A conversation as the fake holds it: people's top-level messages, and their replies by the parent's ts. */
+interface HeldConversation {
+  im: boolean;
+  messages: Held[];
+  threads: Map<string, Held[]>;
+  /** `messages` newest first, kept until one is added: a catch-up sweep reads a day of history, page by page. */
+  newestFirst?: Held[];
+}
+
+/** Slack's `oldest` / `latest` / `inclusive` on a message's ts (`latest` defaults to now, `oldest` to 0). */
+function inRange(params: Record<string, string>): (m: { ts: string }) => boolean {
+  const inclusive = params.inclusive === 'true' || params.inclusive === '1';
+  const oldest = Number(params.oldest ?? 0);
+  const latest = params.latest ? Number(params.latest) : Infinity;
+  return (m) => (inclusive ? Number(m.ts) >= oldest && Number(m.ts) <= latest : Number(m.ts) > oldest && Number(m.ts) < latest);
 }
 
 /** A message in a thread, as Slack holds it: this app's (a post, a stream) or another app's. */
@@ -205,7 +225,7 @@ function defaultAnswer(
   params: Record<string, string>,
   counter: number,
   replies: readonly ThreadReply[],
-  history: Map<string, { im: boolean; messages: Held[] }> = new Map(),
+  history: Map<string, HeldConversation> = new Map(),
 ): unknown {
   switch (method) {
     case 'users.conversations': {
@@ -216,12 +236,8 @@ function defaultAnswer(
     case 'conversations.history': {
       const channel = history.get(params.channel ?? '');
       if (!channel) return { ok: false, error: 'channel_not_found' };
-      const inclusive = truthy(params.inclusive);
-      const oldest = Number(params.oldest ?? 0);
-      const latest = params.latest ? Number(params.latest) : Infinity;
-      const inWindow = channel.messages
-        .filter((m) => (inclusive ? Number(m.ts) >= oldest && Number(m.ts) <= latest : Number(m.ts) > oldest && Number(m.ts) < latest))
-        .sort((a, b) => compareTs(b.ts, a.ts));
+      channel.newestFirst ??= [...channel.messages].sort((a, b) => compareTs(b.ts, a.ts));
+      const inWindow = channel.newestFirst.filter(inRange(params));
       const paging = paged(method, inWindow, params);
       if (!paging) return { ok: false, error: 'invalid_cursor' };
       const { page, next } = paging;
@@ -237,6 +253,16 @@ function defaultAnswer(
         if (compareTs(r.ts, t.latest) > 0) t.latest = r.ts;
         threads.set(r.thread_ts, t);
       }
+      // And people's replies (https://docs.slack.dev/reference/methods/conversations.history: top-level messages only).
+      for (const m of page) {
+        for (const r of channel.threads.get(m.ts) ?? []) {
+          const t = threads.get(m.ts) ?? { count: 0, users: new Set<string>(), latest: r.ts };
+          t.count += 1;
+          t.users.add(r.user ?? '');
+          if (compareTs(r.ts, t.latest) > 0) t.latest = r.ts;
+          threads.set(m.ts, t);
+        }
+      }
       // A parent with replies: thread_ts, reply_count, reply_users, reply_users_count, latest_reply (the message object).
       const messages = page.map((m) => {
         const t = threads.get(m.ts);
@@ -249,15 +275,20 @@ function defaultAnswer(
       return { ok: true, messages, has_more: next !== '', response_metadata: { next_cursor: next } };
     }
     case 'conversations.replies': {
-      // The thread as Slack holds it: its parent first (when the fake knows it), then every reply in ts order.
-      const parent = history.get(params.channel ?? '')?.messages.find((m) => m.ts === params.ts);
-      const inThread = replies.filter((r) => r.channel === params.channel && r.thread_ts === params.ts).sort((a, b) => compareTs(a.ts, b.ts));
+      // The thread as Slack holds it: its parent first (when the fake knows it), then every reply in ts order, people's
+      // and apps', those in [oldest, latest] (https://docs.slack.dev/reference/methods/conversations.replies).
+      const channel = history.get(params.channel ?? '');
+      const parent = channel?.messages.find((m) => m.ts === params.ts);
       const withMetadata = truthy(params.include_all_metadata);
+      const inThread = [
+        ...replies.filter((r) => r.channel === params.channel && r.thread_ts === params.ts).map((r) => ({ ts: r.ts, message: botMessage(r, withMetadata) })),
+        ...(channel?.threads.get(params.ts ?? '') ?? []).map((r) => ({ ts: r.ts, message: { type: 'message', ...r, ...(parent?.user ? { parent_user_id: parent.user } : {}) } })),
+      ].sort((a, b) => compareTs(a.ts, b.ts));
       const messages: unknown[] = [
         ...(parent
           ? [{ type: 'message', ...parent, ...(inThread.length ? { thread_ts: parent.ts, reply_count: inThread.length, latest_reply: inThread.at(-1)!.ts } : {}) }]
           : []),
-        ...inThread.map((r) => botMessage(r, withMetadata)),
+        ...inThread.filter(inRange(params)).map((r) => r.message),
       ];
       const paging = paged(method, messages, params);
       if (!paging) return { ok: false, error: 'invalid_cursor' };
@@ -294,7 +325,7 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
   const scripts = new Map<string, ScriptedAnswer[]>();
   const windows = new Map<string, { intervalMs: number; shape: '429' | '200' | 'both'; last: Map<string, number>; refusals: number; whole: boolean; perChannel: boolean }>();
   const outages = new Map<string, ScriptedAnswer>();
-  const history = new Map<string, { im: boolean; messages: Held[] }>();
+  const history = new Map<string, HeldConversation>();
   const streams = new Map<string, FakeStream>();
   /** Replies other apps put in threads, by ts. */
   const foreign = new Map<string, ThreadReply>();
@@ -567,8 +598,19 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
         heldWaiters.add(wake);
       }),
     addMessage: (channel, message) => {
-      const c = history.get(channel) ?? { im: message.im === true, messages: [] };
-      c.messages.push({ ts: message.ts, ...(message.user ? { user: message.user } : {}), ...(message.text !== undefined ? { text: message.text } : {}) });
+      const c: HeldConversation = history.get(channel) ?? { im: message.im === true, messages: [], threads: new Map() };
+      const thread = message.thread_ts !== undefined && message.thread_ts !== message.ts ? message.thread_ts : undefined;
+      const held: Held = {
+        ts: message.ts,
+        ...(message.user ? { user: message.user } : {}),
+        ...(message.text !== undefined ? { text: message.text } : {}),
+        ...(thread ? { thread_ts: thread } : {}),
+      };
+      if (!thread) {
+        c.messages.push(held);
+        delete c.newestFirst;
+      } else if (c.threads.has(thread)) c.threads.get(thread)!.push(held);
+      else c.threads.set(thread, [held]);
       history.set(channel, c);
     },
     fail: (method, answer) => {

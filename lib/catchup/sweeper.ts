@@ -6,28 +6,37 @@
  * through the normal claim under the same message key a live delivery of it
  * would use, so a Slack retry arriving meanwhile, a second sweeping copy, or
  * a message answered before the outage (its claim is kept a day) is a
- * duplicate and runs nothing. A message whose thread already holds a reply
- * by the bot is skipped without a claim.
+ * duplicate and runs nothing. A top-level message whose thread already
+ * holds a reply by the bot is skipped without a claim. What is answered,
+ * and as which delivery, is found.ts: exactly what the live listeners
+ * answer, thread replies included.
  *
- * Within Slack's limits: `users.conversations` and `conversations.history`
- * are Tier 3 (about 50 a minute); calls are spaced `paceMs` apart (1.2 s), so
- * a sweep of 50 conversations takes about a minute and trips nothing. Every
- * call goes through the rate-limit fetch like any other.
+ * One clock: the windows are the store's (Redis TIME, carried back by every
+ * look) and are compared with Slack's `ts`; the copy's own clock only
+ * measures the few ms from the look to the sweep. A copy whose clock is
+ * minutes off reads the same window as one whose clock is right.
+ *
+ * Within Slack's limits: `users.conversations`, `conversations.history` and
+ * `conversations.replies` are Tier 3 (about 50 a minute); calls are spaced
+ * `paceMs` apart (1.2 s), so a sweep of 50 conversations takes about a minute
+ * and trips nothing. Every call goes through the rate-limit fetch like any
+ * other.
  */
 import { randomUUID } from 'node:crypto';
-import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../log/index.js';
 import { STATUS_KEYS, SWEEP_LOCK_KEY, type Gap, type Leases, type Look, type Records } from '../store/index.js';
 import { realSleep, withDeadline, type Sleep } from '../time/index.js';
+import { envelope } from './found.js';
+import { readBack, type HistoryClient } from './read-back.js';
 import { sweepWindow, type SweepWindow } from './window.js';
-
-export type HistoryClient = Pick<WebClient, 'auth' | 'users' | 'conversations'>;
 
 export interface SweepRecord {
   at: string;
   from: string;
   to: string;
   conversations: number;
+  /** Threads read (conversations.replies), each active in the window. */
+  threads: number;
   found: number;
   answered: number;
   /**
@@ -45,7 +54,7 @@ export interface SweeperOptions {
   inject: (envelope: Record<string, unknown>) => Promise<'claimed' | 'duplicate' | 'fail-open'>;
   instance: string;
   log: Logger;
-  /** AUTOHUB_CATCHUP_MAX_HOURS in ms. */
+  /** AUTOHUB_CATCHUP_MAX_HOURS in ms: the window reaches this far back, and so do the thread parents read for replies in it. */
   maxMs: number;
   /** Slack's retry window. @default 360000 */
   retryWindowMs?: number;
@@ -55,24 +64,10 @@ export interface SweeperOptions {
   everyMs?: number;
   /** Between two Slack calls. @default 1200 */
   paceMs?: number;
+  /** The copy's clock: measures only the time since the look (the windows are the store's). */
   now?: () => number;
   sleep?: Sleep;
 }
-
-interface Message {
-  ts?: string;
-  user?: string;
-  bot_id?: string;
-  subtype?: string;
-  text?: string;
-  thread_ts?: string;
-  reply_users?: string[];
-}
-
-/** Subtypes that are not a person writing. */
-const NOT_A_PERSON = new Set(['bot_message', 'message_changed', 'message_deleted', 'channel_join', 'channel_leave', 'channel_topic', 'channel_purpose', 'channel_name', 'group_join', 'group_leave']);
-
-const slackTs = (ms: number) => (ms / 1000).toFixed(6);
 
 /** The sweep lock lasts a quarter of Slack's retry window, within [1 s, 2 min], and is kept while the sweep runs. */
 export function sweepLockMs(retryWindowMs: number): number {
@@ -90,6 +85,8 @@ export class CatchupSweeper {
   readonly #holder: string;
   readonly #now: () => number;
   readonly #sleep: Sleep;
+  /** The store's clock less the copy's, as of the look the running sweep came from. */
+  #skew = 0;
 
   constructor(private readonly o: SweeperOptions) {
     this.#now = o.now ?? Date.now;
@@ -101,9 +98,12 @@ export class CatchupSweeper {
    * Sweep if one is due: over a recorded gap in serving (the claim that ended
    * a silence longer than Slack's retries recorded it), or, while nothing is
    * claimed at all, since the last claim. Resolves with what was done.
+   * A look that carries no store time (`nowMs`) is not swept from: the
+   * copy's own clock is never compared with Slack's `ts`.
    */
-  async maybeSweep(look: Pick<Look, 'sinceServedMs' | 'gap'>): Promise<SweepRecord | undefined> {
-    if (this.#running || this.#stopping) return undefined;
+  async maybeSweep(look: Pick<Look, 'sinceServedMs' | 'gap' | 'nowMs'>): Promise<SweepRecord | undefined> {
+    if (this.#running || this.#stopping || look.nowMs === undefined) return undefined;
+    this.#skew = look.nowMs - this.#now();
     const run = (async () => {
       try {
         return look.gap ? await this.#overGap(look.gap) : await this.#whileSilent(look.sinceServedMs);
@@ -128,13 +128,22 @@ export class CatchupSweeper {
     this.#stopping = true;
     const running = this.#running;
     if (!running) return;
-    const ended = await withDeadline(running.then(() => true), waitMs, () => false);
+    const ended = await withDeadline(
+      running.then(() => true),
+      waitMs,
+      () => false,
+    );
     if (!ended) await this.o.store.unlock(SWEEP_LOCK_KEY, this.#holder);
+  }
+
+  /** Now on the store's clock: the look's time, plus what the copy's clock says has passed since. */
+  #storeNow(): number {
+    return this.#now() + this.#skew;
   }
 
   /** A silence that ended with a claim: read back what was sent in it, once, then forget it. */
   async #overGap(gap: Gap): Promise<SweepRecord | undefined> {
-    const now = this.#now();
+    const now = this.#storeNow();
     const window = { from: Math.max(now - gap.startedMsAgo - (this.o.marginMs ?? 60_000), now - this.o.maxMs), to: now - gap.endedMsAgo };
     if (window.to <= window.from) {
       await this.o.store.dropGap(gap.raw);
@@ -147,7 +156,7 @@ export class CatchupSweeper {
   async #whileSilent(sinceServedMs: number | null): Promise<SweepRecord | undefined> {
     const due = () =>
       sweepWindow({
-        now: this.#now(),
+        now: this.#storeNow(),
         sinceServedMs,
         lastSweptTo: this.#lastSweptTo,
         retryWindowMs: this.o.retryWindowMs ?? 360_000,
@@ -200,93 +209,38 @@ export class CatchupSweeper {
     }
   }
 
-  /** Read the window back from Slack and hand each unanswered message to the normal claim path; `keep` before each Slack call. */
+  /** Read the window back from Slack (read-back.ts) and hand each unanswered message to the normal claim path, one Slack call per `paceMs`. */
   async sweep(window: SweepWindow, keep: () => Promise<void> = async () => {}): Promise<SweepRecord> {
-    const { client, log } = this.o;
-    const pace = this.o.paceMs ?? 1200;
+    const tally = { found: 0, answered: 0, unsure: 0 };
+    let calls = 0;
     await keep();
-    const me = await client.auth.test();
-    const botUser = me.user_id;
-    const team = me.team_id;
-    const conversations: Array<{ id: string; im: boolean }> = [];
-    let cursor: string | undefined;
-    do {
-      await keep();
-      const page = await client.users.conversations({ types: 'public_channel,private_channel,mpim,im', exclude_archived: true, limit: 200, ...(cursor ? { cursor } : {}) });
-      for (const c of page.channels ?? []) if (c.id) conversations.push({ id: c.id, im: c.is_im === true });
-      cursor = page.response_metadata?.next_cursor || undefined;
-      if (cursor) await this.#sleep(pace);
-    } while (cursor);
-    let found = 0;
-    let answered = 0;
-    let unsure = 0;
-    for (const conversation of conversations) {
-      await this.#sleep(pace);
-      let page: string | undefined;
-      do {
+    const read = await readBack({
+      client: this.o.client,
+      window,
+      reachMs: this.o.maxMs,
+      log: this.o.log,
+      beforeCall: async () => {
+        if (calls++ > 0) await this.#sleep(this.o.paceMs ?? 1200);
         await keep();
-        const history = await client.conversations.history({
-          channel: conversation.id,
-          oldest: slackTs(window.from),
-          latest: slackTs(window.to),
-          inclusive: true,
-          limit: 200,
-          ...(page ? { cursor: page } : {}),
-        });
-        for (const m of (history.messages ?? []) as Message[]) {
-          if (!m.ts || !this.#wanted(m, conversation.im, botUser)) continue;
-          found += 1;
-          // Its thread already holds a reply by the bot: answered before the outage.
-          if (botUser && m.reply_users?.includes(botUser)) continue;
-          await keep();
-          const outcome = await this.o.inject(envelope(team, conversation, m));
-          if (outcome === 'claimed') answered += 1;
-          if (outcome === 'fail-open') unsure += 1;
-        }
-        page = history.has_more ? history.response_metadata?.next_cursor || undefined : undefined;
-        if (page) await this.#sleep(pace);
-      } while (page);
-    }
+      },
+      found: async (conversation, m, me, answeredBefore) => {
+        tally.found += 1;
+        if (answeredBefore) return;
+        await keep();
+        const outcome = await this.o.inject(envelope(me.team, conversation, m));
+        if (outcome === 'claimed') tally.answered += 1;
+        if (outcome === 'fail-open') tally.unsure += 1;
+      },
+    });
     const record: SweepRecord = {
-      at: new Date(this.#now()).toISOString(),
+      at: new Date(this.#storeNow()).toISOString(),
       from: new Date(window.from).toISOString(),
       to: new Date(window.to).toISOString(),
-      conversations: conversations.length,
-      found,
-      answered,
-      unsure,
+      ...read,
+      ...tally,
       instance: this.o.instance,
     };
-    log.info('catchup.swept', { ...record });
+    this.o.log.info('catchup.swept', { ...record });
     return record;
   }
-
-  /** A mention of the bot in a conversation, or a person's direct message to it. */
-  #wanted(m: Message, im: boolean, botUser: string | undefined): boolean {
-    if (m.bot_id || (m.subtype && NOT_A_PERSON.has(m.subtype)) || (botUser && m.user === botUser)) return false;
-    return im || (botUser !== undefined && (m.text ?? '').includes(`<@${botUser}>`));
-  }
-}
-
-/** The delivery Slack would have sent for `m`, marked as caught up (the reply says it comes late). */
-function envelope(team: string | undefined, conversation: { id: string; im: boolean }, m: Message): Record<string, unknown> {
-  const ts = m.ts!;
-  return {
-    type: 'event_callback',
-    ...(team ? { team_id: team } : {}),
-    event_id: `Ev-catchup-${conversation.id}-${ts}`,
-    event_time: Math.floor(Number(ts)),
-    autohub_catchup: true,
-    event: {
-      type: conversation.im ? 'message' : 'app_mention',
-      channel: conversation.id,
-      ts,
-      event_ts: ts,
-      ...(m.user ? { user: m.user } : {}),
-      text: m.text ?? '',
-      ...(m.thread_ts ? { thread_ts: m.thread_ts } : {}),
-      ...(m.subtype ? { subtype: m.subtype } : {}),
-      ...(conversation.im ? { channel_type: 'im' } : {}),
-    },
-  };
 }

@@ -8,6 +8,7 @@
  * was known to be serving, less a margin, and at most `maxMs` back.
  */
 export interface SweepInput {
+  /** The store's clock (Redis TIME), the one Slack's `ts` is compared with; never a copy's own. */
   now: number;
   /** How long ago any copy last claimed a delivery; null when none is on record (a fresh store). */
   sinceServedMs: number | null;
@@ -15,7 +16,7 @@ export interface SweepInput {
   lastSweptTo: number | undefined;
   /** Slack's retry window: anything newer is still being retried by Slack. @default 360000 */
   retryWindowMs: number;
-  /** Read this much before the watermark, for clocks and deliveries in flight. @default 60000 */
+  /** Read this much before the watermark, for deliveries in flight and Slack's clock against the store's. @default 60000 */
   marginMs: number;
   /** AUTOHUB_CATCHUP_MAX_HOURS, in ms. */
   maxMs: number;

@@ -124,6 +124,8 @@ export interface Look {
   dead: DeadLetter[];
   /** Leases put back into a lost lease index by this look (0 when the index was whole). */
   reindexed: number;
+  /** The store's clock at the look (Redis TIME, ms since the epoch): the catch-up's windows are on it, never on a copy's. */
+  nowMs?: number;
 }
 
 /** A silence in serving: from the last claim before it to the first after, as ms before the look. */

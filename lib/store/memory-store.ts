@@ -291,6 +291,7 @@ export class MemoryStore implements SharedStore {
       gap: gap ? { raw: `${gap.from}:${gap.to}`, startedMsAgo: now - gap.from, endedMsAgo: now - gap.to } : null,
       dead,
       reindexed,
+      nowMs: now,
     };
   }
 

@@ -276,14 +276,15 @@ out[#out + 1] = cjson.encode({ key = key, token = rec.token, state = prev, body 
  * (never taken by its own look: their lease is kept a lease from now).
  * Returns {ms until the next lease is due or -1, ms since the last claim or -1,
  * the oldest gap as ms ago "from:to" or '', 1 when the lease set is known
- * whole else 0, then takeovers and 'dead:' dead letters, ...}.
+ * whole else 0, Redis's now in ms (the catch-up's clock), then takeovers and
+ * 'dead:' dead letters, ...}.
  */
 export const LOOK_SCRIPT = `${NOW}
 ${INDEXED}
 local runs, window, dead_ttl = tonumber(ARGV[6]) or 0, tonumber(ARGV[7]) or 0, tonumber(ARGV[8]) or 0
 local running = {}
 for i = 9, #ARGV do running[ARGV[i]] = true end
-local out = { -1, -1, '', 0 }
+local out = { -1, -1, '', 0, now }
 if redis.call('ZSCORE', KEYS[1], indexed_member) then out[4] = 1 end
 local served = tonumber(redis.call('GET', KEYS[3]))
 if served then out[2] = math.max(0, now - served) end

@@ -234,7 +234,7 @@ export class UpstashStore implements SharedStore {
     if (!Array.isArray(reply) || typeof reply[0] !== 'number' || typeof reply[1] !== 'number') return undefined;
     const taken: Takeover[] = [];
     const dead: DeadLetter[] = [];
-    for (const item of reply.slice(4)) {
+    for (const item of reply.slice(5)) {
       const text = String(item);
       if (text.startsWith('dead:')) {
         const letter = deadLetterOf(text.slice('dead:'.length));
@@ -249,7 +249,10 @@ export class UpstashStore implements SharedStore {
     if (reply[3] === 1) this.#reindexCursor = '0';
     const reindexed = reply[3] === 1 ? 0 : await this.#reindex(leaseMs);
     if (reindexed > 0) nextDueMs = Math.min(nextDueMs ?? leaseMs, leaseMs);
-    return { taken, nextDueMs, sinceServedMs: reply[1] < 0 ? null : reply[1], gap: parseGap(reply[2]), dead, reindexed };
+    return {
+      taken, nextDueMs, sinceServedMs: reply[1] < 0 ? null : reply[1], gap: parseGap(reply[2]), dead, reindexed,
+      ...(typeof reply[4] === 'number' ? { nowMs: reply[4] } : {}),
+    };
   }
 
   /**

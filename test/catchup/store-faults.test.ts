@@ -70,7 +70,7 @@ describe('the catch-up sweep when the store stumbles', () => {
     const injected: string[] = [];
     const hub = sweeper(store, 'hub', injected);
     const cloud = sweeper(store, 'cloud', []);
-    const look = { sinceServedMs: 5000, gap: null };
+    const look = { sinceServedMs: 5000, gap: null, nowMs: Date.now() };
 
     expect(await hub.maybeSweep(look)).toBeUndefined();
     expect(await store.read(SWEEP_LOCK_KEY)).toMatch(/^hub:/);
@@ -129,7 +129,7 @@ describe('the catch-up sweep when the store stumbles', () => {
     const store = new MemoryStore();
     const injected: string[] = [];
     const hub = sweeper(store, 'hub', injected);
-    const look = { sinceServedMs: 5000, gap: null };
+    const look = { sinceServedMs: 5000, gap: null, nowMs: Date.now() };
     const sweeping = hub.maybeSweep(look);
     await eventually(async () => /^hub:/.test((await store.read(SWEEP_LOCK_KEY)) ?? ''), 'the hub to hold the lock');
     await hub.stop(50);
@@ -151,7 +151,7 @@ describe('the catch-up sweep when the store stumbles', () => {
     // Frozen in a history read that does not come back while the clock runs on.
     api.script('conversations.history', { status: 200, delayMs: 1500, body: { ok: true, messages: [] } });
     const frozen = sweeper(store, 'hub', [], undefined, () => now, 4000);
-    const look = { sinceServedMs: 5000, gap: null };
+    const look = { sinceServedMs: 5000, gap: null, nowMs: Date.now() };
     const stuck = frozen.maybeSweep(look);
     await eventually(async () => /^hub:/.test((await store.read(SWEEP_LOCK_KEY)) ?? ''), 'the hub to hold the lock');
     const cloud = sweeper(store, 'cloud', [], undefined, () => now, 4000);

@@ -3,7 +3,8 @@
  * back what Slack gave up on and answers it once, late; what was answered
  * before is not answered again. Real copies, real Bolt, the real WebClient,
  * a fake Web API serving Slack's history with its paging, a real Redis.
- * Slack's retry window is compressed to 1 s here.
+ * Slack's retry window is compressed to 1 s here; a copy started after an
+ * outage sweeps at its first look past it.
  */
 import { afterEach, beforeAll, afterAll, describe, expect, it } from 'vitest';
 import { LATE_NOTE } from '../../app/listeners/conversation.js';
@@ -58,7 +59,6 @@ describe('catching up on the mentions Slack gave up on', () => {
   it('a mention sent while both copies were down is answered once, late, when a copy starts; one answered before is not answered again', async () => {
     const before = await answeredLive('C0CATCH1');
     const missed = sentDuringOutage('C0CATCH1');
-    await sleep(1300); // the outage outlasts Slack's (compressed) retries
     const copy = await start('cloud');
     await eventually(() => repliesIn('C0CATCH1', missed).length === 1, 'the late reply', 10_000);
     expect(repliesIn('C0CATCH1', missed)[0]!.params.text).toContain(LATE_NOTE);
@@ -79,6 +79,7 @@ describe('catching up on the mentions Slack gave up on', () => {
     };
     await live('Ev-gap-before');
     const missed = sentDuringOutage('C0CATCH5');
+    // a real silence on the store's clock (Redis TIME is not injected): the claim after it records the gap.
     await sleep(1300);
     // Traffic resumes: no silence is left to notice, but the first claim after the gap recorded it.
     const after = await live('Ev-gap-after');
@@ -93,7 +94,6 @@ describe('catching up on the mentions Slack gave up on', () => {
   it('two copies starting together answer it once', async () => {
     await answeredLive('C0CATCH2');
     const missed = sentDuringOutage('C0CATCH2');
-    await sleep(1300);
     const [hub, cloud] = await Promise.all([start('hub'), start('cloud')]);
     await eventually(() => repliesIn('C0CATCH2', missed).length === 1, 'the late reply', 10_000);
     await eventually(() => [hub, cloud].some((c) => c.lines.some((l) => l.event === 'catchup.swept')), 'a sweep to end');
@@ -104,6 +104,7 @@ describe('catching up on the mentions Slack gave up on', () => {
   it("Slack's last retry racing the sweep: answered once", async () => {
     await answeredLive('C0CATCH3');
     const missed = sentDuringOutage('C0CATCH3');
+    // a real silence on the store's clock, or the retry's claim ends no gap and nothing is swept.
     await sleep(1300);
     const copy = await start('hub');
     // The retry carries the original event id; the sweep claims under its own, and both under the message's key.
@@ -118,6 +119,7 @@ describe('catching up on the mentions Slack gave up on', () => {
   it('with AUTOHUB_CATCHUP=off nothing is read back', async () => {
     await answeredLive('C0CATCH4');
     const missed = sentDuringOutage('C0CATCH4');
+    // a real silence on the store's clock, so a sweep would be due were the catch-up on.
     await sleep(1300);
     const copy = await start('hub', { AUTOHUB_CATCHUP: 'off' });
     await eventually(() => copy.reaper.looks >= 3, 'three looks');
