@@ -111,7 +111,7 @@ export function createAutohub(options: AutohubOptions): Autohub {
   const bot: TurnModule =
     typeof options.turn === 'function'
       ? { takeTurn: options.turn }
-      : (options.turn ?? { takeTurn: demoTurn({ thinkMs: config.demoThinkMs, chunkMs: config.demoChunkMs }) as TakeTurn });
+      : (options.turn ?? { takeTurn: demoTurn({ thinkMs: config.demoThinkMs, chunkMs: config.demoChunkMs, replyChars: config.demoReplyChars }) as TakeTurn });
   const turn = bot.takeTurn;
   const store = options.store ?? createStore(config, log);
   const now = options.now ?? Date.now;

@@ -19,6 +19,32 @@ export interface DemoTurnOptions {
   thinkMs: number;
   /** The pause between its chunks. @default 0 */
   chunkMs?: number;
+  /** Grow the answer to this many characters (picked in the range by the question's text, so every run of a turn writes the same answer). @default none */
+  replyChars?: { min: number; max: number } | null;
+}
+
+/** FNV-1a of a string: the same question always gets the same length. */
+function fnv1a(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193) >>> 0;
+  return h;
+}
+
+/** The long tail the drill checks for wholeness (drill/score.ts): ` w1 w2 ... wK (end of answer: K words)`, about `target` characters. */
+export function longTail(target: number): string {
+  const words: string[] = [];
+  let length = 1;
+  for (let k = 1; length < target; k++) {
+    const word = `w${k} `;
+    words.push(word);
+    length += word.length;
+  }
+  return ` ${words.join('')}(end of answer: ${words.length} words)`;
+}
+
+/** A text in chunks of at most `size` characters. */
+function* inChunks(text: string, size: number): Iterable<string> {
+  for (let i = 0; i < text.length; i += size) yield text.slice(i, i + size);
 }
 
 /** What the demo reads of a request (the listeners before the turn handle pass only part of one). */
@@ -35,6 +61,11 @@ export function demoTurn(options: DemoTurnOptions): (request: DemoRequest, ctx?:
     const where = request.copy.role === 'hub' ? 'the hub' : 'the cloud copy';
     const asker = request.user ? `<@${request.user}>` : 'you';
     const parts = [`Hi ${asker}, `, 'I got that. ', 'Answered by ', `${where} (${request.copy.instance}).`];
+    const range = options.replyChars;
+    if (range) {
+      const target = range.min + (fnv1a(request.text ?? '') % (range.max - range.min + 1));
+      parts.push(...inChunks(longTail(target), 500));
+    }
     return (async function* () {
       for (const [i, part] of parts.entries()) {
         if (i > 0 && chunkMs > 0) await pause(chunkMs);
@@ -46,19 +77,8 @@ export function demoTurn(options: DemoTurnOptions): (request: DemoRequest, ctx?:
   };
 }
 
-/**
- * The module-level settings of `takeTurn` below: kept only until
- * app/create-app.ts builds its turn with `demoTurn(...)` instead.
- * @deprecated use `demoTurn({ thinkMs, chunkMs })`
- */
-let configured: DemoTurnOptions = { thinkMs: 0, chunkMs: 0 };
-/** @deprecated use `demoTurn({ thinkMs, chunkMs })` */
-export function configureDemoTurn(options: DemoTurnOptions): void {
-  configured = options;
-}
-
-/** The demo as a module's `takeTurn` (the TurnModule contract), with the settings `configureDemoTurn` gave. */
-export const takeTurn = (request: DemoRequest, ctx?: Partial<TurnContext>): Promise<AsyncIterable<string>> => demoTurn(configured)(request, ctx);
+/** The demo as a module's `takeTurn` (the TurnModule contract), with no pauses. */
+export const takeTurn = (request: DemoRequest, ctx?: Partial<TurnContext>): Promise<AsyncIterable<string>> => demoTurn({ thinkMs: 0 })(request, ctx);
 
 // The demo fits the contract a module named by AUTOHUB_TURN must meet.
 takeTurn satisfies TakeTurn;

@@ -49,6 +49,8 @@ export interface AppConfig {
   demoThinkMs: number;
   /** The pause between the demo turn's streamed chunks; for the drill. */
   demoChunkMs: number;
+  /** AUTOHUB_DEMO_REPLY_CHARS: the demo turn's answer grows to this many characters (N, or MIN-MAX by the question); null: its short greeting. */
+  demoReplyChars: { min: number; max: number } | null;
   /**
    * AUTOHUB_TURN: the ES module with your bot's `takeTurn` (app/turn-module.ts
    * loads it), as given: relative to the project root, or absolute.
@@ -176,6 +178,17 @@ export function parseStoreConfig(env: Env): Pick<AppConfig, 'upstash' | 'claim' 
   };
 }
 
+/** `N` or `MIN-MAX` characters, for the demo's long answers (the drill's slack-quirks). */
+function readCharRange(env: Env, name: string): { min: number; max: number } | null {
+  const raw = readRaw(env, name);
+  if (raw === undefined) return null;
+  const m = /^(\d+)(?:-(\d+))?$/.exec(raw);
+  const min = m ? Number(m[1]) : NaN;
+  const max = m ? Number(m[2] ?? m[1]) : NaN;
+  if (!m || min < 1 || max < min || max > 200_000) throw new ConfigError(name, 'a length N or a range MIN-MAX of characters, 1 to 200000', raw);
+  return { min, max };
+}
+
 export function parseAppConfig(env: Env): AppConfig {
   const role = readEnum<Role>(env, 'AUTOHUB_ROLE', ['hub', 'cloud']);
   const botToken = readRequired(env, 'SLACK_BOT_TOKEN', 'a bot token starting with xoxb-');
@@ -216,6 +229,7 @@ export function parseAppConfig(env: Env): AppConfig {
     logLevel: readEnum<Level>(env, 'AUTOHUB_LOG_LEVEL', ['debug', 'info', 'warn', 'error'], 'info'),
     demoThinkMs: readInt(env, 'AUTOHUB_DEMO_THINK_MS', 0, { min: 0, max: 600_000 }),
     demoChunkMs: readInt(env, 'AUTOHUB_DEMO_CHUNK_MS', 0, { min: 0, max: 600_000 }),
+    demoReplyChars: readCharRange(env, 'AUTOHUB_DEMO_REPLY_CHARS'),
     turn: readTurnPath(env),
     catchup:
       readEnum(env, 'AUTOHUB_CATCHUP', ['on', 'off'], 'on') === 'off'
