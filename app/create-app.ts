@@ -9,11 +9,13 @@ import { slackLogger, type Logger } from '../lib/log/index.js';
 import { createRateLimitFetch, refusalSink } from '../lib/ratelimit/index.js';
 import { FailoverReceiver, HealthMonitor, LeaseKeeper, PeerWatch, Reaper, type DeadTurn } from '../lib/receiver/index.js';
 import { CatchupSweeper } from '../lib/catchup/index.js';
+import type { LegChecker } from '../lib/legs/index.js';
 import { statusRecorder, STATUS_KEYS, type CopyRecord, type StatusRecorder } from '../lib/status/index.js';
 import { createStore, type SharedStore } from '../lib/store/index.js';
 import { LoopDelay, type Sleep } from '../lib/time/index.js';
 import { resilientAuthorize } from './authorize.js';
 import { announceDeadLetter } from './listeners/announce.js';
+import { createLegChecker } from './legs.js';
 import { registerCommand } from './listeners/command.js';
 import { registerConversation } from './listeners/conversation.js';
 import { registerHome } from './listeners/home.js';
@@ -58,6 +60,8 @@ export interface Autohub {
   status: StatusRecorder;
   /** A WebClient with the bot token, through the rate-limit layer. */
   client: WebClient;
+  /** Proves edge -> hub and edge -> cloud every AUTOHUB_VERIFY_EVERY_MS (one copy a period); undefined without AUTOHUB_EDGE_URL. */
+  legs: LegChecker | undefined;
   /** Probe the store once, then listen; health turns 200. */
   start(): Promise<void>;
   /** Drain and close (health 503 at once). */
@@ -133,6 +137,8 @@ export function createAutohub(options: AutohubOptions): Autohub {
       log.error('turn.dead_letter', { ...dead });
       if (config.owners.length > 0) void announceDeadLetter(client, config.owners, dead, log);
     },
+    // The edge: the other copy acked a turn under a lease; look when it would lapse (wakeIn only moves earlier).
+    onHint: () => reaper.wakeIn(config.lease.leaseMs + 250),
     // The hub failed at the edge: its leases lapse within a lease, so look then.
     onFailover: (reason) => {
       reaper.wakeIn(config.lease.leaseMs + 250);
@@ -198,6 +204,8 @@ export function createAutohub(options: AutohubOptions): Autohub {
       })
     : undefined;
 
+  const legs = createLegChecker(config, { store, client, log, now: options.now });
+
   const app = new App({
     receiver,
     authorize: resilientAuthorize(new WebClient(undefined, clientOptions), config.botToken),
@@ -222,6 +230,7 @@ export function createAutohub(options: AutohubOptions): Autohub {
     reaper,
     status,
     client,
+    legs,
     start: async () => {
       loop.start();
       await health.refresh();
@@ -229,10 +238,12 @@ export function createAutohub(options: AutohubOptions): Autohub {
       keeper.start();
       reaper.start();
       peer?.start();
+      legs?.start();
       log.info('app.started', { port: receiver.port, store: store.kind, storeOk: health.store.ok, version: VERSION, peer: Boolean(peer) });
     },
     stop: async () => {
       peer?.stop();
+      await legs?.stop();
       reaper.stop();
       // A sweep cut short lets its lock go: otherwise no copy could sweep until it lapsed.
       await Promise.all([receiver.stop(), sweeper?.stop()]);

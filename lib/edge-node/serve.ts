@@ -39,10 +39,13 @@ function toRequest(req: IncomingMessage, base: string): Request {
   return new Request(new URL(req.url ?? '/', base), { method, headers, body, duplex: 'half' } as RequestInit);
 }
 
-export function serveFetchHandler(handler: (request: Request) => Promise<Response>): Server {
+/** What the Worker's `ctx.waitUntil` is on Node: the work goes on after the answer; its failure is its own. */
+const nodeContext = { waitUntil: (promise: Promise<unknown>) => void promise.catch(() => {}) };
+
+export function serveFetchHandler(handler: (request: Request, ctx: typeof nodeContext) => Promise<Response>): Server {
   return createServer((req, res) => {
     Promise.resolve()
-      .then(() => handler(toRequest(req, `http://${req.headers.host ?? 'localhost'}`)))
+      .then(() => handler(toRequest(req, `http://${req.headers.host ?? 'localhost'}`), nodeContext))
       .then(async (response) => {
         const headers: Record<string, string> = {};
         response.headers.forEach((value, name) => {

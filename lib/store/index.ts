@@ -2,7 +2,7 @@ export { CLAIMED, DUPLICATE, classifyClaimReply, describeReply, failOpen } from 
 export type { ClaimKind, ClaimOutcome, ClaimReply } from './outcome.js';
 export { encodeAlias, encodeClaim } from './record.js';
 export type { ClaimOwner, ClaimRecord, LeaseRequest, Role } from './record.js';
-export { DEAD_KEY, GAPS_KEY, LEASES_KEY, SERVED_KEY, STATUS_KEYS, SWEEP_LOCK_KEY, WINDOWS_KEY, eventKey, messageKey, triggerKey } from './keys.js';
+export { DEAD_KEY, GAPS_KEY, LEASES_KEY, LEGS_LOCK_KEY, SERVED_KEY, STATUS_KEYS, SWEEP_LOCK_KEY, WINDOWS_KEY, eventKey, messageKey, triggerKey } from './keys.js';
 export { logReporter } from './reporter.js';
 export type { StoreFault, StoreReporter } from './reporter.js';
 export { CLAIM_TTL_SECONDS, DEAD_TTL_SECONDS } from './roles.js';

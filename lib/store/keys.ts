@@ -43,6 +43,8 @@ export const SERVED_KEY = `${PREFIX}:served`;
 export const GAPS_KEY = `${PREFIX}:gaps`;
 /** The catch-up sweep's lock, so only one copy sweeps at a time. */
 export const SWEEP_LOCK_KEY = `${PREFIX}:sweep:lock`;
+/** The leg checks' lock, so only one copy proves the legs each period (lib/legs). */
+export const LEGS_LOCK_KEY = `${PREFIX}:legs:lock`;
 /** A hash of rate-limit windows shared by the copies: field -> epoch ms the window reopens. */
 export const WINDOWS_KEY = `${PREFIX}:ratelimit`;
 
@@ -56,6 +58,8 @@ export const STATUS_KEYS = {
   lastFailover: `${PREFIX}:status:last_failover`,
   /** The last catch-up sweep: when, the window it covered, what it found and answered. */
   sweep: `${PREFIX}:status:sweep`,
+  /** When each leg (edge -> hub, edge -> cloud) was last proven, and its failed checks in a row (lib/legs). */
+  legs: `${PREFIX}:status:legs`,
   /** A hash: instance -> its last heartbeat record, so replicas never overwrite each other. */
   copies: `${PREFIX}:status:copies`,
 } as const;
