@@ -2,6 +2,7 @@
 import type { RefusalRecord } from '../ratelimit/index.js';
 import { STATUS_KEYS, type DeadLetter, type DeadLetters, type Lists, type Records } from '../store/index.js';
 import type { CopyRecord, TurnRecord } from './records.js';
+import { parseLegsRecord, type LegsRecord } from '../legs/index.js';
 
 export interface StatusSnapshot {
   /** The copy rendering the page. */
@@ -17,6 +18,8 @@ export interface StatusSnapshot {
   dead: DeadLetter[];
   /** The last failover the edge reported, with its reason. */
   lastFailover?: { at: string; reason: string } | null;
+  /** When each leg was last proven through the edge (lib/legs); null when never checked. */
+  legs?: LegsRecord | null;
   /** The last catch-up sweep. */
   sweep?: { at: string; from: string; to: string; found: number; answered: number; conversations: number } | null;
 }
@@ -38,7 +41,7 @@ export async function readSnapshot(
   answering: StatusSnapshot['answering'],
   storeOk: boolean | null,
 ): Promise<StatusSnapshot> {
-  const [copies, turns, failovers, refusals, cloudLastServed, dead, lastFailover, sweep] = await Promise.all([
+  const [copies, turns, failovers, refusals, cloudLastServed, dead, lastFailover, sweep, legs] = await Promise.all([
     store.readHash(STATUS_KEYS.copies),
     store.range(STATUS_KEYS.turns, 10),
     store.range(STATUS_KEYS.failovers, 500),
@@ -47,6 +50,7 @@ export async function readSnapshot(
     store.listDead(10),
     store.read(STATUS_KEYS.lastFailover),
     store.read(STATUS_KEYS.sweep),
+    store.read(STATUS_KEYS.legs),
   ]);
   return {
     answering,
@@ -59,6 +63,7 @@ export async function readSnapshot(
     cloudLastServed: cloudLastServed ?? null,
     dead: dead ?? [],
     lastFailover: lastFailover ? (parse<{ at: string; reason: string }>([lastFailover])[0] ?? null) : null,
+    legs: parseLegsRecord(legs) ?? null,
     sweep: sweep ? (parse<NonNullable<StatusSnapshot['sweep']>>([sweep])[0] ?? null) : null,
   };
 }
