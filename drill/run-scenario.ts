@@ -47,13 +47,16 @@ function replyOf(params: Record<string, string>, at: number): Reply {
 }
 
 export async function runScenario(h: Harness, scenario: Scenario, options: RunOptions): Promise<ScenarioResult> {
-  if (scenario.hubEnv) await h.hub.reconfigure(scenario.hubEnv);
+  if (scenario.events !== undefined) options = { ...options, events: scenario.events };
+  if (scenario.hubEnv || scenario.copyEnv) await h.hub.reconfigure({ ...scenario.copyEnv, ...scenario.hubEnv });
+  if (scenario.copyEnv) await h.cloud.reconfigure(scenario.copyEnv);
   if (scenario.extraReplicas) await h.addReplicas(scenario.extraReplicas);
   try {
     return await sendAndScore(h, scenario, options);
   } finally {
     if (scenario.extraReplicas) await h.removeReplicas();
-    if (scenario.hubEnv) await h.hub.reconfigure({});
+    if (scenario.hubEnv || scenario.copyEnv) await h.hub.reconfigure({});
+    if (scenario.copyEnv) await h.cloud.reconfigure({});
   }
 }
 
