@@ -109,7 +109,7 @@ export class LegChecker {
     if (LEGS.every((leg) => checks[leg].ok)) o.log.debug('legs.checked', fields);
     else o.log.warn('legs.failing', fields);
     for (const notice of notices) {
-      o.log.warn(notice.kind === 'failing' ? 'legs.owner_told_failing' : 'legs.owner_told_recovered', { leg: notice.leg, failures: notice.before.failures });
+      o.log.warn(notice.kind === 'failing' ? 'legs.leg_down' : 'legs.leg_recovered', { leg: notice.leg, failures: notice.before.failures });
       await o.tell(noticeText(notice), notice);
     }
     return record;
