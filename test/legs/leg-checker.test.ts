@@ -17,7 +17,8 @@ import { LegChecker } from '../../lib/legs/index.js';
 import { createMemoryLogger } from '../../lib/log/index.js';
 import { statusPage } from '../../lib/status/index.js';
 import { PROBE_EVENT_TYPE, signedSynthetic } from '../../lib/synthetic/index.js';
-import { SECRET, startCopy, type RunningCopy } from '../support/copies.js';
+import { eventually, SECRET, startCopy, type RunningCopy } from '../support/copies.js';
+import { LEGS_LOCK_KEY, STATUS_KEYS } from '../../lib/store/index.js';
 import { useRedisBridge } from '../support/redis-fixture.js';
 
 const OWNER = 'U0OWNER';
@@ -126,5 +127,20 @@ describe('the legs proven continuously through the edge', () => {
     // Let go at shutdown: the other copy checks from then on.
     await one.stop();
     expect(await check(other)).toBeDefined();
+    await other.stop();
+  });
+
+  it('a copy started with AUTOHUB_EDGE_URL and AUTOHUB_VERIFY_EVERY_MS checks on its own, and lets the lock go when it stops', async () => {
+    const env = { AUTOHUB_INSTANCE: 'hub-legs', AUTOHUB_EDGE_URL: `${edgeUrl}/slack/events`, AUTOHUB_VERIFY_EVERY_MS: '1000', AUTOHUB_OWNER: OWNER };
+    const copy = await startCopy({ role: 'hub', webApiUrl: api.url, upstash: { url: fx.bridge.url, token: fx.bridge.token }, env });
+    try {
+      expect(copy.legs).toBeDefined();
+      await eventually(async () => JSON.parse((await hub.store.read(STATUS_KEYS.legs)) ?? '{}').by?.startsWith('hub-legs-') === true, 'a check by the copy on its own timer');
+      const record = JSON.parse((await hub.store.read(STATUS_KEYS.legs))!) as { hub: { failures: number }; cloud: { failures: number } };
+      expect([record.hub.failures, record.cloud.failures]).toEqual([0, 0]);
+    } finally {
+      await copy.stop();
+    }
+    expect(await hub.store.read(LEGS_LOCK_KEY)).toBeNull();
   });
 });
