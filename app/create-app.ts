@@ -7,7 +7,7 @@ import { WebClient, type WebClientOptions } from '@slack/web-api';
 import type { AppConfig } from '../lib/config/index.js';
 import { slackLogger, type Logger } from '../lib/log/index.js';
 import { createRateLimitFetch, refusalSink } from '../lib/ratelimit/index.js';
-import { FailoverReceiver, HealthMonitor, LeaseKeeper, PeerWatch, Reaper, type DeadTurn } from '../lib/receiver/index.js';
+import { FailoverReceiver, HealthMonitor, LeaseKeeper, PeerWatch, Reaper, type DeadTurn, type TurnContext } from '../lib/receiver/index.js';
 import { CatchupSweeper } from '../lib/catchup/index.js';
 import type { LegChecker } from '../lib/legs/index.js';
 import { statusRecorder, STATUS_KEYS, type CopyRecord, type StatusRecorder } from '../lib/status/index.js';
@@ -19,7 +19,8 @@ import { createLegChecker } from './legs.js';
 import { registerCommand } from './listeners/command.js';
 import { registerConversation } from './listeners/conversation.js';
 import { registerHome } from './listeners/home.js';
-import { configureDemoTurn } from './turn.js';
+import { demoTurn } from './turn.js';
+import { TurnHandle, type TakeTurn, type TurnModule } from '../lib/turn/index.js';
 
 /** The package's version, found from here whether this runs from app/ (tsx) or dist/node/app/ (built). */
 function packageVersion(): string {
@@ -45,6 +46,19 @@ export interface AutohubOptions {
   now?: (() => number) | undefined;
   /** How the rate-limit layer waits out a window. @default setTimeout-based */
   sleep?: Sleep | undefined;
+  /** Your bot: a module as AUTOHUB_TURN names it (app/turn-module.ts loads it), or its takeTurn alone. @default the demo turn (app/turn.ts) */
+  turn?: TurnModule | TakeTurn | undefined;
+}
+
+/** What `register(app, helpers)` gets besides the Bolt app. */
+export interface RegisterHelpers {
+  log: Logger;
+  /** The copy's rate-limit-aware WebClient (not fenced: for writes outside a turn). */
+  client: WebClient;
+  /** The turn handle of the delivery a listener is answering (its `client` is fenced by the turn's lease). */
+  turnOf(context: unknown): TurnHandle | undefined;
+  /** Answer a message event like an @mention: the whole reply protocol, with `takeTurn` (default: the bot's). */
+  answer(args: { event: unknown; body: unknown; context: unknown }, takeTurn?: TakeTurn): Promise<void>;
 }
 
 export interface Autohub {
@@ -73,7 +87,12 @@ const FAILOVER_NOTE_MS = 10_000;
 
 export function createAutohub(options: AutohubOptions): Autohub {
   const { config, log } = options;
-  configureDemoTurn({ thinkMs: config.demoThinkMs, chunkMs: config.demoChunkMs });
+  const noStream = new Set<string>();
+  const bot: TurnModule =
+    typeof options.turn === 'function'
+      ? { takeTurn: options.turn }
+      : (options.turn ?? { takeTurn: demoTurn({ thinkMs: config.demoThinkMs, chunkMs: config.demoChunkMs }) as TakeTurn });
+  const turn = bot.takeTurn;
   const store = options.store ?? createStore(config, log);
   const now = options.now ?? Date.now;
   const owner = { instance: config.instance, role: config.role };
@@ -106,6 +125,11 @@ export function createAutohub(options: AutohubOptions): Autohub {
     fetch: rateLimit,
   };
   const client = new WebClient(config.botToken, clientOptions);
+  // A dead letter, whether a failed run made it (the receiver) or a look did (owners that kept dying, the reaper): told once.
+  const onDead = (dead: DeadTurn): void => {
+    log.error('turn.dead_letter', { ...dead });
+    if (config.owners.length > 0) void announceDeadLetter(client, config.owners, dead, log);
+  };
   const health = new HealthMonitor({
     store,
     role: config.role,
@@ -133,10 +157,22 @@ export function createAutohub(options: AutohubOptions): Autohub {
     now: options.now,
     onRetry: (ms) => reaper.wakeIn(ms),
     onIdle: () => reaper.poke(),
-    onDead: (dead: DeadTurn) => {
-      log.error('turn.dead_letter', { ...dead });
-      if (config.owners.length > 0) void announceDeadLetter(client, config.owners, dead, log);
-    },
+    // Every turn answers through a handle whose client is fenced by the turn's lease at each write (issue 23).
+    handleFor: (lease, key) =>
+      new TurnHandle({
+        lease,
+        key,
+        steps: store,
+        clientFor: (guard) => new WebClient(config.botToken, { ...clientOptions, fetch: rateLimit.fenced(guard) }),
+        plain: client,
+        closed: rateLimit.closed,
+        copy: owner,
+        log,
+        botToken: config.botToken,
+        noStream,
+        now: options.now,
+      }),
+    onDead,
     // The edge: the other copy acked a turn under a lease; look when it would lapse (wakeIn only moves earlier).
     onHint: () => reaper.wakeIn(config.lease.leaseMs + 250),
     // The hub failed at the edge: its leases lapse within a lease, so look then.
@@ -183,6 +219,10 @@ export function createAutohub(options: AutohubOptions): Autohub {
     store,
     owner,
     settings: config.lease,
+    retry: config.retry,
+    onDead,
+    // A claim that timed out may have landed: the look keeps its lease alive until the runner confirms it.
+    running: () => receiver.unleased,
     resume: (takeover, sentAt) => receiver.resume(takeover, sentAt),
     capacity: () => receiver.capacity,
     heartbeat,
@@ -217,7 +257,19 @@ export function createAutohub(options: AutohubOptions): Autohub {
     log.debug('bolt.error', { code: error.code });
     throw error;
   });
-  registerConversation(app, log, { closed: rateLimit.closed });
+  registerConversation(app, log, { turn });
+  // Your module's own listeners: every delivery they see was claimed first, and events hold a lease.
+  const helpers: RegisterHelpers = {
+    log,
+    client,
+    turnOf: (context) => (context as Partial<TurnContext>).autohubTurn,
+    answer: async (args, takeTurn = turn) => {
+      const handle = (args.context as Partial<TurnContext>).autohubTurn;
+      if (!handle) throw new Error('answer() needs the context of a delivery autohub received');
+      await handle.answer(args as Parameters<TurnHandle['answer']>[0], takeTurn);
+    },
+  };
+  const registered = bot.register?.(app, helpers);
   registerCommand(app, health, store, config.owners);
   registerHome(app, health, store, log, config.owners);
 
@@ -232,6 +284,7 @@ export function createAutohub(options: AutohubOptions): Autohub {
     client,
     legs,
     start: async () => {
+      await registered;
       loop.start();
       await health.refresh();
       await receiver.start(config.port);

@@ -1,68 +1,64 @@
 /**
- * ============================================================================
- *  THE TURN: replace this module with your own bot's logic.
- * ============================================================================
+ * The demo turn: what runs when AUTOHUB_TURN is unset. Do not edit it to
+ * write your bot: put your bot in a file of its own and point AUTOHUB_TURN at
+ * it (README, "Write your bot"; examples/echo.mjs and examples/anthropic.ts).
  *
- * `takeTurn` gets what the user said and which copy is answering, and returns
- * the reply: a string, or an async iterable of text chunks (what a model
- * SDK's stream gives) which is streamed into one message in the thread as it
- * is written. Everything around it (claiming the delivery, failover, rate
- * limits, threading, streaming, tracing metadata) is done for you by the
- * listeners in app/listeners/. Throw to post nothing: a passing failure is
- * retried, a lasting one becomes a dead letter (`npm run deadletter`).
- *
- * A model SDK's stream plugs in as it is, e.g. with the Anthropic SDK:
- *
- *   export async function* takeTurn(request) {
- *     const stream = anthropic.messages.stream({ model, max_tokens: 1024, messages: [{ role: 'user', content: request.text }] });
- *     for await (const event of stream) {
- *       if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') yield event.delta.text;
- *     }
- *   }
- *
- * (an async generator function returns an async iterable, which is what is expected).
+ * It greets the asker and says which copy answered, streamed in a few chunks
+ * so the streaming path runs everywhere. Its two settings are for the drill:
+ * AUTOHUB_DEMO_THINK_MS holds a turn open as a model call would (across lease
+ * renewals), AUTOHUB_DEMO_CHUNK_MS slows its stream.
  */
-import type { Role } from '../lib/config/index.js';
+import type { TakeTurn, TurnContext, TurnRequest } from '../lib/turn/types.js';
 import { realSleep as pause } from '../lib/time/index.js';
 
-export interface TurnRequest {
-  /** What the user wrote, with the bot's mention left in. */
-  text: string;
-  /** The Slack user id of the person asking. */
-  user: string | undefined;
-  /** Where the reply goes. */
-  channel: string;
-  /** Which copy is answering. */
-  copy: { role: Role; instance: string };
-  /** 'mention' for an @mention in a channel, 'dm' for a direct message. */
-  via: 'mention' | 'dm';
+export type { TurnRequest } from '../lib/turn/types.js';
+export type { TurnReply } from '../lib/turn/types.js';
+
+export interface DemoTurnOptions {
+  /** How long the turn pretends to think before its first chunk. @default 0 */
+  thinkMs: number;
+  /** The pause between its chunks. @default 0 */
+  chunkMs?: number;
+}
+
+/** What the demo reads of a request (the listeners before the turn handle pass only part of one). */
+type DemoRequest = Pick<TurnRequest, 'user' | 'copy'> & Partial<TurnRequest>;
+
+/** The demo turn with its settings injected: the drill's think and chunk pauses. */
+export function demoTurn(options: DemoTurnOptions): (request: DemoRequest, ctx?: Partial<TurnContext>) => Promise<AsyncIterable<string>> {
+  const { thinkMs } = options;
+  const chunkMs = options.chunkMs ?? 0;
+  return async (request, ctx) => {
+    const signal = ctx?.signal;
+    if (thinkMs > 0) await pause(thinkMs);
+    signal?.throwIfAborted();
+    const where = request.copy.role === 'hub' ? 'the hub' : 'the cloud copy';
+    const asker = request.user ? `<@${request.user}>` : 'you';
+    const parts = [`Hi ${asker}, `, 'I got that. ', 'Answered by ', `${where} (${request.copy.instance}).`];
+    return (async function* () {
+      for (const [i, part] of parts.entries()) {
+        if (i > 0 && chunkMs > 0) await pause(chunkMs);
+        // This copy no longer owns the turn: stop writing.
+        if (signal?.aborted) return;
+        yield part;
+      }
+    })();
+  };
 }
 
 /**
- * How long the demo turn pretends to think, as a model call would
- * (AUTOHUB_DEMO_THINK_MS, default 0): the drill uses it to hold turns open
- * across lease renewals. Your own turn has no need of it.
+ * The module-level settings of `takeTurn` below: kept only until
+ * app/create-app.ts builds its turn with `demoTurn(...)` instead.
+ * @deprecated use `demoTurn({ thinkMs, chunkMs })`
  */
-let thinkMs = 0;
-/** The pause between the demo turn's chunks (AUTOHUB_DEMO_CHUNK_MS, default 0): the drill slows a stream with it. */
-let chunkMs = 0;
-export function configureDemoTurn(options: { thinkMs: number; chunkMs?: number }): void {
-  thinkMs = options.thinkMs;
-  chunkMs = options.chunkMs ?? 0;
+let configured: DemoTurnOptions = { thinkMs: 0, chunkMs: 0 };
+/** @deprecated use `demoTurn({ thinkMs, chunkMs })` */
+export function configureDemoTurn(options: DemoTurnOptions): void {
+  configured = options;
 }
 
-export type TurnReply = string | AsyncIterable<string>;
+/** The demo as a module's `takeTurn` (the TurnModule contract), with the settings `configureDemoTurn` gave. */
+export const takeTurn = (request: DemoRequest, ctx?: Partial<TurnContext>): Promise<AsyncIterable<string>> => demoTurn(configured)(request, ctx);
 
-/** The demo turn: a short reply, streamed in a few chunks so the streaming path runs everywhere. */
-export async function takeTurn(request: TurnRequest): Promise<TurnReply> {
-  if (thinkMs > 0) await pause(thinkMs);
-  const where = request.copy.role === 'hub' ? 'the hub' : 'the cloud copy';
-  const asker = request.user ? `<@${request.user}>` : 'you';
-  const parts = [`Hi ${asker}, `, 'I got that. ', 'Answered by ', `${where} (${request.copy.instance}).`];
-  return (async function* () {
-    for (const [i, part] of parts.entries()) {
-      if (i > 0 && chunkMs > 0) await pause(chunkMs);
-      yield part;
-    }
-  })();
-}
+// The demo fits the contract a module named by AUTOHUB_TURN must meet.
+takeTurn satisfies TakeTurn;

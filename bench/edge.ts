@@ -38,11 +38,11 @@ export async function benchEdge(): Promise<void> {
   const env = { HUB_URL: hubUrl, CLOUD_URL: 'http://127.0.0.1:9', SLACK_SIGNING_SECRET: SECRET };
 
   const script = (await build({ entryPoints: ['app/edge-worker.ts'], bundle: true, format: 'esm', platform: 'neutral', write: false, mainFields: ['module', 'main'] })).outputFiles[0]!.text;
-  const mf = new Miniflare({ modules: true, script, compatibilityDate: '2025-06-01', bindings: { ...env, EDGE_LOG: 'off' } });
+  const mf = new Miniflare({ modules: true, script, compatibilityDate: '2026-07-30', bindings: { ...env, EDGE_LOG: 'off' } });
   // The same hop with no router in it: what miniflare and workerd cost on their own.
   const passThrough = new Miniflare({
     modules: true,
-    compatibilityDate: '2025-06-01',
+    compatibilityDate: '2026-07-30',
     bindings: env,
     script: `export default { async fetch(request, env) {
       const body = await request.arrayBuffer();

@@ -11,7 +11,6 @@ import { Redis } from '@upstash/redis';
 import { WebClient } from '@slack/web-api';
 import { createAutohub } from '../app/create-app.js';
 import { resilientAuthorize } from '../app/authorize.js';
-import { registerConversation } from '../app/listeners/conversation.js';
 import { parseAppConfig } from '../lib/config/index.js';
 import { silentLogger, slackLogger } from '../lib/log/index.js';
 
@@ -44,7 +43,10 @@ if (kind === 'autohub' || kind === 'autohub-memory') {
       await next();
     });
   }
-  registerConversation(app, silentLogger);
+  // Stock Bolt has no turn handle: the same reply, posted as a user would write it.
+  app.event('app_mention', async ({ event, client }) => {
+    await client.chat.postMessage({ channel: event.channel, thread_ts: event.thread_ts ?? event.ts, text: `Hi <@${event.user}>, I got that. Answered by the hub (bench).` });
+  });
   await app.start(Number(port));
 }
 process.stdout.write('ready\n');

@@ -7,7 +7,7 @@
  * helper (a user's first choice), in one run.
  */
 import { WebClient } from '@slack/web-api';
-import { streamReply } from '../app/listeners/stream-reply.js';
+import { ReplyWriter } from '../lib/turn/index.js';
 import { startFakeWebApi } from '../drill/sim/fake-web-api.js';
 import { createRateLimitFetch } from '../lib/ratelimit/index.js';
 import { fmt, printTable } from './stats.js';
@@ -43,11 +43,13 @@ export async function benchStream(): Promise<void> {
     const whole = streams.length === 1 && streams[0]!.text === WHOLE;
     rows.push([name, start ? fmt(start.at - startedAt, 0) : '-', String(appends), fmt(appends / seconds, 2), fmt(TIER4_PER_S, 2), fmt(seconds, 2), whole ? 'yes' : 'no']);
   };
-  await measure('autohub streamReply (appends at most once a second)', '1700700000.000001', async () => {
-    await streamReply(client, { channel: 'C0BENCH', threadTs: '1700700000.000001', eventId: 'Ev-bench-stream' }, model(), undefined, { closed: () => false });
+  await measure("autohub's ReplyWriter (appends at most once a second)", '1700700000.000001', async () => {
+    // Outside a DM Slack wants the stream's recipient (chat.startStream's missing_recipient_*).
+    const target = { channel: 'C0BENCH', threadTs: '1700700000.000001', eventId: 'Ev-bench-stream', recipientUser: 'U0PERSON', recipientTeam: 'T0AUTOHUB' };
+    await new ReplyWriter(client, target, undefined, { closed: () => false }).write(model());
   });
   await measure("web-api's client.chatStream() helper (buffers about 256 characters)", '1700700000.000002', async () => {
-    const streamer = client.chatStream({ channel: 'C0BENCH', thread_ts: '1700700000.000002' });
+    const streamer = client.chatStream({ channel: 'C0BENCH', thread_ts: '1700700000.000002', recipient_user_id: 'U0PERSON', recipient_team_id: 'T0AUTOHUB' });
     for await (const chunk of model()) await streamer.append({ markdown_text: chunk });
     await streamer.stop();
   });

@@ -13,6 +13,7 @@ export function hangable(store: SharedStore): SharedStore & { hung: boolean } {
     windows: store.windows,
     hung: false,
     claim: async (...a) => (wrapper.hung ? { kind: 'fail-open', reason: 'drill: store hung' } : store.claim(...a)),
+    confirm: async (...a) => (wrapper.hung ? 'unreachable' : store.confirm(...a)),
     lock: async (...a) => (wrapper.hung ? undefined : store.lock(...a)),
     unlock: async (...a) => (wrapper.hung ? undefined : store.unlock(...a)),
     note: async (...a) => (wrapper.hung ? undefined : store.note(...a)),
@@ -25,6 +26,7 @@ export function hangable(store: SharedStore): SharedStore & { hung: boolean } {
     renew: async (leases, ms) => (wrapper.hung ? leases.map(() => 'unreachable' as const) : store.renew(leases, ms)),
     markStream: async (...a) => (wrapper.hung ? 'unreachable' : store.markStream(...a)),
     commit: async (...a) => (wrapper.hung ? 'unreachable' : store.commit(...a)),
+    restore: async (...a) => (wrapper.hung ? 'unreachable' : store.restore(...a)),
     finish: async (...a) => (wrapper.hung ? 'unreachable' : store.finish(...a)),
     release: async (...a) => (wrapper.hung ? 'unreachable' : store.release(...a)),
     deadLetter: async (...a) => (wrapper.hung ? 'unreachable' : store.deadLetter(...a)),
@@ -34,6 +36,8 @@ export function hangable(store: SharedStore): SharedStore & { hung: boolean } {
     listDead: async (...a) => (wrapper.hung ? undefined : store.listDead(...a)),
     replayDead: async (...a) => (wrapper.hung ? undefined : store.replayDead(...a)),
     dropDead: async (...a) => (wrapper.hung ? false : store.dropDead(...a)),
+    keepStep: async (...a) => (wrapper.hung ? false : store.keepStep(...a)),
+    loadSteps: async (...a) => (wrapper.hung ? undefined : store.loadSteps(...a)),
   };
   return wrapper;
 }

@@ -3,13 +3,14 @@ import type { ScenarioResult } from './run-scenario.js';
 
 /**
  * A scenario fails on a fault it could not stage, a mention lost or left
- * half-written, a duplicate it did not state up front, or (unless
+ * half-written, an expectation of its own unmet (`unmet`), a duplicate it did not state up front, or (unless
  * `slowAcks: false`) an ack later than Slack's 3 s: Slack would retry it.
  */
 export function failed(result: ScenarioResult, options: { slowAcks?: boolean } = {}): boolean {
   const s = result.score;
   return (
     result.faults.some((f) => f.error !== undefined) ||
+    (result.unmet?.length ?? 0) > 0 ||
     s.lost > 0 ||
     (s.halfWritten ?? 0) > 0 ||
     (s.duplicateReplies > 0 && !result.duplicatesPossible) ||

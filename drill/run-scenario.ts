@@ -4,10 +4,11 @@
  * counted.
  */
 import { LATE_NOTE } from '../app/listeners/conversation.js';
-import { mentionEnvelope } from './sim/slack-events.js';
+import { compareTs, type RecordedCall } from './sim/fake-web-api.js';
+import { dmMentionPair, mentionEnvelope } from './sim/slack-events.js';
 import { DRILL_SECRET, type Harness } from './harness.js';
-import type { Scenario } from './scenarios.js';
-import { scoreScenario, type Reply, type ScenarioScore } from './score.js';
+import { inShare, type Scenario } from './scenarios.js';
+import { isContinuation, isWholeAnswer, scoreScenario, type Reply, type ScenarioScore } from './score.js';
 import { SlackSim, type Attempt } from './slack-sim.js';
 
 export interface FaultWindow {
@@ -28,6 +29,8 @@ export interface ScenarioResult {
   attempts: Attempt[];
   replies: Reply[];
   faults: FaultWindow[];
+  /** What the scenario expects beyond the usual (no dead letters, Slack's notices answered 200), where it was not met. */
+  unmet?: string[];
 }
 
 export interface RunOptions {
@@ -40,8 +43,11 @@ export interface RunOptions {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
 
+/** A message's text as the person sees it: `text`, or `markdown_text` where it was posted so. */
+const textOf = (params: Record<string, string>) => params.text ?? params.markdown_text ?? '';
+
 function replyOf(params: Record<string, string>, at: number): Reply {
-  const text = params.text ?? '';
+  const text = textOf(params);
   const by = text.includes('drill-hub') ? 'hub' : text.includes('drill-cloud') ? 'cloud' : 'unknown';
   return { mention: params.thread_ts ?? '', at, by, caughtUp: text.includes(LATE_NOTE) };
 }
@@ -54,10 +60,23 @@ export async function runScenario(h: Harness, scenario: Scenario, options: RunOp
   try {
     return await sendAndScore(h, scenario, options);
   } finally {
+    h.api.pressStopWhen(null);
     if (scenario.extraReplicas) await h.removeReplicas();
     if (scenario.hubEnv || scenario.copyEnv) await h.hub.reconfigure({});
     if (scenario.copyEnv) await h.cloud.reconfigure({});
   }
+}
+
+/** This app's messages in each thread, in Slack's ts order. */
+function threadsOf(posts: readonly RecordedCall[]): Map<string, RecordedCall[]> {
+  const threads = new Map<string, RecordedCall[]>();
+  for (const p of posts) {
+    const thread = p.params.thread_ts ?? '';
+    threads.set(thread, [...(threads.get(thread) ?? []), p]);
+  }
+  const tsOf = (c: RecordedCall) => (c.answer as { ts?: string } | undefined)?.ts ?? '';
+  for (const list of threads.values()) list.sort((a, b) => compareTs(tsOf(a), tsOf(b)));
+  return threads;
 }
 
 async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions): Promise<ScenarioResult> {
@@ -69,6 +88,21 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
   const startedAt = Date.now();
   const mentions: string[] = [];
   const windows: FaultWindow[] = [];
+  const quirks = scenario.quirks;
+  const unmet: string[] = [];
+  /** Mentions whose person presses Stop (by ts; the stream's thread). */
+  const stoppers = new Set<string>();
+  let dmPairs = 0;
+  if (quirks) {
+    h.api.pressStopWhen((st) => stoppers.has(st.thread_ts ?? ''), quirks.stopAfterMs);
+    // What else Slack sends to the same URL (https://docs.slack.dev/reference/events/app_rate_limited;
+    // ssl_check: https://docs.slack.dev/interactivity/implementing-slash-commands). Both must get a 200.
+    if (quirks.notices) {
+      for (const notice of [await slack.sslCheck(), await slack.appRateLimited()]) {
+        if (notice.status !== 200) unmet.push(`${notice.kind} answered ${notice.status}, not 200`);
+      }
+    }
+  }
 
   const faultRuns = scenario.faults.map(async (fault) => {
     await sleep(startedAt + fault.from * sendMs - Date.now());
@@ -100,12 +134,26 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
     const ts = `${Math.floor(sentAt / 1000)}.${String(sentAt % 1000).padStart(3, '0')}${String(i % 1000).padStart(3, '0')}`;
     mentions.push(ts);
     const channels = scenario.channels ?? 1;
-    const channel = channels > 1 ? `C0DRILL${i % channels}` : 'C0DRILL';
-    const envelope = mentionEnvelope({ eventId: `Ev-${scenario.name}-${startedAt}-${i}`, ts, channel });
+    const dm = quirks !== undefined && inShare(i, quirks.dmPairs);
+    const channel = dm ? 'D0DRILL' : channels > 1 ? `C0DRILL${i % channels}` : 'C0DRILL';
+    const eventId = `Ev-${scenario.name}-${startedAt}-${i}`;
+    // Each question its own text under the quirks: the demo turn picks a long answer's length from it, so a
+    // retry or a taker-over writes the same answer.
+    const text = quirks ? `<@UAUTOHUB> hello, question ${i}` : undefined;
+    const envelope = mentionEnvelope({ eventId, ts, channel, ...(text ? { text } : {}) });
     const body = JSON.stringify(envelope);
     // Slack holds the message whatever happens to its deliveries: the catch-up sweep reads it back.
-    h.api.addMessage(channel, { ts, user: 'U0PERSON', text: String((envelope.event as { text?: unknown }).text ?? '') });
-    deliveries.push(slack.deliver(ts, `Ev-${scenario.name}-${startedAt}-${i}`, body));
+    h.api.addMessage(channel, { ts, user: 'U0PERSON', text: String((envelope.event as { text?: unknown }).text ?? ''), im: dm });
+    if (quirks && inShare(i, quirks.stop, 1)) stoppers.add(ts);
+    if (quirks && inShare(i, quirks.otherApp, 2)) setTimeout(() => h.api.addOtherAppReply(channel, ts), 30).unref();
+    if (dm) {
+      // One message typed in the DM, two events: in either order, the second a moment later, some straight to the cloud copy.
+      const ids = [`${eventId}-mention`, `${eventId}-im`] as const;
+      const [first, second] = dmMentionPair({ eventIds: ids, ts, channel, ...(text ? { text } : {}), order: i % 2 === 0 ? 'mention-first' : 'im-first' });
+      const split = inShare(dmPairs++, quirks.splitPairs);
+      deliveries.push(slack.deliver(ts, String(first.event_id), JSON.stringify(first)));
+      deliveries.push(sleep(i % 50).then(() => slack.deliver(ts, String(second.event_id), JSON.stringify(second), split ? `${h.cloudTunnel.url}/slack/events` : undefined)));
+    } else deliveries.push(slack.deliver(ts, eventId, body));
     if (scenario.redeliverUnderNewId) {
       const again = JSON.stringify(mentionEnvelope({ eventId: `Ev-${scenario.name}-${startedAt}-${i}-again`, ts, channel }));
       deliveries.push(sleep(100).then(() => slack.deliver(ts, `Ev-${scenario.name}-${startedAt}-${i}-again`, again)));
@@ -150,7 +198,14 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
     await fault.stop(h);
     window.end = Date.now();
   }
-  const replies = repliesNow().map((c) => replyOf(c.params, c.at));
+  const final = repliesNow();
+  // A long answer's later parts are the same reply, not a second one.
+  const replies = final.filter((c) => !isContinuation(textOf(c.params))).map((c) => replyOf(c.params, c.at));
+  const stoppedByUser = new Set([...h.api.streams.values()].filter((st) => st.state === 'stopped_by_user').map((st) => st.thread_ts ?? ''));
+  // Answers that reached the thread cut or out of order (a Stop press is the person's own cut, and not counted).
+  const cut = quirks ? [...threadsOf(final)].filter(([thread, parts]) => mentions.includes(thread) && !stoppedByUser.has(thread) && !isWholeAnswer(parts.map((p) => textOf(p.params)))).length : 0;
+  const deadLetters = (await h.deadLetters()) - deadBefore;
+  if (scenario.noDeadLetters && deadLetters > 0) unmet.push(`${deadLetters} dead letters, none of them a real failure`);
   return {
     name: scenario.name,
     summary: scenario.summary,
@@ -159,12 +214,14 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
     endedAt: Date.now(),
     score: {
       ...scoreScenario(mentions, slack.attempts, replies),
-      deadLetters: (await h.deadLetters()) - deadBefore,
-      // A stream left open or closed by Slack without its ending: a reply the user sees cut off.
-      halfWritten: [...h.api.streams.values()].filter((st) => mentions.includes(st.thread_ts ?? '') && (st.state === 'streaming' || st.state === 'expired')).length,
+      deadLetters,
+      // A stream left open or closed by Slack without its ending, or an answer cut: a reply the user sees cut off.
+      halfWritten: [...h.api.streams.values()].filter((st) => mentions.includes(st.thread_ts ?? '') && (st.state === 'streaming' || st.state === 'expired')).length + cut,
+      ...(quirks ? { stoppedByUser: mentions.filter((m) => stoppedByUser.has(m)).length } : {}),
     },
     attempts: slack.attempts,
     replies,
     faults: windows,
+    ...(unmet.length ? { unmet } : {}),
   };
 }

@@ -33,6 +33,29 @@ export interface Scenario {
   copyEnv?: Record<string, string>;
   /** Mentions sent, whatever `--events` says (one quiet mention with no traffic after it). */
   events?: number;
+  /** Slack as it really is, as shares of the mentions (each picked by its index, so a run is repeatable). */
+  quirks?: Quirks;
+  /** Every dead letter fails the scenario: its faults are all passing ones, so none is a real failure. */
+  noDeadLetters?: boolean;
+}
+
+export interface Quirks {
+  /** Typed in a DM as "@bot ...": delivered as Slack does, as two events (app_mention, message.im) in either order. */
+  dmPairs: number;
+  /** Of the DM pairs, the share whose message.im goes straight to the cloud copy (the two events land on different copies). */
+  splitPairs: number;
+  /** The person presses Stop on the streamed answer, `stopAfterMs` after it began. */
+  stop: number;
+  stopAfterMs: number;
+  /** Another app (its own bot_id and app_id) replies in the thread soon after the mention. */
+  otherApp: number;
+  /** Slack's ssl_check and an app_rate_limited notice are sent at the start; each must be answered 200. */
+  notices: boolean;
+}
+
+/** Whether mention `i` is in a share: spread evenly over the mentions, shifted by `offset` so shares overlap differently. */
+export function inShare(i: number, share: number, offset = 0): boolean {
+  return Math.floor((i + offset + 1) * share) > Math.floor((i + offset) * share);
 }
 
 const cutHub: (from: number, to: number | 'end') => Fault = (from, to) => ({
@@ -251,6 +274,31 @@ export const SCENARIOS: Scenario[] = [
           await replica.kill();
         },
         stop: () => {},
+      },
+    ],
+  },
+  {
+    name: 'slack-quirks',
+    summary:
+      "Slack as it is: a third of the mentions typed in a DM (two events each, either order, some to both copies), a fifth of the people press Stop mid-stream, answers of 5,000 to 30,000 characters, another app replying in a fifth of the threads, posts failing for 1.5 s, an ssl_check and an app_rate_limited notice",
+    // The demo turn's answer length (the turn must honour it: see README, "Slack's limits and quirks") and a
+    // chunk every 20 ms, so a long answer streams for about a second and appends happen.
+    copyEnv: { AUTOHUB_DEMO_REPLY_CHARS: '5000-30000', AUTOHUB_DEMO_CHUNK_MS: '20' },
+    quirks: { dmPairs: 1 / 3, splitPairs: 1 / 2, stop: 1 / 5, stopAfterMs: 40, otherApp: 1 / 5, notices: true },
+    noDeadLetters: true,
+    faults: [
+      {
+        // Failed first writes are retried reading the thread first, where another app's reply may be.
+        label: 'posts and stream starts answer HTTP 500',
+        from: 0.4,
+        to: 'end',
+        forMs: 1500,
+        start: (h) => {
+          for (const method of ['chat.postMessage', 'chat.startStream']) h.api.fail(method, { status: 500, body: { ok: false, error: 'internal' } });
+        },
+        stop: (h) => {
+          for (const method of ['chat.postMessage', 'chat.startStream']) h.api.fail(method, null);
+        },
       },
     ],
   },

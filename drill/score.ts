@@ -36,6 +36,35 @@ export interface ScenarioScore {
   caughtUp: number;
   /** Streamed replies left open or cut off (set by the run, from what Slack holds). */
   halfWritten?: number;
+  /** Answers the person stopped mid-stream (they count as answered, and are not half-written). */
+  stoppedByUser?: number;
+}
+
+/**
+ * The demo turn's long answer (AUTOHUB_DEMO_REPLY_CHARS): the usual opening,
+ * then numbered words `w1 w2 ... wN`, then `(end of answer: N words)`. A
+ * long answer may reach the thread as several messages; every part after the
+ * first holds only words, so it starts no answer of its own.
+ */
+const END = /\(end of answer: (\d+) words\)/;
+
+/** A message that continues an answer begun in an earlier one (a long answer's later part). Pure. */
+export function isContinuation(text: string): boolean {
+  return !text.includes('Hi <@') && /\bw\d+\b/.test(text);
+}
+
+/**
+ * Whether a thread's replies, in ts order, hold one whole answer: every
+ * numbered word once, in order, up to its end mark; or, for the short demo
+ * answer, its closing "(instance)." Pure.
+ */
+export function isWholeAnswer(texts: readonly string[]): boolean {
+  // Joined as they are: a part may end mid-word, and a splitter may have dropped the space between parts.
+  const joined = texts.join('');
+  const words = [...joined.matchAll(/w(\d+)/g)].map((m) => Number(m[1]));
+  const end = END.exec(joined);
+  if (!end) return words.length === 0 && /Answered by .+ \([\w.-]+\)\./.test(joined);
+  return words.length === Number(end[1]) && words.every((n, i) => n === i + 1);
 }
 
 /** A person notices a reply this late. */

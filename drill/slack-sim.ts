@@ -5,8 +5,12 @@
  * drill's time factor), with X-Slack-Retry-Num and X-Slack-Retry-Reason; a
  * non-2xx carrying `x-slack-no-retry` ends the retries. After the third retry
  * the event is gone, as it is on Slack.
+ *
+ * Besides mentions it sends what else Slack sends to the same URL: the
+ * unsigned `ssl_check` form post, and the `app_rate_limited` notice.
  */
 import { signedHeaders } from '../lib/slack/index.js';
+import { appRateLimitedEnvelope, deliverUnsigned, sslCheckForm } from './sim/slack-events.js';
 
 export const SLACK_DEADLINE_MS = 3000;
 /** Slack's schedule for retries 1, 2 and 3, in real minutes and seconds. */
@@ -36,8 +40,15 @@ export interface SlackSimOptions {
   now?: () => number;
 }
 
+/** What a copy answered to one of Slack's notices (not a mention). */
+export interface NoticeAnswer {
+  kind: 'ssl_check' | 'app_rate_limited';
+  status: number | 'timeout' | 'error';
+}
+
 export class SlackSim {
   readonly attempts: Attempt[] = [];
+  readonly notices: NoticeAnswer[] = [];
   readonly #pending = new Set<Promise<void>>();
   readonly #o: Required<SlackSimOptions>;
 
@@ -45,12 +56,16 @@ export class SlackSim {
     this.#o = { ...options, now: options.now ?? Date.now };
   }
 
-  /** Deliver one event (and its retries); resolves when Slack is done with it. */
-  deliver(mention: string, eventId: string, body: string): Promise<void> {
+  /**
+   * Deliver one event (and its retries); resolves when Slack is done with it.
+   * `url`: another address than the sim's (one of a DM mention's two events
+   * sent straight to another copy).
+   */
+  deliver(mention: string, eventId: string, body: string, url = this.#o.url): Promise<void> {
     const run = (async () => {
       for (let retryNum = 0; retryNum <= RETRY_DELAYS_MS.length; retryNum++) {
         if (retryNum > 0) await new Promise((r) => setTimeout(r, RETRY_DELAYS_MS[retryNum - 1]! / this.#o.factor));
-        const attempt = await this.#attempt(mention, eventId, body, retryNum);
+        const attempt = await this.#attempt(mention, eventId, body, retryNum, url);
         this.attempts.push(attempt);
         if (typeof attempt.status === 'number' && attempt.status >= 200 && attempt.status < 300) return;
         if (attempt.noRetry) return;
@@ -61,7 +76,41 @@ export class SlackSim {
     return run;
   }
 
-  async #attempt(mention: string, eventId: string, body: string, retryNum: number): Promise<Attempt> {
+  /** Slack checks a slash command's URL: an unsigned `ssl_check=1` form post; answered 200 by Bolt. */
+  async sslCheck(url = this.#o.url): Promise<NoticeAnswer> {
+    return this.#notice('ssl_check', () => deliverUnsigned(url, sslCheckForm(), { signal: AbortSignal.timeout(SLACK_DEADLINE_MS) }));
+  }
+
+  /**
+   * Slack says it is dropping the app's events (https://docs.slack.dev/reference/events/app_rate_limited),
+   * signed like any delivery. Sent once: Slack's page says nothing of retrying it.
+   */
+  async appRateLimited(o: { team?: string; minute?: number } = {}, url = this.#o.url): Promise<NoticeAnswer> {
+    const body = JSON.stringify(appRateLimitedEnvelope(o));
+    return this.#notice('app_rate_limited', async () =>
+      fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(await signedHeaders(this.#o.signingSecret, body, Date.now())) },
+        body,
+        signal: AbortSignal.timeout(SLACK_DEADLINE_MS),
+      }),
+    );
+  }
+
+  async #notice(kind: NoticeAnswer['kind'], send: () => Promise<Response>): Promise<NoticeAnswer> {
+    let answer: NoticeAnswer;
+    try {
+      const response = await send();
+      await response.arrayBuffer();
+      answer = { kind, status: response.status };
+    } catch (error) {
+      answer = { kind, status: (error as Error).name === 'TimeoutError' ? 'timeout' : 'error' };
+    }
+    this.notices.push(answer);
+    return answer;
+  }
+
+  async #attempt(mention: string, eventId: string, body: string, retryNum: number, url: string): Promise<Attempt> {
     const sentAt = this.#o.now();
     const lastReason = this.attempts.findLast((a) => a.eventId === eventId)?.status;
     const reason = lastReason === 'timeout' ? 'http_timeout' : lastReason === 'error' ? 'connection_failed' : 'http_error';
@@ -73,7 +122,7 @@ export class SlackSim {
     const signal = AbortSignal.timeout(SLACK_DEADLINE_MS);
     const base = { mention, eventId, retryNum, sentAt };
     try {
-      const response = await fetch(this.#o.url, { method: 'POST', headers, body, signal });
+      const response = await fetch(url, { method: 'POST', headers, body, signal });
       await response.arrayBuffer();
       return {
         ...base,

@@ -1,32 +1,31 @@
-// `npm start` runs the built JavaScript in dist/node. Before it does, this
-// builds (`npm run build`) when dist/node is missing or older than any source
-// file, so a fresh clone or an edited checkout never runs stale code. Railway
-// runs `npm run build` itself before `npm start`, so there this finds the
-// build fresh and costs a directory walk.
-import { execFileSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+// Runs before `npm start` and each command-line tool (`prestart`, `preaudit`,
+// ...): they run the built JavaScript in dist/node, so this makes sure it is
+// the build of the sources on disk, and never the output of a failed build.
+//
+// - Current (dist/node/build.json holds the sources' hash): nothing to do.
+//   Railway runs `npm run build` before `npm start`, so there this costs one
+//   read of the sources.
+// - Missing or stale, TypeScript installed (a clone, `npm ci`): build, and run
+//   only if the build succeeded.
+// - Missing or stale in a production install (`npm ci --omit=dev`, no tsc):
+//   refuse with one line saying to run `npm run build`. Running a stale build
+//   would run code that is not the code on disk (an edit, a pull, a restored
+//   cache would silently not take effect); on Railway a refused start fails
+//   the deploy's health check and the previous deployment keeps serving.
+import { build, builtHash, canBuild, sourcesHash } from './dist.mjs';
 
-const built = 'dist/node/app/main.js';
-
-function newest(dir) {
-  let latest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) latest = Math.max(latest, newest(path));
-    else if (entry.name.endsWith('.ts')) latest = Math.max(latest, statSync(path).mtimeMs);
+const built = builtHash();
+if (built !== sourcesHash()) {
+  const why = built === undefined ? 'dist/node holds no finished build' : 'the sources changed since the last build';
+  if (!canBuild()) {
+    process.stderr.write(
+      `autohub: ${why}, and this install has no TypeScript to build it (production dependencies only): run \`npm ci\` and \`npm run build\`, then start again\n`,
+    );
+    process.exit(1);
   }
-  return latest;
-}
-
-let builtAt = 0;
-try {
-  builtAt = statSync(built).mtimeMs;
-} catch {
-  builtAt = 0;
-}
-const sources = Math.max(newest('app'), newest('lib'), statSync('tsconfig.json').mtimeMs, statSync('tsconfig.build.json').mtimeMs);
-if (builtAt < sources) {
-  process.stderr.write(builtAt === 0 ? 'autohub: building (first start)\n' : 'autohub: sources changed since the last build; building\n');
-  execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
+  process.stderr.write(`autohub: ${why}; building\n`);
+  if (!build()) {
+    process.stderr.write('autohub: the build failed (errors above); nothing was started\n');
+    process.exit(1);
+  }
 }

@@ -2,9 +2,21 @@
  * A loopback stand-in for Slack's Web API that records every call and can be
  * told to refuse: scripted answers per method, or a real rate window (one
  * call per `intervalMs` per method) that answers 429 with Retry-After.
+ *
+ * It answers as Slack's method pages say (the table in slack-methods.ts):
+ * required arguments and text limits first (`msg_too_long`), then each
+ * method's own refusals. Messages read back carry the bot's `bot_id`,
+ * `app_id`, `user` and `bot_profile`, as Slack's do; another app's reply can
+ * be put in a thread, and a person can press Stop on a stream.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { methodRow, refusal, unknownArgs } from './slack-methods.js';
+
+/** Who this app is, as Slack shows it on its messages (auth.test's ids; the envelope's api_app_id). */
+export const AUTOHUB_BOT = { user: 'UAUTOHUB', bot_id: 'BAUTOHUB', app_id: 'A0AUTOHUB', team: 'T0AUTOHUB', name: 'autohub' } as const;
+/** Another app installed in the same workspace. */
+export const OTHER_APP = { user: 'U0OTHERBOT', bot_id: 'B0OTHER', app_id: 'A0OTHER', team: 'T0AUTOHUB', name: 'other-app' } as const;
 
 export interface RecordedCall {
   method: string;
@@ -17,6 +29,10 @@ export interface RecordedCall {
   refused: boolean;
   /** The body it was answered with. */
   answer?: unknown;
+  /** Arguments the method's row does not list (Slack ignores them; recorded so a test can see them). */
+  unknown?: string[];
+  /** Slack cut `text` to its 40,000 characters (chat.postMessage); `params.text` holds what it kept. */
+  truncated?: boolean;
 }
 
 export interface ScriptedAnswer {
@@ -74,6 +90,18 @@ export interface FakeWebApi {
    * (a Web API outage). Scripted answers still come first.
    */
   fail(method: string, answer: ScriptedAnswer | null): void;
+  /**
+   * The person presses Stop on the stream `ts`: later appends and the stop
+   * answer `stopped_by_user`; the message keeps what was streamed so far.
+   * False when no stream by that ts is open.
+   */
+  pressStop(ts: string): boolean;
+  /** Press Stop `afterMs` after each stream `test` picks has started (a share of people stopping mid-stream); null to stop. */
+  pressStopWhen(test: ((st: FakeStream) => boolean) | null, afterMs?: number): void;
+  /** Another app replies in a thread (its own bot_id, app_id and bot user); returns the reply's ts. */
+  addOtherAppReply(channel: string, threadTs: string, text?: string): string;
+  /** Channels where Slack refuses streams (`channel_type_not_supported`); Slack's docs do not say which kinds. */
+  refuseStreamsIn: Set<string>;
   close(): Promise<void>;
 }
 
@@ -104,10 +132,13 @@ export interface FakeStream {
   channel: string;
   thread_ts: string | undefined;
   text: string;
-  state: 'streaming' | 'stopped' | 'expired' | 'updated';
+  /** `stopped_by_user`: the person pressed Stop; the message holds what was streamed until then. */
+  state: 'streaming' | 'stopped' | 'expired' | 'updated' | 'stopped_by_user';
   metadata?: string;
   startedAt: number;
   appends: number;
+  /** How its text comes (`markdown_text` or `chunks`): Slack wants the same on every call (`streaming_mode_mismatch`). */
+  mode?: 'markdown_text' | 'chunks';
 }
 
 interface Held {
@@ -116,76 +147,124 @@ interface Held {
   text?: string;
 }
 
-/** Slack's cursor paging over a list: `limit` per page, an opaque cursor to the next. */
-function paged<T>(items: readonly T[], params: Record<string, string>, fallbackLimit: number): { page: T[]; next: string } {
-  const limit = Math.max(1, Math.min(1000, Number(params.limit ?? fallbackLimit) || fallbackLimit));
-  const start = params.cursor ? Number(Buffer.from(params.cursor, 'base64').toString('utf8').replace('next:', '')) || 0 : 0;
+/** A message in a thread, as Slack holds it: this app's (a post, a stream) or another app's. */
+interface ThreadReply {
+  channel: string;
+  thread_ts: string;
+  ts: string;
+  text?: string;
+  metadata?: string;
+  by: typeof AUTOHUB_BOT | typeof OTHER_APP;
+}
+
+/** Slack's ts order: whole seconds, then the digits after the dot (too many digits for one double). */
+export function compareTs(a: string, b: string): number {
+  const [as = '0', af = ''] = a.split('.');
+  const [bs = '0', bf = ''] = b.split('.');
+  return Number(as) - Number(bs) || (af.padEnd(6, '0') < bf.padEnd(6, '0') ? -1 : af.padEnd(6, '0') > bf.padEnd(6, '0') ? 1 : 0);
+}
+
+/**
+ * Slack's cursor paging over a list: `limit` per page (the method's default
+ * and maximum from its row), an opaque cursor to the next; undefined for a
+ * cursor this method never gave (`invalid_cursor`).
+ */
+function paged<T>(method: string, items: readonly T[], params: Record<string, string>): { page: T[]; next: string } | undefined {
+  const paging = methodRow(method)?.paging ?? { defaultLimit: 100, maxLimit: 1000 };
+  const limit = Math.max(1, Math.min(paging.maxLimit, Number(params.limit ?? paging.defaultLimit) || paging.defaultLimit));
+  let start = 0;
+  if (params.cursor) {
+    const decoded = /^next:(\d+)$/.exec(Buffer.from(params.cursor, 'base64').toString('utf8'));
+    if (!decoded) return undefined;
+    start = Number(decoded[1]);
+  }
   const more = start + limit < items.length;
   return { page: items.slice(start, start + limit), next: more ? Buffer.from(`next:${start + limit}`).toString('base64') : '' };
 }
+
+/** A bot's message as conversations.replies shows it: bot_id, app_id, the bot user and bot_profile (https://docs.slack.dev/reference/objects/message-object). */
+function botMessage(r: ThreadReply, withMetadata: boolean): Record<string, unknown> {
+  return {
+    type: 'message',
+    ts: r.ts,
+    user: r.by.user,
+    bot_id: r.by.bot_id,
+    app_id: r.by.app_id,
+    text: r.text ?? '',
+    thread_ts: r.thread_ts,
+    bot_profile: { id: r.by.bot_id, app_id: r.by.app_id, name: r.by.name, team_id: r.by.team, deleted: false },
+    // conversations.replies: metadata only with include_all_metadata (https://docs.slack.dev/reference/methods/conversations.replies).
+    ...(withMetadata && r.metadata ? { metadata: JSON.parse(r.metadata) as unknown } : {}),
+  };
+}
+
+const truthy = (v: string | undefined) => v === 'true' || v === '1';
 
 function defaultAnswer(
   method: string,
   params: Record<string, string>,
   counter: number,
-  calls: RecordedCall[],
+  replies: readonly ThreadReply[],
   history: Map<string, { im: boolean; messages: Held[] }> = new Map(),
 ): unknown {
   switch (method) {
     case 'users.conversations': {
-      const { page, next } = paged([...history].map(([id, c]) => ({ id, is_im: c.im, is_channel: !c.im })), params, 100);
-      return { ok: true, channels: page, response_metadata: { next_cursor: next } };
+      const paging = paged(method, [...history].map(([id, c]) => ({ id, is_im: c.im, is_channel: !c.im })), params);
+      if (!paging) return { ok: false, error: 'invalid_cursor' };
+      return { ok: true, channels: paging.page, response_metadata: { next_cursor: paging.next } };
     }
     case 'conversations.history': {
       const channel = history.get(params.channel ?? '');
       if (!channel) return { ok: false, error: 'channel_not_found' };
-      const inclusive = params.inclusive === 'true' || params.inclusive === '1';
+      const inclusive = truthy(params.inclusive);
       const oldest = Number(params.oldest ?? 0);
       const latest = params.latest ? Number(params.latest) : Infinity;
       const inWindow = channel.messages
         .filter((m) => (inclusive ? Number(m.ts) >= oldest && Number(m.ts) <= latest : Number(m.ts) > oldest && Number(m.ts) < latest))
-        .sort((a, b) => Number(b.ts) - Number(a.ts));
-      const { page, next } = paged(inWindow, params, 100);
-      // Who replied in each thread, as Slack reports it on a parent message: one pass over the calls for the
+        .sort((a, b) => compareTs(b.ts, a.ts));
+      const paging = paged(method, inWindow, params);
+      if (!paging) return { ok: false, error: 'invalid_cursor' };
+      const { page, next } = paging;
+      // Who replied in each thread, as Slack reports it on a parent message: one pass over the replies for the
       // page (a pass per message made a drill of thousands of mentions quadratic, and stalled its event loop).
       const onPage = new Set(page.map((m) => m.ts));
-      const replies = new Map<string, number>();
-      for (const c of calls) {
-        const thread = c.params.thread_ts;
-        if (thread !== undefined && onPage.has(thread) && c.params.channel === params.channel && landed(c)) replies.set(thread, (replies.get(thread) ?? 0) + 1);
+      const threads = new Map<string, { count: number; users: Set<string>; latest: string }>();
+      for (const r of replies) {
+        if (!onPage.has(r.thread_ts) || r.channel !== params.channel) continue;
+        const t = threads.get(r.thread_ts) ?? { count: 0, users: new Set<string>(), latest: r.ts };
+        t.count += 1;
+        t.users.add(r.by.user);
+        if (compareTs(r.ts, t.latest) > 0) t.latest = r.ts;
+        threads.set(r.thread_ts, t);
       }
+      // A parent with replies: thread_ts, reply_count, reply_users, reply_users_count, latest_reply (the message object).
       const messages = page.map((m) => {
-        const count = replies.get(m.ts) ?? 0;
-        return { type: 'message', ...m, ...(count ? { reply_count: count, reply_users: ['UAUTOHUB'] } : {}) };
+        const t = threads.get(m.ts);
+        return {
+          type: 'message',
+          ...m,
+          ...(t ? { thread_ts: m.ts, reply_count: t.count, reply_users: [...t.users], reply_users_count: t.users.size, latest_reply: t.latest } : {}),
+        };
       });
       return { ok: true, messages, has_more: next !== '', response_metadata: { next_cursor: next } };
     }
     case 'conversations.replies': {
-      // The thread as posted so far: the parent's replies, with their metadata.
-      const messages = calls
-        .filter((c) => landed(c) && c.params.channel === params.channel && c.params.thread_ts === params.ts)
-        .map((c) => ({
-          ts: (c.answer as { ts?: string } | undefined)?.ts,
-          // Every message the fake holds in a thread is the bot's.
-          bot_id: 'BAUTOHUB',
-          text: c.params.text,
-          thread_ts: c.params.thread_ts,
-          ...(c.params.metadata ? { metadata: JSON.parse(c.params.metadata) as unknown } : {}),
-        }));
-      // Slack's paging: `limit` per page, an opaque cursor to the next.
-      const limit = Math.max(1, Math.min(1000, Number(params.limit ?? 1000) || 1000));
-      const start = params.cursor ? Number(Buffer.from(params.cursor, 'base64').toString('utf8').replace('next:', '')) || 0 : 0;
-      const page = messages.slice(start, start + limit);
-      const more = start + limit < messages.length;
-      return {
-        ok: true,
-        messages: page,
-        has_more: more,
-        response_metadata: { next_cursor: more ? Buffer.from(`next:${start + limit}`).toString('base64') : '' },
-      };
+      // The thread as Slack holds it: its parent first (when the fake knows it), then every reply in ts order.
+      const parent = history.get(params.channel ?? '')?.messages.find((m) => m.ts === params.ts);
+      const inThread = replies.filter((r) => r.channel === params.channel && r.thread_ts === params.ts).sort((a, b) => compareTs(a.ts, b.ts));
+      const withMetadata = truthy(params.include_all_metadata);
+      const messages: unknown[] = [
+        ...(parent
+          ? [{ type: 'message', ...parent, ...(inThread.length ? { thread_ts: parent.ts, reply_count: inThread.length, latest_reply: inThread.at(-1)!.ts } : {}) }]
+          : []),
+        ...inThread.map((r) => botMessage(r, withMetadata)),
+      ];
+      const paging = paged(method, messages, params);
+      if (!paging) return { ok: false, error: 'invalid_cursor' };
+      return { ok: true, messages: paging.page, has_more: paging.next !== '', response_metadata: { next_cursor: paging.next } };
     }
     case 'auth.test':
-      return { ok: true, user_id: 'UAUTOHUB', bot_id: 'BAUTOHUB', team_id: 'T0AUTOHUB', team: 'autohub-test' };
+      return { ok: true, user_id: AUTOHUB_BOT.user, bot_id: AUTOHUB_BOT.bot_id, team_id: AUTOHUB_BOT.team, team: 'autohub-test' };
     case 'chat.postMessage':
     case 'chat.postEphemeral':
       return {
@@ -217,9 +296,39 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
   const outages = new Map<string, ScriptedAnswer>();
   const history = new Map<string, { im: boolean; messages: Held[] }>();
   const streams = new Map<string, FakeStream>();
-  /** Slack's streaming methods: a stream per ts, appends refused after a stop or past the stream's life. */
+  /** Replies other apps put in threads, by ts. */
+  const foreign = new Map<string, ThreadReply>();
+  /** Posts changed since by chat.update, by ts: what Slack now shows instead of what was posted. */
+  const edits = new Map<string, Record<string, string>>();
+  /** A landed post as Slack holds it now (its text and metadata after any chat.update). */
+  const current = (c: RecordedCall): RecordedCall => {
+    const edit = edits.get((c.answer as { ts?: string } | undefined)?.ts ?? '');
+    return edit ? { ...c, params: { ...c.params, ...edit } } : c;
+  };
+  let stopWhen: { test: (st: FakeStream) => boolean; afterMs: number } | undefined;
+  const nextTs = (at: number) => `${Math.floor(at / 1000)}.${String(++counter).padStart(6, '0')}`;
+  /** Whether `ts` is a message a person wrote (the fake holds them as the conversation's history). */
+  const personal = (channel: string, ts: string) => history.get(channel)?.messages.some((m) => m.ts === ts) === true;
+  /** Whether `ts` is a message this app posted with chat.postMessage. */
+  const posted = (ts: string) => calls.some((c) => landed(c) && (c.answer as { ts?: string } | undefined)?.ts === ts);
+  /** A DM: Slack's ids for them begin with D; the fake also knows the ones it was told of as `im`. */
+  const isDm = (channel: string) => history.get(channel)?.im === true || channel.startsWith('D');
+  const pressStop = (ts: string) => {
+    const st = streams.get(ts);
+    if (!st || st.state !== 'streaming') return false;
+    st.state = 'stopped_by_user';
+    return true;
+  };
+
+  /**
+   * Slack's streaming methods (https://docs.slack.dev/reference/methods/chat.startStream, chat.appendStream,
+   * chat.stopStream) and chat.update of a streamed message: a stream per ts, refused after a stop, a Stop press,
+   * past the stream's life, or when the message is not this app's.
+   */
   const streamAnswer = (method: string, params: Record<string, string>, at: number): ScriptedAnswer | undefined => {
     const refuse = (error: string): ScriptedAnswer => ({ status: 200, body: { ok: false, error } });
+    if (params.markdown_text !== undefined && params.chunks !== undefined && method !== 'chat.update') return refuse('cannot_provide_both_markdown_text_and_chunks');
+    const mode = params.chunks !== undefined ? 'chunks' : params.markdown_text !== undefined ? 'markdown_text' : undefined;
     // Text comes as `markdown_text`, or as `chunks` of type markdown_text (what web-api's chatStream helper sends).
     let markdown = params.markdown_text ?? '';
     if (params.chunks) {
@@ -233,41 +342,85 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
       if (st && st.state === 'streaming' && at - st.startedAt > api.streamLifeMs) st.state = 'expired';
       return st;
     };
+    /** What an append or a stop gets on a ts that is no stream of this app's. */
+    const notAStream = (ts: string) =>
+      foreign.has(ts) || personal(params.channel ?? '', ts) ? refuse('message_not_owned_by_app') : posted(ts) ? refuse('message_not_in_streaming_state') : refuse('message_not_found');
     switch (method) {
       case 'chat.startStream': {
-        const ts = `${Math.floor(at / 1000)}.${String(++counter).padStart(6, '0')}`;
-        streams.set(ts, { channel: params.channel ?? '', thread_ts: params.thread_ts, text: markdown, state: 'streaming', startedAt: at, appends: 0 });
+        const channel = params.channel ?? '';
+        if (api.refuseStreamsIn.has(channel)) return refuse('channel_type_not_supported');
+        // "Required when streaming to channels": outside a DM Slack wants to know whose stream it is.
+        if (!isDm(channel) && !params.recipient_user_id) return refuse('missing_recipient_user_id');
+        if (!isDm(channel) && !params.recipient_team_id) return refuse('missing_recipient_team_id');
+        // Our reading of `no_text`: text sent, but empty (a stream may also start with no text argument at all).
+        if (params.markdown_text === '' && params.chunks === undefined) return refuse('no_text');
+        const ts = nextTs(at);
+        const st: FakeStream = { channel, thread_ts: params.thread_ts, text: markdown, state: 'streaming', startedAt: at, appends: 0, ...(mode ? { mode } : {}) };
+        streams.set(ts, st);
+        if (stopWhen?.test(st)) setTimeout(() => pressStop(ts), stopWhen.afterMs).unref();
         return { status: 200, body: { ok: true, channel: params.channel, ts } };
       }
-      case 'chat.appendStream': {
-        const st = live(streams.get(params.ts ?? ''));
-        if (!st) return refuse('message_not_found');
-        if (st.state !== 'streaming') return refuse('message_not_in_streaming_state');
-        st.text += markdown;
-        st.appends += 1;
-        return { status: 200, body: { ok: true, channel: st.channel, ts: params.ts } };
-      }
+      case 'chat.appendStream':
       case 'chat.stopStream': {
-        const st = live(streams.get(params.ts ?? ''));
-        if (!st) return refuse('message_not_found');
+        const ts = params.ts ?? '';
+        const st = live(streams.get(ts));
+        if (!st) return notAStream(ts);
+        if (st.state === 'stopped_by_user') return refuse('stopped_by_user');
         if (st.state !== 'streaming') return refuse('message_not_in_streaming_state');
+        if (mode && st.mode && mode !== st.mode) return refuse('streaming_mode_mismatch');
+        if (mode) st.mode ??= mode;
         st.text += markdown;
-        st.state = 'stopped';
-        if (params.metadata) st.metadata = params.metadata;
-        return { status: 200, body: { ok: true, channel: st.channel, ts: params.ts } };
+        if (method === 'chat.appendStream') st.appends += 1;
+        else {
+          st.state = 'stopped';
+          if (params.metadata) st.metadata = params.metadata;
+        }
+        return { status: 200, body: { ok: true, channel: st.channel, ts } };
       }
       case 'chat.update': {
-        const st = live(streams.get(params.ts ?? ''));
-        if (!st) return undefined;
+        const ts = params.ts ?? '';
+        // chat.update's page has no message_not_owned_by_app: someone else's message is cant_update_message there.
+        if (foreign.has(ts) || personal(params.channel ?? '', ts)) return refuse('cant_update_message');
+        const st = live(streams.get(ts));
+        if (!st) {
+          if (!posted(ts)) return refuse('message_not_found');
+          const edit: Record<string, string> = { ...edits.get(ts) };
+          // The text shown is the markdown when it is sent so, else `text`; metadata kept unless replaced (chat.update's page).
+          if (params.markdown_text !== undefined) edit.text = edit.markdown_text = params.markdown_text;
+          else if (params.text !== undefined) edit.text = params.text;
+          if (params.metadata) edit.metadata = params.metadata;
+          edits.set(ts, edit);
+          return { status: 200, body: { ok: true, channel: params.channel, ts } };
+        }
         if (st.state === 'streaming') return refuse('streaming_state_conflict');
-        st.text = params.text ?? st.text;
+        // chat.update takes `markdown_text` as the streaming methods do (https://docs.slack.dev/reference/methods/chat.update).
+        st.text = params.markdown_text ?? params.text ?? st.text;
         st.state = 'updated';
         if (params.metadata) st.metadata = params.metadata;
-        return { status: 200, body: { ok: true, channel: st.channel, ts: params.ts } };
+        return { status: 200, body: { ok: true, channel: st.channel, ts } };
       }
       default:
         return undefined;
     }
+  };
+  /**
+   * What Slack refuses before acting, from the method's row: a missing required argument, a text over its
+   * limit (`msg_too_long`), `text` with `markdown_text` (`markdown_text_conflict`), a post with no text
+   * (`no_text`). A chat.postMessage `text` past 40,000 characters is cut, not refused.
+   */
+  const checked = (method: string, params: Record<string, string>): { answer?: ScriptedAnswer; truncated?: boolean } => {
+    const refuse = (error: string) => ({ answer: { status: 200, body: { ok: false, error } } });
+    const verdict = refusal(method, params);
+    if (verdict && 'error' in verdict) return refuse(verdict.error);
+    if (method === 'chat.postMessage' || method === 'chat.update') {
+      if (params.markdown_text !== undefined && (params.text !== undefined || params.blocks !== undefined)) return refuse('markdown_text_conflict');
+      if (!params.text && !params.markdown_text && !params.blocks && !params.attachments) return refuse('no_text');
+    }
+    if (verdict && 'truncate' in verdict) {
+      for (const [arg, max] of Object.entries(verdict.truncate)) params[arg] = [...params[arg]!].slice(0, max).join('');
+      return { truncated: true };
+    }
+    return {};
   };
   /** A streamed message as an entry of posts(), shaped like the post it stands for. */
   const asPost = (ts: string, st: FakeStream): RecordedCall => ({
@@ -278,6 +431,22 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
     refused: false,
     answer: { ok: true, ts },
   });
+  /** Every reply in every thread: this app's posts and streams, and other apps' replies. */
+  const threadReplies = (): ThreadReply[] => {
+    const out: ThreadReply[] = [];
+    for (const call of calls) {
+      const c = current(call);
+      const ts = (c.answer as { ts?: string } | undefined)?.ts;
+      if (landed(c) && ts && c.params.thread_ts && c.params.thread_ts !== ts) {
+        out.push({ channel: c.params.channel ?? '', thread_ts: c.params.thread_ts, ts, text: c.params.text ?? c.params.markdown_text, ...(c.params.metadata ? { metadata: c.params.metadata } : {}), by: AUTOHUB_BOT });
+      }
+    }
+    for (const [ts, st] of streams) {
+      if (st.thread_ts) out.push({ channel: st.channel, thread_ts: st.thread_ts, ts, text: st.text, ...(st.metadata ? { metadata: st.metadata } : {}), by: AUTOHUB_BOT });
+    }
+    out.push(...foreign.values());
+    return out;
+  };
   const calls: RecordedCall[] = [];
   let counter = 0;
   let holdMs = 0;
@@ -305,15 +474,18 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
           if (gone || req.socket.destroyed) return void req.socket.destroy();
         }
         const at = now();
+        const unknown = unknownArgs(method, params);
+        const extra = unknown.length ? { unknown } : {};
         let answer: ScriptedAnswer | undefined = scripts.get(method)?.shift() ?? outages.get(method);
         if (answer?.reset === 'before') {
-          calls.push({ method, params, at, status: 0, refused: false });
+          calls.push({ method, params, at, status: 0, refused: false, ...extra });
           return void req.socket.destroy();
         }
         if (answer?.reset === 'after') {
           // Slack acted on it; only the answer is lost on the way back.
-          const acted = streamAnswer(method, params, at)?.body ?? defaultAnswer(method, params, ++counter, calls);
-          calls.push({ method, params, at, status: 200, refused: false, answer: acted });
+          const check = checked(method, params);
+          const acted = check.answer?.body ?? streamAnswer(method, params, at)?.body ?? defaultAnswer(method, params, ++counter, threadReplies(), history);
+          calls.push({ method, params, at, status: 200, refused: false, answer: acted, ...extra, ...(check.truncated ? { truncated: true } : {}) });
           return void req.socket.destroy();
         }
         const window = windows.get(method);
@@ -333,8 +505,14 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
             window.last.set(scope, at);
           }
         }
+        let truncated = false;
+        if (!answer) {
+          const check = checked(method, params);
+          answer = check.answer;
+          truncated = check.truncated === true;
+        }
         answer ??= streamAnswer(method, params, at);
-        answer ??= { status: 200, body: defaultAnswer(method, params, ++counter, [...calls, ...[...streams].map(([ts, st]) => asPost(ts, st))], history) };
+        answer ??= { status: 200, body: defaultAnswer(method, params, ++counter, threadReplies(), history) };
         const body = answer.body as { ok?: unknown; error?: unknown } | undefined;
         calls.push({
           method,
@@ -343,6 +521,8 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
           status: answer.status,
           refused: answer.status === 429 || body?.error === 'ratelimited',
           answer: answer.body,
+          ...extra,
+          ...(truncated ? { truncated } : {}),
         });
         const send = (a: ScriptedAnswer) => {
           res.writeHead(a.status, { 'content-type': 'application/json', ...a.headers });
@@ -395,9 +575,20 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
       if (answer) outages.set(method, answer);
       else outages.delete(method);
     },
-    // A streamed message counts as a reply once it is final (stopped or updated); one left open shows in `streams`.
+    pressStop,
+    pressStopWhen: (test, afterMs = 0) => {
+      stopWhen = test ? { test, afterMs } : undefined;
+    },
+    addOtherAppReply: (channel, threadTs, text = 'Another app answers too.') => {
+      const ts = nextTs(now());
+      foreign.set(ts, { channel, thread_ts: threadTs, ts, text, by: OTHER_APP });
+      return ts;
+    },
+    refuseStreamsIn: new Set(),
+    // A streamed message counts as a reply once it is final (stopped, by the app or by the person, or updated);
+    // one left open shows in `streams`.
     posts: () =>
-      [...calls.filter(landed), ...[...streams].filter(([, st]) => st.state === 'stopped' || st.state === 'updated').map(([ts, st]) => asPost(ts, st))].sort(
+      [...calls.filter(landed).map(current), ...[...streams].filter(([, st]) => st.state === 'stopped' || st.state === 'updated' || st.state === 'stopped_by_user').map(([ts, st]) => asPost(ts, st))].sort(
         (a, b) => a.at - b.at,
       ),
     streams,

@@ -14,6 +14,8 @@ export interface MentionOptions {
   threadTs?: string;
   type?: 'app_mention' | 'message';
   channelType?: 'im' | 'channel';
+  /** The person's own team when it is not the workspace's (a Slack Connect user): the event's `user_team`. */
+  userTeam?: string;
 }
 
 export function mentionEnvelope(o: MentionOptions): Record<string, unknown> {
@@ -34,8 +36,59 @@ export function mentionEnvelope(o: MentionOptions): Record<string, unknown> {
       event_ts: o.ts,
       ...(o.threadTs ? { thread_ts: o.threadTs } : {}),
       ...(o.channelType ? { channel_type: o.channelType } : {}),
+      ...(o.userTeam ? { user_team: o.userTeam, source_team: o.userTeam } : {}),
     },
   };
+}
+
+/**
+ * One message typed in a DM as "@bot hi", as Slack delivers it: two events
+ * under two event_ids, `app_mention` (no `channel_type`) and `message` with
+ * `channel_type: "im"`, in no fixed order (platform-facts, 2026-12-01; the
+ * events' pages https://docs.slack.dev/reference/events/app_mention and
+ * https://docs.slack.dev/reference/events/message.im; seen by other bot
+ * projects, e.g. shomali11/slacker#83). Returned mention first; `order`
+ * 'im-first' swaps them.
+ */
+export function dmMentionPair(
+  o: Omit<MentionOptions, 'eventId' | 'type' | 'channelType'> & { eventIds: readonly [string, string]; order?: 'mention-first' | 'im-first' },
+): [Record<string, unknown>, Record<string, unknown>] {
+  const { eventIds, order, ...message } = o;
+  const base = { ...message, channel: message.channel ?? 'D0PERSON', text: message.text ?? '<@UAUTOHUB> hi' };
+  const mention = mentionEnvelope({ ...base, eventId: eventIds[0], type: 'app_mention' });
+  const im = mentionEnvelope({ ...base, eventId: eventIds[1], type: 'message', channelType: 'im' });
+  return order === 'im-first' ? [im, mention] : [mention, im];
+}
+
+/**
+ * Slack telling the app it is dropping its events: past 30,000 events an hour
+ * from one workspace. It has no inner event and is sent to the events URL
+ * (https://docs.slack.dev/reference/events/app_rate_limited).
+ */
+export function appRateLimitedEnvelope(o: { team?: string; minute?: number } = {}): Record<string, unknown> {
+  return {
+    token: 'legacy-verification-token',
+    type: 'app_rate_limited',
+    team_id: o.team ?? 'T0AUTOHUB',
+    // "A rounded epoch time value indicating the minute your application became rate limited".
+    minute_rate_limited: o.minute ?? Math.floor(Date.now() / 60_000) * 60,
+    api_app_id: 'A0AUTOHUB',
+  };
+}
+
+/**
+ * Slack's check of a slash command's Request URL: a form post with
+ * `ssl_check=1` and the (deprecated) verification token, sent without a
+ * signature (https://docs.slack.dev/interactivity/implementing-slash-commands;
+ * bolt-js and bolt-python answer it before verifying signatures).
+ */
+export function sslCheckForm(token = 'legacy-verification-token'): string {
+  return new URLSearchParams({ ssl_check: '1', token }).toString();
+}
+
+/** POST `form` as Slack sends an ssl_check: url-encoded, no X-Slack-Signature, no timestamp. */
+export async function deliverUnsigned(url: string, form: string, o: { signal?: AbortSignal } = {}): Promise<Response> {
+  return fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form, signal: o.signal });
 }
 
 export interface DeliveryOptions {

@@ -52,6 +52,12 @@ export interface AppConfig {
   demoThinkMs: number;
   /** The pause between the demo turn's streamed chunks; for the drill. */
   demoChunkMs: number;
+  /**
+   * AUTOHUB_TURN: the ES module with your bot's `takeTurn` (app/turn-module.ts
+   * loads it), as given: relative to the project root, or absolute.
+   * undefined: the demo turn (app/turn.ts).
+   */
+  turn: string | undefined;
   /** The catch-up sweep after an outage longer than Slack's retries; null when AUTOHUB_CATCHUP=off. */
   catchup: { maxMs: number; retryWindowMs: number; paceMs: number; everyMs: number } | null;
 }
@@ -167,6 +173,18 @@ function readSealKeys(env: Env): AppConfig['sealKeys'] {
   return null;
 }
 
+/** The extensions a turn module may have: ES modules, and TypeScript (loaded through tsx). */
+export const TURN_EXTENSIONS = ['.js', '.mjs', '.ts', '.mts'] as const;
+
+function readTurnPath(env: Env): string | undefined {
+  const value = readRaw(env, 'AUTOHUB_TURN');
+  if (value === undefined) return undefined;
+  if (!TURN_EXTENSIONS.some((ext) => value.endsWith(ext))) {
+    throw new ConfigError('AUTOHUB_TURN', 'the path of an ES module that exports takeTurn, ending .js, .mjs or .ts (e.g. examples/echo.mjs)', value);
+  }
+  return value;
+}
+
 /** Only what reaching the shared store takes: for tools that read it without being a copy. */
 export function parseStoreConfig(env: Env): Pick<AppConfig, 'upstash' | 'claim' | 'sealKeys'> {
   return {
@@ -218,6 +236,7 @@ export function parseAppConfig(env: Env): AppConfig {
     logLevel: readEnum<Level>(env, 'AUTOHUB_LOG_LEVEL', ['debug', 'info', 'warn', 'error'], 'info'),
     demoThinkMs: readInt(env, 'AUTOHUB_DEMO_THINK_MS', 0, { min: 0, max: 600_000 }),
     demoChunkMs: readInt(env, 'AUTOHUB_DEMO_CHUNK_MS', 0, { min: 0, max: 600_000 }),
+    turn: readTurnPath(env),
     catchup:
       readEnum(env, 'AUTOHUB_CATCHUP', ['on', 'off'], 'on') === 'off'
         ? null

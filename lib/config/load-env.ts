@@ -15,3 +15,18 @@ export function loadEnv(env: Env = process.env, path = env.AUTOHUB_ENV_FILE?.tri
   for (const [key, value] of Object.entries(env)) if (value !== undefined) merged[key] = value;
   return merged;
 }
+
+/**
+ * `.env`'s values put into `target` (the process's own environment) where it
+ * has none, so a library that reads `process.env` itself (a model SDK looking
+ * for ANTHROPIC_API_KEY, say) sees them too. The environment still wins, an
+ * empty value in the file sets nothing, and AUTOHUB_ENV_FILE=none reads no
+ * file. Returns the merged environment, as `loadEnv` does.
+ */
+export function exportEnvFile(target: Record<string, string | undefined> = process.env, path?: string): Env {
+  const merged = path === undefined ? loadEnv(target) : loadEnv(target, path);
+  for (const [key, value] of Object.entries(merged)) {
+    if (target[key] === undefined && value !== undefined && value !== '') target[key] = value;
+  }
+  return merged;
+}

@@ -13,6 +13,8 @@ export const ErrorCode = {
   SignatureInvalid: 'autohub_signature_invalid',
   UsageInvalid: 'autohub_usage_invalid',
   StoreUnavailable: 'autohub_store_unavailable',
+  LeaseLost: 'autohub_lease_lost',
+  Retryable: 'autohub_retryable',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
@@ -97,5 +99,46 @@ export class StoreUnavailableError extends Error implements CodedError {
   constructor(readonly step: string) {
     super(`the shared store did not answer at the ${step}`);
     this.name = 'StoreUnavailableError';
+  }
+}
+
+/**
+ * This copy no longer owns the turn (its lease was taken over or lapsed): a
+ * write was kept from leaving. Not a failure of the turn: the copy stands down
+ * and the owner answers.
+ */
+export class LeaseLostError extends Error implements CodedError {
+  readonly code = ErrorCode.LeaseLost;
+  constructor(readonly at: string) {
+    super(`this copy no longer owns the turn (${at})`);
+    this.name = 'LeaseLostError';
+  }
+}
+
+/** Whether `error`, or what a WebClient wrapped in it (`original`) or its cause chain, is a LeaseLostError. */
+export function isLeaseLost(error: unknown, depth = 0): boolean {
+  if (error instanceof LeaseLostError) return true;
+  if (typeof error !== 'object' || error === null || depth > 4) return false;
+  const e = error as { code?: unknown; original?: unknown; cause?: unknown; originals?: unknown };
+  if (e.code === ErrorCode.LeaseLost) return true;
+  if (Array.isArray(e.originals)) return e.originals.some((o) => isLeaseLost(o, depth + 1));
+  return isLeaseLost(e.original, depth + 1) || isLeaseLost(e.cause, depth + 1);
+}
+
+/**
+ * Thrown by a turn to say "try me again later": the turn is retried with
+ * backoff (AUTOHUB_TURN_RETRY_DELAY_MS, x4 each time) within its retry window,
+ * never dead-lettered for it until its attempts are spent. `retryAfterMs` is
+ * the least wait before the next run (a model API's own `retry-after`, say).
+ *
+ * @example throw new RetryableError('the search index is rebuilding', { retryAfterMs: 30_000 })
+ */
+export class RetryableError extends Error implements CodedError {
+  readonly code = ErrorCode.Retryable;
+  readonly retryAfterMs: number | undefined;
+  constructor(message: string, options?: { retryAfterMs?: number; cause?: unknown }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'RetryableError';
+    this.retryAfterMs = options?.retryAfterMs;
   }
 }

@@ -7,7 +7,7 @@ export type { Judgement, LoggedRefusal, Verdict } from './verdict.js';
 export { MethodGate } from './method-gate.js';
 export type { GateOptions } from './method-gate.js';
 export { createRateLimitFetch } from './rate-limit-fetch.js';
-export type { RateLimitFetch, RateLimitFetchOptions } from './rate-limit-fetch.js';
+export type { RateLimitFetch, RateLimitFetchOptions, SendGuard } from './rate-limit-fetch.js';
 export { refusalSink } from './refusal-log.js';
 export type { RefusalRecord, RefusalSink } from './refusal-log.js';
 export { countMishandled, replayAll, sweepOnce } from './audit.js';

@@ -105,8 +105,21 @@ async function throttleOf(response: Response): Promise<{ state: string; body: { 
   return isThrottled(state) ? { state, body: { ok: false, error } } : undefined;
 }
 
+/**
+ * Runs right before a request leaves, after every wait (a closed window, a
+ * paced slot, a queue): resolves when the call may go, throws to keep it
+ * from being sent. A turn's fence (its lease) is one.
+ */
+export type SendGuard = () => Promise<void>;
+
 /** The rate-limit fetch, which also says whether a method's window is closed now (for every workspace token). */
 export type RateLimitFetch = typeof fetch & {
+  /**
+   * The same fetch, sharing every window, whose requests each pass `guard`
+   * at the moment they would leave: a turn's writes go out only while it
+   * still owns the turn, however long they waited (issue 23).
+   */
+  fenced(guard: SendGuard): typeof fetch;
   /**
    * True while a call of `method` made now would wait: Slack's window is
    * closed here or, as last learnt, on another copy, or calls are paced
@@ -139,9 +152,12 @@ export function createRateLimitFetch(options: RateLimitFetchOptions = {}): RateL
     if (reopenAt !== undefined && reopenAt > now() && reopenAt > gate.reopenAt) gate.close(reopenAt, reopenAt - now());
   };
 
-  const rateLimitFetch = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+  const rateLimitFetch = async (input: RequestInfo | URL, init: RequestInit | undefined, guard: SendGuard | undefined): Promise<Response> => {
     const method = methodOf(input);
-    if (!replayable(init?.body)) return send(input, init);
+    if (!replayable(init?.body)) {
+      await guard?.();
+      return send(input, init);
+    }
     const channel = PER_CHANNEL.has(method) ? channelOf(init?.body) : undefined;
     const key = channel ? `${scopeOf(init)}:${method}:${channel}` : `${scopeOf(init)}:${method}`;
     const gate = gateFor(key);
@@ -157,6 +173,8 @@ export function createRateLimitFetch(options: RateLimitFetchOptions = {}): RateL
         async () => {
           if (pending) options.onRefusal?.({ ...pending, waited: (now() - refusedAt) / 1000 });
           pending = undefined;
+          // The last thing before the request leaves: nothing else awaits between the guard and send.
+          await guard?.();
           const response = await send(input, init);
           const throttle = await throttleOf(response);
           if (!throttle) gate.accepted(now());
@@ -205,5 +223,7 @@ export function createRateLimitFetch(options: RateLimitFetchOptions = {}): RateL
     }
     return false;
   };
-  return Object.assign(rateLimitFetch as typeof fetch, { closed });
+  const plain = ((input: RequestInfo | URL, init?: RequestInit) => rateLimitFetch(input, init, undefined)) as typeof fetch;
+  const fenced = (guard: SendGuard): typeof fetch => ((input: RequestInfo | URL, init?: RequestInit) => rateLimitFetch(input, init, guard)) as typeof fetch;
+  return Object.assign(plain, { closed, fenced });
 }

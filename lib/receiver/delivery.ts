@@ -21,8 +21,19 @@ export type Delivery =
   | { kind: 'command'; body: Json; claimKeys: string[] }
   | { kind: 'interactive'; body: Json; claimKeys: string[] };
 
-/** Events that carry a user's message, and so can arrive under two event ids. */
-const MESSAGE_EVENTS = new Set(['app_mention', 'message']);
+/** The one event type a message's key is taken under, whichever event carried it. */
+const MESSAGE_KEY_TYPE = 'message';
+
+/**
+ * Events that carry a message a turn answers, and so can arrive under two
+ * event ids: an @mention anywhere, and a message in a DM. A `message` in a
+ * channel (an app subscribed to message.channels) answers nothing: under the
+ * message's key it would shut out the @mention that Slack sends beside it.
+ */
+function answersAMessage(event: Json): boolean {
+  if (event.type === 'app_mention') return true;
+  return event.type === 'message' && (event.channel_type === 'im' || (event.channel_type === undefined && String(event.channel ?? '').startsWith('D')));
+}
 
 function isObject(value: unknown): value is Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -62,8 +73,10 @@ function eventDelivery(body: Json): Delivery {
   const ts = text(event.ts);
   // An edit or a deletion is a new event about an old message, not the message again.
   const aboutAnother = event.subtype === 'message_changed' || event.subtype === 'message_deleted';
-  if (MESSAGE_EVENTS.has(String(event.type)) && channel && ts && !aboutAnother) {
-    claimKeys.push(messageKey(teamId, String(event.type), channel, ts));
+  if (answersAMessage(event) && channel && ts && !aboutAnother) {
+    // One key per message, whatever event brought it: an @mention typed in a DM arrives as `app_mention`
+    // and as `message` (channel_type im) under two event ids, in either order (issue 21).
+    claimKeys.push(messageKey(teamId, MESSAGE_KEY_TYPE, channel, ts));
   }
   return { kind: 'event', body, eventId, teamId, claimKeys };
 }

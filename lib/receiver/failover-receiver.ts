@@ -28,7 +28,7 @@ import type { HealthMonitor } from './health.js';
 import { bearerMatches } from '../access/index.js';
 import { readRawBody } from './raw-body.js';
 import type { LeaseKeeper } from './lease-keeper.js';
-import { TurnRunner, type DeadTurn, type Turn } from './turn-runner.js';
+import { TurnRunner, type DeadTurn, type Turn, type TurnRunnerOptions } from './turn-runner.js';
 import type { TurnLease } from './turn-lease.js';
 import { LEASE_HEADER } from '../synthetic/index.js';
 
@@ -39,7 +39,7 @@ export const HEALTH_PATH = '/slack/health';
 
 export interface FailoverReceiverOptions {
   signingSecret: string;
-  store: Claims & Pick<Leases, 'commit' | 'finish' | 'release' | 'deadLetter' | 'markStream'>;
+  store: Claims & Pick<Leases, 'commit' | 'finish' | 'release' | 'deadLetter' | 'markStream' | 'restore'>;
   /** Keeps every lease of this copy alive, in one request per renewal. */
   keeper: LeaseKeeper;
   health: HealthMonitor;
@@ -72,6 +72,8 @@ export interface FailoverReceiverOptions {
   onDead?: (dead: DeadTurn) => void;
   /** A slot came free. */
   onIdle?: () => void;
+  /** The handle each turn's listener answers through (see TurnRunnerOptions.handleFor). */
+  handleFor?: TurnRunnerOptions['handleFor'];
   /** The edge sent this delivery here because the hub failed (`x-autohub-failover`). */
   onFailover?: (reason: string) => void;
   /** The edge's signed hint: a turn's lease is live at the other copy (look when it would lapse). */
@@ -134,7 +136,9 @@ export class FailoverReceiver implements Receiver {
       onRetry: o.onRetry,
       onDead: o.onDead,
       onIdle: o.onIdle,
+      handleFor: o.handleFor,
       reclaim: (t) => this.#reclaim(t),
+      confirmClaim: (key, nonce, leaseMs) => o.store.confirm(key, nonce, leaseMs),
       now: o.now,
     });
   }
@@ -307,7 +311,8 @@ export class FailoverReceiver implements Receiver {
     const turnLease = this.#leaseFor(delivery, outcome, claimSentAt);
     // The edge hints the other copy to look when this lease would lapse (lib/synthetic).
     if (turnLease) gate.identify({ [LEASE_HEADER]: String(o.lease.leaseMs) });
-    this.#runner.run({ delivery, gate, receivedAt, claim: claim === 'none' ? 'claimed' : outcome.kind, retry, logFields, lease: turnLease });
+    const nonce = outcome.kind === 'fail-open' ? outcome.nonce : undefined;
+    this.#runner.run({ delivery, gate, receivedAt, claim: claim === 'none' ? 'claimed' : outcome.kind, retry, logFields, lease: turnLease, nonce });
   }
 
   /** The lease an event's claim won (its lease runs from `sentAt`), the runner's to end; undefined for any other outcome. */
@@ -359,6 +364,11 @@ export class FailoverReceiver implements Receiver {
     o.log.info('catchup.found', logFields);
     this.#runner.run({ delivery, gate: AckGate.detached(), receivedAt, claim: outcome.kind, retry: { retryNum: undefined, retryReason: undefined }, logFields, lease });
     return outcome.kind;
+  }
+
+  /** Keys of turns here whose claims failed open (no lease held): this copy's own look never takes them. */
+  get unleased(): string[] {
+    return this.#runner.unleased;
   }
 
   /** Run a turn taken from the lease set (see TurnRunner.resume). */

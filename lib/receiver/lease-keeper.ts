@@ -8,8 +8,18 @@
  * held until (send time of the last acknowledged claim or renewal) + leaseMs.
  * With lease 10 s and renewals every 3 s, two failed renewals in a row are
  * survived (README, "Leases").
+ *
+ * A renewal that finds no record at all (`missing`: the store was flushed,
+ * or Upstash evicted the key from a full database) is not "held by another":
+ * the lease's `restore` hook writes the claim again under the same token.
+ * While that cannot be done because the store does not answer, the lease is
+ * kept (the turn runs on), past its heldUntil: no copy can take over a record
+ * that does not exist, and every write of the turn that is not provably held
+ * asks the store first, which then says `missing` again and restores it.
+ * The alternative, handing the turn back for a retry, needs the same store
+ * and a record to hand back; giving it up would lose the mention for good.
  */
-import type { LeaseSettings, Leases } from '../store/index.js';
+import type { EndReply, LeaseSettings, Leases } from '../store/index.js';
 import type { Logger } from '../log/index.js';
 
 interface Held {
@@ -19,6 +29,12 @@ interface Held {
   /** Epoch ms (this clock) until which no other copy can have taken it. */
   heldUntil: number;
   lose: (reason: string) => void;
+  /** Write the lease's claim again when the store forgot it; none: the lease is lost then. */
+  restore: (() => Promise<EndReply>) | undefined;
+  /** The store said it has no record of this lease, and no restore has landed since. */
+  missing: boolean;
+  /** A restore under way, shared by every caller. */
+  restoring: Promise<EndReply> | undefined;
 }
 
 export class LeaseKeeper {
@@ -38,8 +54,8 @@ export class LeaseKeeper {
     return this.#held.size;
   }
 
-  add(key: string, token: number, heldUntil: number, lose: (reason: string) => void): void {
-    this.#held.set(key, { token, heldUntil, lose });
+  add(key: string, token: number, heldUntil: number, lose: (reason: string) => void, restore?: () => Promise<EndReply>): void {
+    this.#held.set(key, { token, heldUntil, lose, restore, missing: false, restoring: undefined });
   }
 
   remove(key: string): void {
@@ -82,17 +98,56 @@ export class LeaseKeeper {
       const sentAt = this.now();
       const replies = await this.store.renew(batch, this.settings.leaseMs);
       const answeredAt = this.now();
+      const restores: Promise<unknown>[] = [];
       batch.forEach(({ key, held }, i) => {
         if (this.#held.get(key) !== held) return;
         const reply = replies[i] ?? 'unreachable';
         if (reply === 'ok') held.heldUntil = Math.max(held.heldUntil, sentAt + this.settings.leaseMs);
         else if (reply === 'lost') this.#lose(key, held, 'renewal: another copy holds the turn');
-        else if (answeredAt >= held.heldUntil) this.#lose(key, held, 'renewals failed for longer than the lease');
+        else if (reply === 'missing') restores.push(this.restore(key));
+        else if (!held.missing && answeredAt >= held.heldUntil) this.#lose(key, held, 'renewals failed for longer than the lease');
       });
       if (replies.some((r) => r === 'unreachable')) this.log.warn('lease.renew_failed', { leases: batch.length });
+      await Promise.all(restores);
     } finally {
       this.#renewing = false;
     }
+  }
+
+  /**
+   * The store has no record of this lease: write it again (one command, only
+   * then). `ok` re-anchors the lease from when the restore was sent; `lost`
+   * gives it up (another record is there now); `unreachable` keeps it, marked
+   * missing, for the next renewal to try again. A lease without a hook is lost.
+   */
+  restore(key: string): Promise<EndReply> {
+    const held = this.#held.get(key);
+    if (!held) return Promise.resolve('lost');
+    if (!held.restore) {
+      this.#lose(key, held, 'the store forgot the turn, and it cannot be written again');
+      return Promise.resolve('lost');
+    }
+    held.missing = true;
+    held.restoring ??= this.#restore(key, held, held.restore).finally(() => {
+      held.restoring = undefined;
+    });
+    return held.restoring;
+  }
+
+  async #restore(key: string, held: Held, write: () => Promise<EndReply>): Promise<EndReply> {
+    const sentAt = this.now();
+    // A hook that throws (even before it returns a promise) is a restore that could not be made, never an unhandled rejection.
+    const reply = await Promise.resolve()
+      .then(write)
+      .catch((): EndReply => 'unreachable');
+    if (this.#held.get(key) !== held) return reply;
+    if (reply === 'ok') {
+      held.missing = false;
+      held.heldUntil = Math.max(held.heldUntil, sentAt + this.settings.leaseMs);
+      this.log.warn('lease.restored', { key, token: held.token });
+    } else if (reply === 'lost') this.#lose(key, held, 'restore: another copy holds the turn');
+    else this.log.warn('lease.restore_failed', { key, token: held.token });
+    return reply;
   }
 
   #lose(key: string, held: Held, reason: string): void {

@@ -8,15 +8,30 @@
  * early when this copy hands a turn back for a retry, when the edge says it
  * failed the hub over, and when the peer stops answering its health route.
  *
+ * A look that fails (the store unreachable) is followed by another after
+ * FIRST_RETRY_LOOK_MS, doubling while they keep failing, at most `reaperMs`:
+ * a turn abandoned during an outage is found soon after the store is back.
+ *
+ * A look also dead-letters a lapsed turn whose owners kept dying (its runs or
+ * its retry window spent, by `retry`): this copy reports it through `onDead`,
+ * and no other copy does.
+ *
  * Cost when idle: one command per `reaperMs` (default 120 s: 720 a day).
  */
 import type { Logger } from '../log/index.js';
-import type { ClaimOwner, Leases, LeaseSettings, Look, Takeover } from '../store/index.js';
+import type { ClaimOwner, Leases, LeaseSettings, Look, RetryPolicy, Takeover } from '../store/index.js';
+import type { DeadTurn } from './turn-runner.js';
 
 export interface ReaperOptions {
   store: Pick<Leases, 'look'>;
   owner: ClaimOwner;
   settings: Pick<LeaseSettings, 'leaseMs' | 'reaperMs'>;
+  /** How many runs a turn gets: a lapsed lease whose owner died counts one, and past the policy it is dead-lettered. */
+  retry: RetryPolicy;
+  /** Keys of turns running here without their lease (claims that failed open): never taken over by this copy's own look. */
+  running?: () => readonly string[];
+  /** A turn this copy's look dead-lettered (its owners kept dying): told once, here alone. */
+  onDead?: (dead: DeadTurn) => void;
   /** Run a taken turn; `sentAt`: when the look that took it was sent (its lease runs from then). */
   resume: (takeover: Takeover, sentAt: number) => void;
   /** How many more turns this copy can take now. */
@@ -36,6 +51,8 @@ export interface ReaperOptions {
 export const MIN_LOOK_GAP_MS = 250;
 /** A lease is looked at this long after it falls due, so its owner's last renewal has had its chance. */
 const DUE_MARGIN_MS = 50;
+/** After a failed look, the next is this soon; each failure in a row doubles it, up to `reaperMs`. */
+export const FIRST_RETRY_LOOK_MS = 1000;
 
 export class Reaper {
   #timer: ReturnType<typeof setTimeout> | undefined;
@@ -47,6 +64,8 @@ export class Reaper {
   #starved = false;
   /** A look was asked for while one was running: look again when it ends. */
   #again = false;
+  /** Looks that failed in a row. */
+  #failures = 0;
   readonly #now: () => number;
   readonly #jitter: () => number;
 
@@ -110,19 +129,36 @@ export class Reaper {
     try {
       this.#looks++;
       const sentAt = this.#now();
-      const look = await this.o.store.look(this.o.owner, this.o.settings.leaseMs, Math.max(0, this.o.capacity()), this.o.heartbeat());
-      if (!look) return [];
+      const options = { policy: this.o.retry, ...(this.o.running ? { running: this.o.running() } : {}) };
+      const look = await this.o.store.look(this.o.owner, this.o.settings.leaseMs, Math.max(0, this.o.capacity()), this.o.heartbeat(), options);
+      if (!look) {
+        next = this.#afterFailure();
+        return [];
+      }
+      this.#failures = 0;
       for (const takeover of look.taken) this.o.resume(takeover, sentAt);
+      for (const dead of look.dead) {
+        this.o.onDead?.({ key: dead.key, eventId: dead.eventId, channel: dead.channel ?? undefined, reason: dead.reason, attempts: dead.attempts });
+      }
+      if (look.reindexed > 0) this.o.log.warn('lease.index_rebuilt', { leases: look.reindexed });
       this.#starved = look.nextDueMs === 0 && this.o.capacity() === 0;
       this.o.onLook?.(look);
       if (look.nextDueMs !== null) next = Math.min(next, Math.max(MIN_LOOK_GAP_MS, look.nextDueMs + DUE_MARGIN_MS));
       return look.taken;
     } catch (error) {
       this.o.log.error('reaper.failed', { error });
+      next = this.#afterFailure();
       return [];
     } finally {
       this.#running = false;
       this.wakeIn(this.#again ? Math.min(next, MIN_LOOK_GAP_MS) : next);
     }
+  }
+
+  /** The gap before the look after a failed one: 1 s, 2 s, 4 s, ... up to reaperMs, jittered. */
+  #afterFailure(): number {
+    const backoff = Math.min(this.o.settings.reaperMs, FIRST_RETRY_LOOK_MS * 2 ** this.#failures);
+    this.#failures++;
+    return backoff * this.#jitter();
   }
 }

@@ -8,9 +8,9 @@
  * before heldUntil (send time of the last acknowledged claim or renewal +
  * leaseMs). `commitMarginMs` before that, the store is asked.
  */
-import { StoreUnavailableError } from '../errors/index.js';
+import { LeaseLostError, StoreUnavailableError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
-import { retryDelayMs, type Leases, type LeaseSettings, type ReleaseReply, type RetryPolicy, type Takeover, type TurnLine } from '../store/index.js';
+import { retryDelayMs, type EndReply, type Leases, type LeaseSettings, type ReleaseReply, type RestoreDetail, type RetryPolicy, type Takeover, type TurnLine } from '../store/index.js';
 import type { LeaseKeeper } from './lease-keeper.js';
 import type { TurnFailure } from './turn-failure.js';
 
@@ -36,6 +36,8 @@ export interface TurnLeaseOptions {
   sentAt: number;
   /** Set for a turn taken from the lease set (a dead owner's, a retry, a replay). */
   takeover?: Takeover;
+  /** Write this turn's claim again when the store forgot it (see LeaseKeeper.restore). */
+  restore?: (detail: RestoreDetail) => Promise<EndReply>;
   /** The status page's line for this turn's end. */
   line?: (outcome: TurnOutcome, detail: { reason?: string; attempts: number; stream?: StreamDetail }) => TurnLine;
 }
@@ -50,6 +52,10 @@ export class TurnLease {
   #ended = false;
   readonly key: string;
   readonly token: number;
+  /** Aborts when this copy no longer owns the turn: the turn's `ctx.signal`. */
+  readonly #abort = new AbortController();
+  /** The reply's messages were written but their ts's did not reach the store (its answer was lost). */
+  #partsUnrecorded = false;
 
   constructor(private readonly o: TurnLeaseOptions) {
     this.key = o.key;
@@ -58,6 +64,16 @@ export class TurnLease {
 
   get lost(): boolean {
     return this.#lost;
+  }
+
+  /** Aborts when this copy no longer owns the turn (lost, taken over, or stood down with `abort`). */
+  get signal(): AbortSignal {
+    return this.#abort.signal;
+  }
+
+  /** Stand the turn's work down (the person pressed Stop, the copy is stopping): `signal` aborts. */
+  abort(reason: string): void {
+    if (!this.#abort.signal.aborted) this.#abort.abort(new LeaseLostError(reason));
   }
 
   get finished(): boolean {
@@ -69,23 +85,41 @@ export class TurnLease {
     return this.o.takeover?.state;
   }
 
-  /** The message a streamed reply of this turn started (by an earlier run, or this one): complete it, never add a second. */
+  /** The first message a streamed reply of this turn started (by an earlier run, or this one). */
   get streamTs(): string | undefined {
-    return this.#streamTs ?? this.o.takeover?.streamTs;
+    return this.parts[0];
   }
 
-  #streamTs: string | undefined;
+  /** The messages of this turn's reply written so far (by an earlier run, or this one): complete them, never add a second reply. */
+  get parts(): readonly string[] {
+    return this.#parts ?? (this.o.takeover?.streamTs ? this.o.takeover.streamTs.split(',').filter(Boolean) : []);
+  }
+
+  #parts: string[] | undefined;
 
   /**
-   * A streamed reply started: record its ts in the lease before anything is
-   * appended, so a taker-over completes this message. The gap before
-   * chat.startStream answers is the same one-request window a post has.
+   * A streamed reply started a message: record the reply's messages in the
+   * lease before anything is appended, so a taker-over completes them. The
+   * gap before chat.startStream answers is the same one-request window a
+   * post has. When the store's answer is lost, the next write of the turn
+   * records them first (the fence will not let it go before).
    */
+  async recordParts(ts: readonly string[]): Promise<void> {
+    this.#parts = [...ts];
+    let reply = await this.o.store.markStream(this.key, this.token, ts.join(','));
+    // The store forgot the turn: written again with these messages (the restore reads them), so a taker-over completes them.
+    if (reply === 'missing') reply = await this.o.keeper.restore(this.key);
+    if (reply === 'lost') {
+      this.#lose('stream: another copy holds the turn');
+      throw new LeaseLostError('recording the stream');
+    }
+    this.#partsUnrecorded = reply !== 'ok';
+    if (this.#partsUnrecorded) this.o.log.warn('lease.stream_unrecorded', { key: this.key, reply });
+  }
+
+  /** @deprecated one message: recordParts([ts]) */
   async markStream(ts: string): Promise<void> {
-    this.#streamTs = ts;
-    const reply = await this.o.store.markStream(this.key, this.token, ts);
-    if (reply === 'lost') this.#lose('stream: another copy holds the turn');
-    else if (reply !== 'ok') this.o.log.warn('lease.stream_unrecorded', { key: this.key, reply });
+    await this.recordParts([...this.parts.filter((p) => p !== ts), ts]);
   }
 
   /** Slack has confirmed `chars` characters of the streamed reply: kept in the lease with the next renewal. */
@@ -107,38 +141,76 @@ export class TurnLease {
     return t !== undefined && !(t.state === 'retry' && !t.ambiguous);
   }
 
+  /** Let the lease go here without a word to the store: a newer token of the same turn, held by this copy, replaces it. */
+  release(): void {
+    this.#ended = true;
+    this.o.keeper.remove(this.key);
+  }
+
   /** Start keeping the lease alive. */
   start(): void {
-    this.o.keeper.add(this.key, this.token, this.o.sentAt + this.o.settings.leaseMs, (reason) => this.#lose(reason));
+    this.o.keeper.add(this.key, this.token, this.o.sentAt + this.o.settings.leaseMs, (reason) => this.#lose(reason), this.o.restore && this.#rewrite);
   }
+
+  /** This turn's claim written again when the store forgot it, with its runs and its streamed message ('lost' without a hook). */
+  readonly #rewrite = async (): Promise<EndReply> =>
+    this.o.restore ? this.o.restore({ attempts: this.attempts, ...(this.parts.length > 0 ? { streamTs: this.parts.join(',') } : {}) }) : 'lost';
 
   #lose(reason: string): void {
     if (this.#lost || this.#ended) return;
     this.#lost = true;
     this.o.keeper.remove(this.key);
+    this.abort(reason);
     this.o.log.warn('lease.lost', { key: this.key, token: this.token, reason });
   }
 
   /**
-   * The commit point: true when this turn may post now, false when its lease
-   * is gone. Throws StoreUnavailableError when the store cannot say (the turn
-   * is then retried, and the next run reads the thread first).
+   * The fence, run by the rate-limit fetch at the moment each of the turn's
+   * Slack writes would leave, after any wait. It resolves when this copy
+   * provably holds the lease for the request's flight: free while the last
+   * acknowledged claim, renewal or commit leaves more than `commitMarginMs`
+   * of the lease (no other copy can take it before it lapses on the store);
+   * otherwise (a long wait, a frozen process, failed renewals) one commit to
+   * the store re-confirms it. Throws LeaseLostError when another copy holds
+   * the turn (stand down), StoreUnavailableError when the store cannot say.
    */
-  async commit(): Promise<boolean> {
-    if (this.#lost || this.#ended) return false;
+  async confirm(at = 'write', restoreOnce = true): Promise<void> {
+    if (this.#lost || this.#abort.signal.aborted) throw new LeaseLostError(at);
+    if (this.#ended) throw new LeaseLostError(`${at} after the turn ended`);
     const { keeper, store, settings, now } = this.o;
-    if (now() < keeper.heldUntil(this.key) - commitMarginMs(settings.leaseMs)) return true;
+    if (this.#partsUnrecorded) await this.recordParts(this.parts);
+    if (this.#partsUnrecorded) throw new StoreUnavailableError('recording the stream');
+    if (now() < keeper.heldUntil(this.key) - commitMarginMs(settings.leaseMs)) return;
     const sentAt = now();
     const reply = await store.commit(this.key, this.token, settings.leaseMs);
     if (reply === 'ok') {
       keeper.extend(this.key, sentAt + settings.leaseMs);
-      return true;
+      // Frozen after sending the commit and before its answer: the answer proves nothing about now.
+      if (now() < sentAt + settings.leaseMs - commitMarginMs(settings.leaseMs)) return;
+      throw new StoreUnavailableError('commit answered too late');
     }
     if (reply === 'lost') {
-      this.#lose('commit: another copy holds the turn');
-      return false;
+      this.#lose(`${at}: another copy holds the turn`);
+      throw new LeaseLostError(at);
     }
+    // The store forgot the turn: written again, then asked again (a restore that lost gives the lease up).
+    if (reply === 'missing' && restoreOnce && (await keeper.restore(this.key)) !== 'unreachable') return this.confirm(at, false);
     throw new StoreUnavailableError('commit');
+  }
+
+  /**
+   * The commit point as a value: true when this turn may write now, false
+   * when its lease is gone. Throws StoreUnavailableError when the store cannot
+   * say (the turn is then retried, and the next run reads the thread first).
+   */
+  async commit(): Promise<boolean> {
+    try {
+      await this.confirm('commit');
+      return true;
+    } catch (error) {
+      if (error instanceof LeaseLostError) return false;
+      throw error;
+    }
   }
 
   /** The turn is over (with the reply's ts, or null when it posted nothing; how a streamed reply went). */
@@ -146,8 +218,10 @@ export class TurnLease {
     if (this.#ended || this.#lost) return;
     this.#ended = true;
     this.o.keeper.remove(this.key);
+    this.abort('finished');
     const line = this.o.line?.('answered', { attempts: this.attempts, ...(stream ? { stream } : {}) });
-    const reply = await this.o.store.finish(this.key, this.token, replyTs, line);
+    // Forgotten by the store: written again first, so a later delivery of the message is a duplicate of a done turn.
+    const reply = await this.#restoredFor(() => this.o.store.finish(this.key, this.token, replyTs, line));
     if (reply !== 'ok') this.o.log.warn('lease.finish_failed', { key: this.key, token: this.token, reply });
   }
 
@@ -157,25 +231,37 @@ export class TurnLease {
    * schedule lives in the store, decided by the release script.) Resolves with what the store did; `retryInMs` when a
    * retry is due.
    */
-  async fail(failure: TurnFailure): Promise<{ reply: ReleaseReply; retryInMs?: number }> {
+  async fail(failure: TurnFailure & { retryAfterMs?: number }): Promise<{ reply: ReleaseReply; retryInMs?: number }> {
     if (this.#ended || this.#lost) return { reply: 'lost' };
     this.#ended = true;
     this.o.keeper.remove(this.key);
+    this.abort('failed');
     const line = this.o.line?.('dead', { reason: failure.reason, attempts: this.attempts });
     if (failure.kind === 'permanent') {
-      const reply = await this.o.store.deadLetter(this.key, this.token, failure.reason, line);
+      const reply = await this.#restoredFor(() => this.o.store.deadLetter(this.key, this.token, failure.reason, line));
       return { reply: reply === 'ok' ? 'dead' : reply };
     }
     // A closed window is waited out, not backed off: the rate-limit layer knows when it reopens.
-    const delayMs = failure.free ? this.o.retry.firstDelayMs : retryDelayMs(this.o.retry, this.attempts);
-    const reply = await this.o.store.release(this.key, this.token, {
-      delayMs,
-      reason: failure.reason,
-      ambiguous: failure.ambiguous,
-      free: failure.free === true,
-      policy: this.o.retry,
-      ...(line ? { turn: line } : {}),
-    });
+    const backoff = failure.free ? this.o.retry.firstDelayMs : retryDelayMs(this.o.retry, this.attempts);
+    // A model API's `retry-after` is the least wait before the next run.
+    const delayMs = Math.max(backoff, Math.ceil(failure.retryAfterMs ?? 0));
+    const reply = await this.#restoredFor(() =>
+      this.o.store.release(this.key, this.token, {
+        delayMs,
+        reason: failure.reason,
+        ambiguous: failure.ambiguous,
+        free: failure.free === true,
+        policy: this.o.retry,
+        ...(line ? { turn: line } : {}),
+      }),
+    );
     return reply === 'retry' ? { reply, retryInMs: delayMs } : { reply };
+  }
+
+  /** A turn's end that finds its record forgotten: the record written again, then the end sent again (once). */
+  async #restoredFor<R extends string>(send: () => Promise<R | 'missing'>): Promise<R | 'lost'> {
+    let reply = await send();
+    if (reply === 'missing' && (await this.#rewrite()) === 'ok') reply = await send();
+    return reply === 'missing' ? 'lost' : reply;
   }
 }

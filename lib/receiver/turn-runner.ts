@@ -8,8 +8,10 @@
 import type { App } from '@slack/bolt';
 import type { Role } from '../store/index.js';
 import type { Logger } from '../log/index.js';
-import type { ClaimKind, Leases, LeaseSettings, RetryPolicy, Takeover, TurnLine } from '../store/index.js';
-import type { Delivery } from './delivery.js';
+import type { ClaimKind, Leases, LeaseSettings, RestoreDetail, RetryPolicy, Takeover, TurnLine } from '../store/index.js';
+import { isLeaseLost } from '../errors/index.js';
+import type { TurnFence, TurnHandle } from '../turn/index.js';
+import { parseDelivery, type Delivery } from './delivery.js';
 import { AckGate } from './ack-gate.js';
 import type { LeaseKeeper } from './lease-keeper.js';
 import { classifyTurnFailure } from './turn-failure.js';
@@ -23,6 +25,8 @@ export interface TurnContext {
   autohubReceivedAt: number;
   /** The turn's lease, when it holds one: read the thread first when it says so, commit before posting, finish after. */
   autohubLease?: TurnLease;
+  /** The turn's handle: `answer(...)` runs the whole reply protocol. */
+  autohubTurn?: TurnHandle;
 }
 
 /** A turn that could not be answered, for the owner's DM. */
@@ -35,7 +39,7 @@ export interface DeadTurn {
 }
 
 export interface TurnRunnerOptions {
-  store: Pick<Leases, 'commit' | 'finish' | 'release' | 'deadLetter' | 'markStream'>;
+  store: Pick<Leases, 'commit' | 'finish' | 'release' | 'deadLetter' | 'markStream' | 'restore'>;
   keeper: LeaseKeeper;
   role: Role;
   instance: string;
@@ -58,6 +62,16 @@ export interface TurnRunnerOptions {
    * after all: that lease lapses and is taken over) or the store is still away.
    */
   reclaim?: ((t: Turn) => Promise<TurnLease | undefined>) | undefined;
+  /**
+   * Ask the store about a claim that timed out (fail-open) once it answers
+   * again: landed after all (`mine`), never (`absent`), or another's (`held`,
+   * `lost`). Absent: failed-open turns are never confirmed.
+   */
+  confirmClaim?: ((key: string, nonce: string, leaseMs: number) => Promise<'mine' | 'absent' | 'held' | 'lost' | 'unreachable'>) | undefined;
+  /** How long the runner waits between two confirm attempts while the store is away (1 s, doubling). @default realSleep */
+  sleep?: ((ms: number) => Promise<void>) | undefined;
+  /** The handle a turn's listener answers through; its lease is read when needed (one may be attached late). */
+  handleFor?: ((lease: () => TurnFence | undefined, key: string | undefined) => TurnHandle) | undefined;
   now: () => number;
 }
 
@@ -69,6 +83,9 @@ export interface Turn {
   retry: { retryNum: number | undefined; retryReason: string | undefined };
   logFields: Record<string, unknown>;
   lease?: TurnLease | undefined;
+  handle?: TurnHandle | undefined;
+  /** For a leased claim that failed open: the nonce its write carried, to confirm it once the store answers. */
+  nonce?: string | undefined;
 }
 
 /** Events that answer a person: the status page counts these. */
@@ -82,10 +99,20 @@ function eventOf(body: Record<string, unknown>): { type?: string; channel?: stri
   };
 }
 
+/** Bolt wraps a listener's error (UnknownError, MultipleListenerError): the turn's own, with its stack, for the logs. */
+export function rootError(error: unknown): unknown {
+  const e = error as { code?: unknown; original?: unknown; originals?: unknown[] } | undefined;
+  if (e?.code === 'slack_bolt_unknown_error' && e.original !== undefined) return rootError(e.original);
+  if (e?.code === 'slack_bolt_multiple_listener_error' && Array.isArray(e.originals) && e.originals.length > 0) return rootError(e.originals[0]);
+  return error;
+}
+
 export class TurnRunner {
   app: App | undefined;
   readonly #running = new Set<Promise<void>>();
   readonly #waiting: Turn[] = [];
+  /** Turns running or waiting here, by their primary claim key: a takeover of one of them is attached, not run twice. */
+  readonly #here = new Map<string, Turn>();
 
   constructor(private readonly o: TurnRunnerOptions) {}
 
@@ -102,6 +129,11 @@ export class TurnRunner {
   /** How many more turns could start now. */
   get capacity(): number {
     return Math.max(0, this.o.maxTurns - this.#running.size - this.#waiting.length);
+  }
+
+  /** Keys of turns here that hold no lease (their claims failed open): this copy's own look never takes them. */
+  get unleased(): string[] {
+    return [...this.#here].filter(([, t]) => t.lease === undefined).map(([key]) => key);
   }
 
   /** Resolves when every turn running or waiting now has ended. */
@@ -132,7 +164,17 @@ export class TurnRunner {
       };
       return { line: JSON.stringify(record), cloud: o.role === 'cloud' && outcome === 'answered', at };
     };
+    // What the claim wrote (the body without Slack's legacy token, as the receiver stores it), to write it again if the store forgets it.
+    const restore = (detail: RestoreDetail) => {
+      const { token: _legacy, ...kept } = body;
+      const stored = JSON.stringify(kept);
+      const parsed = parseDelivery('application/json', stored);
+      const aliases = 'claimKeys' in parsed ? parsed.claimKeys.filter((k) => k !== key) : [];
+      const request = { leaseMs: o.lease.leaseMs, body: stored, eventId: String(body.event_id ?? ''), ...(event.channel ? { channel: event.channel } : {}) };
+      return o.store.restore(key, token, { instance: o.instance, role: o.role }, request, aliases, detail);
+    };
     return new TurnLease({
+      restore,
       store: o.store,
       keeper: o.keeper,
       key,
@@ -171,6 +213,17 @@ export class TurnRunner {
       return;
     }
     const lease = this.lease(takeover.key, takeover.token, sentAt, body, takeover);
+    const own = this.#here.get(takeover.key);
+    if (own && !own.lease?.lost) {
+      // This copy's own turn, still running: a claim that timed out but landed (its lease lapsed
+      // unrenewed), or renewals that failed while it ran. The new token is its lease from now on.
+      own.lease?.release();
+      own.lease = lease;
+      own.handle?.follow(lease);
+      lease.start();
+      o.log.warn('lease.own_turn', { key: takeover.key, token: takeover.token, eventId: body.event_id });
+      return;
+    }
     const logFields = { kind: 'event', eventId: body.event_id, claim: 'claimed', takeover: takeover.state, token: takeover.token, attempt: takeover.attempts };
     o.log.info('lease.takeover', { ...logFields, key: takeover.key });
     this.run({
@@ -201,6 +254,11 @@ export class TurnRunner {
       if (t.lease?.previousState === undefined) o.log.info('delivery.acked', { ...t.logFields, ackMs: o.now() - t.receivedAt });
     });
     t.lease?.start();
+    const key = t.delivery.claimKeys[0];
+    if (key !== undefined && t.delivery.kind === 'event') {
+      this.#here.set(key, t);
+      if (!t.lease && t.nonce !== undefined) void this.#confirm(t, key, t.nonce);
+    }
     if (this.#running.size >= o.maxTurns) {
       this.#waiting.push(t);
       return;
@@ -211,12 +269,14 @@ export class TurnRunner {
   #start(t: Turn): void {
     const { o } = this;
     const claimHeader = { 'x-autohub-claim': t.logFields.claim as string };
+    t.handle = o.handleFor?.(() => t.lease, t.delivery.kind === 'event' ? t.delivery.claimKeys[0] : undefined);
     const context: TurnContext = {
       autohubClaim: t.claim,
       autohubInstance: o.instance,
       autohubRole: o.role,
       autohubReceivedAt: t.receivedAt,
       ...(t.lease ? { autohubLease: t.lease } : {}),
+      ...(t.handle ? { autohubTurn: t.handle } : {}),
     };
     const turn = (async () => {
       if (!this.app) throw new Error('FailoverReceiver.init(app) was not called');
@@ -235,6 +295,8 @@ export class TurnRunner {
       .catch((error: unknown) => this.#failed(t, error))
       .finally(() => {
         this.#running.delete(turn);
+        const key = t.delivery.claimKeys[0];
+        if (key !== undefined && this.#here.get(key) === t) this.#here.delete(key);
         const next = this.#waiting.shift();
         if (next) this.#start(next);
         else o.onIdle?.();
@@ -244,17 +306,24 @@ export class TurnRunner {
 
   async #failed(t: Turn, error: unknown): Promise<void> {
     const { o } = this;
-    const failure = classifyTurnFailure(error);
     t.gate.answer(500, undefined, { 'x-autohub-claim': t.logFields.claim as string });
+    if (isLeaseLost(error) || t.lease?.lost) {
+      // Another copy owns the turn now and answers it: this one stands down, and nothing is retried here.
+      o.log.warn('turn.abandoned', { ...t.logFields, reason: 'this copy no longer owns the turn' });
+      return;
+    }
+    const failure = classifyTurnFailure(error);
+    const own = rootError(error);
     const lease = t.lease ?? (await this.#reclaimed(t));
     if (!lease) {
-      o.log.error('turn.failed', { ...t.logFields, failure: failure.kind, reason: failure.reason, error });
+      o.log.error('turn.failed', { ...t.logFields, failure: failure.kind, reason: failure.reason, error: own });
       return;
     }
     const { reply, retryInMs } = await lease.fail(failure);
-    o.log.warn('turn.failed', { ...t.logFields, failure: failure.kind, reason: failure.reason, outcome: reply, retryInMs, error });
+    o.log.warn('turn.failed', { ...t.logFields, failure: failure.kind, reason: failure.reason, outcome: reply, retryInMs, error: own });
     if (reply === 'retry' && retryInMs !== undefined) o.onRetry?.(retryInMs);
     if (reply === 'dead') {
+      void t.handle?.dead();
       const event = eventOf(t.delivery.body);
       o.onDead?.({
         key: lease.key,
@@ -263,6 +332,49 @@ export class TurnRunner {
         reason: failure.reason,
         attempts: lease.attempts,
       });
+    }
+  }
+
+  /**
+   * A claim that timed out may still land: once the store answers, the copy
+   * knows. Landed and still ours: the turn runs on under that lease (renewed,
+   * fenced, finished in the store). Another copy's: this run stands down
+   * before it writes. Never landed: it runs on as it is (issue 23).
+   */
+  async #confirm(t: Turn, key: string, nonce: string): Promise<void> {
+    const { o } = this;
+    if (!o.confirmClaim) return;
+    const sleep = o.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref?.()));
+    for (let wait = 1000; this.#here.get(key) === t && t.lease === undefined; wait = Math.min(wait * 2, o.lease.leaseMs)) {
+      const sentAt = o.now();
+      const reply = await o.confirmClaim(key, nonce, o.lease.leaseMs).catch(() => 'unreachable' as const);
+      if (this.#here.get(key) !== t || t.lease !== undefined) return;
+      if (reply === 'mine') {
+        const lease = this.lease(key, 1, sentAt, t.delivery.body);
+        t.lease = lease;
+        t.handle?.follow(lease);
+        lease.start();
+        o.log.info('claim.confirmed', { ...t.logFields, key });
+        return;
+      }
+      if (reply === 'held' || reply === 'lost') {
+        t.handle?.standDown(`the claim that timed out is another copy's (${reply})`);
+        o.log.warn('claim.not_ours', { ...t.logFields, key, reply });
+        return;
+      }
+      if (reply === 'absent') {
+        // Not there yet, or never: claim it now (a late landing of the first claim then finds it held).
+        const lease = await o.reclaim?.(t).catch(() => undefined);
+        if (this.#here.get(key) !== t || t.lease !== undefined) return;
+        if (lease) {
+          t.lease = lease;
+          t.handle?.follow(lease);
+          lease.start();
+          o.log.info('claim.confirmed', { ...t.logFields, key, reclaimed: true });
+          return;
+        }
+      }
+      await sleep(wait);
     }
   }
 

@@ -11,8 +11,9 @@ export const METHOD_SCOPES: Readonly<Record<string, readonly string[]>> = {
   'chat.appendStream': ['chat:write'],
   'chat.stopStream': ['chat:write'],
   'chat.update': ['chat:write'],
-  // "is thinking..." in a DM's thread while the turn runs.
-  'assistant.threads.setStatus': ['assistant:write'],
+  // "is thinking..." in a DM's thread while the turn runs. Slack's changelog (2026-03-05): it accepts
+  // chat:write; assistant:write is being phased out and needs the assistant view declared in the manifest.
+  'assistant.threads.setStatus': ['chat:write'],
   // The taker-over's thread check, in whatever kind of conversation the mention came from.
   'conversations.replies': ['channels:history', 'groups:history', 'im:history', 'mpim:history'],
   'views.publish': [],

@@ -31,6 +31,17 @@ export function triggerKey(team: string | undefined, triggerId: string): string 
 
 /** The sorted set of live leases, scored by when each lapses (Redis time, ms). */
 export const LEASES_KEY = `${PREFIX}:leases`;
+/**
+ * A member of the lease set that is never due, written only once the set is
+ * known whole (by a rebuild from the records). Its absence says the set was
+ * lost (deleted, evicted, flushed): claims and renewals re-create the set
+ * without it, so a dead owner's lease left out of it is still noticed.
+ */
+export const LEASES_INDEXED = '~indexed';
+/** Its score: past any lease's (about the year 287,000), finite so every script reads it as a number. */
+export const LEASES_INDEXED_SCORE = 9e15;
+/** What a rebuild of the lease set scans for: the event keys, the only ones that hold a lease. */
+export const EVENT_KEYS_MATCH = `${PREFIX}:claim:*:event:*`;
 /** The sorted set of dead-lettered turns, scored by when they died. */
 export const DEAD_KEY = `${PREFIX}:dead`;
 /** When a copy last claimed a delivery (Redis time, ms): the catch-up sweep's watermark. */
@@ -63,3 +74,12 @@ export const STATUS_KEYS = {
   /** A hash: instance -> its last heartbeat record, so replicas never overwrite each other. */
   copies: `${PREFIX}:status:copies`,
 } as const;
+
+/**
+ * A turn's kept steps (`ctx.step`): a hash of step name -> sealed JSON
+ * result, beside the turn's claim key and kept as long as it.
+ */
+export function stepsKey(turnKey: string): string {
+  const claim = `${PREFIX}:claim:`;
+  return `${PREFIX}:steps:${turnKey.startsWith(claim) ? turnKey.slice(claim.length) : turnKey}`;
+}

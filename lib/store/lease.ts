@@ -14,6 +14,8 @@
  *   over about lease + peer check + one look = 10 + 5 + 1 = 16 s after it died;
  *   without one, within lease + the idle look interval (10 s + 120 s).
  */
+import type { DeadLetter } from './roles.js';
+
 export interface LeaseSettings {
   /** @default 10000 */
   leaseMs: number;
@@ -54,13 +56,46 @@ export function releaseVerdict(input: { attempts: number; firstAt: number; now: 
   return now + delayMs - firstAt > policy.windowMs ? 'dead' : 'retry';
 }
 
+/**
+ * Whether a lapsed lease whose owner died (or froze past it) is taken over or
+ * dead-lettered: the dead owner's run counted like any other, so a turn that
+ * kills every copy that runs it ends within `policy.attempts` runs and the
+ * retry window. Pure; the look script makes the same decision on Redis's clock.
+ */
+export function lapsedVerdict(input: { attempts: number; firstAt: number; now: number; policy: RetryPolicy }): 'take' | 'dead' {
+  const { attempts, firstAt, now, policy } = input;
+  return attempts >= policy.attempts || now - firstAt > policy.windowMs ? 'dead' : 'take';
+}
+
+/** The dead letter's reason when its owners kept dying, as a format (the look script fills it in too). */
+export const OWNER_DIED_FORMAT = 'owner died %d times';
+
+export function ownerDiedReason(deaths: number): string {
+  return OWNER_DIED_FORMAT.replace('%d', String(deaths));
+}
+
 export type LeaseState = 'claimed' | 'posting' | 'retry' | 'done' | 'dead' | 'dropped';
 
-/** What a lease operation came back with. `lost`: another copy holds the turn now. */
-export type LeaseReply = 'ok' | 'lost' | 'unreachable';
+/** How a turn's end (or a restore) came back. `lost`: another copy holds the turn now. */
+export type EndReply = 'ok' | 'lost' | 'unreachable';
 
-/** What handing a failed turn back came to. */
-export type ReleaseReply = 'retry' | 'dead' | 'lost' | 'unreachable';
+/**
+ * What a renewal, commit or stream mark came back with. `missing`: the store
+ * has no record of the turn at all (FLUSHALL, or Upstash evicting the key from
+ * a full database): nobody else holds it, and its owner writes it again (`restore`).
+ */
+export type LeaseReply = EndReply | 'missing';
+
+/** What a restore writes besides the claim itself: how far the turn had got. */
+export interface RestoreDetail {
+  /** Runs so far, this one included. @default 1 */
+  attempts?: number;
+  /** The message a streamed reply of this turn started, so a taker-over completes it. */
+  streamTs?: string;
+}
+
+/** What handing a failed turn back came to (`missing`: the store has no record of it, see LeaseReply). */
+export type ReleaseReply = 'retry' | 'dead' | 'lost' | 'missing' | 'unreachable';
 
 /** A turn taken from the lease set: its owner died, it was released for a retry, or it is replayed. */
 export interface Takeover {
@@ -85,6 +120,10 @@ export interface Look {
   sinceServedMs: number | null;
   /** The oldest gap in serving longer than Slack's retries, not swept yet (times as ms ago); null when none. */
   gap: Gap | null;
+  /** Lapsed leases dead-lettered by this look (their owners kept dying): this copy alone reports them. */
+  dead: DeadLetter[];
+  /** Leases put back into a lost lease index by this look (0 when the index was whole). */
+  reindexed: number;
 }
 
 /** A silence in serving: from the last claim before it to the first after, as ms before the look. */
@@ -124,6 +163,8 @@ export interface LeaseRecord {
   stream?: string;
   /** How many characters of it Slack has confirmed (recorded with the renewals). */
   stream_confirmed?: number;
+  /** Lapsed leases taken over or dead-lettered: how often a copy died (or froze) running this turn. */
+  deaths?: number;
 }
 
 export function parseLeaseRecord(stored: unknown): LeaseRecord | undefined {

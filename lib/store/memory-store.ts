@@ -4,12 +4,25 @@
  * one synchronous step, so nothing interleaves inside it.
  */
 import { STATUS_KEYS } from './keys.js';
-import { owns, parseLeaseRecord, releaseVerdict, type LeaseRecord, type LeaseReply, type Look, type ReleaseReply, type Takeover } from './lease.js';
+import {
+  lapsedVerdict,
+  ownerDiedReason,
+  owns,
+  parseLeaseRecord,
+  releaseVerdict,
+  type EndReply,
+  type LeaseRecord,
+  type LeaseReply,
+  type Look,
+  type ReleaseReply,
+  type RestoreDetail,
+  type Takeover,
+} from './lease.js';
 import { Observed } from './observed.js';
 import { WindowBook } from './window-book.js';
 import { CLAIMED, DUPLICATE, type ClaimOutcome } from './outcome.js';
-import { encodeAlias, encodeClaim, type ClaimOwner, type LeaseRequest } from './record.js';
-import { CLAIM_TTL_SECONDS, DEAD_TTL_SECONDS, type DeadLetter, type SharedStore, type StoreHealth, type TurnLine } from './roles.js';
+import { encodeAlias, encodeClaim, encodeRestored, type ClaimOwner, type LeaseRequest } from './record.js';
+import { CLAIM_TTL_SECONDS, DEAD_TTL_SECONDS, type ConfirmReply, type DeadLetter, type LookOptions, type SharedStore, type StoreHealth, type TurnLine } from './roles.js';
 
 interface Entry {
   value: string;
@@ -25,6 +38,8 @@ export interface MemoryStoreOptions {
   sweepEvery?: number;
   /** A silence in serving longer than this is recorded for the catch-up sweep; 0: none. @default 0 */
   gapMs?: number;
+  /** @default crypto.randomUUID */
+  nonce?: () => string;
 }
 
 export class MemoryStore implements SharedStore {
@@ -45,6 +60,9 @@ export class MemoryStore implements SharedStore {
   #servedAt: number | undefined;
   readonly #gaps: Array<{ from: number; to: number }> = [];
   readonly #gapMs: number;
+  readonly #nonce: () => string;
+  /** The lease set is known whole (the Redis set's `~indexed` mark): false after it was lost, until a look rebuilds it. */
+  #indexed = false;
 
   constructor(options: MemoryStoreOptions = {}) {
     this.#now = options.now ?? Date.now;
@@ -53,6 +71,7 @@ export class MemoryStore implements SharedStore {
     this.#observed = new Observed(this.#now);
     this.windows = new WindowBook(this.#now, () => {});
     this.#gapMs = options.gapMs ?? 0;
+    this.#nonce = options.nonce ?? (() => crypto.randomUUID());
   }
 
   #live(key: string, now: number): Entry | undefined {
@@ -84,7 +103,7 @@ export class MemoryStore implements SharedStore {
 
   async claim(keys: readonly string[], owner: ClaimOwner, lease?: LeaseRequest): Promise<ClaimOutcome> {
     const now = this.#now();
-    const nonce = crypto.randomUUID();
+    const nonce = this.#nonce();
     const held = keys.find((key) => this.#live(key, now));
     if (held !== undefined) return DUPLICATE;
     if (this.#servedAt !== undefined && this.#gapMs > 0 && now - this.#servedAt > this.#gapMs) this.#gaps.push({ from: this.#servedAt, to: now });
@@ -100,8 +119,23 @@ export class MemoryStore implements SharedStore {
     return CLAIMED;
   }
 
+  /** `missing` when the key holds nothing at all (the scripts' OWNED_OR_MISSING). */
+  #missing(key: string): boolean {
+    return this.#live(key, this.#now()) === undefined;
+  }
+
+  async confirm(key: string, nonce: string, leaseMs: number): Promise<ConfirmReply> {
+    if (this.#missing(key)) return 'absent';
+    const record = this.#record(key);
+    if (!record || record.nonce !== nonce) return 'held';
+    if (!owns(record, 1)) return 'lost';
+    this.#leases.set(key, this.#now() + leaseMs);
+    return 'mine';
+  }
+
   async renew(leases: readonly { key: string; token: number; confirmed?: number }[], leaseMs: number): Promise<LeaseReply[]> {
     return leases.map(({ key, token, confirmed }) => {
+      if (this.#missing(key)) return 'missing';
       const record = this.#record(key);
       if (!owns(record, token)) return 'lost';
       this.#leases.set(key, this.#now() + leaseMs);
@@ -111,6 +145,7 @@ export class MemoryStore implements SharedStore {
   }
 
   async markStream(key: string, token: number, ts: string): Promise<LeaseReply> {
+    if (this.#missing(key)) return 'missing';
     const record = this.#record(key);
     if (!owns(record, token)) return 'lost';
     this.#rewrite(key, { ...record, stream: ts });
@@ -118,10 +153,25 @@ export class MemoryStore implements SharedStore {
   }
 
   async commit(key: string, token: number, leaseMs: number): Promise<LeaseReply> {
+    if (this.#missing(key)) return 'missing';
     const record = this.#record(key);
     if (!owns(record, token)) return 'lost';
     this.#rewrite(key, { ...record, state: 'posting' });
     this.#leases.set(key, this.#now() + leaseMs);
+    return 'ok';
+  }
+
+  async restore(key: string, token: number, owner: ClaimOwner, request: LeaseRequest, aliasKeys: readonly string[], detail?: RestoreDetail): Promise<EndReply> {
+    const now = this.#now();
+    if (!this.#missing(key)) {
+      if (!owns(this.#record(key), token)) return 'lost';
+    } else {
+      const nonce = crypto.randomUUID();
+      const record = { ...JSON.parse(encodeRestored(owner, now, nonce, token, request, detail)), first_at: now };
+      this.#set(key, JSON.stringify(record), this.#ttlMs, now);
+      for (const alias of aliasKeys) if (!this.#live(alias, now)) this.#set(alias, encodeAlias(owner, now, nonce), this.#ttlMs, now);
+    }
+    this.#leases.set(key, now + request.leaseMs);
     return 'ok';
   }
 
@@ -131,6 +181,7 @@ export class MemoryStore implements SharedStore {
   }
 
   async finish(key: string, token: number, replyTs: string | null, turn?: TurnLine): Promise<LeaseReply> {
+    if (this.#missing(key)) return 'missing';
     const record = this.#record(key);
     if (!owns(record, token)) return 'lost';
     const { body: _body, ...rest } = record;
@@ -153,6 +204,7 @@ export class MemoryStore implements SharedStore {
   }
 
   async release(key: string, token: number, f: Parameters<SharedStore['release']>[2]): Promise<ReleaseReply> {
+    if (this.#missing(key)) return 'missing';
     const record = this.#record(key);
     if (!owns(record, token)) return 'lost';
     const now = this.#now();
@@ -169,6 +221,7 @@ export class MemoryStore implements SharedStore {
   }
 
   async deadLetter(key: string, token: number, reason: string, turn?: TurnLine): Promise<LeaseReply> {
+    if (this.#missing(key)) return 'missing';
     const record = this.#record(key);
     if (!owns(record, token)) return 'lost';
     this.#toDead(key, { ...record, reason }, turn);
@@ -198,16 +251,32 @@ export class MemoryStore implements SharedStore {
     };
   }
 
-  async look(owner: ClaimOwner, leaseMs: number, limit: number, heartbeat?: string): Promise<Look> {
+  async look(owner: ClaimOwner, leaseMs: number, limit: number, heartbeat?: string, options: LookOptions = {}): Promise<Look> {
+    const { policy, running = [] } = options;
     const now = this.#now();
     const taken: Takeover[] = [];
+    const dead: DeadLetter[] = [];
     const due = [...this.#leases].filter(([, until]) => until <= now).sort((a, b) => a[1] - b[1]);
     for (const [key] of due.slice(0, limit)) {
       const record = this.#record(key);
       const live = record && record.body !== undefined && (record.state === 'claimed' || record.state === 'posting' || record.state === 'retry');
-      if (!live) this.#leases.delete(key);
-      else taken.push(this.#take(key, record, owner, leaseMs));
+      if (!live) {
+        this.#leases.delete(key);
+        continue;
+      }
+      // This copy runs it (a claim that landed late): kept for it, never taken by its own look.
+      if (running.includes(key)) {
+        this.#leases.set(key, now + leaseMs);
+        continue;
+      }
+      // Its owner died (or froze past its lease): that run counts, as the look script counts it.
+      const died = record.state !== 'retry';
+      const next = died ? { ...record, deaths: (record.deaths ?? 0) + 1 } : record;
+      const verdict = policy ? lapsedVerdict({ attempts: record.attempts ?? 1, firstAt: record.first_at ?? now, now, policy }) : 'take';
+      if (died && verdict === 'dead') dead.push(this.#diedOut(key, next));
+      else taken.push(this.#take(key, next, owner, leaseMs));
     }
+    const reindexed = this.#indexed ? 0 : this.#reindex(leaseMs);
     if (heartbeat) {
       const copies = this.#hashes.get(STATUS_KEYS.copies) ?? new Map<string, string>();
       copies.set(owner.instance, heartbeat);
@@ -220,7 +289,54 @@ export class MemoryStore implements SharedStore {
       nextDueMs: Number.isFinite(next) ? Math.max(0, next - now) : null,
       sinceServedMs: this.#servedAt === undefined ? null : now - this.#servedAt,
       gap: gap ? { raw: `${gap.from}:${gap.to}`, startedMsAgo: now - gap.from, endedMsAgo: now - gap.to } : null,
+      dead,
+      reindexed,
     };
+  }
+
+  /** A lapsed turn whose owners kept dying, dead-lettered by the look: listed as `listDead` lists it. */
+  #diedOut(key: string, record: LeaseRecord): DeadLetter {
+    const reason = ownerDiedReason(record.deaths ?? 1);
+    this.#toDead(key, { ...record, reason }, undefined);
+    return { key, eventId: record.event_id ?? key.split(':').pop() ?? key, channel: record.channel ?? null, reason, attempts: record.attempts ?? 1, at: new Date(this.#now()).toISOString() };
+  }
+
+  /** A lost lease set rebuilt from the records (REINDEX_SCRIPT): each live turn missing from it, due a lease from now. */
+  #reindex(leaseMs: number): number {
+    const now = this.#now();
+    let added = 0;
+    for (const key of this.#entries.keys()) {
+      if (!key.includes(':event:') || this.#leases.has(key)) continue;
+      const record = this.#record(key);
+      if (record?.body !== undefined && (record.state === 'claimed' || record.state === 'posting' || record.state === 'retry')) {
+        this.#leases.set(key, now + leaseMs);
+        added++;
+      }
+    }
+    this.#indexed = true;
+    return added;
+  }
+
+  /** What Upstash does to a full database: one key evicted. For tests and the drill. */
+  evict(key: string): void {
+    this.#entries.delete(key);
+  }
+
+  /** The lease set deleted (or evicted) on its own. For tests and the drill. */
+  dropIndex(): void {
+    this.#leases.clear();
+    this.#indexed = false;
+  }
+
+  /** FLUSHALL. For tests and the drill. */
+  flush(): void {
+    this.#entries.clear();
+    this.#dead.clear();
+    this.#lists.clear();
+    this.#hashes.clear();
+    this.#gaps.splice(0);
+    this.#servedAt = undefined;
+    this.dropIndex();
   }
 
   async dropGap(raw: string): Promise<void> {
@@ -257,7 +373,7 @@ export class MemoryStore implements SharedStore {
     const record = this.#record(key);
     if (!record || record.state !== 'dead' || record.body === undefined) return undefined;
     this.#dead.delete(key);
-    return this.#take(key, { ...record, attempts: 0, first_at: this.#now(), ambiguous: true }, owner, leaseMs);
+    return this.#take(key, { ...record, attempts: 0, deaths: 0, first_at: this.#now(), ambiguous: true }, owner, leaseMs);
   }
 
   async dropDead(key: string): Promise<boolean> {
@@ -313,6 +429,27 @@ export class MemoryStore implements SharedStore {
   /** Number of live keys, for tests and the drill. */
   get size(): number {
     return this.#entries.size;
+  }
+
+  /** turn key -> its kept steps and when they lapse (as long as a claim). */
+  readonly #steps = new Map<string, { results: Map<string, string>; expiresAt: number }>();
+
+  async keepStep(turnKey: string, name: string, json: string): Promise<boolean> {
+    const now = this.#now();
+    const held = this.#steps.get(turnKey);
+    const results = held && held.expiresAt > now ? held.results : new Map<string, string>();
+    results.set(name, json);
+    this.#steps.set(turnKey, { results, expiresAt: now + CLAIM_TTL_SECONDS * 1000 });
+    return true;
+  }
+
+  async loadSteps(turnKey: string): Promise<Record<string, string>> {
+    const held = this.#steps.get(turnKey);
+    if (!held || held.expiresAt <= this.#now()) {
+      this.#steps.delete(turnKey);
+      return {};
+    }
+    return Object.fromEntries(held.results);
   }
 }
 

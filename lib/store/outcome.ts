@@ -11,7 +11,12 @@ export type ClaimOutcome =
   /** `token`: the lease's fencing token, when the claim holds a lease. */
   | { kind: 'claimed'; token?: number }
   | { kind: 'duplicate' }
-  | { kind: 'fail-open'; reason: string };
+  /**
+   * `nonce`: for a leased claim, the nonce its write carried: the claim may
+   * have landed after all (a timeout is no "no"), and `confirm` asks about it
+   * once the store answers again.
+   */
+  | { kind: 'fail-open'; reason: string; nonce?: string };
 
 export type ClaimKind = ClaimOutcome['kind'];
 

@@ -3,6 +3,8 @@
  * nonce so that a copy retrying its own lost write can recognise it. Only
  * the primary (event) key of a leased claim holds the body; aliases never do.
  */
+import type { RestoreDetail } from './lease.js';
+
 /** Which copy: the hub on the owner's Mac, or the cloud copy (any of its replicas). */
 export type Role = 'hub' | 'cloud';
 
@@ -34,6 +36,14 @@ export function encodeClaim(owner: ClaimOwner, now: number, nonce: string, lease
     if (lease.eventId) record.event_id = lease.eventId;
     if (lease.channel) record.channel = lease.channel;
   }
+  return JSON.stringify(record);
+}
+
+/** A claim its owner writes again after the store forgot it: the same token, the runs so far, the streamed message. */
+export function encodeRestored(owner: ClaimOwner, now: number, nonce: string, token: number, lease: LeaseRequest, detail: RestoreDetail = {}): string {
+  const record = JSON.parse(encodeClaim(owner, now, nonce, lease)) as Record<string, unknown>;
+  Object.assign(record, { token, attempts: detail.attempts ?? 1 });
+  if (detail.streamTs) record.stream = detail.streamTs;
   return JSON.stringify(record);
 }
 

@@ -6,7 +6,7 @@
  *
  * None of these methods throws: expected faults are values.
  */
-import type { Look, LeaseReply, ReleaseReply, RetryPolicy, Takeover } from './lease.js';
+import type { EndReply, Look, LeaseReply, ReleaseReply, RestoreDetail, RetryPolicy, Takeover } from './lease.js';
 import type { ClaimOutcome } from './outcome.js';
 import type { ClaimOwner, LeaseRequest } from './record.js';
 
@@ -31,6 +31,30 @@ export interface Claims {
    * `fail-open`. With a lease, `claimed` carries token 1.
    */
   claim(keys: readonly string[], owner: ClaimOwner, lease?: LeaseRequest): Promise<ClaimOutcome>;
+  /**
+   * A leased claim that failed open (`nonce` from its outcome), asked about
+   * once the store answers again: `mine` when it landed after all and is
+   * still this claim's, live, under token 1 (its lease is kept from now: run
+   * it under that lease, never leave it to be taken over), `absent` when it
+   * never landed, `held` when another delivery's claim holds the key, `lost`
+   * when it landed but was taken over or has ended since.
+   */
+  confirm(key: string, nonce: string, leaseMs: number): Promise<ConfirmReply>;
+}
+
+/** What `confirm` found of a claim that timed out. */
+export type ConfirmReply = 'mine' | 'absent' | 'held' | 'lost' | 'unreachable';
+
+/** What a look is told besides its owner and limits. */
+export interface LookOptions {
+  /** Dead-letter a lapsed lease whose runs or retry window are spent (its owners kept dying) instead of taking it. */
+  policy?: RetryPolicy;
+  /**
+   * Keys of turns this copy runs now without holding their lease (claims that
+   * failed open and may have landed late): never taken by this copy's own
+   * look, whose lease is kept alive instead until the copy confirms it.
+   */
+  running?: readonly string[];
 }
 
 /** The status page's line for a turn that ended, written with the lease's last operation. */
@@ -46,13 +70,23 @@ export interface Leases {
   /**
    * Renew all of this copy's leases in one request: a reply per lease, in
    * order. `confirmed`: how much of the lease's streamed reply Slack has
-   * confirmed, recorded on the way.
+   * confirmed, recorded on the way. `missing`: the store has no record of
+   * it (see `restore`).
    */
   renew(leases: readonly { key: string; token: number; confirmed?: number }[], leaseMs: number): Promise<LeaseReply[]>;
   /** A streamed reply started under this lease: record its message's ts. */
   markStream(key: string, token: number, ts: string): Promise<LeaseReply>;
   /** The commit point before posting, when the lease is not provably held: -> `posting`. */
   commit(key: string, token: number, leaseMs: number): Promise<LeaseReply>;
+  /**
+   * The store forgot a live turn (its record is gone): its owner writes the
+   * claim again under the same token, sealed as a claim is, puts it back in
+   * the lease set, and re-creates the message aliases that are gone, so a
+   * later delivery of the message is a duplicate. Only when the key is
+   * absent: `ok` when written (or already this token's, a restore whose
+   * answer was lost), `lost` when another record is there.
+   */
+  restore(key: string, token: number, owner: ClaimOwner, request: LeaseRequest, aliasKeys: readonly string[], detail?: RestoreDetail): Promise<EndReply>;
   /** The turn is over: `done`, the body dropped, the reply's ts kept a day. */
   finish(key: string, token: number, replyTs: string | null, turn?: TurnLine): Promise<LeaseReply>;
   /** A transient failure: another run after `delayMs`, or a dead letter when the policy is spent. */
@@ -68,8 +102,14 @@ export interface Leases {
   pending(): Promise<number | undefined>;
   /** A gap the catch-up sweep has read back: forget it. */
   dropGap(raw: string): Promise<void>;
-  /** Take up to `limit` lapsed or due leases for `owner`, write its heartbeat, and say when the next is due. */
-  look(owner: ClaimOwner, leaseMs: number, limit: number, heartbeat?: string): Promise<Look | undefined>;
+  /**
+   * Take up to `limit` lapsed or due leases for `owner`, write its heartbeat,
+   * and say when the next is due. With a `policy`, a lapsed lease whose runs
+   * or retry window are spent is dead-lettered instead of taken (its owners
+   * kept dying), and listed in `dead`. A lease set found lost is rebuilt from
+   * the records.
+   */
+  look(owner: ClaimOwner, leaseMs: number, limit: number, heartbeat?: string, options?: LookOptions): Promise<Look | undefined>;
 }
 
 /** A dead letter as listed: no body. */
@@ -143,3 +183,19 @@ export interface SharedStore extends Claims, Leases, DeadLetters, Records, Lists
 export const CLAIM_TTL_SECONDS = 24 * 60 * 60;
 /** Dead letters are kept a week. */
 export const DEAD_TTL_SECONDS = 7 * 24 * 60 * 60;
+
+/**
+ * A turn's steps (ctx.step, lib/turn/steps.ts): each step's JSON result kept
+ * with the turn, sealed like its body, for as long as its claim, so a retry
+ * or a takeover returns it instead of running the step again.
+ */
+export interface TurnSteps {
+  /** Keep one step's result (one command); false when the store could not answer (the step then runs again on a retry). */
+  keepStep(turnKey: string, name: string, json: string): Promise<boolean>;
+  /** Every kept step of a turn, name -> JSON (one command); {} when none, undefined when the store could not answer. */
+  loadSteps(turnKey: string): Promise<Record<string, string> | undefined>;
+}
+
+// Every store keeps steps too (merged into SharedStore here, so this block stays apart from the one above).
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface SharedStore extends TurnSteps {}

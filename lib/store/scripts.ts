@@ -4,6 +4,9 @@
  * integers or strings the script builds: never a status reply such as `OK`,
  * whose base64 encoding inside an array the REST API leaves undocumented.
  */
+import { LEASES_INDEXED, LEASES_INDEXED_SCORE } from './keys.js';
+import { OWNER_DIED_FORMAT } from './lease.js';
+
 const NOW = `local t = redis.call('TIME'); local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
 
 /** Decode the record at KEYS[1]; `rec` is nil when absent or unreadable. */
@@ -14,6 +17,19 @@ if raw then local ok, v = pcall(cjson.decode, raw); if ok and type(v) == 'table'
 /** The same token, a live state: else the turn belongs to someone else now. */
 const OWNED = `${RECORD}
 if not rec or tonumber(rec.token) ~= tonumber(ARGV[1]) or (rec.state ~= 'claimed' and rec.state ~= 'posting') then return 0 end`;
+
+/**
+ * As OWNED, but a record that is not there at all (flushed, evicted) answers
+ * `missing` (2 unless the script says), not 0: nobody else holds the turn,
+ * and its owner writes it again.
+ */
+const ownedOrMissing = (missing = 2) => `${RECORD}
+if not raw then return ${missing} end
+if not rec or tonumber(rec.token) ~= tonumber(ARGV[1]) or (rec.state ~= 'claimed' and rec.state ~= 'posting') then return 0 end`;
+const OWNED_OR_MISSING = ownedOrMissing();
+
+/** The lease set's "known whole" member and its score (keys.ts). */
+const INDEXED = `local indexed_member, indexed_score = '${LEASES_INDEXED}', ${LEASES_INDEXED_SCORE}`;
 
 /** Open shared rate-limit windows, flattened after `out[1]`; closed ones are dropped. KEYS[W] is the hash. */
 const WINDOWS = (w: string) => `local win = redis.call('HGETALL', ${w})
@@ -64,9 +80,25 @@ ${WINDOWS('KEYS[n + 2]')}
 return out`;
 
 /**
+ * A leased claim that timed out at its copy, asked about once the store
+ * answers: did it land? KEYS: key, lease set. ARGV: the claim's nonce, lease ms.
+ * Returns 'mine' (landed, live, still token 1: its lease is kept from now),
+ * 'lost' (landed, then taken over or ended), 'held' (another claim's) or
+ * 'absent' (never landed).
+ */
+export const CONFIRM_SCRIPT = `${NOW}
+${RECORD}
+if not raw then return 'absent' end
+if not rec or rec.nonce ~= ARGV[1] then return 'held' end
+if tonumber(rec.token) ~= 1 or (rec.state ~= 'claimed' and rec.state ~= 'posting') then return 'lost' end
+redis.call('ZADD', KEYS[2], now + tonumber(ARGV[2]), KEYS[1])
+return 'mine'`;
+
+/**
  * KEYS: the lease set, then each lease's key. ARGV: lease ms, then per lease
  * its token and how much of its streamed reply Slack has confirmed ('' when
- * it streams nothing). Returns 1 (renewed) or 0 (lost) per lease.
+ * it streams nothing). Returns 1 (renewed), 0 (lost) or 2 (missing: no
+ * record at all) per lease.
  */
 export const RENEW_SCRIPT = `${NOW}
 local out = {}
@@ -76,7 +108,8 @@ for i = 2, #KEYS do
   if raw then ok, rec = pcall(cjson.decode, raw) end
   local token = ARGV[2 * (i - 1)]
   local confirmed = ARGV[2 * (i - 1) + 1]
-  if ok and type(rec) == 'table' and tonumber(rec.token) == tonumber(token) and (rec.state == 'claimed' or rec.state == 'posting') then
+  if not raw then out[#out + 1] = 2
+  elseif ok and type(rec) == 'table' and tonumber(rec.token) == tonumber(token) and (rec.state == 'claimed' or rec.state == 'posting') then
     redis.call('ZADD', KEYS[1], now + tonumber(ARGV[1]), KEYS[i]); out[#out + 1] = 1
     if confirmed ~= '' and tonumber(confirmed) ~= tonumber(rec.stream_confirmed) then
       rec.stream_confirmed = tonumber(confirmed)
@@ -86,8 +119,8 @@ for i = 2, #KEYS do
 end
 return out`;
 
-/** -> posting, with the current token only. KEYS: key, lease set. ARGV: token, lease ms. */
-export const COMMIT_SCRIPT = `${OWNED}
+/** -> posting, with the current token only. KEYS: key, lease set. ARGV: token, lease ms. Returns 1, 0 lost, 2 missing. */
+export const COMMIT_SCRIPT = `${OWNED_OR_MISSING}
 ${NOW}
 rec.state = 'posting'
 redis.call('SET', KEYS[1], cjson.encode(rec), 'KEEPTTL')
@@ -97,11 +130,60 @@ return 1`;
 /**
  * A streamed reply started: its message's ts is this turn's, so a taker-over
  * completes that message instead of adding a second. KEYS: key. ARGV: token, ts.
+ * Returns 1, 0 lost, 2 missing.
  */
-export const STREAM_SCRIPT = `${OWNED}
+export const STREAM_SCRIPT = `${OWNED_OR_MISSING}
 rec.stream = ARGV[2]
 redis.call('SET', KEYS[1], cjson.encode(rec), 'KEEPTTL')
 return 1`;
+
+/**
+ * The owner writes its forgotten claim again: only where the key is absent
+ * (or already holds this token, live: a restore whose answer was lost), back
+ * into the lease set, and each message alias that is gone re-created.
+ * KEYS: key, lease set, alias keys. ARGV: token, the record (first_at is set
+ * here), the alias record, ttl s, lease ms. Returns 1 (written or already
+ * ours) or 0 (another record is there).
+ */
+export const RESTORE_SCRIPT = `${NOW}
+local key, leases = KEYS[1], KEYS[2]
+local token, ttl, lease = tonumber(ARGV[1]), tonumber(ARGV[4]), tonumber(ARGV[5])
+${RECORD}
+if raw then
+  if not rec or tonumber(rec.token) ~= token or (rec.state ~= 'claimed' and rec.state ~= 'posting') then return 0 end
+else
+  local fresh = cjson.decode(ARGV[2])
+  fresh.first_at = now
+  redis.call('SET', key, cjson.encode(fresh), 'EX', ttl)
+end
+redis.call('ZADD', leases, now + lease, key)
+for i = 3, #KEYS do redis.call('SET', KEYS[i], ARGV[3], 'EX', ttl, 'NX') end
+return 1`;
+
+/**
+ * Rebuilding a lost lease set from the records a scan found: each live turn
+ * not in the set goes back in, due a lease from now (its owner, if alive,
+ * renews it before then; if dead, it is taken over then). On the scan's last
+ * page the set is marked whole. KEYS: lease set, record keys.
+ * ARGV: lease ms, '1' when the scan is complete. Returns how many went back in.
+ */
+export const REINDEX_SCRIPT = `${NOW}
+${INDEXED}
+local leases = KEYS[1]
+local lease = tonumber(ARGV[1])
+local added = 0
+for i = 2, #KEYS do
+  if not redis.call('ZSCORE', leases, KEYS[i]) then
+    local raw = redis.call('GET', KEYS[i])
+    local ok, rec = false, nil
+    if raw then ok, rec = pcall(cjson.decode, raw) end
+    if ok and type(rec) == 'table' and rec.body and (rec.state == 'claimed' or rec.state == 'posting' or rec.state == 'retry') then
+      redis.call('ZADD', leases, now + lease, KEYS[i]); added = added + 1
+    end
+  end
+end
+if ARGV[2] == '1' then redis.call('ZADD', leases, indexed_score, indexed_member) end
+return added`;
 
 /** The turn's line on the status page, pushed in the same round trip. KEYS[T]: turns list. */
 const TURN_RECORD = (t: string, a: string) => `if ${a} ~= '' then
@@ -113,8 +195,9 @@ end`;
  * status page's lines written. KEYS: key, lease set, turns, failovers,
  * cloud-last-served. ARGV: token, reply ts ('' for none), ttl s, turn line
  * ('' for none), '1' when served by the cloud copy, ISO time.
+ * Returns 1, 0 lost, 2 missing.
  */
-export const FINISH_SCRIPT = `${OWNED}
+export const FINISH_SCRIPT = `${OWNED_OR_MISSING}
 rec.state = 'done'
 rec.body = nil
 if ARGV[2] ~= '' then rec.reply_ts = ARGV[2] end
@@ -141,9 +224,9 @@ ${TURN_RECORD('KEYS[4]', line)}`;
  * its runs or its time are spent. KEYS: key, lease set, dead set, turns.
  * ARGV: token, delay ms, reason, ambiguous ('1'/'0'), max runs, window ms,
  * dead ttl s, turn line for a dead letter, free ('1': this run is not
- * counted). Returns 1 retry, 2 dead, 0 lost.
+ * counted). Returns 1 retry, 2 dead, 0 lost, 3 missing.
  */
-export const RELEASE_SCRIPT = `${OWNED}
+export const RELEASE_SCRIPT = `${ownedOrMissing(3)}
 ${NOW}
 local attempts = tonumber(rec.attempts) or 1
 local first = tonumber(rec.first_at) or now
@@ -162,8 +245,8 @@ redis.call('SET', KEYS[1], cjson.encode(rec), 'KEEPTTL')
 redis.call('ZADD', KEYS[2], now + delay, KEYS[1])
 return 1`;
 
-/** A turn that can never succeed: dead at once. KEYS as RELEASE. ARGV: token, reason, dead ttl s, turn line. */
-export const DEAD_SCRIPT = `${OWNED}
+/** A turn that can never succeed: dead at once. KEYS as RELEASE. ARGV: token, reason, dead ttl s, turn line. Returns 1, 0 lost, 2 missing. */
+export const DEAD_SCRIPT = `${OWNED_OR_MISSING}
 ${NOW}
 rec.reason = ARGV[2]
 ${TO_DEAD('ARGV[3]', 'ARGV[4]')}
@@ -184,13 +267,24 @@ out[#out + 1] = cjson.encode({ key = key, token = rec.token, state = prev, body 
  * One look at the store: take up to ARGV[4] lapsed leases, write this copy's
  * heartbeat, and say when the next lease falls due and how long ago any copy
  * last claimed a delivery, and the oldest gap in serving not swept yet.
- * KEYS: lease set, copies hash, served mark, gaps list.
- * ARGV: instance, role, lease ms, limit, heartbeat ('' for none).
+ * A lapsed lease whose owner died (claimed or posting) counts that run: when
+ * its runs (ARGV[6]; 0: no policy) or its retry window (ARGV[7]) are spent it
+ * is dead-lettered here instead of taken, and only this look reports it.
+ * KEYS: lease set, copies hash, served mark, gaps list, dead set.
+ * ARGV: instance, role, lease ms, limit, heartbeat ('' for none), max runs,
+ * window ms, dead ttl s, then the keys this copy runs without their lease
+ * (never taken by its own look: their lease is kept a lease from now).
  * Returns {ms until the next lease is due or -1, ms since the last claim or -1,
- * the oldest gap as ms ago "from:to" or '', takeover, ...}.
+ * the oldest gap as ms ago "from:to" or '', 1 when the lease set is known
+ * whole else 0, then takeovers and 'dead:' dead letters, ...}.
  */
 export const LOOK_SCRIPT = `${NOW}
-local out = { -1, -1, '' }
+${INDEXED}
+local runs, window, dead_ttl = tonumber(ARGV[6]) or 0, tonumber(ARGV[7]) or 0, tonumber(ARGV[8]) or 0
+local running = {}
+for i = 9, #ARGV do running[ARGV[i]] = true end
+local out = { -1, -1, '', 0 }
+if redis.call('ZSCORE', KEYS[1], indexed_member) then out[4] = 1 end
 local served = tonumber(redis.call('GET', KEYS[3]))
 if served then out[2] = math.max(0, now - served) end
 local gap = redis.call('LINDEX', KEYS[4], 0)
@@ -205,13 +299,31 @@ for _, key in ipairs(due) do
   if raw then ok, rec = pcall(cjson.decode, raw) end
   if not ok or type(rec) ~= 'table' or not rec.body or (rec.state ~= 'claimed' and rec.state ~= 'posting' and rec.state ~= 'retry') then
     redis.call('ZREM', KEYS[1], key)
+  elseif running[key] then
+    redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), key)
   else
-    ${TAKE}
+    local died = rec.state ~= 'retry'
+    if died then rec.deaths = (tonumber(rec.deaths) or 0) + 1 end
+    local attempts, first = tonumber(rec.attempts) or 1, tonumber(rec.first_at) or now
+    if died and runs > 0 and (attempts >= runs or now - first > window) then
+      rec.state = 'dead'
+      rec.dead_at = now
+      rec.reason = string.format('${OWNER_DIED_FORMAT}', rec.deaths)
+      redis.call('SET', key, cjson.encode(rec), 'EX', dead_ttl)
+      redis.call('ZREM', KEYS[1], key)
+      redis.call('ZADD', KEYS[5], now, key)
+      redis.call('EXPIRE', KEYS[5], dead_ttl)
+      rec.body = nil
+      rec.key = key
+      out[#out + 1] = 'dead:' .. cjson.encode(rec)
+    else
+      ${TAKE}
+    end
   end
 end
 if ARGV[5] ~= '' then redis.call('HSET', KEYS[2], ARGV[1], ARGV[5]); redis.call('EXPIRE', KEYS[2], 604800) end
 local nxt = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-if nxt[2] then out[1] = math.max(0, tonumber(nxt[2]) - now) end
+if nxt[2] and nxt[1] ~= indexed_member then out[1] = math.max(0, tonumber(nxt[2]) - now) end
 return out`;
 
 /**
@@ -228,6 +340,7 @@ if raw then ok, rec = pcall(cjson.decode, raw) end
 if not ok or type(rec) ~= 'table' or rec.state ~= 'dead' or not rec.body then return out end
 redis.call('ZREM', KEYS[3], key)
 rec.attempts = 0
+rec.deaths = 0
 rec.first_at = now
 rec.ambiguous = true
 ${TAKE}
@@ -273,4 +386,16 @@ if ttl == 0 then
 end
 if held and held ~= ARGV[1] then return 0 end
 redis.call('SET', KEYS[1], ARGV[1], 'EX', ttl)
+return 1`;
+
+/**
+ * One step's result kept with its turn (ctx.step): the field written and the
+ * hash's life set to the claim's, in one command. Returns 1.
+ */
+export const KEEP_STEP_SCRIPT = `local steps = KEYS[1]
+local name = ARGV[1]
+local result = ARGV[2]
+local ttl = tonumber(ARGV[3])
+redis.call('HSET', steps, name, result)
+redis.call('EXPIRE', steps, ttl)
 return 1`;

@@ -10,7 +10,7 @@ import { Redis } from '@upstash/redis';
 import type { UpstashSettings } from './roles.js';
 import { httpRequester } from './upstash-requester.js';
 
-export type StoreClient = Pick<Redis, 'eval' | 'evalsha' | 'get' | 'set' | 'pipeline' | 'ping' | 'lrange' | 'hgetall' | 'hset' | 'zcard' | 'lrem'>;
+export type StoreClient = Pick<Redis, 'eval' | 'evalsha' | 'get' | 'set' | 'pipeline' | 'ping' | 'lrange' | 'hgetall' | 'hset' | 'zcount' | 'lrem' | 'scan'>;
 
 export function createUpstashClient(settings: UpstashSettings, attemptMs: number): StoreClient {
   const redis = new Redis(httpRequester({ url: settings.url, token: settings.token, attemptMs }));

@@ -12,17 +12,18 @@ import pRetry from 'p-retry';
 import type { UpstashSettings } from './roles.js';
 import { withDeadline } from '../time/index.js';
 import { claimDeadlineMs, DEFAULT_CLAIM_BUDGET, type ClaimBudget } from './budget.js';
-import { DEAD_KEY, GAPS_KEY, LEASES_KEY, SERVED_KEY, STATUS_KEYS, WINDOWS_KEY } from './keys.js';
-import { parseGap, parseTakeover, type Look, type LeaseReply, type ReleaseReply, type Takeover } from './lease.js';
+import { DEAD_KEY, EVENT_KEYS_MATCH, GAPS_KEY, LEASES_INDEXED_SCORE, LEASES_KEY, SERVED_KEY, STATUS_KEYS, WINDOWS_KEY } from './keys.js';
+import { parseGap, parseTakeover, type EndReply, type Look, type LeaseReply, type ReleaseReply, type RestoreDetail, type Takeover } from './lease.js';
 import { Observed } from './observed.js';
 import { WindowBook } from './window-book.js';
 import { classifyClaimReply, failOpen, type ClaimOutcome } from './outcome.js';
-import { encodeAlias, encodeClaim, type ClaimOwner, type LeaseRequest } from './record.js';
+import { encodeAlias, encodeClaim, encodeRestored, type ClaimOwner, type LeaseRequest } from './record.js';
 import type { StoreReporter } from './reporter.js';
-import { CLAIM_TTL_SECONDS, DEAD_TTL_SECONDS, type DeadLetter, type SharedStore, type StoreHealth, type TurnLine } from './roles.js';
+import { CLAIM_TTL_SECONDS, DEAD_TTL_SECONDS, type ConfirmReply, type DeadLetter, type LookOptions, type SharedStore, type StoreHealth, type TurnLine } from './roles.js';
 import * as S from './scripts.js';
 import { isSealed, type Sealer } from './seal.js';
 import { createUpstashClient, type StoreClient } from './upstash-client.js';
+import { stepsKey } from './keys.js';
 
 export interface UpstashStoreOptions {
   /** Where the database is; ignored when `client` is given. */
@@ -61,6 +62,14 @@ function reasonOf(error: unknown): string {
 
 type Op = 'claim' | 'note' | 'window' | 'lease' | 'ping' | 'read';
 
+/**
+ * A lost lease set is rebuilt by scanning the event keys: this many keys a
+ * SCAN page, at most this many pages a look (10,000 keys, a day of about
+ * 5,000 mentions with their aliases), the rest at the next looks.
+ */
+const REINDEX_SCAN_COUNT = 1000;
+const REINDEX_PAGES_PER_LOOK = 10;
+
 export class UpstashStore implements SharedStore {
   readonly kind = 'upstash' as const;
   readonly budget: ClaimBudget;
@@ -74,6 +83,8 @@ export class UpstashStore implements SharedStore {
   readonly #observed: Observed;
   readonly #sealer: Sealer | undefined;
   readonly #gapMs: number;
+  /** Where a rebuild of the lease set that did not finish in one look goes on. */
+  #reindexCursor = '0';
 
   constructor(options: UpstashStoreOptions) {
     this.#sealer = options.sealer;
@@ -134,7 +145,14 @@ export class UpstashStore implements SharedStore {
       this.#observed.failed(outcome.reason);
       this.#report({ op: 'claim', reason: outcome.reason, key: keys[0], elapsedMs: this.#now() - started });
     } else this.#observed.ok();
-    return outcome;
+    // A leased claim that timed out may still land: its nonce lets the copy ask (`confirm`).
+    return outcome.kind === 'fail-open' && lease ? { ...outcome, nonce } : outcome;
+  }
+
+  async confirm(key: string, nonce: string, leaseMs: number): Promise<ConfirmReply> {
+    const reply = await this.#lease([key, LEASES_KEY], S.CONFIRM_SCRIPT, [nonce, leaseMs]);
+    if (reply === undefined) return 'unreachable';
+    return reply === 'mine' || reply === 'absent' || reply === 'held' || reply === 'lost' ? reply : 'unreachable';
   }
 
   /** One bounded command; undefined when it failed (and was reported). */
@@ -171,43 +189,92 @@ export class UpstashStore implements SharedStore {
     const args = [leaseMs, ...leases.flatMap((l) => [l.token, l.confirmed ?? ''])];
     const reply = await this.#lease([LEASES_KEY, ...leases.map((l) => l.key)], S.RENEW_SCRIPT, args);
     if (!Array.isArray(reply) || reply.length !== leases.length) return leases.map(() => 'unreachable');
-    return reply.map((r) => (r === 1 ? 'ok' : 'lost'));
+    return reply.map((r) => (r === 1 ? 'ok' : r === 2 ? 'missing' : 'lost'));
   }
 
   async markStream(key: string, token: number, ts: string): Promise<LeaseReply> {
-    return replyOf(await this.#lease([key], S.STREAM_SCRIPT, [token, ts]));
+    return leaseReplyOf(await this.#lease([key], S.STREAM_SCRIPT, [token, ts]));
   }
 
   async commit(key: string, token: number, leaseMs: number): Promise<LeaseReply> {
-    return replyOf(await this.#lease([key, LEASES_KEY], S.COMMIT_SCRIPT, [token, leaseMs]));
+    return leaseReplyOf(await this.#lease([key, LEASES_KEY], S.COMMIT_SCRIPT, [token, leaseMs]));
+  }
+
+  async restore(key: string, token: number, owner: ClaimOwner, request: LeaseRequest, aliasKeys: readonly string[], detail?: RestoreDetail): Promise<EndReply> {
+    const now = this.#now();
+    const nonce = this.#nonce();
+    const sealed = this.#sealer ? { ...request, body: this.#sealer.seal(request.body) } : request;
+    const args = [token, encodeRestored(owner, now, nonce, token, sealed, detail), encodeAlias(owner, now, nonce), this.#ttlSeconds, request.leaseMs];
+    return replyOf(await this.#lease([key, LEASES_KEY, ...aliasKeys], S.RESTORE_SCRIPT, args));
   }
 
   async finish(key: string, token: number, replyTs: string | null, turn?: TurnLine): Promise<LeaseReply> {
     const keys = [key, LEASES_KEY, STATUS_KEYS.turns, STATUS_KEYS.failovers, STATUS_KEYS.cloudLastServed];
     const args = [token, replyTs ?? '', CLAIM_TTL_SECONDS, turn?.line ?? '', turn?.cloud ? '1' : '0', turn?.at ?? ''];
-    return replyOf(await this.#lease(keys, S.FINISH_SCRIPT, args));
+    return leaseReplyOf(await this.#lease(keys, S.FINISH_SCRIPT, args));
   }
 
   async release(key: string, token: number, f: Parameters<SharedStore['release']>[2]): Promise<ReleaseReply> {
     const args = [token, f.delayMs, f.reason, f.ambiguous ? '1' : '0', f.policy.attempts, f.policy.windowMs, DEAD_TTL_SECONDS, f.turn?.line ?? '', f.free ? '1' : '0'];
     const reply = await this.#lease([key, LEASES_KEY, DEAD_KEY, STATUS_KEYS.turns], S.RELEASE_SCRIPT, args);
     if (reply === undefined) return 'unreachable';
-    return reply === 1 ? 'retry' : reply === 2 ? 'dead' : 'lost';
+    return reply === 1 ? 'retry' : reply === 2 ? 'dead' : reply === 3 ? 'missing' : 'lost';
   }
 
   async deadLetter(key: string, token: number, reason: string, turn?: TurnLine): Promise<LeaseReply> {
     const args = [token, reason, DEAD_TTL_SECONDS, turn?.line ?? ''];
-    return replyOf(await this.#lease([key, LEASES_KEY, DEAD_KEY, STATUS_KEYS.turns], S.DEAD_SCRIPT, args));
+    return leaseReplyOf(await this.#lease([key, LEASES_KEY, DEAD_KEY, STATUS_KEYS.turns], S.DEAD_SCRIPT, args));
   }
 
-  async look(owner: ClaimOwner, leaseMs: number, limit: number, heartbeat?: string): Promise<Look | undefined> {
-    const reply = await this.#lease([LEASES_KEY, STATUS_KEYS.copies, SERVED_KEY, GAPS_KEY], S.LOOK_SCRIPT, [owner.instance, owner.role, leaseMs, limit, heartbeat ?? '']);
+  async look(owner: ClaimOwner, leaseMs: number, limit: number, heartbeat?: string, options: LookOptions = {}): Promise<Look | undefined> {
+    const { policy, running = [] } = options;
+    const keys = [LEASES_KEY, STATUS_KEYS.copies, SERVED_KEY, GAPS_KEY, DEAD_KEY];
+    const args = [owner.instance, owner.role, leaseMs, limit, heartbeat ?? '', policy?.attempts ?? 0, policy?.windowMs ?? 0, DEAD_TTL_SECONDS, ...running];
+    const reply = await this.#lease(keys, S.LOOK_SCRIPT, args);
     if (!Array.isArray(reply) || typeof reply[0] !== 'number' || typeof reply[1] !== 'number') return undefined;
-    const taken = reply.slice(3).flatMap((item) => {
-      const t = parseTakeover(item);
-      return t ? [this.#opened(t)] : [];
-    });
-    return { taken, nextDueMs: reply[0] < 0 ? null : reply[0], sinceServedMs: reply[1] < 0 ? null : reply[1], gap: parseGap(reply[2]) };
+    const taken: Takeover[] = [];
+    const dead: DeadLetter[] = [];
+    for (const item of reply.slice(4)) {
+      const text = String(item);
+      if (text.startsWith('dead:')) {
+        const letter = deadLetterOf(text.slice('dead:'.length));
+        if (letter) dead.push(letter);
+      } else {
+        const t = parseTakeover(text);
+        if (t) taken.push(this.#opened(t));
+      }
+    }
+    let nextDueMs = reply[0] < 0 ? null : reply[0];
+    // The set lacks its "whole" mark: it was lost (or never built). Rebuilt from the records, at no cost to a look that finds it whole.
+    if (reply[3] === 1) this.#reindexCursor = '0';
+    const reindexed = reply[3] === 1 ? 0 : await this.#reindex(leaseMs);
+    if (reindexed > 0) nextDueMs = Math.min(nextDueMs ?? leaseMs, leaseMs);
+    return { taken, nextDueMs, sinceServedMs: reply[1] < 0 ? null : reply[1], gap: parseGap(reply[2]), dead, reindexed };
+  }
+
+  /**
+   * The lease set rebuilt from the event keys, by SCAN pages (client side:
+   * a script names every key it touches) and a script per page that puts
+   * each live turn missing from the set back in. Bounded per look; a page
+   * that fails is scanned again by the next look. Resolves how many went back in.
+   */
+  async #reindex(leaseMs: number): Promise<number> {
+    let added = 0;
+    for (let page = 0; page < REINDEX_PAGES_PER_LOOK; page++) {
+      const scanned = await this.#bounded('lease', LEASES_KEY, () => this.#client.scan(this.#reindexCursor, { match: EVENT_KEYS_MATCH, count: REINDEX_SCAN_COUNT }));
+      if (!Array.isArray(scanned)) return added;
+      const cursor = String(scanned[0]);
+      const found = Array.isArray(scanned[1]) ? (scanned[1] as unknown[]).map(String) : [];
+      const complete = cursor === '0';
+      if (found.length > 0 || complete) {
+        const n = await this.#lease([LEASES_KEY, ...found], S.REINDEX_SCRIPT, [leaseMs, complete ? '1' : '0']);
+        if (typeof n !== 'number') return added;
+        added += n;
+      }
+      this.#reindexCursor = cursor;
+      if (complete) return added;
+    }
+    return added;
   }
 
   async dropGap(raw: string): Promise<void> {
@@ -215,7 +282,8 @@ export class UpstashStore implements SharedStore {
   }
 
   async pending(): Promise<number | undefined> {
-    const reply = await this.#bounded('read', LEASES_KEY, () => this.#client.zcard(LEASES_KEY));
+    // Every member but the set's "whole" mark.
+    const reply = await this.#bounded('read', LEASES_KEY, () => this.#client.zcount(LEASES_KEY, '-inf', `(${LEASES_INDEXED_SCORE}`));
     return typeof reply === 'number' ? reply : undefined;
   }
 
@@ -301,11 +369,35 @@ export class UpstashStore implements SharedStore {
   observed(): StoreHealth & { at: number | null } {
     return this.#observed.get();
   }
+
+  /** A step's result, sealed like a body, in one command (HSET + EXPIRE in a script). */
+  async keepStep(turnKey: string, name: string, json: string): Promise<boolean> {
+    const key = stepsKey(turnKey);
+    const value = this.#sealer ? this.#sealer.seal(json) : json;
+    return (await this.#bounded('note', key, () => this.#run(S.KEEP_STEP_SCRIPT, [key], [name, value, CLAIM_TTL_SECONDS]))) === 1;
+  }
+
+  /** A turn's kept steps in one HGETALL; a result no key here opens is left out (that step runs again). */
+  async loadSteps(turnKey: string): Promise<Record<string, string> | undefined> {
+    const hash = await this.readHash(stepsKey(turnKey));
+    if (hash === undefined) return undefined;
+    const out: Record<string, string> = {};
+    for (const [name, value] of Object.entries(hash)) {
+      const plain = this.#sealer && isSealed(value) ? this.#sealer.open(value) : value;
+      if (plain !== undefined) out[name] = plain;
+    }
+    return out;
+  }
 }
 
-function replyOf(reply: unknown): LeaseReply {
+function replyOf(reply: unknown): EndReply {
   if (reply === undefined) return 'unreachable';
   return reply === 1 ? 'ok' : 'lost';
+}
+
+/** As replyOf, with 2: the record is missing. */
+function leaseReplyOf(reply: unknown): LeaseReply {
+  return reply === 2 ? 'missing' : replyOf(reply);
 }
 
 function deadLetterOf(item: unknown): DeadLetter | undefined {

@@ -3,10 +3,10 @@
  * whose loop is starved answers slowly through no fault of the store or the
  * peer; the health body, the status page and the logs say so.
  */
-import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 
 export class LoopDelay {
-  #histogram: IntervalHistogram | undefined;
+  #histogram: ReturnType<typeof monitorEventLoopDelay> | undefined;
 
   start(): void {
     this.#histogram ??= monitorEventLoopDelay({ resolution: 20 });

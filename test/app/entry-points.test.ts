@@ -1,8 +1,8 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../drill/sim/free-port.js';
 import { eventually } from '../support/copies.js';
 
@@ -71,8 +71,13 @@ describe('entry points', () => {
 describe('the command-line tools from an awkward path', () => {
   // A checkout reached through a symlink in a folder whose name has a space and a percent sign:
   // a tool comparing `import.meta.url` with `file://${argv[1]}` would exit 0 having done nothing.
+  const made: string[] = [];
+  afterAll(() => {
+    for (const dir of made) rmSync(dir, { recursive: true, force: true }); // removes the link, never the checkout it points at
+  });
   const awkward = () => {
     const dir = mkdtempSync(join(tmpdir(), 'auto hub 100%-'));
+    made.push(dir);
     const link = join(dir, 'my checkout');
     symlinkSync(process.cwd(), link);
     return link;

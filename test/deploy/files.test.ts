@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseAppConfig } from '../../lib/config/index.js';
@@ -56,6 +56,11 @@ describe('manifest.json', () => {
     }
   });
 
+  it('does not ask for assistant:write without the assistant view Slack requires for it (setStatus takes chat:write since 2026-03)', () => {
+    if (scopes.includes('assistant:write')) expect(manifest.features.assistant_view).toBeDefined();
+    expect(METHOD_SCOPES['assistant.threads.setStatus']).toEqual(['chat:write']);
+  });
+
   it('asks for no scope that nothing needs', () => {
     const needed = new Set([COMMAND_SCOPE, ...Object.values(EVENT_SCOPES).flat(), ...[...calledMethods()].flatMap((m) => METHOD_SCOPES[m] ?? [])]);
     expect(scopes.filter((s) => !needed.has(s))).toEqual([]);
@@ -64,6 +69,10 @@ describe('manifest.json', () => {
 
 describe('railway.json', () => {
   const railway = JSON.parse(readFileSync('railway.json', 'utf8'));
+  it('builds with `npm run build`, the one build that marks dist/node built: without the mark a pruned image refuses to start', () => {
+    expect(railway.build.buildCommand).toBe('npm run build');
+    expect(JSON.parse(readFileSync('package.json', 'utf8')).scripts.build).toBe('node scripts/build.mjs');
+  });
   it('starts the app, checks its health route, restarts it, and drains at least as long as a shutdown may take', () => {
     expect(railway.deploy.startCommand).toBe('npm start');
     expect(railway.deploy.healthcheckPath).toBe('/slack/health');
@@ -85,10 +94,56 @@ describe('.env.example', () => {
   });
 });
 
+describe('package.json', () => {
+  const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
+
+  it('runs every command a deploy uses from dist/, after checking the build: through tsx they would need the dev dependencies', () => {
+    for (const name of ['start', 'edge', 'deadletter', 'verify', 'audit']) {
+      expect(pkg.scripts[name], name).toMatch(/^node (--enable-source-maps )?dist\/node\/app\/[\w/-]+\.js$/);
+      expect(pkg.scripts[`pre${name}`], `pre${name}`).toBe('node scripts/ensure-build.mjs');
+    }
+  });
+
+  it('lists as a runtime dependency every package the built app and tools import, and no build tool', () => {
+    const runtime = new Set(Object.keys(pkg.dependencies));
+    const imported = new Set<string>();
+    for (const file of [...sources('app'), ...sources('lib')]) {
+      for (const m of readFileSync(file, 'utf8').matchAll(/^import (?!type )[^;]*?from '([^'.][^']*)'/gms)) {
+        const name = m[1]!.startsWith('@') ? m[1]!.split('/').slice(0, 2).join('/') : m[1]!.split('/')[0]!;
+        if (!name.startsWith('node:')) imported.add(name);
+      }
+    }
+    expect(imported.size).toBeGreaterThan(3);
+    for (const name of imported) expect(runtime, `${name} in dependencies`).toContain(name);
+    for (const tool of ['tsx', 'typescript', '@types/node', 'vitest', 'wrangler', 'miniflare', 'esbuild', '@biomejs/biome'])
+      expect(runtime).not.toContain(tool);
+  });
+
+  it('promises the Node lines CI runs the suite on', () => {
+    const ci = readFileSync('.ci/run', 'utf8');
+    const tested = [...ci.matchAll(/^NODE\d+_VERSION=(\d+)\.\d+\.\d+$/gm)].map((m) => `${m[1]}.x`).sort();
+    expect(tested.length).toBeGreaterThan(1);
+    expect(pkg.engines.node.split(' || ').sort()).toEqual(tested);
+  });
+});
+
 describe('wrangler.toml', () => {
   it('deploys the Worker entry with both copies and the budget as vars', () => {
     const toml = readFileSync('wrangler.toml', 'utf8');
     expect(toml).toMatch(/^main = "app\/edge-worker.ts"$/m);
-    for (const v of ['HUB_URL', 'CLOUD_URL', 'EDGE_HUB_TIMEOUT_MS', 'EDGE_CLOUD_TIMEOUT_MS', 'EDGE_BUDGET_MS']) expect(toml).toMatch(new RegExp(`^${v} = "`, 'm'));
+    for (const v of ['HUB_URL', 'CLOUD_URL', 'EDGE_HUB_TIMEOUT_MS', 'EDGE_CLOUD_TIMEOUT_MS', 'EDGE_BUDGET_MS'])
+      expect(toml).toMatch(new RegExp(`^${v} = "`, 'm'));
+  });
+
+  it('sets a compatibility date no later than the workerd that wrangler and miniflare bundle (a later one fails the deploy or the tests)', () => {
+    const date = /^compatibility_date = "(\d{4})-(\d{2})-(\d{2})"$/m.exec(readFileSync('wrangler.toml', 'utf8'))?.slice(1).join('');
+    expect(date).toMatch(/^\d{8}$/);
+    for (const owner of ['wrangler', 'miniflare']) {
+      const nested = join('node_modules', owner, 'node_modules', 'workerd', 'package.json');
+      const workerd = JSON.parse(readFileSync(existsSync(nested) ? nested : join('node_modules', 'workerd', 'package.json'), 'utf8')).version as string;
+      const bundled = /^1\.(\d{8})\./.exec(workerd)?.[1];
+      expect(bundled, `${owner}'s workerd ${workerd}`).toBeDefined();
+      expect(Number(date), `${owner}'s workerd ${workerd}`).toBeLessThanOrEqual(Number(bundled));
+    }
   });
 });

@@ -2,7 +2,7 @@ import { Miniflare } from 'miniflare';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { signedHeaders } from '../../lib/slack/index.js';
 import { CLOSED_URL, startFakeCopy, type FakeCopy } from '../support/fake-copy.js';
-import { bundleWorker } from '../support/worker-bundle.js';
+import { bundleWorker, WORKER_COMPATIBILITY_DATE } from '../support/worker-bundle.js';
 
 const SECRET = 'edge-secret';
 const BODY = JSON.stringify({ type: 'event_callback', event_id: 'EvW', team_id: 'T1', event: { type: 'app_mention', ts: '1.1', channel: 'C1' } });
@@ -21,7 +21,7 @@ describe('the Worker entry in the real Workers runtime (miniflare workerd)', () 
     const common = {
       modules: true,
       script,
-      compatibilityDate: '2025-06-01',
+      compatibilityDate: WORKER_COMPATIBILITY_DATE,
     };
     const timeouts = { EDGE_LOG: 'off', EDGE_HUB_TIMEOUT_MS: '500', EDGE_CLOUD_TIMEOUT_MS: '500', EDGE_PROBE_TIMEOUT_MS: '200', EDGE_BUDGET_MS: '1200' };
     mf = new Miniflare({ ...common, bindings: { HUB_URL: hub.url, CLOUD_URL: cloud.url, SLACK_SIGNING_SECRET: SECRET, ...timeouts } });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../lib/log/index.js';
 import { LeaseKeeper, TurnLease } from '../../lib/receiver/index.js';
-import { DEFAULT_RETRY, type LeaseReply } from '../../lib/store/index.js';
+import { DEFAULT_RETRY, type EndReply, type LeaseReply, type ReleaseReply } from '../../lib/store/index.js';
 
 /** A store whose renewal answers are scripted, on a clock the test moves. */
 function rig(answers: LeaseReply[]) {
@@ -69,6 +69,149 @@ describe('LeaseKeeper: a lease is given up only when it could have lapsed', () =
     keeper.add('k', 1, 1_010_000, (reason) => lost.push(reason));
     await keeper.renewNow();
     expect(lost).toEqual(['renewal: another copy holds the turn']);
+  });
+});
+
+describe('LeaseKeeper: a lease the store forgot is written again, not given up', () => {
+  it("a renewal that finds no record restores it through the lease's hook, and the lease holds on from the restore", async () => {
+    // The bug: "missing" read as "another copy holds the turn": after a FLUSHALL the turn stood down and nobody answered.
+    const { keeper, advance, now } = rig(['missing']);
+    const lost: string[] = [];
+    const restores: number[] = [];
+    keeper.add('k', 1, 1_010_000, (reason) => lost.push(reason), async () => {
+      restores.push(now());
+      return 'ok';
+    });
+    advance(3_000);
+    await keeper.renewNow();
+    expect(lost).toEqual([]);
+    expect(restores).toEqual([1_003_000]);
+    expect(keeper.heldUntil('k')).toBe(1_003_000 + 10_000);
+    expect(keeper.size).toBe(1);
+  });
+
+  it('a restore that finds another record there gives the lease up', async () => {
+    const { keeper } = rig(['missing']);
+    const lost: string[] = [];
+    keeper.add('k', 1, 1_010_000, (reason) => lost.push(reason), async () => 'lost');
+    await keeper.renewNow();
+    expect(lost).toEqual(['restore: another copy holds the turn']);
+    expect(keeper.size).toBe(0);
+  });
+
+  it('a lease without a restore hook is given up when its record is missing', async () => {
+    const { keeper } = rig(['missing']);
+    const lost: string[] = [];
+    keeper.add('k', 1, 1_010_000, (reason) => lost.push(reason));
+    await keeper.renewNow();
+    expect(lost).toEqual(['the store forgot the turn, and it cannot be written again']);
+  });
+
+  it('while a forgotten record cannot be written again (the store went away), the lease is kept past its end, and restored once the store answers', async () => {
+    const { keeper, advance } = rig(['missing', 'unreachable', 'unreachable', 'unreachable', 'unreachable', 'missing']);
+    const lost: string[] = [];
+    const restoreReplies: Array<'ok' | 'unreachable'> = ['unreachable', 'ok'];
+    let restores = 0;
+    keeper.add('k', 1, 1_010_000, (reason) => lost.push(reason), async () => {
+      restores++;
+      return restoreReplies.shift() ?? 'ok';
+    });
+    for (let i = 0; i < 6; i++) {
+      advance(3_000);
+      await keeper.renewNow();
+    }
+    // 18 s in, past claim + lease (10 s): still held, because nobody can hold a record that does not exist.
+    expect(lost).toEqual([]);
+    expect(restores).toBe(2);
+    expect(keeper.heldUntil('k')).toBe(1_018_000 + 10_000);
+  });
+
+  it('a restore hook that throws is a restore that could not be made: the lease is kept, the renewal does not reject', async () => {
+    const { keeper, advance } = rig(['missing']);
+    const lost: string[] = [];
+    keeper.add('k', 1, 1_010_000, (reason) => lost.push(reason), () => {
+      throw new Error('a bug in the hook');
+    });
+    // Past claim + lease: an unanswered renewal would give the lease up now; a missing record does not.
+    advance(11_000);
+    await expect(keeper.renewNow()).resolves.toBeUndefined();
+    expect(lost).toEqual([]);
+    expect(keeper.size).toBe(1);
+  });
+
+  it('a commit that finds no record restores it and commits; one that cannot restore says the store is unavailable', async () => {
+    const r = rig([]);
+    const replies: LeaseReply[] = ['missing', 'missing'];
+    const restored: Array<'ok' | 'unreachable'> = ['ok', 'unreachable'];
+    const lease = new TurnLease({
+      store: {
+        commit: async () => replies.shift() ?? 'ok',
+        finish: async () => 'ok',
+        release: async () => 'retry',
+        deadLetter: async () => 'ok',
+        markStream: async () => 'ok',
+      },
+      keeper: r.keeper,
+      key: 'k',
+      token: 1,
+      settings: { leaseMs: 10_000 },
+      retry: DEFAULT_RETRY,
+      log: silentLogger,
+      now: r.now,
+      sentAt: r.now(),
+      restore: async () => restored.shift() ?? 'ok',
+    });
+    lease.start();
+    r.advance(9_000);
+    expect(await lease.commit()).toBe(true);
+    r.advance(9_000);
+    await expect(lease.commit()).rejects.toThrow(/commit/);
+    expect(lease.lost).toBe(false);
+  });
+});
+
+describe("TurnLease's end: a turn whose record the store forgot", () => {
+  const finishes: LeaseReply[] = [];
+  const make = (r: ReturnType<typeof rig>, releases: ReleaseReply[], restores: EndReply[]) =>
+    new TurnLease({
+      store: {
+        commit: async () => 'ok',
+        finish: async () => {
+          finishes.push('ok');
+          return finishes.length === 1 ? 'missing' : 'ok';
+        },
+        release: async () => releases.shift() ?? 'retry',
+        deadLetter: async () => 'missing',
+        markStream: async () => 'ok',
+      },
+      keeper: r.keeper,
+      key: 'k',
+      token: 1,
+      settings: { leaseMs: 10_000 },
+      retry: DEFAULT_RETRY,
+      log: silentLogger,
+      now: r.now,
+      sentAt: r.now(),
+      restore: async () => restores.shift() ?? 'ok',
+    });
+
+  it('is written again and then handed back for its retry, not dropped as lost (lost only when it cannot be written again)', async () => {
+    // The bug: a turn that failed right after a FLUSHALL was "lost": no retry, and nobody answered.
+    const lease = make(rig([]), ['missing', 'retry'], ['ok']);
+    lease.start();
+    expect(await lease.fail({ kind: 'transient', ambiguous: true, reason: 'http 500' })).toMatchObject({ reply: 'retry' });
+    const stuck = make(rig([]), ['missing'], ['unreachable']);
+    stuck.start();
+    expect(await stuck.fail({ kind: 'transient', ambiguous: true, reason: 'http 500' })).toEqual({ reply: 'lost' });
+  });
+
+  it('that finished is written again and finished, so it is kept done (a later delivery of it is a duplicate)', async () => {
+    const restores: EndReply[] = ['ok'];
+    const lease = make(rig([]), [], restores);
+    lease.start();
+    await lease.finish('1700000000.000100');
+    expect(finishes).toHaveLength(2);
+    expect(restores).toEqual([]);
   });
 });
 

@@ -2,35 +2,50 @@
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../lib/log/index.js';
 import { Reaper } from '../../lib/receiver/reaper.js';
-import type { Look } from '../../lib/store/index.js';
+import type { DeadTurn } from '../../lib/receiver/index.js';
+import { DEFAULT_RETRY, type Look, type RetryPolicy } from '../../lib/store/index.js';
 import { eventually } from '../support/copies.js';
+import { virtualTime } from '../support/virtual-time.js';
 
 function handStore() {
-  const answers: Array<(look: Look) => void> = [];
+  const answers: Array<(look: Look | undefined) => void> = [];
+  const policies: Array<RetryPolicy | undefined> = [];
   return {
     answers,
+    policies,
     looks: () => answers.length,
-    store: { look: () => new Promise<Look | undefined>((resolve) => answers.push(resolve)) },
+    store: {
+      look: (_o: unknown, _l: number, _n: number, _h?: string, options?: { policy?: RetryPolicy }) => {
+        policies.push(options?.policy);
+        return new Promise<Look | undefined>((resolve) => answers.push(resolve));
+      },
+    },
   };
 }
 
-const nothingDue: Look = { taken: [], nextDueMs: null, sinceServedMs: null, gap: null };
+const nothingDue: Look = { taken: [], nextDueMs: null, sinceServedMs: null, gap: null, dead: [], reindexed: 0 };
+
+function reaperOn(store: Pick<ReturnType<typeof handStore>['store'], 'look'> | { look: () => Promise<Look | undefined> }, extra: Partial<ConstructorParameters<typeof Reaper>[0]> = {}) {
+  return new Reaper({
+    store: store as ConstructorParameters<typeof Reaper>[0]['store'],
+    owner: { instance: 'test', role: 'cloud' },
+    settings: { leaseMs: 3000, reaperMs: 60_000 },
+    retry: DEFAULT_RETRY,
+    resume: () => {},
+    capacity: () => 16,
+    heartbeat: () => '',
+    log: silentLogger,
+    jitter: () => 1,
+    ...extra,
+  });
+}
 
 describe('the reaper', () => {
   it('a wake that fires while a look is running is not lost: it looks again soon after, and keeps its schedule', async () => {
     // The bug: the skipped wake left a stale "next look" time behind, every later plan compared
     // against it was dropped, and the copy never looked at the store again (lapsed leases stayed untaken).
     const hand = handStore();
-    const reaper = new Reaper({
-      store: hand.store,
-      owner: { instance: 'test', role: 'cloud' },
-      settings: { leaseMs: 3000, reaperMs: 60_000 },
-      resume: () => {},
-      capacity: () => 16,
-      heartbeat: () => '',
-      log: silentLogger,
-      jitter: () => 1,
-    });
+    const reaper = reaperOn(hand.store);
     reaper.start();
     try {
       await eventually(() => hand.looks() === 1, 'the first look');
@@ -48,5 +63,63 @@ describe('the reaper', () => {
     } finally {
       reaper.stop();
     }
+  });
+
+  it('a failed look is followed by another about a second later, not a whole reaper period: 1 s, 2 s, 4 s while failing, the full period once one answers', async () => {
+    // The bug: after a store outage the next look waited the full AUTOHUB_REAPER_MS (2 min), so a
+    // turn abandoned during the outage was answered minutes late.
+    const clock = virtualTime(1_000_000);
+    const replies: Array<Look | undefined | 'throw'> = [undefined, 'throw', undefined, nothingDue];
+    const store = {
+      look: async () => {
+        const next = replies.shift();
+        if (next === 'throw') throw new Error('store unreachable');
+        return next;
+      },
+    };
+    const reaper = reaperOn(store, { now: clock.now });
+    reaper.start();
+    try {
+      await reaper.look();
+      expect(reaper.nextAt - clock.now()).toBe(1000);
+      await reaper.look();
+      expect(reaper.nextAt - clock.now()).toBe(2000);
+      await reaper.look();
+      expect(reaper.nextAt - clock.now()).toBe(4000);
+      await reaper.look();
+      expect(reaper.nextAt - clock.now()).toBe(60_000);
+    } finally {
+      reaper.stop();
+    }
+  });
+
+  it('the backoff after failed looks never exceeds the reaper period', async () => {
+    const clock = virtualTime(1_000_000);
+    const reaper = reaperOn({ look: async () => undefined }, { now: clock.now, settings: { leaseMs: 3000, reaperMs: 5000 } });
+    reaper.start();
+    try {
+      const gaps: number[] = [];
+      for (let i = 0; i < 5; i++) {
+        await reaper.look();
+        gaps.push(reaper.nextAt - clock.now());
+      }
+      expect(gaps).toEqual([1000, 2000, 4000, 5000, 5000]);
+    } finally {
+      reaper.stop();
+    }
+  });
+
+  it('a look is given the retry policy, and each turn it dead-lettered (owners that kept dying) is reported once, through onDead', async () => {
+    // The bug: a takeover counted no run, so a turn that killed every copy running it was taken over forever.
+    const hand = handStore();
+    const dead: DeadTurn[] = [];
+    const reaper = reaperOn(hand.store, { retry: { ...DEFAULT_RETRY, attempts: 2 }, onDead: (d) => dead.push(d) });
+    const looked = reaper.look();
+    await eventually(() => hand.looks() === 1, 'the look');
+    expect(hand.policies[0]).toMatchObject({ attempts: 2 });
+    const letter = { key: 'autohub:claim:T1:event:Ev1', eventId: 'Ev1', channel: 'C1', reason: 'owner died 2 times', attempts: 2, at: new Date(0).toISOString() };
+    hand.answers[0]!({ ...nothingDue, dead: [letter] });
+    await looked;
+    expect(dead).toEqual([{ key: letter.key, eventId: 'Ev1', channel: 'C1', reason: 'owner died 2 times', attempts: 2 }]);
   });
 });

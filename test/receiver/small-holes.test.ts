@@ -1,7 +1,7 @@
 /** Issue 11's smaller holes, each with a real copy, real Bolt and the real WebClient. */
 import { WebClient } from '@slack/web-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkThread, findReply, TURN_EVENT_TYPE } from '../../app/listeners/reply.js';
+import { checkThread, TURN_EVENT_TYPE, type ReplyTarget } from '../../lib/turn/index.js';
 import { isPersonsDirectMessage } from '../../app/listeners/conversation.js';
 import { startFakeWebApi, type FakeWebApi } from '../../drill/sim/fake-web-api.js';
 import { deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
@@ -25,12 +25,20 @@ describe('which direct messages are a person writing', () => {
 });
 
 describe('alias keys are per event type', () => {
-  it('a plain message event and the app_mention of the same message claim different aliases', () => {
-    const message = parseDelivery('application/json', JSON.stringify(mentionEnvelope({ eventId: 'E1', ts: '1.0', type: 'message' })));
+  it('an @mention typed in a DM (app_mention and message.im, two event ids) claims one message key: it is answered once (issue 21)', () => {
+    const keys = (d: ReturnType<typeof parseDelivery>) => ('claimKeys' in d ? d.claimKeys : []);
+    const asDm = parseDelivery('application/json', JSON.stringify(mentionEnvelope({ eventId: 'E1', ts: '1.0', channel: 'D0DM', type: 'message', channelType: 'im' })));
+    const asMention = parseDelivery('application/json', JSON.stringify(mentionEnvelope({ eventId: 'E2', ts: '1.0', channel: 'D0DM' })));
+    expect(keys(asDm)[1]).toBeDefined();
+    expect(keys(asDm)[1]).toBe(keys(asMention)[1]);
+  });
+
+  it('a plain message in a channel (message.channels) takes no message key, so it cannot shut out the @mention Slack sends beside it', () => {
+    const keys = (d: ReturnType<typeof parseDelivery>) => ('claimKeys' in d ? d.claimKeys : []);
+    const message = parseDelivery('application/json', JSON.stringify(mentionEnvelope({ eventId: 'E1', ts: '1.0', type: 'message', channelType: 'channel' })));
     const mention = parseDelivery('application/json', JSON.stringify(mentionEnvelope({ eventId: 'E2', ts: '1.0' })));
-    const keys = (d: typeof message) => ('claimKeys' in d ? d.claimKeys : []);
-    expect(keys(message)[1]).toMatch(/:message:message:/);
-    expect(keys(mention)[1]).toMatch(/:message:app_mention:/);
+    expect(keys(message)).toHaveLength(1);
+    expect(keys(mention)).toHaveLength(2);
   });
 });
 
@@ -81,29 +89,57 @@ describe('the thread check reads every page', () => {
     await api?.close();
   });
 
-  it('finds a reply that stands past the first 200 messages of the thread', async () => {
+  const me = { appId: 'A0AUTOHUB', botId: 'BAUTOHUB', botUserId: 'UAUTOHUB' };
+
+  it('finds a reply that stands past the first page (1,000 messages) of the thread', async () => {
     const client = new WebClient('xoxb-test', { slackApiUrl: api.url, retryConfig: { retries: 0 } });
     const thread = { channel: 'C0LONG', thread_ts: '1700002100.000001' };
-    for (let i = 0; i < 240; i++) await client.chat.postMessage({ ...thread, text: `chatter ${i}` });
+    await Promise.all(Array.from({ length: 1010 }, (_, i) => client.chat.postMessage({ ...thread, text: `chatter ${i}` })));
     await client.chat.postMessage({ ...thread, text: 'the answer', metadata: { event_type: TURN_EVENT_TYPE, event_payload: { event_id: 'Ev-deep' } } });
-    const ts = await findReply(client, { channel: thread.channel, threadTs: thread.thread_ts, eventId: 'Ev-deep' });
-    expect(ts).toBeDefined();
+    const target = (eventId: string): ReplyTarget => ({ channel: thread.channel, threadTs: thread.thread_ts, eventId });
+    expect((await checkThread(client, target('Ev-deep'), me)).reply).toBeDefined();
     expect(api.calls.filter((c) => c.method === 'conversations.replies')).toHaveLength(2);
-    expect(await findReply(client, { channel: thread.channel, threadTs: thread.thread_ts, eventId: 'Ev-other' })).toBeUndefined();
+    expect(await checkThread(client, target('Ev-other'), me)).toEqual({});
+  });
+
+  it('reads on past 20 pages: a thread of 30,000 replies whose answer is last (the old check stopped at 4,000 and a retry posted again)', async () => {
+    // Slack may return fewer messages than `limit` on a page (https://docs.slack.dev/apis/web-api/pagination):
+    // a stand-in that serves 25 a page makes the many-pages case cheap. Only the paging is under test here.
+    const total = 30_000;
+    let calls = 0;
+    const client = {
+      conversations: {
+        replies: async (args: { cursor?: string }) => {
+          calls++;
+          const start = Number(args.cursor ?? 0);
+          const messages = Array.from({ length: Math.min(25, total - start) }, (_, i) => {
+            const n = start + i;
+            const answer = n === total - 1;
+            return { ts: `1700002300.${String(n + 1).padStart(6, '0')}`, ...(answer ? { metadata: { event_type: TURN_EVENT_TYPE, event_payload: { event_id: 'Ev-30k' } } } : {}) };
+          });
+          const next = start + 25 < total ? String(start + 25) : '';
+          return { ok: true, messages, has_more: next !== '', response_metadata: { next_cursor: next } };
+        },
+      },
+    } as unknown as Parameters<typeof checkThread>[0];
+    expect((await checkThread(client, { channel: 'C0HUGE', threadTs: '1700002300.000000', eventId: 'Ev-30k' }, me)).reply).toBe('1700002300.030000');
+    expect(calls).toBe(total / 25);
   });
 
   it('adopts an open stream without metadata only where it can be nobody else\'s: the one message in the mention\'s own thread', async () => {
     const client = new WebClient('xoxb-test', { slackApiUrl: api.url, retryConfig: { retries: 0 } });
     const target = (threadTs: string) => ({ channel: 'C0ORPHAN', threadTs, eventId: 'Ev-orphan' });
     const alone = '1700002200.000001';
-    const { ts } = await client.chat.startStream({ channel: 'C0ORPHAN', thread_ts: alone, markdown_text: 'Hi' });
-    expect(await checkThread(client, target(alone), true)).toEqual({ orphan: ts });
+    // Outside a DM Slack wants the stream's recipient (chat.startStream's missing_recipient_*).
+    const to = { recipient_user_id: 'U0PERSON', recipient_team_id: 'T0AUTOHUB' };
+    const { ts } = await client.chat.startStream({ channel: 'C0ORPHAN', thread_ts: alone, markdown_text: 'Hi', ...to });
+    expect(await checkThread(client, target(alone), me, true)).toEqual({ orphan: ts });
     // A mention inside a longer thread: that message may be another turn's, live.
-    expect(await checkThread(client, target(alone), false)).toEqual({});
+    expect(await checkThread(client, target(alone), me, false)).toEqual({});
     // Two such messages in the thread: either could be another turn's.
     const crowded = '1700002200.000002';
-    await client.chat.startStream({ channel: 'C0ORPHAN', thread_ts: crowded, markdown_text: 'Hi' });
-    await client.chat.startStream({ channel: 'C0ORPHAN', thread_ts: crowded, markdown_text: 'Hi' });
-    expect(await checkThread(client, target(crowded), true)).toEqual({});
+    await client.chat.startStream({ channel: 'C0ORPHAN', thread_ts: crowded, markdown_text: 'Hi', ...to });
+    await client.chat.startStream({ channel: 'C0ORPHAN', thread_ts: crowded, markdown_text: 'Hi', ...to });
+    expect(await checkThread(client, target(crowded), me, true)).toEqual({});
   });
 });

@@ -95,7 +95,7 @@ describe('a taker-over whose dead owner had reached posting', () => {
     const body = JSON.stringify(mentionEnvelope({ eventId, ts, team: 'T0AUTOHUB', channel: 'C0GENERAL' }));
     const key = eventKey('T0AUTOHUB', eventId);
     const owner = { instance: 'hub-gone', role: 'hub' } as const;
-    expect(await cloud.store.claim([key, messageKey('T0AUTOHUB', 'app_mention', 'C0GENERAL', ts)], owner, { leaseMs: 1500, body })).toMatchObject({ token: 1 });
+    expect(await cloud.store.claim([key, messageKey('T0AUTOHUB', 'message', 'C0GENERAL', ts)], owner, { leaseMs: 1500, body })).toMatchObject({ token: 1 });
     expect(await cloud.store.commit(key, 1, 1500)).toBe('ok');
     if (posted) {
       await new WebClient('xoxb-test', { slackApiUrl: api.url }).chat.postMessage({

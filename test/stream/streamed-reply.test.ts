@@ -61,7 +61,7 @@ describe('a streamed reply', () => {
     const eventId = 'Ev-stream-orphan';
     const body = JSON.stringify(mentionEnvelope({ eventId, ts: thread, team: 'T0AUTOHUB', channel: 'C0GENERAL' }));
     expect(await cloud.store.claim([eventKey('T0AUTOHUB', eventId)], { instance: 'hub-gone', role: 'hub' }, { leaseMs: 1500, body })).toMatchObject({ token: 1 });
-    await new WebClient('xoxb-test', { slackApiUrl: api.url }).chat.startStream({ channel: 'C0GENERAL', thread_ts: thread, markdown_text: 'Hi <@U0PERSON>, I' });
+    await new WebClient('xoxb-test', { slackApiUrl: api.url }).chat.startStream({ channel: 'C0GENERAL', thread_ts: thread, markdown_text: 'Hi <@U0PERSON>, I', recipient_user_id: 'U0PERSON', recipient_team_id: 'T0AUTOHUB' });
     expect(streamsIn(thread)).toHaveLength(1);
 
     await turnOver(cloud.store, eventId, 15_000);

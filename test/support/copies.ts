@@ -3,6 +3,7 @@ import { createAutohub, type Autohub } from '../../app/create-app.js';
 import { eventKey, type SharedStore } from '../../lib/store/index.js';
 import { parseAppConfig, secretsOf, type Role } from '../../lib/config/index.js';
 import { createMemoryLogger } from '../../lib/log/index.js';
+import type { TakeTurn } from '../../lib/turn/index.js';
 
 export const SECRET = 'test-signing-secret';
 /** The copies' health token in tests: the full health body is shown only with it. */
@@ -25,6 +26,7 @@ export async function startCopy(o: {
   fetch?: typeof fetch;
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
+  turn?: TakeTurn;
 }): Promise<RunningCopy> {
   const config = parseAppConfig({
     AUTOHUB_ROLE: o.role,
@@ -39,7 +41,7 @@ export async function startCopy(o: {
     ...o.env,
   });
   const log = createMemoryLogger({ base: { instance: config.instance }, secrets: secretsOf(config) });
-  const autohub = createAutohub({ config, log, store: o.store, fetch: o.fetch, now: o.now, sleep: o.sleep });
+  const autohub = createAutohub({ config, log, store: o.store, fetch: o.fetch, now: o.now, sleep: o.sleep, turn: o.turn });
   await autohub.start();
   const url = `http://127.0.0.1:${autohub.receiver.port}`;
   return { ...autohub, url, eventsUrl: `${url}/slack/events`, healthUrl: `${url}/slack/health`, lines: log.lines };
@@ -67,8 +69,19 @@ export async function quiescent(copies: readonly Pick<RunningCopy, 'receiver' | 
   );
 }
 
-/** The replies posted to the fake Web API that answer `eventId` (by their message metadata). */
-export function repliesTo(api: { posts(): Array<{ params: Record<string, string> }> }, eventId: string) {
+/**
+ * The replies posted to the fake Web API that answer `eventId` (by their message metadata): one entry per
+ * reply, its first message (a long reply's later messages and a note to the person are not replies of their own).
+ */
+export function repliesTo<T extends { params: Record<string, string> }>(api: { posts(): T[] }, eventId: string): T[] {
+  return api.posts().filter((c) => {
+    const payload = JSON.parse(c.params.metadata ?? '{}').event_payload as { event_id?: unknown; part?: unknown; note?: unknown } | undefined;
+    return payload?.event_id === eventId && payload.note !== true && (payload.part === undefined || payload.part === 0);
+  });
+}
+
+/** Every message of the replies to `eventId`, notes included, in the order they were posted. */
+export function messagesFor<T extends { params: Record<string, string> }>(api: { posts(): T[] }, eventId: string): T[] {
   return api.posts().filter((c) => JSON.parse(c.params.metadata ?? '{}').event_payload?.event_id === eventId);
 }
 

@@ -1,0 +1,90 @@
+/**
+ * AUTOHUB_TURN: your bot in a file of its own. The module is imported once at
+ * start-up and checked: it must export a `takeTurn(request, ctx)` function,
+ * and may export `register(app, helpers)`. A module that cannot be used stops
+ * start-up with one line naming AUTOHUB_TURN and the path (a ConfigError,
+ * which app/main.ts prints), never a stack trace at the first mention.
+ *
+ * Paths are relative to the project root (the folder holding package.json),
+ * or absolute. `.js` and `.mjs` load as they are; `.ts` loads through tsx,
+ * whether this copy runs from source (`npm run dev`) or from its build
+ * (`npm start`, where tsx's `tsImport` compiles that one module).
+ */
+import { existsSync, statSync } from 'node:fs';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { ConfigError } from '../lib/errors/index.js';
+import type { TurnModule } from '../lib/turn/types.js';
+import { demoTurn, type DemoTurnOptions } from './turn.js';
+
+export interface LoadTurnOptions {
+  /** Where a relative path starts. @default the project root: the nearest folder above this file with a package.json */
+  root?: string;
+  /** The demo's settings, when no module is named. @default { thinkMs: 0, chunkMs: 0 } */
+  demo?: DemoTurnOptions;
+  /**
+   * How a TypeScript module is imported. @default `import()` when this file
+   * itself runs as TypeScript (tsx, vitest), else tsx's `tsImport`
+   */
+  importTs?: (url: string) => Promise<unknown>;
+}
+
+/** This file's project root: two levels up from app/ or dist/node/app/, wherever package.json is. */
+export function projectRoot(from: string = fileURLToPath(import.meta.url)): string {
+  for (let dir = dirname(from); ; dir = dirname(dir)) {
+    if (existsSync(resolve(dir, 'package.json'))) return dir;
+    if (dirname(dir) === dir) return process.cwd();
+  }
+}
+
+const runningFromSource = import.meta.url.endsWith('.ts');
+
+async function defaultImportTs(url: string): Promise<unknown> {
+  if (runningFromSource) return import(url);
+  // tsx is a development dependency: a production install (npm ci --omit=dev) runs .js or .mjs turns.
+  const tsx = await import('tsx/esm/api').catch(() => undefined);
+  if (!tsx) throw new Error('a .ts module needs tsx, which a production install leaves out: compile it to .js (or .mjs), or install with dev dependencies');
+  return tsx.tsImport(url, import.meta.url);
+}
+
+function invalid(path: string, expected: string, cause?: unknown): ConfigError {
+  const error = new ConfigError('AUTOHUB_TURN', expected, path);
+  if (cause !== undefined) Object.defineProperty(error, 'cause', { value: cause, enumerable: false, writable: true, configurable: true });
+  return error;
+}
+
+/** The first line of why an import failed, with no stack: "SyntaxError: Unexpected token '}'". */
+function why(error: unknown): string {
+  if (!(error instanceof Error)) return String(error).split('\n')[0] ?? 'thrown';
+  return `${error.name}: ${error.message.split('\n')[0] ?? ''}`.slice(0, 200);
+}
+
+export async function loadTurnModule(path: string | undefined, options: LoadTurnOptions = {}): Promise<TurnModule> {
+  if (path === undefined) return { takeTurn: demoTurn(options.demo ?? { thinkMs: 0, chunkMs: 0 }) };
+  const file = isAbsolute(path) ? path : resolve(options.root ?? projectRoot(), path);
+  if (!existsSync(file) || !statSync(file).isFile()) {
+    throw invalid(path, `the path of your bot's module, but there is no file at ${file}`);
+  }
+  const url = pathToFileURL(file).href;
+  const ts = file.endsWith('.ts') || file.endsWith('.mts');
+  let loaded: unknown;
+  try {
+    loaded = ts ? await (options.importTs ?? defaultImportTs)(url) : await import(url);
+  } catch (error) {
+    throw invalid(path, `a module that loads, but importing ${file} failed: ${why(error)}`, error);
+  }
+  const named = (loaded ?? {}) as Record<string, unknown>;
+  // `export default { takeTurn }` is accepted too.
+  const exports = typeof named.takeTurn === 'function' || typeof named.default !== 'object' || named.default === null ? named : (named.default as Record<string, unknown>);
+  if (typeof exports.takeTurn !== 'function') {
+    const found = Object.keys(named).filter((k) => k !== 'default');
+    throw invalid(path, `a module exporting a takeTurn(request, ctx) function, but ${file} exports ${found.length ? found.join(', ') : 'nothing by name'}`);
+  }
+  if (exports.register !== undefined && typeof exports.register !== 'function') {
+    throw invalid(path, `register, when exported, to be a function (app, helpers), but in ${file} it is a ${typeof exports.register}`);
+  }
+  return {
+    takeTurn: exports.takeTurn as TurnModule['takeTurn'],
+    ...(exports.register ? { register: exports.register as NonNullable<TurnModule['register']> } : {}),
+  };
+}

@@ -1,0 +1,240 @@
+/**
+ * The turn handle: what the runner builds for every turn it runs, whatever
+ * brought it (a live delivery, the catch-up sweep, a takeover, a retry, a
+ * replay), and owns to the end. A listener says what (`answer(event, body,
+ * takeTurn)`); the handle does how:
+ *
+ *   read the thread first when the lease says so (a dead owner or an
+ *   ambiguous failure may have answered already) -> the turn, with its
+ *   request and ctx -> the reply written (posted, or streamed, in as many
+ *   messages as Slack's limits need) through a client whose every write is
+ *   fenced by the lease -> finished in the store.
+ *
+ * A write that the fence keeps back (this copy lost the turn) ends the turn
+ * quietly: the copy that owns it answers. Any other failure closes what the
+ * turn had open and goes to the runner, which retries or dead-letters it.
+ */
+import type { WebClient } from '@slack/web-api';
+import { isLeaseLost, LeaseLostError } from '../errors/index.js';
+import type { Logger } from '../log/index.js';
+import { noteMetadata } from './parts.js';
+import { readHistory } from './history.js';
+import { threadOf, turnRequest, type EnvelopeFields, type MessageEvent } from './request.js';
+import { StepBook } from './steps.js';
+import type { TurnSteps } from '../store/index.js';
+import { checkThread, type BotIdentity } from './thread.js';
+import type { CopyRole, ReplyText, TakeTurn, TurnContext, TurnReply } from './types.js';
+import { ReplyWriter, type PartsLedger, type WriteOutcome } from './writer.js';
+
+/** The first line of a reply found by the catch-up sweep. */
+export const LATE_NOTE = '_(Sorry, this answer comes late: I could not be reached when you wrote.)_';
+/** What the person sees when their turn could not be answered at all. */
+export const DEAD_NOTE = "_(Sorry, I could not answer this. My owner has been told.)_";
+/** Added to a message left open by a run that failed mid-stream; the next run rewrites it. */
+export const INTERRUPTED_NOTE = '\n\n_(interrupted: trying again)_';
+
+/** What the handle needs of the turn's lease (lib/receiver's TurnLease is one). */
+export interface TurnFence extends PartsLedger {
+  readonly key: string;
+  readonly signal: AbortSignal;
+  readonly checkThreadFirst: boolean;
+  readonly previousState: string | undefined;
+  readonly attempts: number;
+  /** Resolves while this copy holds the turn; throws LeaseLostError when it does not. */
+  confirm(at?: string): Promise<void>;
+  abort(reason: string): void;
+  finish(replyTs: string | null, stream?: { how: string; chunks: number; ms: number }): Promise<void>;
+}
+
+export interface TurnHandleOptions {
+  /** The turn's lease as it is now: one may be attached late (a claim that failed open and landed after all). */
+  lease: () => TurnFence | undefined;
+  /** A WebClient whose every request passes `guard` right before it leaves. */
+  clientFor: (guard: () => Promise<void>) => WebClient;
+  /** The copy's own client (not fenced), for the note after a turn has ended. */
+  plain: WebClient;
+  /** Whether Slack's window for a method is closed now. */
+  closed: (method: string) => boolean;
+  copy: { role: CopyRole; instance: string };
+  log: Logger;
+  /** Where ctx.step keeps its results; without it every step runs on every run. */
+  steps?: TurnSteps | undefined;
+  /** The turn's key in the store (its primary claim key): steps are kept under it, whichever copy runs the turn. */
+  key?: string | undefined;
+  botToken?: string | undefined;
+  /** Channels where Slack refused a stream as unsupported: one set per copy, kept across its turns. */
+  noStream?: Set<string> | undefined;
+  now?: () => number;
+}
+
+/** Conversations where Slack refused the thinking status once: not asked again. */
+const noStatus = new Set<string>();
+
+export class TurnHandle {
+  #client: WebClient | undefined;
+  /** For a turn without a lease: its own stop. */
+  readonly #local = new AbortController();
+  #target: { channel: string; threadTs: string; eventId: string } | undefined;
+  readonly #now: () => number;
+
+  constructor(private readonly o: TurnHandleOptions) {
+    this.#now = o.now ?? Date.now;
+    const lease = o.lease();
+    if (lease) this.follow(lease);
+  }
+
+  /** `signal` aborts when this lease does (the runner attaches a newer token of the turn here with it). */
+  follow(lease: Pick<TurnFence, 'signal'>): void {
+    const stop = () => this.#local.abort(lease.signal.reason);
+    if (lease.signal.aborted) stop();
+    else lease.signal.addEventListener('abort', stop, { once: true });
+  }
+
+  /** The turn's client: fenced by the lease (when the turn has one) at every write. */
+  get client(): WebClient {
+    this.#client ??= this.o.clientFor(() => {
+      if (this.#stood) return Promise.reject(new LeaseLostError(this.#stood));
+      return this.o.lease()?.confirm() ?? Promise.resolve();
+    });
+    return this.#client;
+  }
+
+  #stood: string | undefined;
+
+  /** Another copy owns this turn (a claim that failed open turned out to be another's): no write leaves from here on. */
+  standDown(reason: string): void {
+    this.#stood ??= reason;
+    this.#local.abort(new LeaseLostError(reason));
+  }
+
+  /** Aborts when this copy no longer owns the turn (or the person pressed Stop): the turn's `ctx.signal`. */
+  get signal(): AbortSignal {
+    return this.#local.signal;
+  }
+
+  /** Answer a message: the whole reply protocol around `takeTurn`. */
+  async answer(
+    args: { event: MessageEvent; body: EnvelopeFields; context: { botUserId?: string; botId?: string; botToken?: string } },
+    takeTurn: TakeTurn,
+  ): Promise<void> {
+    const { event, body, context } = args;
+    const { log } = this.o;
+    const request = turnRequest(event, body, { copy: this.o.copy, botUserId: context.botUserId, botToken: context.botToken ?? this.o.botToken });
+    const me: BotIdentity = { appId: body.api_app_id, botId: context.botId, botUserId: context.botUserId };
+    const target = { channel: event.channel, threadTs: threadOf(event), eventId: request.eventId };
+    this.#target = target;
+    const lease = this.o.lease();
+    const client = this.client;
+    let writer: ReplyWriter | undefined;
+    try {
+      if (lease?.checkThreadFirst) {
+        // A taken-over turn, or a retry after an ambiguous failure, may have been answered already
+        // (Slack posts cannot be fenced): the thread is read before the turn runs, so a paid model call is not made twice.
+        const thread = await checkThread(client, target, me, event.thread_ts === undefined);
+        if (thread.reply) {
+          await lease.finish(thread.reply);
+          log.info('turn.already_replied', { eventId: request.eventId, ts: thread.reply });
+          return;
+        }
+        const found = thread.parts ?? (thread.orphan ? [thread.orphan] : undefined);
+        if (found && lease.parts.length === 0) {
+          if (thread.orphan) log.info('turn.orphan_stream', { eventId: request.eventId, ts: thread.orphan });
+          await lease.recordParts(found);
+        }
+      }
+      this.#thinking(request.via === 'dm', target);
+      const started = this.#now();
+      const steps = await this.#steps(lease, request.eventId);
+      const ctx: TurnContext = {
+        signal: this.signal,
+        history: () => readHistory(client, { channel: target.channel, threadTs: target.threadTs, beforeTs: event.ts, ...identity(me) }),
+        step: (name, fn) => (steps ? steps.run(name, fn) : Promise.resolve(fn())),
+        client,
+        log,
+      };
+      const reply = normalise(await takeTurn(request, ctx));
+      if (!reply && (lease?.parts.length ?? 0) === 0) {
+        log.info('turn.no_reply', { eventId: request.eventId });
+        return;
+      }
+      const text = reply?.text ?? '';
+      const late = request.late ? `${LATE_NOTE}\n` : '';
+      writer = new ReplyWriter(
+        client,
+        { ...target, recipientUser: event.user, recipientTeam: event.user_team ?? event.team ?? body.team_id },
+        lease,
+        { closed: this.o.closed, now: this.#now, ...(this.o.noStream ? { noStream: this.o.noStream } : {}) },
+      );
+      const outcome: WriteOutcome =
+        typeof text === 'string' ? await writer.writeText(late + text, reply?.blocks) : await writer.write(late ? prepend(late, text) : text, reply?.blocks);
+      const ms = this.#now() - started;
+      if (outcome.how === 'stopped') {
+        // The person pressed Stop: answered as far as it got. The model's call is stood down.
+        this.#local.abort(new Error('stopped by the person'));
+        log.info('turn.stopped_by_user', { eventId: request.eventId, ts: outcome.ts, parts: outcome.parts.length });
+      }
+      await lease?.finish(outcome.ts ?? null, { how: outcome.how, chunks: outcome.chunks, ms });
+      log.info('turn.replied', {
+        eventId: request.eventId, via: request.via, ts: outcome.ts, parts: outcome.parts.length, takeover: lease?.previousState,
+        attempt: lease?.attempts, stream: outcome.how, chunks: outcome.chunks, ms,
+      });
+    } catch (error) {
+      if (isLeaseLost(error) || this.o.lease()?.signal.aborted || this.#stood) {
+        log.warn('turn.abandoned', { eventId: request.eventId, reason: 'this copy no longer owns the turn' });
+        return;
+      }
+      // No message is left streaming: the next run (or the dead letter's note) completes it.
+      if (writer?.open) {
+        await client.chat.stopStream({ channel: target.channel, ts: writer.open, markdown_text: INTERRUPTED_NOTE }).catch(() => undefined);
+      }
+      throw error;
+    }
+  }
+
+  /** A turn that ran before (a retry, a takeover) reads what its steps kept, in one store command; a first run reads nothing. */
+  async #steps(lease: TurnFence | undefined, eventId: string): Promise<StepBook | undefined> {
+    const store = this.o.steps;
+    const key = this.o.key ?? lease?.key;
+    if (!store || !key) return undefined;
+    const onUnkept = (name: string) => this.o.log.warn('turn.step_unkept', { eventId, step: name });
+    if (lease?.previousState !== undefined) return StepBook.load(store, key, { onUnkept });
+    return new StepBook({ store, key, kept: undefined, onUnkept });
+  }
+
+  /** The turn became a dead letter: tell the person, once (only the copy whose store call made it so gets here). */
+  async dead(): Promise<void> {
+    const target = this.#target;
+    const { log } = this.o;
+    if (!target) return;
+    await this.o.plain.chat
+      .postMessage({ channel: target.channel, thread_ts: target.threadTs, text: DEAD_NOTE, metadata: noteMetadata(target.eventId) })
+      .catch((error: unknown) => log.warn('turn.dead_note_failed', { eventId: target.eventId, error }));
+  }
+
+  /** "is thinking..." in a DM's thread until the first chunk; where Slack refuses it, never asked again and never a failure. */
+  #thinking(im: boolean, target: { channel: string; threadTs: string }): void {
+    if (!im || noStatus.has(target.channel)) return;
+    const { client } = this;
+    client.assistant.threads.setStatus({ channel_id: target.channel, thread_ts: target.threadTs, status: 'is thinking...' }).catch(() => noStatus.add(target.channel));
+  }
+}
+
+function identity(me: BotIdentity): { botUserId?: string; botId?: string; appId?: string } {
+  return {
+    ...(me.botUserId ? { botUserId: me.botUserId } : {}),
+    ...(me.botId ? { botId: me.botId } : {}),
+    ...(me.appId ? { appId: me.appId } : {}),
+  };
+}
+
+function normalise(reply: TurnReply): { text: ReplyText; blocks?: readonly Record<string, unknown>[] } | undefined {
+  if (reply === undefined || reply === null || reply === '') return undefined;
+  if (typeof reply === 'string' || Symbol.asyncIterator in (reply as object)) return { text: reply as ReplyText };
+  const withBlocks = reply as { text: ReplyText; blocks?: readonly Record<string, unknown>[] };
+  return { text: withBlocks.text, ...(withBlocks.blocks ? { blocks: withBlocks.blocks } : {}) };
+}
+
+async function* prepend(first: string, rest: AsyncIterable<string>): AsyncIterable<string> {
+  yield first;
+  yield* rest;
+}

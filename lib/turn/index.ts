@@ -1,0 +1,17 @@
+export { TurnHandle, LATE_NOTE, DEAD_NOTE, INTERRUPTED_NOTE } from './handle.js';
+export type { TurnFence, TurnHandleOptions } from './handle.js';
+export { isDirect, threadOf, turnRequest } from './request.js';
+export type { EnvelopeFields, MessageEvent } from './request.js';
+export { checkThread, isOwnMessage } from './thread.js';
+export type { BotIdentity, ReplyTarget, ThreadCheck } from './thread.js';
+export { ReplyWriter } from './writer.js';
+export type { PartsLedger, StreamTarget, WriteOutcome, WriterOptions } from './writer.js';
+export { cutAt, noteMetadata, partMetadata, partOf, PART_CHARS, splitText, TURN_EVENT_TYPE } from './parts.js';
+export type { PartPayload } from './parts.js';
+export { stripMention } from './mention.js';
+export { readHistory } from './history.js';
+export { turnFiles } from './files.js';
+export { StepBook } from './steps.js';
+export type {
+  CopyRole, HistoryMessage, ReplyText, ReplyWithBlocks, TakeTurn, TurnContext, TurnFile, TurnModule, TurnReply, TurnRequest,
+} from './types.js';

@@ -1,0 +1,58 @@
+/**
+ * What a turn is asked, built once from the event Slack sent (live, found by
+ * the catch-up sweep, or stored and taken over): the same fields whatever the
+ * origin. Pure but for the files' download closure.
+ */
+import { stripMention } from './mention.js';
+import { turnFiles } from './files.js';
+import type { CopyRole, TurnRequest } from './types.js';
+
+export interface MessageEvent {
+  type?: string;
+  text?: string;
+  user?: string;
+  channel: string;
+  channel_type?: string;
+  ts: string;
+  thread_ts?: string;
+  /** The person's own team (Slack Connect: not the workspace the event came through). */
+  user_team?: string;
+  team?: string;
+  files?: unknown;
+}
+
+export interface EnvelopeFields {
+  event_id?: string;
+  team_id?: string;
+  api_app_id?: string;
+  /** Set by the catch-up sweep on what it found. */
+  autohub_catchup?: boolean;
+}
+
+/** A direct message, whatever event brought it: `message.im`, or `app_mention` (no channel_type) in a DM's channel. */
+export function isDirect(event: Pick<MessageEvent, 'channel' | 'channel_type'>): boolean {
+  return event.channel_type === 'im' || (event.channel_type === undefined && event.channel.startsWith('D'));
+}
+
+export function threadOf(event: { ts: string; thread_ts?: string }): string {
+  return event.thread_ts ?? event.ts;
+}
+
+export function turnRequest(
+  event: MessageEvent,
+  body: EnvelopeFields,
+  o: { copy: { role: CopyRole; instance: string }; botUserId?: string | undefined; botToken?: string | undefined; fetch?: typeof fetch },
+): TurnRequest {
+  return {
+    text: stripMention(event.text ?? '', o.botUserId),
+    user: event.user,
+    channel: event.channel,
+    threadTs: threadOf(event),
+    ts: event.ts,
+    eventId: body.event_id ?? 'unknown',
+    via: isDirect(event) ? 'dm' : 'mention',
+    late: body.autohub_catchup === true,
+    files: turnFiles(event, { token: o.botToken ?? '', ...(o.fetch ? { fetch: o.fetch } : {}) }),
+    copy: o.copy,
+  };
+}

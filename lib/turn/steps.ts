@@ -1,0 +1,143 @@
+/**
+ * `ctx.step(name, fn)`: a part of a turn that runs once per turn, whatever
+ * happens to the copy running it. Its JSON result is kept with the turn in
+ * the shared store (sealed, like the turn's body), so a retry or a takeover
+ * gets the kept result back instead of calling `fn` again: a ticket is filed
+ * once, a finished model call is not paid for twice.
+ *
+ * Cost: one store command per step kept; a retry or a takeover loads every
+ * kept step of its turn in one (`StepBook.load`). A first run loads nothing.
+ *
+ * What it cannot do: a copy that dies *inside* `fn`, after the side effect
+ * and before its result is kept, leaves nothing kept, and the next run calls
+ * `fn` again. Make such a side effect idempotent where the other side allows
+ * (an idempotency key derived from `request.eventId`).
+ */
+import { StoreUnavailableError } from '../errors/index.js';
+import type { TurnSteps } from '../store/index.js';
+
+export interface StepBookOptions {
+  store: TurnSteps;
+  /** The turn's key in the store (its claim key). */
+  key: string;
+  /** The steps already kept, preloaded on a takeover or a retry; undefined on a first run (nothing can be kept yet). */
+  kept: Record<string, string> | undefined;
+  /** Told when a result could not be kept (the store did not answer): the step would run again on a retry. */
+  onUnkept?: (name: string) => void;
+}
+
+export class StepBook {
+  readonly #store: TurnSteps;
+  readonly #key: string;
+  readonly #kept: Map<string, string>;
+  readonly #used = new Set<string>();
+  readonly #onUnkept: ((name: string) => void) | undefined;
+
+  constructor(o: StepBookOptions) {
+    this.#store = o.store;
+    this.#key = o.key;
+    this.#kept = new Map(Object.entries(o.kept ?? {}));
+    this.#onUnkept = o.onUnkept;
+  }
+
+  /**
+   * The book of a turn that has run before (a retry, a takeover), its kept
+   * steps read in one store command. Throws StoreUnavailableError (a
+   * transient failure: the turn is retried) when the store cannot say what
+   * was kept: running the steps blind could repeat their side effects.
+   */
+  static async load(store: TurnSteps, key: string, options: Pick<StepBookOptions, 'onUnkept'> = {}): Promise<StepBook> {
+    const kept = await store.loadSteps(key);
+    if (kept === undefined) throw new StoreUnavailableError('steps load');
+    return new StepBook({ store, key, kept, ...options });
+  }
+
+  /** Names of the steps kept so far (loaded or run here). */
+  get kept(): string[] {
+    return [...this.#kept.keys()];
+  }
+
+  async run<T>(name: string, fn: () => Promise<T> | T): Promise<T> {
+    if (typeof name !== 'string' || name.length === 0) throw new TypeError('ctx.step needs a name: a non-empty string, the same on every run of the turn');
+    if (this.#used.has(name)) {
+      throw new Error(`ctx.step("${name}") ran twice in one turn: give each step its own name (a loop can add its index: "search-1", "search-2")`);
+    }
+    this.#used.add(name);
+    const held = this.#kept.get(name);
+    if (held !== undefined) return decode<T>(held);
+    let result: T;
+    try {
+      result = await fn();
+    } catch (error) {
+      // A step that threw kept nothing: the turn may try it again under the same name.
+      this.#used.delete(name);
+      throw error;
+    }
+    const json = encode(name, result);
+    if (await this.#store.keepStep(this.#key, name, json)) this.#kept.set(name, json);
+    else this.#onUnkept?.(name);
+    return result;
+  }
+}
+
+/**
+ * A result as kept: `{"v": <JSON>}`, or `{}` for a step that returns nothing,
+ * so `undefined` comes back as `undefined`.
+ */
+function encode(name: string, value: unknown): string {
+  const where = unjsonable(value, '', new Set());
+  if (where !== undefined) {
+    throw new TypeError(
+      `ctx.step("${name}") returned ${where.what}${where.path ? ` at ${where.path}` : ''}, which JSON cannot keep: return plain data (strings, numbers, booleans, null, arrays and plain objects)`,
+    );
+  }
+  return value === undefined ? '{}' : JSON.stringify({ v: value });
+}
+
+function decode<T>(json: string): T {
+  return (JSON.parse(json) as { v?: T }).v as T;
+}
+
+/** The first part of `value` that would not come back from JSON as it went in; undefined when all would. */
+function unjsonable(value: unknown, path: string, seen: Set<object>): { what: string; path: string } | undefined {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+    case 'undefined':
+      return undefined;
+    case 'number':
+      return Number.isFinite(value) ? undefined : { what: String(value), path };
+    case 'bigint':
+      return { what: 'a bigint', path };
+    case 'function':
+      return { what: 'a function', path };
+    case 'symbol':
+      return { what: 'a symbol', path };
+  }
+  if (value === null) return undefined;
+  const object = value as object;
+  if (seen.has(object)) return { what: 'a circular reference', path };
+  seen.add(object);
+  try {
+    if (Array.isArray(object)) {
+      for (const [i, item] of object.entries()) {
+        if (item === undefined) return { what: 'undefined in an array', path: `${path}[${i}]` };
+        const bad = unjsonable(item, `${path}[${i}]`, seen);
+        if (bad) return bad;
+      }
+      return undefined;
+    }
+    const proto = Object.getPrototypeOf(object) as unknown;
+    if (proto !== Object.prototype && proto !== null) {
+      const kind = (object as { constructor?: { name?: string } }).constructor?.name ?? 'object';
+      return { what: `a ${kind}`, path };
+    }
+    for (const [k, item] of Object.entries(object)) {
+      const bad = unjsonable(item, `${path}.${k}`, seen);
+      if (bad) return bad;
+    }
+    return undefined;
+  } finally {
+    seen.delete(object);
+  }
+}

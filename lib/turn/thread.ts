@@ -1,0 +1,90 @@
+/**
+ * What a taker-over, or a retry after an ambiguous failure, finds in the
+ * thread before it runs the turn: Slack posts cannot be fenced, so the thread
+ * is the truth. Every page is read (conversations.replies, 1,000 a call, Tier
+ * 3), however long the thread.
+ */
+import type { WebClient } from '@slack/web-api';
+import { partOf } from './parts.js';
+
+export interface ReplyTarget {
+  channel: string;
+  /** The event's `thread_ts` when it has one, else its `ts`. */
+  threadTs: string;
+  eventId: string;
+}
+
+/** Who this app is in the messages Slack gives back: another app's message also has a `bot_id`. */
+export interface BotIdentity {
+  appId?: string | undefined;
+  botId?: string | undefined;
+  botUserId?: string | undefined;
+}
+
+export interface ThreadCheck {
+  /** The reply's first message, when the whole reply is in the thread (its last message says so): nothing more to do. */
+  reply?: string;
+  /** Messages of an unfinished reply of this turn, in order (by part): complete them, never add a second reply. */
+  parts?: string[];
+  /**
+   * A streamed reply left open by a copy that died between chat.startStream's
+   * answer and recording its ts (metadata goes on only at the stop): the one
+   * message, by this app and without metadata, in a thread that holds nothing
+   * else but the mention itself. Only then can it be nobody else's.
+   */
+  orphan?: string;
+}
+
+type ThreadMessage = { ts?: string; bot_id?: string; app_id?: string; user?: string; metadata?: unknown };
+
+/** Whether a message read back from Slack is this app's own. */
+export function isOwnMessage(m: ThreadMessage, me: BotIdentity): boolean {
+  if (m.app_id !== undefined && me.appId !== undefined) return m.app_id === me.appId;
+  if (m.bot_id !== undefined && me.botId !== undefined) return m.bot_id === me.botId;
+  return m.user !== undefined && me.botUserId !== undefined && m.user === me.botUserId;
+}
+
+/** A cursor seen twice would loop for ever: Slack never sends one, but a broken proxy might. */
+const MAX_PAGES = 100_000;
+
+export async function checkThread(client: Pick<WebClient, 'conversations'>, target: ReplyTarget, me: BotIdentity, mentionIsRoot = false): Promise<ThreadCheck> {
+  let cursor: string | undefined;
+  const seen = new Set<string>();
+  const others: ThreadMessage[] = [];
+  const parts = new Map<number, string>();
+  let final: string | undefined;
+  for (let page = 0; page < MAX_PAGES; page++) {
+    const result = await client.conversations.replies({
+      channel: target.channel,
+      ts: target.threadTs,
+      include_all_metadata: true,
+      limit: 1000,
+      ...(cursor ? { cursor } : {}),
+    });
+    for (const m of (result.messages ?? []) as ThreadMessage[]) {
+      if (!m.ts || m.ts === target.threadTs) continue;
+      const part = partOf(m);
+      if (part === undefined) {
+        others.push(m);
+        continue;
+      }
+      if (part.event_id !== target.eventId || part.note) continue;
+      if (!parts.has(part.part)) parts.set(part.part, m.ts);
+      if (part.final) final = m.ts;
+    }
+    cursor = result.response_metadata?.next_cursor || undefined;
+    if (!result.has_more || !cursor || seen.has(cursor)) break;
+    seen.add(cursor);
+  }
+  if (final !== undefined) return { reply: parts.get(0) ?? final };
+  if (parts.size > 0) {
+    const found = [...parts].sort(([a], [b]) => a - b).map(([, ts]) => ts);
+    // The next message's stream started but its ts never reached the lease: in the mention's own thread, it is ours.
+    const last = Number(found[found.length - 1]);
+    const open = mentionIsRoot ? others.filter((m) => m.metadata === undefined && isOwnMessage(m, me) && Number(m.ts) > last).map((m) => m.ts!) : [];
+    return { parts: [...found, ...open.slice(0, 1)] };
+  }
+  const only = others.length === 1 ? others[0]! : undefined;
+  if (mentionIsRoot && only?.ts && only.metadata === undefined && isOwnMessage(only, me)) return { orphan: only.ts };
+  return {};
+}

@@ -1,0 +1,158 @@
+/**
+ * What a deploy runs, run for real in a scratch copy of the checkout: built with the dev
+ * dependencies, then installed as Railway's pruned image or a server is (`npm ci --omit=dev`),
+ * and every command started through npm as a user starts it. The copy sits in a folder whose
+ * name has a space and a percent sign, where a tool that compares `import.meta.url` with
+ * `file://${argv[1]}` would exit 0 having done nothing.
+ */
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, join, sep } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const REPO = process.cwd();
+/** What the build and the running copy read; tests, benches and docs stay behind. */
+const SHIPPED = ['app', 'lib', 'drill', 'scripts', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json'];
+
+function scratchCopy(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'auto hub 100%-'));
+  for (const entry of SHIPPED) cpSync(join(REPO, entry), join(dir, entry), { recursive: true });
+  return dir;
+}
+
+/** What npm needs to find its cache and registry, no more: never the parent npm's npm_config_local_prefix (it would aim npm at this checkout). */
+function env(extra: Record<string, string> = {}): Record<string, string> {
+  const keep = ['HOME', 'npm_config_cache', 'npm_config_registry', 'npm_config_userconfig'];
+  const base = Object.fromEntries(keep.flatMap((k) => (process.env[k] === undefined ? [] : [[k, process.env[k]!]])));
+  // `npm test` and `npx` put this checkout's node_modules/.bin on PATH, where tsx and tsc would be found.
+  const path = (process.env.PATH ?? '').split(delimiter).filter((dir) => !dir.includes(`node_modules${sep}.bin`));
+  return { ...base, PATH: path.join(delimiter), AUTOHUB_ENV_FILE: 'none', npm_config_update_notifier: 'false', ...extra };
+}
+
+const npm = (cwd: string, args: string[], extra: Record<string, string> = {}) =>
+  spawnSync('npm', ['--silent', ...args], { cwd, env: env(extra), encoding: 'utf8', timeout: 120_000 });
+
+const MISSING_ROLE = 'autohub: AUTOHUB_ROLE is not set: expected one of hub, cloud';
+
+describe('a production install (`npm ci --omit=dev` after `npm run build`)', () => {
+  let dir: string;
+
+  beforeAll(() => {
+    dir = scratchCopy();
+    // Build as Railway does: with the dev dependencies (this checkout's), then prune them.
+    symlinkSync(join(REPO, 'node_modules'), join(dir, 'node_modules'), 'dir');
+    const built = npm(dir, ['run', 'build']);
+    expect(built.status, built.stderr).toBe(0);
+    unlinkSync(join(dir, 'node_modules')); // the link only: npm ci would otherwise empty this checkout's node_modules
+    const installed = npm(dir, ['ci', '--omit=dev', '--no-audit', '--no-fund', '--prefer-offline']);
+    expect(installed.status, installed.stderr).toBe(0);
+  }, 180_000);
+  afterAll(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('ships no build tools, and `npm start` runs the built app: with tsx or typescript as runtime dependencies they would ship', () => {
+    expect(existsSync(join(dir, 'node_modules', '@slack', 'bolt'))).toBe(true);
+    for (const tool of ['typescript', 'tsx', 'vitest', 'wrangler', 'miniflare', 'esbuild'])
+      expect(existsSync(join(dir, 'node_modules', tool)), tool).toBe(false);
+    const started = npm(dir, ['start']);
+    expect(started.status).toBe(1);
+    expect(started.stderr.trim()).toBe(MISSING_ROLE);
+  });
+
+  it.each([
+    ['audit', /^audit: unknown argument "--bogus"; usage: npm run audit/],
+    ['deadletter', /^deadletter: unknown argument "--bogus"; usage: npm run deadletter/],
+    ['verify', /^verify: unknown argument "--bogus"; usage: npm run verify/],
+  ])('`npm run %s` runs from dist/: a tool run through tsx fails with "tsx: not found" here', (tool, usage) => {
+    const result = npm(dir, ['run', tool, '--', '--bogus']);
+    expect(result.status).toBe(2);
+    expect(result.stderr.trim()).toMatch(usage);
+  });
+
+  it('`npm run audit` does its work from dist/: it replays a refusal log offline', () => {
+    const log = join(dir, 'refusals.jsonl');
+    writeFileSync(log, '');
+    const result = npm(dir, ['run', 'audit', '--', '--record', log, '--no-sweep']);
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+    expect(result.stdout.trim()).toBe('0 sweep call(s), 0 replayed refusal(s), 0 mishandled');
+  });
+
+  it('`npm run edge` runs from dist/ and stops with one line naming a missing setting', () => {
+    const result = npm(dir, ['run', 'edge'], { CLOUD_URL: 'http://127.0.0.1:1' });
+    expect(result.status).toBe(1);
+    expect(result.stderr.trim()).toMatch(/^autohub edge: HUB_URL is not set/);
+  });
+
+  it('`npm run drill` says in one line that it needs the dev dependencies, not "tsx: not found"', () => {
+    const result = npm(dir, ['run', 'drill', '--', '--bogus']);
+    expect(result.status).toBe(1);
+    expect(result.stderr.trim()).toBe('autohub: `npm run drill` is a development tool and needs the dev dependencies: run `npm ci` first');
+  });
+
+  it('never starts a build older than its sources: with no tsc to rebuild it says to run `npm run build`, and runs nothing', () => {
+    const edit = join(dir, 'lib', 'edited-after-the-build.ts');
+    writeFileSync(edit, 'export const edited = true;\n');
+    try {
+      const started = npm(dir, ['start']);
+      expect(started.status).toBe(1);
+      expect(started.stderr.trim()).toBe(
+        'autohub: the sources changed since the last build, and this install has no TypeScript to build it (production dependencies only): run `npm ci` and `npm run build`, then start again',
+      );
+    } finally {
+      rmSync(edit);
+    }
+    expect(npm(dir, ['start']).stderr.trim()).toBe(MISSING_ROLE);
+  }, 60_000);
+});
+
+describe('`npm start` in a checkout (dev dependencies installed)', () => {
+  let dir: string;
+
+  beforeAll(() => {
+    dir = scratchCopy();
+    symlinkSync(join(REPO, 'node_modules'), join(dir, 'node_modules'), 'dir');
+  });
+  afterAll(() => {
+    if (dir) {
+      unlinkSync(join(dir, 'node_modules'));
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('never starts a build that failed, on this start or the next (issue 22: tsc emits even when it fails, so the next start found it fresh)', () => {
+    const broken = join(dir, 'app', 'broken.ts');
+    writeFileSync(broken, "export const broken: number = 'text';\n");
+    try {
+      for (const attempt of ['first', 'second']) {
+        const started = npm(dir, ['start']);
+        expect(started.status, `${attempt} start`).toBe(1);
+        expect(started.stderr, `${attempt} start`).toContain('autohub: the build failed (errors above); nothing was started');
+        expect(started.stderr, `${attempt} start`).not.toContain('AUTOHUB_ROLE');
+      }
+    } finally {
+      rmSync(broken);
+    }
+  }, 60_000);
+
+  it('rebuilds an edited checkout before it starts: a stale dist/node would run the code from before the edit', () => {
+    expect(npm(dir, ['run', 'build']).status).toBe(0);
+    const fresh = npm(dir, ['start']);
+    expect(fresh.stderr.trim()).toBe(MISSING_ROLE);
+    const main = join(dir, 'app', 'main.ts');
+    const original = readFileSync(main, 'utf8');
+    try {
+      writeFileSync(main, `process.stderr.write('autohub: the edited main\\n');\n${original}`);
+      const started = npm(dir, ['start']);
+      expect(started.stderr.trim().split('\n')).toEqual([
+        'autohub: the sources changed since the last build; building',
+        'autohub: the edited main',
+        MISSING_ROLE,
+      ]);
+    } finally {
+      writeFileSync(main, original);
+    }
+  }, 60_000);
+});

@@ -1,0 +1,261 @@
+/**
+ * The table of Slack's methods (drill/sim/slack-methods.ts) and the fake Web
+ * API that answers from it, kept in step: every method autohub calls has a
+ * row, and every documented limit and error of a row comes back from the
+ * fake to the real WebClient over loopback.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { WebClient } from '@slack/web-api';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AUTOHUB_BOT, OTHER_APP, startFakeWebApi, type FakeWebApi } from '../../drill/sim/fake-web-api.js';
+import { MARKDOWN_TEXT_MAX, SLACK_METHODS, methodRow } from '../../drill/sim/slack-methods.js';
+import { METHOD_SCOPES } from '../../lib/slack/scopes.js';
+import { checkThread, ReplyWriter } from '../../lib/turn/index.js';
+import { SWEEP } from '../../lib/ratelimit/audit.js';
+
+const ROOT = join(import.meta.dirname, '../..');
+
+function sources(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? sources(path) : path.endsWith('.ts') ? [path] : [];
+  });
+}
+
+/** Every Web API method the shipped code calls: `client.x.y(`, and the audit's raw sweep. */
+function methodsCalled(): Set<string> {
+  const found = new Set<string>(SWEEP.map(([method]) => method));
+  for (const file of [...sources(join(ROOT, 'lib')), ...sources(join(ROOT, 'app'))]) {
+    for (const m of readFileSync(file, 'utf8').matchAll(/\bclient\.((?:chat|conversations|assistant\.threads|users|auth|views|reactions|apps|team|bots|files)\.\w+)\(/g)) found.add(m[1]!);
+  }
+  return found;
+}
+
+const errorOf = async (call: Promise<unknown>): Promise<string | undefined> => {
+  try {
+    const answer = (await call) as { ok?: boolean; error?: string };
+    return answer.ok === false ? answer.error : undefined;
+  } catch (error) {
+    return (error as { data?: { error?: string } }).data?.error ?? `threw ${(error as Error).message}`;
+  }
+};
+
+describe('the Slack methods table', () => {
+  it('has a row for every Web API method autohub calls (a new call without a row fails here)', () => {
+    const called = methodsCalled();
+    expect(called.size).toBeGreaterThan(8);
+    const missing = [...called, ...Object.keys(METHOD_SCOPES)].filter((m) => !methodRow(m));
+    expect(missing).toEqual([]);
+  });
+
+  it.each(SLACK_METHODS.map((r) => [r.method, r] as const))('%s cites the Slack doc page it follows, and names its tier', (method, row) => {
+    expect(row.doc).toMatch(new RegExp(`^https://(docs\\.slack\\.dev/reference/methods|api\\.slack\\.com/methods)/${method.replace('.', '\\.')}$`));
+    expect(['Tier 1', 'Tier 2', 'Tier 3', 'Tier 4', 'Special']).toContain(row.tier);
+    expect(row.calledFrom.length).toBeGreaterThan(0);
+  });
+
+  it('has the limits Slack documents for long answers: markdown_text 12,000 a call, chat.update text 4,000, chat.postMessage text cut at 40,000', () => {
+    for (const method of ['chat.postMessage', 'chat.startStream', 'chat.appendStream', 'chat.stopStream', 'chat.update']) {
+      expect(methodRow(method)!.limits).toContainEqual(expect.objectContaining({ arg: 'markdown_text', max: 12_000, error: 'msg_too_long' }));
+    }
+    expect(methodRow('chat.update')!.limits).toContainEqual(expect.objectContaining({ arg: 'text', max: 4_000, error: 'msg_too_long' }));
+    expect(methodRow('chat.postMessage')!.limits).toContainEqual(expect.objectContaining({ arg: 'text', max: 40_000, truncate: true }));
+  });
+});
+
+describe('the fake Web API, driven by the real WebClient, answers as the table says', () => {
+  let api: FakeWebApi;
+  let client: WebClient;
+  let n = 0;
+  const ts = () => `${Math.floor(Date.now() / 1000)}.${String(++n).padStart(6, '0')}`;
+  // Loosely typed: the table's methods, called by name with whatever a case needs.
+  const call = async (method: string, args: Record<string, unknown>): Promise<Record<string, unknown>> => (await client.apiCall(method, args)) as unknown as Record<string, unknown>;
+  /** A stream this app opened in a channel, with its recipients (Slack wants them outside a DM). */
+  const openStream = async (channel = 'C0GENERAL', text = 'Hi') =>
+    (await call('chat.startStream', { channel, thread_ts: ts(), markdown_text: text, recipient_user_id: 'U0PERSON', recipient_team_id: 'T0AUTOHUB' })).ts as string;
+  const stoppedStream = async () => {
+    const s = await openStream();
+    await call('chat.stopStream', { channel: 'C0GENERAL', ts: s });
+    return s;
+  };
+  const userStopped = async () => {
+    const s = await openStream();
+    api.pressStop(s);
+    return s;
+  };
+  const othersReply = () => api.addOtherAppReply('C0GENERAL', ts());
+  const long = MARKDOWN_TEXT_MAX + 1;
+
+  /** How to make Slack give each error in the table. A row's error without one here fails the test below. */
+  const provoke: Record<string, () => Promise<unknown>> = {
+    'chat.postMessage channel_not_found': () => call('chat.postMessage', { text: 'hi' }),
+    'chat.postMessage no_text': () => call('chat.postMessage', { channel: 'C0GENERAL' }),
+    'chat.postMessage markdown_text_conflict': () => call('chat.postMessage', { channel: 'C0GENERAL', text: 'a', markdown_text: 'b' }),
+    'chat.postMessage msg_too_long': () => call('chat.postMessage', { channel: 'C0GENERAL', markdown_text: 'x'.repeat(long) }),
+    'chat.startStream channel_not_found': () => call('chat.startStream', { thread_ts: ts(), markdown_text: 'a' }),
+    'chat.startStream missing_recipient_user_id': () => call('chat.startStream', { channel: 'C0GENERAL', thread_ts: ts(), markdown_text: 'a' }),
+    'chat.startStream missing_recipient_team_id': () =>
+      call('chat.startStream', { channel: 'C0GENERAL', thread_ts: ts(), markdown_text: 'a', recipient_user_id: 'U0PERSON' }),
+    'chat.startStream channel_type_not_supported': () => {
+      api.refuseStreamsIn.add('C0NOSTREAMS');
+      return openStream('C0NOSTREAMS');
+    },
+    'chat.startStream no_text': () => openStream('C0GENERAL', ''),
+    'chat.startStream msg_too_long': () => openStream('C0GENERAL', 'x'.repeat(long)),
+    ...Object.fromEntries(
+      (['chat.appendStream', 'chat.stopStream'] as const).flatMap((method) => {
+        const text = method === 'chat.appendStream' ? { markdown_text: 'more' } : {};
+        return [
+          [`${method} message_not_found`, () => call(method, { channel: 'C0GENERAL', ts: ts(), ...text })],
+          [`${method} message_not_in_streaming_state`, async () => call(method, { channel: 'C0GENERAL', ts: await stoppedStream(), ...text })],
+          [`${method} message_not_owned_by_app`, () => call(method, { channel: 'C0GENERAL', ts: othersReply(), ...text })],
+          [`${method} stopped_by_user`, async () => call(method, { channel: 'C0GENERAL', ts: await userStopped(), ...text })],
+          [`${method} streaming_mode_mismatch`, async () => call(method, { channel: 'C0GENERAL', ts: await openStream(), chunks: [{ type: 'markdown_text', text: 'more' }] })],
+          [
+            `${method} cannot_provide_both_markdown_text_and_chunks`,
+            async () => call(method, { channel: 'C0GENERAL', ts: await openStream(), markdown_text: 'a', chunks: [{ type: 'markdown_text', text: 'b' }] }),
+          ],
+          [`${method} channel_not_found`, async () => call(method, { ts: await openStream(), ...text })],
+          [`${method} msg_too_long`, async () => call(method, { channel: 'C0GENERAL', ts: await openStream(), markdown_text: 'x'.repeat(long) })],
+        ];
+      }),
+    ),
+    'chat.appendStream markdown_text_or_chunks_required': async () => call('chat.appendStream', { channel: 'C0GENERAL', ts: await openStream() }),
+    'chat.update msg_too_long': async () => call('chat.update', { channel: 'C0GENERAL', ts: await stoppedStream(), text: 'x'.repeat(4_001) }),
+    'chat.update streaming_state_conflict': async () => call('chat.update', { channel: 'C0GENERAL', ts: await openStream(), text: 'whole' }),
+    'chat.update cant_update_message': () => call('chat.update', { channel: 'C0GENERAL', ts: othersReply(), text: 'mine now' }),
+    'chat.update message_not_found': () => call('chat.update', { channel: 'C0GENERAL', ts: ts(), text: 'x' }),
+    'chat.update markdown_text_conflict': async () => call('chat.update', { channel: 'C0GENERAL', ts: await stoppedStream(), text: 'a', markdown_text: 'b' }),
+    'chat.update no_text': async () => call('chat.update', { channel: 'C0GENERAL', ts: await stoppedStream() }),
+    'chat.update channel_not_found': async () => call('chat.update', { ts: await stoppedStream(), text: 'x' }),
+    'assistant.threads.setStatus channel_not_found': () => call('assistant.threads.setStatus', { thread_ts: ts(), status: 'is thinking...' }),
+    'assistant.threads.setStatus invalid_thread_ts': () => call('assistant.threads.setStatus', { channel_id: 'D0PERSON', status: 'is thinking...' }),
+    'conversations.replies channel_not_found': () => call('conversations.replies', { ts: ts() }),
+    'conversations.replies thread_not_found': () => call('conversations.replies', { channel: 'C0GENERAL' }),
+    'conversations.replies invalid_cursor': () => call('conversations.replies', { channel: 'C0GENERAL', ts: ts(), cursor: 'bm90IG91cnM=' }),
+    'conversations.history channel_not_found': () => call('conversations.history', { channel: 'C0NEVERHEARDOF' }),
+    'conversations.history invalid_cursor': () => {
+      api.addMessage('C0HISTORY', { ts: ts(), user: 'U0PERSON', text: 'hello' });
+      return call('conversations.history', { channel: 'C0HISTORY', cursor: 'bm90IG91cnM=' });
+    },
+    'users.conversations invalid_cursor': () => call('users.conversations', { cursor: 'bm90IG91cnM=' }),
+  };
+
+  beforeAll(async () => {
+    api = await startFakeWebApi();
+    client = new WebClient('xoxb-test', { slackApiUrl: api.url, retryConfig: { retries: 0 } });
+  });
+  afterAll(async () => {
+    await api.close();
+  });
+
+  const documented = SLACK_METHODS.flatMap((row) => Object.keys(row.errors).map((error) => `${row.method} ${error}`));
+
+  it('has a way to provoke every error the table lists, and no other', () => {
+    expect(Object.keys(provoke).sort()).toEqual([...documented].sort());
+  });
+
+  it.each(documented)('%s comes back as Slack documents it', async (key) => {
+    const error = key.split(' ')[1]!;
+    expect(await errorOf(provoke[key]!())).toBe(error);
+  });
+
+  it.each(
+    SLACK_METHODS.flatMap((row) => row.limits.filter((l) => !l.truncate).map((l) => [row.method, l.arg, l.max] as const)),
+  )('%s takes %s of exactly %i characters (the limit is not off by one)', async (method, arg, max) => {
+    const args: Record<string, unknown> = { channel: 'C0GENERAL', [arg]: 'y'.repeat(max) };
+    if (method === 'chat.startStream') Object.assign(args, { thread_ts: ts(), recipient_user_id: 'U0PERSON', recipient_team_id: 'T0AUTOHUB' });
+    if (method === 'chat.appendStream' || method === 'chat.stopStream') args.ts = await openStream();
+    if (method === 'chat.update') args.ts = await stoppedStream();
+    expect(await errorOf(call(method, args))).toBeUndefined();
+  });
+
+  it("sends only arguments the table lists when autohub's own reply code runs (a new argument needs its row checked against Slack's page)", async () => {
+    const target = { channel: 'C0ARGS', threadTs: ts(), eventId: 'Ev-args', recipientUser: 'U0PERSON', recipientTeam: 'T0AUTOHUB' };
+    const from = api.calls.length;
+    async function* chunks() {
+      yield 'Hi, ';
+      yield 'all of it.';
+    }
+    const writer = new ReplyWriter(client, target, undefined, { closed: () => false, appendEveryMs: 0 });
+    const streamed = await writer.write(chunks());
+    await new ReplyWriter(client, { ...target, threadTs: ts() }, undefined, { closed: () => false }).post('posted');
+    await writer.complete(streamed.parts, 'Hi, all of it, again.');
+    await checkThread(client, target, { appId: 'A0AUTOHUB', botId: 'BAUTOHUB', botUserId: 'UAUTOHUB' }, true);
+    const made = api.calls.slice(from);
+    expect(made.map((c) => c.method)).toEqual(
+      expect.arrayContaining(['chat.startStream', 'chat.appendStream', 'chat.stopStream', 'chat.postMessage', 'chat.update', 'conversations.replies']),
+    );
+    expect(made.filter((c) => c.unknown).map((c) => `${c.method}: ${c.unknown!.join(', ')}`)).toEqual([]);
+  });
+
+  it('cuts a chat.postMessage text past 40,000 characters and accepts the post (Slack truncates, it does not refuse)', async () => {
+    const thread = ts();
+    expect(await errorOf(call('chat.postMessage', { channel: 'C0GENERAL', thread_ts: thread, text: 'z'.repeat(40_001) }))).toBeUndefined();
+    const post = api.posts().find((p) => p.params.thread_ts === thread)!;
+    expect(post.params.text).toHaveLength(40_000);
+    expect(post.truncated).toBe(true);
+  });
+
+  it('a Stop press ends the stream as the person left it: appends refused, the message kept and counted as the reply', async () => {
+    const thread = ts();
+    const s = (await call('chat.startStream', { channel: 'D0PERSON', thread_ts: thread, markdown_text: 'Hi, ' })).ts as string;
+    await call('chat.appendStream', { channel: 'D0PERSON', ts: s, markdown_text: 'the first part' });
+    expect(api.pressStop(s)).toBe(true);
+    expect(await errorOf(call('chat.appendStream', { channel: 'D0PERSON', ts: s, markdown_text: ' and more' }))).toBe('stopped_by_user');
+    expect(api.streams.get(s)).toMatchObject({ state: 'stopped_by_user', text: 'Hi, the first part' });
+    expect(api.posts().filter((p) => p.params.thread_ts === thread)).toHaveLength(1);
+  });
+
+  it('a chat.update of a post changes what the thread shows (text and metadata), as Slack holds it', async () => {
+    const thread = ts();
+    const posted = (await call('chat.postMessage', { channel: 'C0EDIT', thread_ts: thread, text: 'first draft' })).ts as string;
+    await call('chat.update', { channel: 'C0EDIT', ts: posted, markdown_text: '**final**', metadata: { event_type: 'autohub_turn', event_payload: { event_id: 'Ev-edit' } } });
+    const read = (await call('conversations.replies', { channel: 'C0EDIT', ts: thread, include_all_metadata: true })) as { messages: Array<Record<string, unknown>> };
+    expect(read.messages).toEqual([expect.objectContaining({ ts: posted, text: '**final**', metadata: expect.objectContaining({ event_payload: { event_id: 'Ev-edit' } }) })]);
+    expect(api.posts().find((p) => p.params.thread_ts === thread)!.params.text).toBe('**final**');
+  });
+
+  it('a stream in a DM needs no recipient (Slack asks for one only in channels)', async () => {
+    expect(await errorOf(call('chat.startStream', { channel: 'D0PERSON', thread_ts: ts(), markdown_text: 'Hi' }))).toBeUndefined();
+  });
+
+  it('messages read back carry bot_id, app_id, the bot user and bot_profile; another app\'s reply carries its own', async () => {
+    const thread = ts();
+    api.addMessage('C0READ', { ts: thread, user: 'U0PERSON', text: '<@UAUTOHUB> hi' });
+    await call('chat.postMessage', { channel: 'C0READ', thread_ts: thread, text: 'mine', metadata: { event_type: 'autohub_turn', event_payload: { event_id: 'Ev1' } } });
+    const other = api.addOtherAppReply('C0READ', thread, 'theirs');
+    const read = (await call('conversations.replies', { channel: 'C0READ', ts: thread, include_all_metadata: true })) as { messages: Array<Record<string, unknown>> };
+    expect(read.messages.map((m) => m.ts)[0]).toBe(thread);
+    const [, mine, theirs] = read.messages;
+    expect(mine).toMatchObject({ bot_id: AUTOHUB_BOT.bot_id, app_id: AUTOHUB_BOT.app_id, user: AUTOHUB_BOT.user, bot_profile: { app_id: AUTOHUB_BOT.app_id }, metadata: { event_type: 'autohub_turn' } });
+    expect(theirs).toMatchObject({ ts: other, bot_id: OTHER_APP.bot_id, app_id: OTHER_APP.app_id, user: OTHER_APP.user, bot_profile: { app_id: OTHER_APP.app_id } });
+    expect(theirs).not.toHaveProperty('metadata');
+    const history = (await call('conversations.history', { channel: 'C0READ' })) as { messages: Array<Record<string, unknown>> };
+    expect(history.messages[0]).toMatchObject({ ts: thread, thread_ts: thread, reply_count: 2, reply_users_count: 2, latest_reply: other });
+    expect(history.messages[0]!.reply_users).toEqual(expect.arrayContaining([AUTOHUB_BOT.user, OTHER_APP.user]));
+  });
+
+  it('conversations.replies pages at its limit with cursors however long the thread (4,500 replies, 23 pages of 200)', async () => {
+    const thread = ts();
+    api.addMessage('C0LONG', { ts: thread, user: 'U0PERSON', text: '<@UAUTOHUB> hi' });
+    for (let i = 0; i < 4_500; i++) api.addOtherAppReply('C0LONG', thread, `reply ${i}`);
+    let cursor: string | undefined;
+    let pages = 0;
+    let seen = 0;
+    do {
+      const page = (await call('conversations.replies', { channel: 'C0LONG', ts: thread, limit: 200, ...(cursor ? { cursor } : {}) })) as {
+        messages: unknown[];
+        has_more: boolean;
+        response_metadata?: { next_cursor?: string };
+      };
+      pages += 1;
+      seen += page.messages.length;
+      expect(page.messages.length).toBeLessThanOrEqual(200);
+      cursor = page.has_more ? page.response_metadata?.next_cursor : undefined;
+    } while (cursor);
+    expect(seen).toBe(4_501);
+    expect(pages).toBe(23);
+  });
+});

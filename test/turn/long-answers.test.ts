@@ -1,0 +1,90 @@
+/**
+ * Issue 21: a long answer reaches the thread whole and in order, within
+ * Slack's limits (`markdown_text` at most 12,000 characters a call; a
+ * message a taker-over must be able to rewrite with one chat.update). Before,
+ * a 30,000-character answer streamed in 60 chunks ended as one message of
+ * about 90 words left streaming, and the same answer after an expired stream
+ * became a dead letter (chat.update with `text` over 4,000).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeWebApi, type FakeStream, type FakeWebApi } from '../../drill/sim/fake-web-api.js';
+import { deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
+import { MemoryStore } from '../../lib/store/index.js';
+import { PART_CHARS, type TakeTurn } from '../../lib/turn/index.js';
+import { messagesFor, SECRET, startCopy, turnOver, type RunningCopy } from '../support/copies.js';
+
+/** 30,000 characters in 60 chunks of 500, each a numbered sentence-ish run, so order and loss both show. */
+const CHUNKS = Array.from({ length: 60 }, (_, i) => `${String(i).padStart(2, '0')}:${'word '.repeat(99)}`.slice(0, 499) + '\n');
+const WHOLE = CHUNKS.join('');
+
+describe('long answers', () => {
+  let api: FakeWebApi;
+  let copy: RunningCopy;
+  let reply: 'stream' | 'string' = 'stream';
+  let n = 0;
+  const turn: TakeTurn = async () =>
+    reply === 'string'
+      ? WHOLE
+      : (async function* () {
+          for (const c of CHUNKS) yield c;
+        })();
+
+  beforeAll(async () => {
+    api = await startFakeWebApi();
+    copy = await startCopy({ role: 'hub', webApiUrl: api.url, store: new MemoryStore(), turn });
+  });
+  afterAll(async () => {
+    await copy?.stop();
+    await api?.close();
+  });
+
+  const payload = (c: { params: Record<string, string> }) => JSON.parse(c.params.metadata ?? '{}').event_payload as { part: number; final: boolean };
+  const textOf = (c: { params: Record<string, string> }) => c.params.text ?? c.params.markdown_text ?? '';
+
+  async function ask(eventId: string): Promise<void> {
+    const ack = await deliver(copy.eventsUrl, mentionEnvelope({ eventId, ts: `1700011000.${String(++n).padStart(6, '0')}` }), { signingSecret: SECRET });
+    expect(ack.status).toBe(200);
+    await turnOver(copy.store, eventId);
+  }
+
+  function expectWhole(eventId: string): void {
+    const messages = messagesFor(api, eventId).sort((a, b) => payload(a).part - payload(b).part);
+    expect(messages.map((m) => payload(m).part)).toEqual([0, 1, 2]);
+    expect(messages.map((m) => payload(m).final)).toEqual([false, false, true]);
+    for (const m of messages) expect(textOf(m).length).toBeLessThanOrEqual(PART_CHARS);
+    expect(messages.map(textOf).join('')).toBe(WHOLE);
+    const open = [...api.streams.values()].filter((st: FakeStream) => st.state === 'streaming');
+    expect(open).toHaveLength(0);
+  }
+
+  it('a 30,000-character streamed answer arrives whole, in order, in three messages of at most 12,000, the last marked final', async () => {
+    reply = 'stream';
+    await ask('Ev-long-stream');
+    expectWhole('Ev-long-stream');
+    for (const c of api.calls.filter((c) => c.method.startsWith('chat.'))) expect((c.params.markdown_text ?? '').length).toBeLessThanOrEqual(PART_CHARS);
+  });
+
+  it('a 30,000-character answer returned as a string is posted in three messages, whole and in order', async () => {
+    reply = 'string';
+    await ask('Ev-long-post');
+    expectWhole('Ev-long-post');
+    for (const post of messagesFor(api, 'Ev-long-post')) expect(post.method).toBe('chat.postMessage');
+  });
+
+  it('a long answer in a stream Slack closed early is completed with markdown_text within the limits, nothing left streaming', async () => {
+    reply = 'stream';
+    api.streamLifeMs = 0;
+    try {
+      await ask('Ev-long-expired');
+    } finally {
+      api.streamLifeMs = 300_000;
+    }
+    expectWhole('Ev-long-expired');
+    const updates = api.calls.filter((c) => c.method === 'chat.update');
+    expect(updates.length).toBeGreaterThan(0);
+    for (const u of updates) {
+      expect(u.params.text).toBeUndefined();
+      expect((u.params.markdown_text ?? '').length).toBeLessThanOrEqual(PART_CHARS);
+    }
+  });
+});
