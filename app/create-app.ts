@@ -10,11 +10,13 @@ import { createRateLimitFetch, refusalSink } from '../lib/ratelimit/index.js';
 import { FailoverReceiver, HealthMonitor, LeaseKeeper, PeerWatch, Reaper, TurnJournal, type DeadTurn, type TurnContext } from '../lib/receiver/index.js';
 import { CatchupSweeper } from '../lib/catchup/index.js';
 import { appRateLimitedDetail, isAuthFailure, OwnerNotices } from '../lib/notice/index.js';
+import type { LegChecker } from '../lib/legs/index.js';
 import { statusRecorder, STATUS_KEYS, type CopyRecord, type StatusRecorder } from '../lib/status/index.js';
 import { createSealer, createStore, type SharedStore } from '../lib/store/index.js';
 import { LoopDelay, type Sleep } from '../lib/time/index.js';
 import { resilientAuthorize } from './authorize.js';
 import { announceDeadLetter, announceNotice } from './listeners/announce.js';
+import { createLegChecker } from './legs.js';
 import { registerCommand } from './listeners/command.js';
 import { registerConversation } from './listeners/conversation.js';
 import { registerHome } from './listeners/home.js';
@@ -96,6 +98,8 @@ export interface Autohub {
   client: WebClient;
   /** Faults only the owner can fix, told once per cause per hour (lib/notice). */
   notices: OwnerNotices;
+  /** Proves edge -> hub and edge -> cloud every AUTOHUB_VERIFY_EVERY_MS (one copy a period); undefined without AUTOHUB_EDGE_URL. */
+  legs: LegChecker | undefined;
   /** Probe the store once, then listen; health turns 200. */
   start(): Promise<void>;
   /** Drain and close (health 503 at once). */
@@ -205,6 +209,8 @@ export function createAutohub(options: AutohubOptions): Autohub {
         now: options.now,
       }),
     onDead,
+    // The edge: the other copy acked a turn under a lease; look when it would lapse (wakeIn only moves earlier).
+    onHint: () => reaper.wakeIn(config.lease.leaseMs + 250),
     // The hub failed at the edge: its leases lapse within a lease, so look then.
     onFailover: (reason) => {
       reaper.wakeIn(config.lease.leaseMs + 250);
@@ -274,6 +280,8 @@ export function createAutohub(options: AutohubOptions): Autohub {
       })
     : undefined;
 
+  const legs = createLegChecker(config, { store, client, log, now: options.now });
+
   const app = new App({
     receiver,
     authorize: resilientAuthorize(new WebClient(undefined, clientOptions), config.botToken),
@@ -311,6 +319,7 @@ export function createAutohub(options: AutohubOptions): Autohub {
     status,
     client,
     notices,
+    legs,
     start: async () => {
       await registered;
       loop.start();
@@ -320,10 +329,12 @@ export function createAutohub(options: AutohubOptions): Autohub {
       reaper.start();
       if (journal) void drainJournal(journal, receiver, log);
       peer?.start();
+      legs?.start();
       log.info('app.started', { port: receiver.port, store: store.kind, storeOk: health.store.ok, version: VERSION, peer: Boolean(peer) });
     },
     stop: async () => {
       peer?.stop();
+      await legs?.stop();
       reaper.stop();
       // A sweep cut short lets its lock go: otherwise no copy could sweep until it lapsed.
       await Promise.all([receiver.stop(), sweeper?.stop()]);

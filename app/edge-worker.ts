@@ -3,13 +3,13 @@
  * Worker's vars and secrets (wrangler.toml). One router per isolate, so the
  * hub's last-seen state lives as long as the isolate does.
  */
-import { createEdgeRouter, parseEdgeSettings, type EdgeRouter } from '../lib/edge/index.js';
+import { createEdgeRouter, parseEdgeSettings, type EdgeContext, type EdgeRouter } from '../lib/edge/index.js';
 
 let router: EdgeRouter | undefined;
 let routerEnv: unknown;
 
 export default {
-  async fetch(request: Request, env: Record<string, unknown>): Promise<Response> {
+  async fetch(request: Request, env: Record<string, unknown>, ctx?: EdgeContext): Promise<Response> {
     if (!router || routerEnv !== env) {
       try {
         const quiet = env.EDGE_LOG === 'off';
@@ -27,6 +27,7 @@ export default {
         return new Response(null, { status: 500 });
       }
     }
-    return router.handle(request);
+    // ctx.waitUntil: the hint to the copy that did not ack goes out after Slack has its answer.
+    return router.handle(request, ctx);
   },
 };

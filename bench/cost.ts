@@ -5,7 +5,10 @@
  *   - two idle copies: commands a day, counted over `idleSeconds` and extrapolated;
  *   - per mention, by kind (event, DM, command): commands, store round trips
  *     before the ack and before the reply is posted, the copy's CPU;
- *   - a dead owner's turns: how long after a SIGKILL another copy answers;
+ *   - two idle copies proving the legs through an edge (AUTOHUB_VERIFY_EVERY_MS): commands a check, a day at 30 min;
+ *   - per mention through the edge: the extra look its hint costs the other copy, alone and in a burst;
+ *   - a dead owner's turns: how long after a SIGKILL another copy answers, with the peer URL, and with only
+ *     the edge's hint (no peer URL, no traffic after);
  *   - CPU per store command, this client against @upstash/redis's defaults.
  */
 import { fork } from 'node:child_process';
@@ -16,6 +19,9 @@ import { startRedis } from '../drill/sim/redis-server.js';
 import { commandForm, deliver, mentionEnvelope } from '../drill/sim/slack-events.js';
 import { startUpstashBridge, type UpstashBridge } from '../drill/sim/upstash-bridge.js';
 import { createUpstashClient } from '../lib/store/index.js';
+import { createEdgeRouter, parseEdgeSettings, type EdgeRouter } from '../lib/edge/index.js';
+import { serveFetchHandler } from '../lib/edge-node/index.js';
+import type { AddressInfo } from 'node:net';
 import { startBenchCopy, type BenchCopy } from './children.js';
 import { fmt, printTable, summarize } from './stats.js';
 
@@ -52,18 +58,45 @@ async function pair(api: FakeWebApi, bridge: UpstashBridge, extra: Record<string
   return [hub, cloud];
 }
 
+/** A Node edge in front of a pair; listening before the copies start (they need its URL), routing once `route` is called. */
+async function startEdge(): Promise<{ url: string; route(hubUrl: string, cloudUrl: string): void; close(): void }> {
+  let router: EdgeRouter | undefined;
+  const server = serveFetchHandler(async (request, ctx) => (router ? router.handle(request, ctx) : new Response(null, { status: 503 })));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    route: (hubUrl, cloudUrl) => {
+      router = createEdgeRouter({ settings: parseEdgeSettings({ HUB_URL: hubUrl, CLOUD_URL: cloudUrl, SLACK_SIGNING_SECRET: SECRET }) });
+    },
+    close: () => {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
+}
+
+/** The leg checks' default period (AUTOHUB_VERIFY_EVERY_MS), and the one the bench measures them at. */
+const VERIFY_DEFAULT_MS = 30 * 60_000;
+const VERIFY_BENCH_MS = 5_000;
+
 async function idle(idleSeconds: number): Promise<string[][]> {
   const api = await startFakeWebApi();
-  const setups: Array<{ name: string; extra: Record<string, string>; peers: boolean }> = [
+  const setups: Array<{ name: string; extra: Record<string, string>; peers: boolean; legs?: boolean }> = [
     { name: 'autohub defaults: a look every 120 s, peers watched over HTTP', extra: {}, peers: true },
     { name: "main's schedule on this code: a look every 5 s", extra: { AUTOHUB_REAPER_MS: '5000' }, peers: false },
+    // The leg checks at 5 s (one check every 5 s instead of every 30 min), through an edge: the difference from
+    // the defaults' pair is what the checks cost, counted per check and scaled to the default period below.
+    { name: `defaults + legs proven through the edge, measured at AUTOHUB_VERIFY_EVERY_MS=${VERIFY_BENCH_MS}`, extra: {}, peers: true, legs: true },
   ];
   const running = await Promise.all(
     setups.map(async (s) => {
       const redis = await startRedis();
       const bridge = await startUpstashBridge({ redisPort: redis.port });
-      const copies = await pair(api, bridge, s.extra, s.peers);
-      return { ...s, redis, bridge, copies };
+      const edge = s.legs ? await startEdge() : undefined;
+      const legs: Record<string, string> = edge ? { AUTOHUB_EDGE_URL: edge.url, AUTOHUB_VERIFY_EVERY_MS: String(VERIFY_BENCH_MS) } : {};
+      const copies = await pair(api, bridge, { ...s.extra, ...legs }, s.peers);
+      edge?.route(copies[0].url, copies[1].url);
+      return { ...s, redis, bridge, copies, edge };
     }),
   );
   // Start-up (a ping and a first look each) is not idle cost.
@@ -74,11 +107,23 @@ async function idle(idleSeconds: number): Promise<string[][]> {
     const perDay = ((r.bridge.commands - before[i]!) / idleSeconds) * DAY_S;
     return [r.name, String(r.bridge.commands - before[i]!), `${idleSeconds} s`, fmt(perDay, 0), `${fmt((perDay * 30) / 500_000 * 100, 0)}%`];
   });
+  // Per check: what the legs' pair spent beyond the defaults' pair, over the checks that fitted in the window.
+  const spent = running.map((r, i) => r.bridge.commands - before[i]!);
+  const perCheck = (spent[2]! - spent[0]!) / (idleSeconds / (VERIFY_BENCH_MS / 1000));
+  const withLegs = (spent[0]! / idleSeconds) * DAY_S + perCheck * (DAY_S / (VERIFY_DEFAULT_MS / 1000));
+  rows.push([
+    `autohub defaults + legs proven every ${VERIFY_DEFAULT_MS / 60_000} min (the default; ${fmt(perCheck, 1)} commands a check, measured above)`,
+    '-',
+    '-',
+    fmt(withLegs, 0),
+    `${fmt((withLegs * 30) / 500_000 * 100, 0)}% (aim: at most 3,000 a day)`,
+  ]);
   // main: a reaper every 5 s plus a PING and a SET every 30 s, per copy.
   const mainPerDay = 2 * (DAY_S / 5 + (2 * DAY_S) / 30);
   rows.push(['main as shipped (computed: reaper 5 s + PING and SET every 30 s, two copies)', '-', '-', fmt(mainPerDay, 0), `${fmt((mainPerDay * 30) / 500_000 * 100, 0)}%`]);
   for (const r of running) {
     await Promise.all(r.copies.map((c) => c.stop()));
+    r.edge?.close();
     await r.bridge.close();
     await r.redis.stop();
   }
@@ -170,20 +215,28 @@ async function perMention(n: number): Promise<KindFigures[]> {
   return out;
 }
 
-/** Turns in flight on a hub that is SIGKILLed: time from the kill to each reply, answered by the cloud copy. */
-async function takeover(rounds: number, perRound: number): Promise<number[]> {
+/**
+ * Turns in flight on a hub that is SIGKILLed: time from the kill to each reply, answered by the cloud copy.
+ * `peer`: the defaults with AUTOHUB_PEER_URL, deliveries straight to the hub. `hint`: no peer URL, the
+ * deliveries through an edge, nothing sent after the kill: only the edge's hint wakes the cloud copy.
+ */
+async function takeover(rounds: number, perRound: number, via: 'peer' | 'hint'): Promise<number[]> {
   const api = await startFakeWebApi();
   const redis = await startRedis();
   const bridge = await startUpstashBridge({ redisPort: redis.port });
-  let [hub, cloud] = await pair(api, bridge, {}, true);
+  const peers = via === 'peer';
+  let [hub, cloud] = await pair(api, bridge, {}, peers);
+  const edge = peers ? undefined : await startEdge();
+  edge?.route(hub.url, cloud.url);
+  const target = edge?.url ?? hub.url;
   const samples: number[] = [];
   for (let round = 0; round < rounds; round++) {
     api.holdPosts(120_000);
     const tss: string[] = [];
     for (let i = 0; i < perRound; i++) {
-      const ts = `17003${round}0000.${String(i).padStart(6, '0')}`;
+      const ts = `17003${round}${peers ? 0 : 1}000.${String(i).padStart(6, '0')}`;
       tss.push(ts);
-      await deliver(`${hub.url}/slack/events`, mentionEnvelope({ eventId: `Ev-take-${round}-${i}`, ts }), { signingSecret: SECRET });
+      await deliver(`${target}/slack/events`, mentionEnvelope({ eventId: `Ev-take-${via}-${round}-${i}`, ts }), { signingSecret: SECRET });
     }
     while (api.held < perRound) await sleep(10);
     await hub.kill();
@@ -200,15 +253,64 @@ async function takeover(rounds: number, perRound: number): Promise<number[]> {
       }
       await sleep(20);
     }
-    // The hub comes back, watching the cloud again, for the next round.
+    // The hub comes back (watching the cloud again, with peers) for the next round.
     const port = new URL(hub.url).port;
-    hub = await startBenchCopy(copyEnv('hub', api, bridge, { PORT: port, AUTOHUB_PEER_URL: cloud.url }));
+    hub = await startBenchCopy(copyEnv('hub', api, bridge, { PORT: port, ...(peers ? { AUTOHUB_PEER_URL: cloud.url } : {}) }));
   }
+  edge?.close();
   await Promise.all([hub.stop(), cloud.stop()]);
   await bridge.close();
   await redis.stop();
   await api.close();
   return samples;
+}
+
+/**
+ * What the edge's hint costs: store commands per mention sent through the edge against the same mention
+ * sent straight to the hub (no hint), alone (one hinted look each) and in a burst (the looks coalesce:
+ * wakeIn only moves a look earlier). A 1 s lease, so each hinted look comes 1.25 s after its ack; a look
+ * is one command whatever the lease.
+ */
+async function hintCost(alone: number, burst: number): Promise<string[][]> {
+  const api = await startFakeWebApi();
+  const redis = await startRedis();
+  const bridge = await startUpstashBridge({ redisPort: redis.port });
+  const [hub, cloud] = await pair(api, bridge, { AUTOHUB_LEASE_MS: '1000', AUTOHUB_LEASE_RENEW_MS: '300' }, false);
+  const edge = await startEdge();
+  edge.route(hub.url, cloud.url);
+  /** Until the store has had no request for `ms`: the last hinted look is in. */
+  const quietFor = async (ms: number) => {
+    for (let seen = -1; seen !== bridge.requests; ) {
+      seen = bridge.requests;
+      await sleep(ms);
+    }
+  };
+  let n = 0;
+  const run = async (target: string, count: number, gapMs: number): Promise<number> => {
+    await quietFor(1_600);
+    const before = bridge.commands;
+    for (let i = 0; i < count; i++) {
+      const ts = `1700400000.${String(++n).padStart(6, '0')}`;
+      await (await deliver(`${target}/slack/events`, mentionEnvelope({ eventId: `Ev-hint-${n}`, ts }), { signingSecret: SECRET })).arrayBuffer();
+      await sleep(gapMs);
+    }
+    await quietFor(1_600);
+    return (bridge.commands - before) / count;
+  };
+  // Warm-up: Bolt's first authorize, the JIT, the keep-alive sockets.
+  await run(edge.url, 5, 0);
+  const rows: string[][] = [];
+  for (const [what, count, gapMs] of [[`one at a time (${alone}, 1.6 s apart)`, alone, 1_600], [`a burst (${burst}, 50 ms apart)`, burst, 50]] as const) {
+    const straight = await run(hub.url, count, gapMs);
+    const viaEdge = await run(edge.url, count, gapMs);
+    rows.push([what, fmt(straight, 2), fmt(viaEdge, 2), fmt(viaEdge - straight, 2)]);
+  }
+  edge.close();
+  await Promise.all([hub.stop(), cloud.stop()]);
+  await bridge.close();
+  await redis.stop();
+  await api.close();
+  return rows;
 }
 
 /** CPU of the client side of one store command, the bridge and Redis in another process. */
@@ -259,12 +361,19 @@ export async function benchCost(options: { idleSeconds?: number; mentions?: numb
     ['kind', 'commands', 'round trips before the ack', 'before the reply is posted', 'hub CPU us'],
     ...kinds.map((k) => [k.kind, fmt(k.commands, 2), fmt(k.beforeAck, 2), k.kind.startsWith('command') ? '-' : fmt(k.beforePost, 2), fmt(k.cpuUs, 0)]),
   ]);
-  console.error('bench cost: takeovers after a SIGKILL (defaults: lease 10 s, peer checked every 5 s) ...');
-  const taken = summarize(await takeover(2, 8));
+  console.error('bench cost: the edge hint\'s extra looks per mention ...');
+  printTable("cost: per mention through the edge, which hints the copy that did not ack (its reaper looks once when the lease would lapse)", [
+    ['mentions', 'commands, straight to the hub', 'through the edge', 'extra (the hinted looks)'],
+    ...(await hintCost(20, 20)),
+  ]);
+  console.error('bench cost: takeovers after a SIGKILL (defaults: lease 10 s, peer checked every 5 s; or only the edge\'s hint) ...');
+  const taken = summarize(await takeover(2, 8, 'peer'));
+  const hinted = summarize(await takeover(2, 8, 'hint'));
   printTable("cost: a dead owner's turns answered by the other copy, seconds after the SIGKILL (main: within 15 s, at 46,000 idle commands a day)", [
     ['setup', 'turns', 'p50 s', 'p99 s', 'aim'],
     ['defaults with AUTOHUB_PEER_URL', String(taken.n), fmt(taken.p50 / 1000, 1), fmt(taken.p99 / 1000, 1), '<= 30 s'],
-    ['defaults without a peer URL (computed: lease + one idle look)', '-', '-', fmt((10_000 + 120_000 * 1.1) / 1000, 0), 'stated in README'],
+    ["defaults without a peer URL, the edge in front, nothing sent after the kill (the edge's hint)", String(hinted.n), fmt(hinted.p50 / 1000, 1), fmt(hinted.p99 / 1000, 1), '<= 30 s'],
+    ['before the hint, without a peer URL (computed: lease + one idle look; 104 s measured in issue 24)', '-', '-', fmt((10_000 + 120_000 * 1.1) / 1000, 0), '-'],
   ]);
   printTable('cost: CPU per store command on the client, 2,000 GETs, bridge and Redis in another process', [
     ['client', 'CPU ms per command', 'wall ms per command'],

@@ -63,6 +63,7 @@ function eventIdOf(metadata: string | undefined): string | undefined {
 }
 
 export async function runScenario(h: Harness, scenario: Scenario, options: RunOptions): Promise<ScenarioResult> {
+  if (scenario.events !== undefined) options = { ...options, events: scenario.events };
   if (scenario.hubEnv || scenario.copyEnv) await h.hub.reconfigure({ ...scenario.copyEnv, ...scenario.hubEnv });
   if (scenario.copyEnv) await h.cloud.reconfigure(scenario.copyEnv);
   if (scenario.extraReplicas) await h.addReplicas(scenario.extraReplicas);

@@ -33,6 +33,8 @@ export interface Scenario {
   channels?: number;
   /** Settings both copies (hub and cloud) are restarted under for this scenario, on top of `hubEnv` for the hub. */
   copyEnv?: Record<string, string>;
+  /** Mentions sent, whatever `--events` says (one quiet mention with no traffic after it). */
+  events?: number;
   /** Slack as it really is, as shares of the mentions (each picked by its index, so a run is repeatable). */
   quirks?: Quirks;
   /** Every dead letter fails the scenario: its faults are all passing ones, so none is a real failure. */
@@ -65,6 +67,18 @@ const cutHub: (from: number, to: number | 'end') => Fault = (from, to) => ({
   start: (h) => void (h.hubTunnel.mode = 'cut'),
   stop: (h) => void (h.hubTunnel.mode = 'pass'),
 });
+
+/** The owner the leg checks tell, in the drill (AUTOHUB_OWNER). */
+const DRILL_OWNER = 'U0DRILLOWNER';
+
+/** Until `check` holds, polling; throws `what` after `timeoutMs` (the fault is then not staged, and the scenario fails). */
+async function until(check: () => boolean, what: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`${what} within ${timeoutMs / 1000} s`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
 
 export const SCENARIOS: Scenario[] = [
   { name: 'steady', summary: 'no faults: every mention goes to the hub', faults: [] },
@@ -313,7 +327,65 @@ export const SCENARIOS: Scenario[] = [
     faults: [],
     redeliverUnderNewId: true,
   },
+  {
+    name: 'quiet-hub-dies',
+    summary:
+      "one mention and no traffic after it, no peer URL, the production lease (10 s) and idle look (120 s): the hub is killed mid-turn; the edge's hint has the cloud copy look a lease after the ack and answer within 30 s",
+    events: 1,
+    copyEnv: { AUTOHUB_LEASE_MS: '10000', AUTOHUB_LEASE_RENEW_MS: '3000', AUTOHUB_REAPER_MS: '120000' },
+    // The hub's turn thinks 5 s, so it is killed with the turn in flight.
+    hubEnv: { AUTOHUB_DEMO_THINK_MS: '5000' },
+    faults: [
+      {
+        label: 'hub process dead mid-turn, nothing sent after',
+        from: 0,
+        to: 'end',
+        start: async (h) => {
+          await h.busy(h.hub, 10_000);
+          await h.hub.kill();
+        },
+        stop: (h) => h.hub.restart(),
+      },
+    ],
+  },
+  {
+    name: 'cloud-broken',
+    summary:
+      'the copies prove each leg through the edge every second; the cloud copy answers 500 until the owner has been told (once, after three failed checks), then serves again: the owner is told once that it recovered',
+    faults: [
+      {
+        label: 'cloud answers 500; owner told once, then of the recovery',
+        from: 0,
+        to: 'end',
+        start: async (h) => {
+          const legs = { AUTOHUB_EDGE_URL: h.edgeUrl.replace(/\/slack\/events$/, ''), AUTOHUB_VERIFY_EVERY_MS: '1000', AUTOHUB_OWNER: DRILL_OWNER };
+          // One at a time, so one copy serves while the other restarts.
+          await h.hub.reconfigure(legs);
+          await h.cloud.reconfigure(legs);
+          const told = (what: RegExp) => h.api.posts().filter((c) => c.params.channel === DRILL_OWNER && what.test(c.params.text ?? '')).length;
+          const failing = /edge -> cloud leg failed \d+ checks in a row/;
+          const recovered = /edge -> cloud leg answers again/;
+          h.cloudTunnel.fail500 = 1_000_000_000;
+          await until(() => told(failing) > 0, 'the owner was not told the cloud leg fails', 30_000);
+          // Three more checks while it still fails: none of them tells the owner again.
+          await new Promise((r) => setTimeout(r, 3_500));
+          h.cloudTunnel.fail500 = 0;
+          await until(() => told(recovered) > 0, 'the owner was not told the cloud leg recovered', 30_000);
+          await new Promise((r) => setTimeout(r, 3_500));
+          if (told(failing) !== 1 || told(recovered) !== 1) {
+            throw new Error(`the owner was told ${told(failing)} time(s) that the cloud leg fails and ${told(recovered)} that it recovered, not once each`);
+          }
+        },
+        stop: async (h) => {
+          h.cloudTunnel.fail500 = 0;
+          await h.hub.reconfigure({});
+          await h.cloud.reconfigure({});
+        },
+      },
+    ],
+  },
 ];
+
 
 export function findScenario(name: string): Scenario | undefined {
   return SCENARIOS.find((s) => s.name === name);

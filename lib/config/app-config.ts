@@ -43,6 +43,11 @@ export interface AppConfig {
   peer: { url: string; everyMs: number } | null;
   /** Bearer token that unlocks the full health body; null: only the status is ever shown. */
   healthToken: string | null;
+  /**
+   * The legs proven continuously (lib/legs): the edge's public base URL (AUTOHUB_EDGE_URL) and how often
+   * one copy sends a signed probe down each leg (AUTOHUB_VERIFY_EVERY_MS). null: no edge URL, or `0`.
+   */
+  legs: { edgeUrl: string; everyMs: number } | null;
   maxBodyBytes: number;
   logLevel: Level;
   /** How long the demo turn (app/turn.ts) pretends to think; for the drill. */
@@ -119,6 +124,24 @@ function readOwners(env: Env): string[] {
 function readPeer(env: Env): AppConfig['peer'] {
   if (readRaw(env, 'AUTOHUB_PEER_URL') === undefined) return null;
   return { url: readUrl(env, 'AUTOHUB_PEER_URL'), everyMs: readInt(env, 'AUTOHUB_PEER_CHECK_MS', 5_000, { min: 100, max: 600_000 }) };
+}
+
+/** Down to 1 s for drills and tests; 30 minutes costs about 290 store commands a day (README). */
+const VERIFY_EVERY = { fallback: 30 * 60_000, min: 1_000, max: 86_400_000 };
+
+function readLegs(env: Env): AppConfig['legs'] {
+  const raw = readRaw(env, 'AUTOHUB_VERIFY_EVERY_MS');
+  let everyMs = VERIFY_EVERY.fallback;
+  if (raw !== undefined) {
+    everyMs = Number(raw);
+    if (!/^\d+$/.test(raw) || (everyMs !== 0 && (everyMs < VERIFY_EVERY.min || everyMs > VERIFY_EVERY.max))) {
+      throw new ConfigError('AUTOHUB_VERIFY_EVERY_MS', `0 (off) or a whole number of milliseconds from ${VERIFY_EVERY.min} to ${VERIFY_EVERY.max}`, raw);
+    }
+  }
+  if (readRaw(env, 'AUTOHUB_EDGE_URL') === undefined || everyMs === 0) return null;
+  // The base, as `npm run verify -- --edge` takes it: a pasted `/slack/events` is dropped.
+  const edgeUrl = readUrl(env, 'AUTOHUB_EDGE_URL').replace(/\/+$/, '').replace(/\/slack\/events$/, '');
+  return { edgeUrl, everyMs };
 }
 
 function readHealthToken(env: Env): string | null {
@@ -225,6 +248,7 @@ export function parseAppConfig(env: Env): AppConfig {
     owners: readOwners(env),
     peer: readPeer(env),
     healthToken: readHealthToken(env),
+    legs: readLegs(env),
     maxBodyBytes: readInt(env, 'AUTOHUB_MAX_BODY_BYTES', 1_048_576, { min: 1024, max: 16_777_216 }),
     logLevel: readEnum<Level>(env, 'AUTOHUB_LOG_LEVEL', ['debug', 'info', 'warn', 'error'], 'info'),
     demoThinkMs: readInt(env, 'AUTOHUB_DEMO_THINK_MS', 0, { min: 0, max: 600_000 }),

@@ -40,6 +40,9 @@ function toRequest(req: IncomingMessage, base: string): Request {
   return new Request(new URL(req.url ?? '/', base), { method, headers, body, duplex: 'half' } as RequestInit);
 }
 
+/** What the Worker's `ctx.waitUntil` is on Node: the work goes on after the answer; its failure is its own. */
+const nodeContext = { waitUntil: (promise: Promise<unknown>) => void promise.catch(() => {}) };
+
 export interface ServeOptions {
   /** The handler's body limit: the request timeout leaves time for a body this large. @default 1 MiB */
   maxBodyBytes?: number;
@@ -47,12 +50,12 @@ export interface ServeOptions {
   timeouts?: Partial<ServerTimeouts>;
 }
 
-export function serveFetchHandler(handler: (request: Request) => Promise<Response>, options: ServeOptions = {}): Server {
+export function serveFetchHandler(handler: (request: Request, ctx: typeof nodeContext) => Promise<Response>, options: ServeOptions = {}): Server {
   const timeouts = serverTimeouts(options.maxBodyBytes ?? 1_048_576, options.timeouts);
   // Bounded, so a connection trickling a byte every few seconds is closed (408), not held for Node's 300 s.
   return createServer(serverOptions(timeouts), (req, res) => {
     Promise.resolve()
-      .then(() => handler(toRequest(req, `http://${req.headers.host ?? 'localhost'}`)))
+      .then(() => handler(toRequest(req, `http://${req.headers.host ?? 'localhost'}`), nodeContext))
       .then(async (response) => {
         const headers: Record<string, string> = {};
         response.headers.forEach((value, name) => {

@@ -12,6 +12,7 @@ import { checkSignature, isSslCheck } from '../slack/index.js';
 import { CopyView } from './copy-view.js';
 import { cloudAnswered, describe, firstStep, hubAnswered, hubBusy, hubFailure, legTimeout, probeSaysUp, refusalStatus, type LegResult } from './decide.js';
 import type { EdgeSettings } from './settings.js';
+import { HINT_EVENT_TYPE, LEASE_HEADER, LEG_HEADER, pinnedLeg, signedSynthetic, type LegName } from '../synthetic/index.js';
 
 export type Route = 'hub' | 'cloud' | 'none';
 
@@ -25,8 +26,14 @@ export interface EdgeRouterOptions {
   log?: (event: string, fields: Record<string, unknown>) => void;
 }
 
+/** The Worker's execution context, or Node's stand-in: work that goes on after the answer. */
+export interface EdgeContext {
+  waitUntil(promise: Promise<unknown>): void;
+}
+
 export interface EdgeRouter {
-  handle(request: Request): Promise<Response>;
+  /** `ctx`: where the hint to the other copy goes on after Slack has its answer (without it, it is sent detached). */
+  handle(request: Request, ctx?: EdgeContext): Promise<Response>;
   hub: CopyView;
   cloud: CopyView;
   /** Deliveries this isolate refused for their signature (a stale secret here refuses everything). */
@@ -85,6 +92,9 @@ function answer(status: number, route: Route, body: string | null, extra: Record
   });
 }
 
+/** The hint to the copy that did not ack goes out after Slack has its answer, under a fuse of its own. */
+const HINT_TIMEOUT_MS = 3000;
+
 /** A second try on the cloud leg is made only with at least this much of the budget left. */
 const MIN_SECOND_TRY_MS = 300;
 
@@ -124,7 +134,31 @@ export function createEdgeRouter(options: EdgeRouterOptions): EdgeRouter {
     return out;
   };
 
-  const handleDelivery = async (request: Request): Promise<Response> => {
+  /**
+   * `served` acked an event under a lease: tell the other copy, signed, so its reaper looks when that
+   * lease would lapse (a copy that dies mid-turn with no traffic after it is then taken over a lease
+   * later, not at the next idle look). After the answer: Slack's ack is never delayed by it.
+   */
+  const hint = (to: LegName, served: LegName, ctx: EdgeContext | undefined): void => {
+    const task = (async () => {
+      const signed = await signedSynthetic(settings.signingSecret, HINT_EVENT_TYPE, `hint-${crypto.randomUUID()}`, now(), { served_by: served });
+      const sent = await leg(`${to === 'hub' ? settings.hubUrl : settings.cloudUrl}/slack/events`, { method: 'POST', headers: signed.headers, body: signed.body }, HINT_TIMEOUT_MS);
+      if (sent.result.kind !== 'answered' || sent.result.status !== 200) log('edge.hint_failed', { to, result: describe(sent.result) });
+    })().catch(() => {});
+    if (ctx) ctx.waitUntil(task);
+  };
+  const leased = (response: Response) => response.status === 200 && response.headers.has(LEASE_HEADER);
+
+  /** A probe pinned to one leg (LEG_HEADER): that copy alone, once, no failover and no change to what the edge knows of it. */
+  const toLeg = async (name: LegName, init: RequestInit, startedAt: number): Promise<Response> => {
+    const own = name === 'hub' ? settings.hubTimeoutMs : settings.cloudTimeoutMs;
+    const { result, response } = await leg(`${name === 'hub' ? settings.hubUrl : settings.cloudUrl}/slack/events`, init, legTimeout(own, startedAt, now(), settings.budgetMs));
+    log('edge.leg_probe', { leg: name, result: describe(result) });
+    if (result.kind === 'answered' && result.status < 500 && response) return relay(name, response);
+    return answer(503, 'none', `${name} leg: ${describe(result)}`);
+  };
+
+  const handleDelivery = async (request: Request, ctx?: EdgeContext): Promise<Response> => {
     const startedAt = now();
     const body = await readLimited(request, settings.maxBodyBytes);
     if (!body) return answer(413, 'none', 'request body too large');
@@ -145,6 +179,8 @@ export function createEdgeRouter(options: EdgeRouterOptions): EdgeRouter {
       return answer(401, 'none', `signature ${check.reason}`);
     }
     const init: RequestInit = { method: 'POST', headers: forwardHeaders(request), body };
+    const pinned = pinnedLeg(request.headers.get(LEG_HEADER), body);
+    if (pinned) return toLeg(pinned, init, startedAt);
     const isRetry = request.headers.has('x-slack-retry-num');
     const fields: Record<string, unknown> = { retryNum: request.headers.get('x-slack-retry-num') ?? undefined };
     const remaining = (own: number) => legTimeout(own, startedAt, now(), settings.budgetMs);
@@ -167,6 +203,8 @@ export function createEdgeRouter(options: EdgeRouterOptions): EdgeRouter {
           if (refusing !== undefined) cloud.markRefusing(now(), refusing, `cloud refusing (${refusing})`);
           else cloud.markUp(now());
           log('edge.routed', { ...fields, route: 'cloud', why, attempt, status: result.kind === 'answered' ? result.status : undefined, ms: now() - startedAt });
+          // A hub marked down is not hinted (it is why the cloud served); a busy one is alive and may outlive the cloud's turn.
+          if (leased(leg_.response) && hub.downAt === undefined) hint('hub', 'cloud', ctx);
           return relay('cloud', leg_.response);
         }
         if (result.kind === 'timeout') break;
@@ -181,6 +219,7 @@ export function createEdgeRouter(options: EdgeRouterOptions): EdgeRouter {
       if (hubAnswered(result, true) && response) {
         hub.markUp(now());
         log('edge.routed', { ...fields, route: 'hub', status: result.kind === 'answered' ? result.status : undefined, ms: now() - startedAt });
+        if (leased(response)) hint('cloud', 'hub', ctx);
         return relay('hub', response);
       }
       const waiting = hubBusy(result);
@@ -207,7 +246,7 @@ export function createEdgeRouter(options: EdgeRouterOptions): EdgeRouter {
     return toCloud(`probe ${describe(probe.result)}`);
   };
 
-  const handle = async (request: Request): Promise<Response> => {
+  const handle = async (request: Request, ctx?: EdgeContext): Promise<Response> => {
     const path = new URL(request.url).pathname;
     if (path === '/slack/health' && (request.method === 'GET' || request.method === 'HEAD')) {
       // The copies' state and failure reasons only with the health token; the status to anyone.
@@ -222,7 +261,7 @@ export function createEdgeRouter(options: EdgeRouterOptions): EdgeRouter {
     if (path !== '/slack/events') return answer(404, 'none', 'not found');
     if (request.method !== 'POST') return answer(405, 'none', 'POST only', { allow: 'POST' });
     try {
-      return await handleDelivery(request);
+      return await handleDelivery(request, ctx);
     } catch (error) {
       log('edge.error', { error: error instanceof Error ? error.message : String(error) });
       return answer(503, 'none', 'edge error; retry', { 'x-autohub-failover-target': 'cloud' });

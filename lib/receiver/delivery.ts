@@ -4,11 +4,12 @@
  */
 import { eventKey, messageKey, triggerKey } from '../store/index.js';
 import { RequestInvalidError } from '../errors/index.js';
+import { HINT_EVENT_TYPE, PROBE_EVENT_TYPE } from '../synthetic/index.js';
 
 type Json = Record<string, unknown>;
 
 /** autohub's own event type for `npm run verify`: claimed like any event, no turn runs. */
-export const PROBE_EVENT_TYPE = 'autohub_verify_probe';
+export { PROBE_EVENT_TYPE };
 
 /**
  * Slack telling the app it is dropping its events: sent when the app would
@@ -28,6 +29,8 @@ export type Delivery =
   | { kind: 'ssl_check' }
   | AppRateLimited
   | { kind: 'probe'; eventId: string; claimKeys: string[] }
+  /** The edge: a turn's lease is live at the other copy (lib/synthetic). Never claimed. */
+  | { kind: 'hint'; eventId: string; claimKeys: [] }
   | { kind: 'url_verification'; challenge: string }
   | { kind: 'event'; body: Json; eventId: string; teamId: string | undefined; claimKeys: string[] }
   | { kind: 'command'; body: Json; claimKeys: string[] }
@@ -89,6 +92,7 @@ function eventDelivery(body: Json): Delivery {
   const claimKeys = [eventKey(teamId, eventId)];
   const event = body.event;
   if (event.type === PROBE_EVENT_TYPE) return { kind: 'probe', eventId, claimKeys };
+  if (event.type === HINT_EVENT_TYPE) return { kind: 'hint', eventId, claimKeys: [] };
   const channel = text(event.channel);
   const ts = text(event.ts);
   // An edit or a deletion is a new event about an old message, not the message again.

@@ -31,6 +31,7 @@ import { readRawBody } from './raw-body.js';
 import type { LeaseKeeper } from './lease-keeper.js';
 import { TurnRunner, type DeadTurn, type Turn, type TurnRunnerOptions } from './turn-runner.js';
 import type { TurnLease } from './turn-lease.js';
+import { LEASE_HEADER } from '../synthetic/index.js';
 
 export type { DeadTurn, TurnContext } from './turn-runner.js';
 
@@ -84,6 +85,8 @@ export interface FailoverReceiverOptions {
   onFailOpen?: (reason: string) => void;
   /** From a request's first byte to its last header, then to its last body byte. @default 5 s, then the body limit at 64 KiB/s */
   timeouts?: Partial<ServerTimeouts>;
+  /** The edge's signed hint: a turn's lease is live at the other copy (look when it would lapse). */
+  onHint?: () => void;
   /** @default Date.now */
   now?: () => number;
 }
@@ -316,6 +319,13 @@ export class FailoverReceiver implements Receiver {
       o.log.info('delivery.shed', { eventId: delivery.eventId, waiting });
       return;
     }
+    if (delivery.kind === 'hint') {
+      // Signed (checked above), never claimed: it costs no store command until the reaper looks.
+      gate.answer(200, undefined, { 'x-autohub-claim': 'none' });
+      o.log.debug('delivery.hint', { eventId: delivery.eventId });
+      o.onHint?.();
+      return;
+    }
     const retry = parseRetryHeaders(header(req, 'x-slack-retry-num'), header(req, 'x-slack-retry-reason'));
     const failover = header(req, 'x-autohub-failover');
     // A busy hub is alive and renewing its leases: nothing to look for (a look then only finds leases late under load).
@@ -346,6 +356,8 @@ export class FailoverReceiver implements Receiver {
       return;
     }
     const turnLease = this.#leaseFor(delivery, outcome, claimSentAt);
+    // The edge hints the other copy to look when this lease would lapse (lib/synthetic).
+    if (turnLease) gate.identify({ [LEASE_HEADER]: String(o.lease.leaseMs) });
     const nonce = outcome.kind === 'fail-open' ? outcome.nonce : undefined;
     this.#runner.run({ delivery, gate, receivedAt, claim: claim === 'none' ? 'claimed' : outcome.kind, retry, logFields, lease: turnLease, nonce });
   }

@@ -51,6 +51,16 @@ function noticeSection(notices: readonly NoticeRecord[], now: number): string {
   return `*Owner notices* (last 24 hours)\n${lines.join('\n')}`;
 }
 
+/** A line per leg (edge -> hub, edge -> cloud): last proven, failed checks in a row. */
+function legLines(legs: StatusSnapshot['legs'], now: number): string[] {
+  if (!legs) return ['*Legs*: not checked yet (set `AUTOHUB_EDGE_URL` on the copies)'];
+  return (['hub', 'cloud'] as const).map((leg) => {
+    const l = legs[leg];
+    const failing = l.failures > 0 ? `, :warning: ${l.failures} failed check(s) in a row (${l.lastFailure ?? 'no answer'})` : '';
+    return `*Edge -> ${leg}*: last proven ${ago(l.provenAt, now)}${failing}`;
+  });
+}
+
 export function statusBlocks(s: StatusSnapshot, now: number): Block[] {
   const dayAgo = now - DAY_MS;
   const failovers = s.failoverTimes.filter((at) => Date.parse(at) >= dayAgo).length;
@@ -79,6 +89,7 @@ export function statusBlocks(s: StatusSnapshot, now: number): Block[] {
       [
         ...copyLines(s.copies, now),
         `*Claim store*: ${s.storeKind}, ${s.storeOk === null ? 'not checked yet' : s.storeOk ? 'reachable' : 'unreachable'}`,
+        ...legLines(s.legs, now),
       ].join('\n'),
     ),
     section(noticeSection(s.notices ?? [], now)),

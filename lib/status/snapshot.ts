@@ -3,6 +3,7 @@ import { NOTICE_CAUSES, type NoticeRecord } from '../notice/index.js';
 import type { RefusalRecord } from '../ratelimit/index.js';
 import { noticeStatusKey, STATUS_KEYS, type DeadLetter, type DeadLetters, type Lists, type Records } from '../store/index.js';
 import type { CopyRecord, TurnRecord } from './records.js';
+import { parseLegsRecord, type LegsRecord } from '../legs/index.js';
 
 export interface StatusSnapshot {
   /** The copy rendering the page. */
@@ -20,6 +21,8 @@ export interface StatusSnapshot {
   lastFailover?: { at: string; reason: string } | null;
   /** The last notice of each fault only the owner can fix (lib/notice), newest first. */
   notices?: NoticeRecord[];
+  /** When each leg was last proven through the edge (lib/legs); null when never checked. */
+  legs?: LegsRecord | null;
   /** The last catch-up sweep. */
   sweep?: { at: string; from: string; to: string; found: number; answered: number; conversations: number } | null;
 }
@@ -41,7 +44,7 @@ export async function readSnapshot(
   answering: StatusSnapshot['answering'],
   storeOk: boolean | null,
 ): Promise<StatusSnapshot> {
-  const [copies, turns, failovers, refusals, cloudLastServed, dead, lastFailover, sweep, notices] = await Promise.all([
+  const [copies, turns, failovers, refusals, cloudLastServed, dead, lastFailover, sweep, notices, legs] = await Promise.all([
     store.readHash(STATUS_KEYS.copies),
     store.range(STATUS_KEYS.turns, 10),
     store.range(STATUS_KEYS.failovers, 500),
@@ -51,6 +54,7 @@ export async function readSnapshot(
     store.read(STATUS_KEYS.lastFailover),
     store.read(STATUS_KEYS.sweep),
     Promise.all(NOTICE_CAUSES.map((cause) => store.read(noticeStatusKey(cause)))),
+    store.read(STATUS_KEYS.legs),
   ]);
   return {
     answering,
@@ -63,6 +67,7 @@ export async function readSnapshot(
     cloudLastServed: cloudLastServed ?? null,
     dead: dead ?? [],
     lastFailover: lastFailover ? (parse<{ at: string; reason: string }>([lastFailover])[0] ?? null) : null,
+    legs: parseLegsRecord(legs) ?? null,
     sweep: sweep ? (parse<NonNullable<StatusSnapshot['sweep']>>([sweep])[0] ?? null) : null,
     notices: parse<NoticeRecord>(notices.filter((n): n is string => typeof n === 'string')).sort((a, b) => Date.parse(b.at) - Date.parse(a.at)),
   };

@@ -3,7 +3,8 @@ export type { ClaimKind, ClaimOutcome, ClaimReply } from './outcome.js';
 export { encodeAlias, encodeClaim } from './record.js';
 export type { ClaimOwner, ClaimRecord, LeaseRequest, Role } from './record.js';
 export {
-  DEAD_KEY, GAPS_KEY, LEASES_INDEXED, LEASES_KEY, SERVED_KEY, STATUS_KEYS, SWEEP_LOCK_KEY, WINDOWS_KEY, eventKey, messageKey, noticeLockKey, noticeStatusKey, triggerKey,
+  DEAD_KEY, GAPS_KEY, LEASES_INDEXED, LEASES_KEY, LEGS_LOCK_KEY, SERVED_KEY, STATUS_KEYS, SWEEP_LOCK_KEY, WINDOWS_KEY, eventKey, messageKey, noticeLockKey, noticeStatusKey,
+  triggerKey,
 } from './keys.js';
 export { logReporter } from './reporter.js';
 export type { StoreFault, StoreReporter } from './reporter.js';

@@ -62,6 +62,8 @@ export function noticeLockKey(cause: string): string {
 export function noticeStatusKey(cause: string): string {
   return `${PREFIX}:status:notice:${part(cause)}`;
 }
+/** The leg checks' lock, so only one copy proves the legs each period (lib/legs). */
+export const LEGS_LOCK_KEY = `${PREFIX}:legs:lock`;
 /** A hash of rate-limit windows shared by the copies: field -> epoch ms the window reopens. */
 export const WINDOWS_KEY = `${PREFIX}:ratelimit`;
 
@@ -75,6 +77,8 @@ export const STATUS_KEYS = {
   lastFailover: `${PREFIX}:status:last_failover`,
   /** The last catch-up sweep: when, the window it covered, what it found and answered. */
   sweep: `${PREFIX}:status:sweep`,
+  /** When each leg (edge -> hub, edge -> cloud) was last proven, and its failed checks in a row (lib/legs). */
+  legs: `${PREFIX}:status:legs`,
   /** A hash: instance -> its last heartbeat record, so replicas never overwrite each other. */
   copies: `${PREFIX}:status:copies`,
 } as const;
