@@ -209,7 +209,11 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
   while (Date.now() < deadline) {
     const replies = repliesNow();
     const answered = new Set(replies.map((c) => mentionOf(c.params)));
-    if (mentions.every((m) => answered.has(m)) && Date.now() - quietSince > 300) break;
+    // A long answer is in when all of it is: its first message alone is not the reply (a Stop press ends it early).
+    const stopped = quirks ? new Set([...h.api.streams.values()].filter((st) => st.state === 'stopped_by_user').map((st) => st.thread_ts ?? '')) : undefined;
+    const threads = quirks ? threadsOf(replies) : undefined;
+    const whole = (m: string) => !threads || stopped!.has(m) || isWholeAnswer((threads.get(m) ?? []).map((p) => textOf(p.params)));
+    if (mentions.every((m) => answered.has(m) && whole(m)) && Date.now() - quietSince > 300) break;
     quietMs = Math.max(3000, sweepMs);
     // Quiet is counted from the end of the last fault too: nothing can be caught up while it lasts.
     for (const w of windows) if (!Number.isNaN(w.end)) quietSince = Math.max(quietSince, w.end);

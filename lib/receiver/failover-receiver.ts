@@ -95,11 +95,14 @@ export interface FailoverReceiverOptions {
 const nodeHmac = (secret: string, data: Uint8Array) => createHmac('sha256', secret).update(data).digest('hex');
 
 /**
- * Upstash refuses a request over 1 MB. A body sealed and base64-encoded
- * grows by a third, so past this size the delivery is claimed without a
- * body: it runs here, and cannot be taken over (never failed open).
+ * Upstash refuses a request over 10 MB (since 2025-09-18; it was 1 MB). A
+ * body sealed and base64-encoded grows by a third, plus the record around
+ * it: 4 MB x 4/3 + a few KB = 5.4 MB < 10 MB a claim; a takeover's reply,
+ * base64 again (Upstash-Encoding), 7.1 MB, under the requester's 16 MB.
+ * Past this size (beyond the default body limit of 1 MiB) the delivery is
+ * claimed without a body: it runs here, and cannot be taken over (never failed open).
  */
-export const MAX_STORED_BODY_BYTES = 600_000;
+export const MAX_STORED_BODY_BYTES = 4_000_000;
 
 /**
  * What a taker-over needs to run the turn again: the delivery without

@@ -13,8 +13,8 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { Requester, UpstashRequest, UpstashResponse } from '@upstash/redis';
 import { fuse } from '../time/index.js';
 
-/** Replies larger than this are refused (Upstash caps a request at 1 MB; a reply is never bigger here). */
-const MAX_REPLY_BYTES = 8 * 1024 * 1024;
+/** Replies larger than this are refused: a takeover of the largest stored body (4 MB, sealed, base64 twice) is about 7.1 MB. */
+const MAX_REPLY_BYTES = 16 * 1024 * 1024;
 
 export class StoreReplyError extends Error {
   constructor(

@@ -1,0 +1,39 @@
+/**
+ * Issue 21: Upstash takes a request of up to 10 MB now (it was 1 MB). A
+ * delivery of 700 KB (under the 1 MiB body limit) used to be claimed without
+ * its body, so a copy dying mid-turn lost it; now it is stored (sealed) and
+ * can be taken over.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeWebApi, type FakeWebApi } from '../../drill/sim/fake-web-api.js';
+import { deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
+import { eventKey, parseLeaseRecord } from '../../lib/store/index.js';
+import { useRedisBridge } from '../support/redis-fixture.js';
+import { eventually, SECRET, startCopy, turnOver, type RunningCopy } from '../support/copies.js';
+
+describe('a large delivery', () => {
+  const fx = useRedisBridge();
+  let api: FakeWebApi;
+  let copy: RunningCopy;
+  beforeAll(async () => {
+    api = await startFakeWebApi();
+    copy = await startCopy({ role: 'hub', webApiUrl: api.url, upstash: { url: fx.bridge.url, token: fx.bridge.token }, env: { AUTOHUB_DEMO_THINK_MS: '1500' } });
+  });
+  afterAll(async () => {
+    await copy?.stop();
+    await api?.close();
+  });
+
+  it('of 700 KB is stored with its lease, so a taker-over could run it (before: claimed bodiless, lost if its copy died)', async () => {
+    const envelope = mentionEnvelope({ eventId: 'Ev-700k', ts: '1700016000.000001', text: `<@UAUTOHUB> ${'x'.repeat(700_000)}` });
+    const ack = await deliver(copy.eventsUrl, envelope, { signingSecret: SECRET });
+    expect(ack.headers.get('x-autohub-claim')).toBe('claimed');
+    let body: string | undefined;
+    await eventually(async () => {
+      body = parseLeaseRecord(await copy.store.read(eventKey('T0AUTOHUB', 'Ev-700k')))?.body;
+      return body !== undefined;
+    }, 'the stored record');
+    expect(body!.length).toBeGreaterThan(700_000);
+    await turnOver(copy.store, 'Ev-700k');
+  });
+});
