@@ -21,6 +21,9 @@ export interface CopyHandle {
   url: string;
   /** Gone at once, mid-turn if need be. */
   kill(): Promise<void>;
+  /** Frozen (SIGSTOP: a laptop lid closed), sockets open, answering nothing; `thaw` wakes it. */
+  freeze(): Promise<void>;
+  thaw(): Promise<void>;
   /** Back on the same port; with `env`, under those settings from now on (a misconfigured copy, a slow turn). */
   restart(env?: Record<string, string>): Promise<void>;
   /** Stopped gracefully (SIGTERM), then started again under `env` on top of its usual settings. */
@@ -133,6 +136,8 @@ export async function startChildCopy(role: Role, o: CopyEnv): Promise<CopyHandle
     instance: o.instance ?? `drill-${role}`,
     url,
     kill: () => end('SIGKILL'),
+    freeze: async () => void child?.kill('SIGSTOP'),
+    thaw: async () => void child?.kill('SIGCONT'),
     restart: launch,
     reconfigure: async (overrides) => {
       await end('SIGTERM');
@@ -163,6 +168,10 @@ export async function startInProcessCopy(role: Role, o: CopyEnv, store: SharedSt
     kill: async () => {
       stopping = copy?.stop() ?? Promise.resolve();
     },
+    freeze: async () => {
+      throw new Error('a copy in this process cannot be frozen');
+    },
+    thaw: async () => {},
     restart: launch,
     reconfigure: async (overrides) => {
       await copy?.stop();

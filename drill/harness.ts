@@ -10,6 +10,7 @@ import { createEdgeRouter, parseEdgeSettings, type EdgeRouter } from '../lib/edg
 import { serveFetchHandler } from '../lib/edge-node/index.js';
 import { startFakeWebApi, type FakeWebApi } from './sim/fake-web-api.js';
 import { startRedis, type PrivateRedis } from './sim/redis-server.js';
+import { RespClient } from './sim/resp-client.js';
 import { startTunnel, type Tunnel } from './sim/tunnel.js';
 import { startUpstashBridge, type UpstashBridge } from './sim/upstash-bridge.js';
 import { DRILL_HEALTH_TOKEN, startChildCopy, startInProcessCopy, type CopyHandle } from './copies.js';
@@ -32,6 +33,8 @@ export interface Harness {
   resetEdge(): void;
   /** Make the store stop answering, or answer again. */
   hangStore(hung: boolean): void;
+  /** The store forgets everything (FLUSHALL; Upstash evicting a full database is the same for a turn). */
+  flushStore(): Promise<void>;
   /** Dead letters in the store now. */
   deadLetters(): Promise<number>;
   /** Turns still live in the store (leased or waiting for a retry); undefined when it cannot say. */
@@ -64,7 +67,8 @@ export async function startHarness(options: { factor: number; inProcess?: boolea
     }
   }
   const copyEnv = { signingSecret: DRILL_SECRET, webApiUrl: api.url, factor: options.factor, ...(bridge ? { upstash: { url: bridge.url, token: bridge.token } } : {}) };
-  const shared = bridge ? undefined : hangable(new MemoryStore());
+  const memory = bridge ? undefined : new MemoryStore();
+  const shared = memory ? hangable(memory) : undefined;
   const [hub, cloud] = await Promise.all(
     (['hub', 'cloud'] as const).map((role) => (shared ? startInProcessCopy(role, copyEnv, shared) : startChildCopy(role, copyEnv))),
   );
@@ -133,6 +137,15 @@ export async function startHarness(options: { factor: number; inProcess?: boolea
       await Promise.all(replicas.splice(0).map((r) => r.stop()));
     },
     deadLetters: async () => (await reader?.listDead(10_000))?.length ?? 0,
+    flushStore: async () => {
+      if (memory) return memory.flush();
+      const client = await RespClient.open(redis!.port);
+      try {
+        await client.command(['FLUSHALL']);
+      } finally {
+        client.close();
+      }
+    },
     hangStore: (hung) => {
       if (redis) {
         if (hung) redis.pause();

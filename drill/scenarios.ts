@@ -221,6 +221,41 @@ export const SCENARIOS: Scenario[] = [
     ],
   },
   {
+    name: 'fence',
+    summary:
+      'Slack refuses the next writes with a Retry-After, the hub is frozen (SIGSTOP, a lid closed) for longer than its lease while its turns think or wait, the cloud copy takes them over, and then the store forgets everything (FLUSHALL) mid-turn: the woken hub writes nothing for the turns it lost, and nothing is lost',
+    // Turns think 2 s: the hub's are in flight when it freezes, the cloud's taken-over ones when the store forgets.
+    copyEnv: { AUTOHUB_DEMO_THINK_MS: '2000', AUTOHUB_MAX_TURNS: '100' },
+    faults: [
+      {
+        // Stream starts only: a refused start closes its window, and the replies meanwhile are posted (not paced behind it).
+        label: 'stream starts refused 429 (Retry-After 1 s)',
+        from: 0.3,
+        to: 'end',
+        forMs: 1500,
+        start: (h) => {
+          const refused = { status: 429, body: { ok: false, error: 'ratelimited' }, headers: { 'retry-after': '1' } };
+          h.api.script('chat.startStream', refused, refused);
+        },
+        stop: () => {},
+      },
+      // Past the drill's 3 s lease: the cloud copy takes the hub's turns over meanwhile.
+      { label: 'hub frozen (SIGSTOP) past its lease', from: 0.3, to: 'end', forMs: 4000, start: (h) => h.hub.freeze(), stop: (h) => h.hub.thaw() },
+      {
+        label: 'store flushed (FLUSHALL) mid-turn',
+        from: 0.3,
+        to: 'end',
+        forMs: 5200,
+        // After the takeovers and the hub's waking, while the taken-over turns still think.
+        start: async (h) => {
+          await new Promise((r) => setTimeout(r, 5000));
+          await h.flushStore();
+        },
+        stop: () => {},
+      },
+    ],
+  },
+  {
     name: 'both-down',
     summary: "the tunnel and the cloud copy are both unreachable for longer than Slack's retries; the mentions Slack gave up on are read back from its history and answered, late",
     // 4 s: longer than Slack's last retry (5 minutes / the factor) of every mention sent in it.

@@ -251,10 +251,11 @@ export class TurnRunner {
     }
     const lease = this.lease(takeover.key, takeover.token, sentAt, body, takeover);
     const own = this.#here.get(takeover.key);
-    if (own && !own.lease?.lost) {
-      // This copy's own turn, still running: a claim that timed out but landed (its lease lapsed
-      // unrenewed), or renewals that failed while it ran. The new token is its lease from now on.
-      own.lease?.release();
+    if (own && own.lease === undefined) {
+      // This copy's own turn, still running without a lease: a claim that timed out but landed, its
+      // lease lapsed unrenewed. The new token is its lease from now on: the turn is not run twice.
+      // (A leased run of this copy whose lease lapsed, frozen say, is fenced out by its stale token:
+      // the takeover runs afresh.)
       own.lease = lease;
       own.handle?.follow(lease);
       lease.start();
@@ -326,6 +327,12 @@ export class TurnRunner {
           t.gate.answer(200, response ?? undefined, claimHeader);
         },
       });
+      // Stood down at the fence: another copy, or another run here, owns the turn. A lease that is
+      // still this run's (it was attached after the run lost an older one) goes back for another run.
+      if (t.handle?.abandoned) {
+        if (t.lease && !t.lease.lost && !t.lease.finished) await t.lease.fail({ kind: 'transient', ambiguous: true, free: true, reason: 'stood down at the fence' });
+        return;
+      }
       // A turn that ended without posting (nothing to say) is over all the same.
       await t.lease?.finish(null);
     })()

@@ -100,6 +100,12 @@ export class TurnHandle {
   }
 
   #stood: string | undefined;
+  #abandoned = false;
+
+  /** The turn stood down at the fence (this copy no longer owns it): nothing more is written, nothing finished. */
+  get abandoned(): boolean {
+    return this.#abandoned;
+  }
 
   /** Another copy owns this turn (a claim that failed open turned out to be another's): no write leaves from here on. */
   standDown(reason: string): void {
@@ -180,6 +186,7 @@ export class TurnHandle {
       });
     } catch (error) {
       if (isLeaseLost(error) || this.o.lease()?.signal.aborted || this.#stood) {
+        this.#abandoned = true;
         log.warn('turn.abandoned', { eventId: request.eventId, reason: 'this copy no longer owns the turn' });
         return;
       }
