@@ -3,7 +3,7 @@ import { createAutohub, type Autohub } from '../../app/create-app.js';
 import { eventKey, type SharedStore } from '../../lib/store/index.js';
 import { parseAppConfig, secretsOf, type Role } from '../../lib/config/index.js';
 import { createMemoryLogger } from '../../lib/log/index.js';
-import type { TakeTurn } from '../../lib/turn/index.js';
+import type { TakeTurn, TurnModule } from '../../lib/turn/index.js';
 
 export const SECRET = 'test-signing-secret';
 /** The copies' health token in tests: the full health body is shown only with it. */
@@ -26,7 +26,7 @@ export async function startCopy(o: {
   fetch?: typeof fetch;
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
-  turn?: TakeTurn;
+  turn?: TakeTurn | TurnModule;
 }): Promise<RunningCopy> {
   const config = parseAppConfig({
     AUTOHUB_ROLE: o.role,

@@ -8,6 +8,7 @@ import { startFakeWebApi, type FakeWebApi } from '../../drill/sim/fake-web-api.j
 import { SHORT_LEASE, spawnHub, type ChildApp } from './child-app.js';
 import { SECRET, startCopy, type RunningCopy } from './copies.js';
 import { useRedisBridge, type RedisFixture } from './redis-fixture.js';
+import type { TurnModule } from '../../lib/turn/index.js';
 
 export interface TakeoverRig {
   readonly fx: RedisFixture;
@@ -17,14 +18,15 @@ export interface TakeoverRig {
   startHub(env?: Record<string, string>): Promise<ChildApp>;
 }
 
-export function useTakeoverRig(options: { afterEach?: (api: FakeWebApi) => void } = {}): TakeoverRig {
+export function useTakeoverRig(options: { afterEach?: (api: FakeWebApi) => void; turn?: () => Promise<TurnModule> } = {}): TakeoverRig {
   const fx = useRedisBridge();
   let api: FakeWebApi;
   let cloud: RunningCopy;
   let hub: ChildApp | undefined;
   beforeAll(async () => {
     api = await startFakeWebApi();
-    cloud = await startCopy({ role: 'cloud', webApiUrl: api.url, upstash: { url: fx.bridge.url, token: fx.bridge.token }, env: SHORT_LEASE });
+    const turn = await options.turn?.();
+    cloud = await startCopy({ role: 'cloud', webApiUrl: api.url, upstash: { url: fx.bridge.url, token: fx.bridge.token }, env: SHORT_LEASE, ...(turn ? { turn } : {}) });
   });
   afterEach(() => {
     hub?.child.kill('SIGKILL');
