@@ -22,7 +22,7 @@ export function deadLetterText(dead: DeadTurn): string {
 const ANNOUNCE_RETRY = { retries: 3, minTimeout: 2_000, factor: 3, randomize: false } as const;
 
 /** One DM to each owner; logs `events.sent` or `events.failed` per owner; never throws. */
-async function dmOwners(
+export async function dmOwners(
   client: WebClient,
   owners: readonly string[],
   text: string,
