@@ -127,7 +127,13 @@ export function createAutohub(options: AutohubOptions): Autohub {
   let reaper: Reaper;
   let lastFailoverNote = -Infinity;
   // With no AUTOHUB_OWNER, a notice is still logged and on the status page; nobody gets a DM.
-  const notices = new OwnerNotices({ store, instance: config.instance, log, now: options.now, tell: (text, cause) => announceNotice(client, config.owners, text, cause, log) });
+  const notices = new OwnerNotices({
+    store,
+    instance: config.instance,
+    log,
+    now: options.now,
+    tell: (text, cause) => announceNotice(client, config.owners, text, cause, log),
+  });
 
   const rateLimit = createRateLimitFetch({
     fetch: options.fetch,

@@ -75,7 +75,8 @@ export async function loadTurnModule(path: string | undefined, options: LoadTurn
   }
   const named = (loaded ?? {}) as Record<string, unknown>;
   // `export default { takeTurn }` is accepted too.
-  const exports = typeof named.takeTurn === 'function' || typeof named.default !== 'object' || named.default === null ? named : (named.default as Record<string, unknown>);
+  const exports =
+    typeof named.takeTurn === 'function' || typeof named.default !== 'object' || named.default === null ? named : (named.default as Record<string, unknown>);
   if (typeof exports.takeTurn !== 'function') {
     const found = Object.keys(named).filter((k) => k !== 'default');
     throw invalid(path, `a module exporting a takeTurn(request, ctx) function, but ${file} exports ${found.length ? found.join(', ') : 'nothing by name'}`);

@@ -41,7 +41,14 @@ export async function benchClaim(n = 2000): Promise<void> {
       ['path', 'p50', 'p99', 'mean', 'p50 ratio', 'p99 ratio'],
       ['raw SET NX, bare client (baseline)', fmt(raw.p50, 3), fmt(raw.p99, 3), fmt(raw.mean, 3), '1.00', '1.00'],
       ['adapter claim, one key', fmt(adapter.p50, 3), fmt(adapter.p99, 3), fmt(adapter.mean, 3), fmt(adapter.p50 / raw.p50), fmt(adapter.p99 / raw.p99)],
-      ['adapter claim, event + message alias', fmt(message.p50, 3), fmt(message.p99, 3), fmt(message.mean, 3), fmt(message.p50 / raw.p50), fmt(message.p99 / raw.p99)],
+      [
+        'adapter claim, event + message alias',
+        fmt(message.p50, 3),
+        fmt(message.p99, 3),
+        fmt(message.mean, 3),
+        fmt(message.p50 / raw.p50),
+        fmt(message.p99 / raw.p99),
+      ],
       ['the same with a lease (one script)', fmt(leased.p50, 3), fmt(leased.p99, 3), fmt(leased.mean, 3), fmt(leased.p50 / raw.p50), fmt(leased.p99 / raw.p99)],
     ]);
   } finally {

@@ -105,7 +105,7 @@ async function idle(idleSeconds: number): Promise<string[][]> {
   await sleep(idleSeconds * 1000);
   const rows = running.map((r, i) => {
     const perDay = ((r.bridge.commands - before[i]!) / idleSeconds) * DAY_S;
-    return [r.name, String(r.bridge.commands - before[i]!), `${idleSeconds} s`, fmt(perDay, 0), `${fmt((perDay * 30) / 500_000 * 100, 0)}%`];
+    return [r.name, String(r.bridge.commands - before[i]!), `${idleSeconds} s`, fmt(perDay, 0), `${fmt(((perDay * 30) / 500_000) * 100, 0)}%`];
   });
   // Per check: what the legs' pair spent beyond the defaults' pair, over the checks that fitted in the window.
   const spent = running.map((r, i) => r.bridge.commands - before[i]!);
@@ -116,11 +116,17 @@ async function idle(idleSeconds: number): Promise<string[][]> {
     '-',
     '-',
     fmt(withLegs, 0),
-    `${fmt((withLegs * 30) / 500_000 * 100, 0)}% (aim: at most 3,000 a day)`,
+    `${fmt(((withLegs * 30) / 500_000) * 100, 0)}% (aim: at most 3,000 a day)`,
   ]);
   // main: a reaper every 5 s plus a PING and a SET every 30 s, per copy.
   const mainPerDay = 2 * (DAY_S / 5 + (2 * DAY_S) / 30);
-  rows.push(['main as shipped (computed: reaper 5 s + PING and SET every 30 s, two copies)', '-', '-', fmt(mainPerDay, 0), `${fmt((mainPerDay * 30) / 500_000 * 100, 0)}%`]);
+  rows.push([
+    'main as shipped (computed: reaper 5 s + PING and SET every 30 s, two copies)',
+    '-',
+    '-',
+    fmt(mainPerDay, 0),
+    `${fmt(((mainPerDay * 30) / 500_000) * 100, 0)}%`,
+  ]);
   for (const r of running) {
     await Promise.all(r.copies.map((c) => c.stop()));
     r.edge?.close();
@@ -206,7 +212,13 @@ async function perMention(n: number): Promise<KindFigures[]> {
       await quiet();
     }
     const cpuAfter = (await hub.usage()).cpuUs;
-    out.push({ kind, commands: (bridge.commands - commandsBefore) / n, beforeAck: beforeAck / n, beforePost: beforePost / n, cpuUs: (cpuAfter - cpuBefore) / n });
+    out.push({
+      kind,
+      commands: (bridge.commands - commandsBefore) / n,
+      beforeAck: beforeAck / n,
+      beforePost: beforePost / n,
+      cpuUs: (cpuAfter - cpuBefore) / n,
+    });
   }
   await Promise.all([hub.stop(), cloud.stop()]);
   await bridge.close();
@@ -300,7 +312,10 @@ async function hintCost(alone: number, burst: number): Promise<string[][]> {
   // Warm-up: Bolt's first authorize, the JIT, the keep-alive sockets.
   await run(edge.url, 5, 0);
   const rows: string[][] = [];
-  for (const [what, count, gapMs] of [[`one at a time (${alone}, 1.6 s apart)`, alone, 1_600], [`a burst (${burst}, 50 ms apart)`, burst, 50]] as const) {
+  for (const [what, count, gapMs] of [
+    [`one at a time (${alone}, 1.6 s apart)`, alone, 1_600],
+    [`a burst (${burst}, 50 ms apart)`, burst, 50],
+  ] as const) {
     const straight = await run(hub.url, count, gapMs);
     const viaEdge = await run(edge.url, count, gapMs);
     rows.push([what, fmt(straight, 2), fmt(viaEdge, 2), fmt(viaEdge - straight, 2)]);
@@ -319,16 +334,24 @@ async function cpuPerCommand(n: number): Promise<string[][]> {
     execArgv: ['--import', 'tsx'],
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
-  const { url, token } = await new Promise<{ url: string; token: string }>((resolve) => child.once('message', (m) => resolve(m as { url: string; token: string })));
+  const { url, token } = await new Promise<{ url: string; token: string }>((resolve) =>
+    child.once('message', (m) => resolve(m as { url: string; token: string })),
+  );
   const clients: Array<[string, () => Promise<unknown>]> = [
-    ['autohub client: node:http keep-alive requester, fresh fuse per request', (() => {
-      const c = createUpstashClient({ url, token }, 1000);
-      return () => c.get('bench:key');
-    })()],
-    ['@upstash/redis defaults (fetch, base64, auto-pipelining)', (() => {
-      const c = new Redis({ url, token, enableTelemetry: false });
-      return () => c.get('bench:key');
-    })()],
+    [
+      'autohub client: node:http keep-alive requester, fresh fuse per request',
+      (() => {
+        const c = createUpstashClient({ url, token }, 1000);
+        return () => c.get('bench:key');
+      })(),
+    ],
+    [
+      '@upstash/redis defaults (fetch, base64, auto-pipelining)',
+      (() => {
+        const c = new Redis({ url, token, enableTelemetry: false });
+        return () => c.get('bench:key');
+      })(),
+    ],
   ];
   const rows: string[][] = [];
   for (const [name, run] of clients) {
@@ -357,23 +380,38 @@ export async function benchCost(options: { idleSeconds?: number; mentions?: numb
   ]);
   console.error(`bench cost: ${mentions} mentions of each kind ...`);
   const kinds = await perMention(mentions);
-  printTable(`cost: per mention, ${mentions} of each kind one after another, hub and cloud copy on one store (main: 4-6 commands, 1 round trip before the ack, 3 before the reply)`, [
-    ['kind', 'commands', 'round trips before the ack', 'before the reply is posted', 'hub CPU us'],
-    ...kinds.map((k) => [k.kind, fmt(k.commands, 2), fmt(k.beforeAck, 2), k.kind.startsWith('command') ? '-' : fmt(k.beforePost, 2), fmt(k.cpuUs, 0)]),
-  ]);
-  console.error('bench cost: the edge hint\'s extra looks per mention ...');
-  printTable("cost: per mention through the edge, which hints the copy that did not ack (its reaper looks once when the lease would lapse)", [
+  printTable(
+    `cost: per mention, ${mentions} of each kind one after another, hub and cloud copy on one store (main: 4-6 commands, 1 round trip before the ack, 3 before the reply)`,
+    [
+      ['kind', 'commands', 'round trips before the ack', 'before the reply is posted', 'hub CPU us'],
+      ...kinds.map((k) => [k.kind, fmt(k.commands, 2), fmt(k.beforeAck, 2), k.kind.startsWith('command') ? '-' : fmt(k.beforePost, 2), fmt(k.cpuUs, 0)]),
+    ],
+  );
+  console.error("bench cost: the edge hint's extra looks per mention ...");
+  printTable('cost: per mention through the edge, which hints the copy that did not ack (its reaper looks once when the lease would lapse)', [
     ['mentions', 'commands, straight to the hub', 'through the edge', 'extra (the hinted looks)'],
     ...(await hintCost(20, 20)),
   ]);
-  console.error('bench cost: takeovers after a SIGKILL (defaults: lease 10 s, peer checked every 5 s; or only the edge\'s hint) ...');
+  console.error("bench cost: takeovers after a SIGKILL (defaults: lease 10 s, peer checked every 5 s; or only the edge's hint) ...");
   const taken = summarize(await takeover(2, 8, 'peer'));
   const hinted = summarize(await takeover(2, 8, 'hint'));
   printTable("cost: a dead owner's turns answered by the other copy, seconds after the SIGKILL (main: within 15 s, at 46,000 idle commands a day)", [
     ['setup', 'turns', 'p50 s', 'p99 s', 'aim'],
     ['defaults with AUTOHUB_PEER_URL', String(taken.n), fmt(taken.p50 / 1000, 1), fmt(taken.p99 / 1000, 1), '<= 30 s'],
-    ["defaults without a peer URL, the edge in front, nothing sent after the kill (the edge's hint)", String(hinted.n), fmt(hinted.p50 / 1000, 1), fmt(hinted.p99 / 1000, 1), '<= 30 s'],
-    ['before the hint, without a peer URL (computed: lease + one idle look; 104 s measured in issue 24)', '-', '-', fmt((10_000 + 120_000 * 1.1) / 1000, 0), '-'],
+    [
+      "defaults without a peer URL, the edge in front, nothing sent after the kill (the edge's hint)",
+      String(hinted.n),
+      fmt(hinted.p50 / 1000, 1),
+      fmt(hinted.p99 / 1000, 1),
+      '<= 30 s',
+    ],
+    [
+      'before the hint, without a peer URL (computed: lease + one idle look; 104 s measured in issue 24)',
+      '-',
+      '-',
+      fmt((10_000 + 120_000 * 1.1) / 1000, 0),
+      '-',
+    ],
   ]);
   printTable('cost: CPU per store command on the client, 2,000 GETs, bridge and Redis in another process', [
     ['client', 'CPU ms per command', 'wall ms per command'],

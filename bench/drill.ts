@@ -25,7 +25,9 @@ export async function benchDrill(events = 1000): Promise<void> {
   for (const r of drill.results) {
     const bound = slowOk.has(r.name) ? 3000 : 1000;
     const met = r.score.lost === 0 && (r.score.duplicateReplies === 0 || Boolean(r.duplicatesPossible)) && r.score.ackP99Ms < bound;
-    console.log(`aim ${met ? 'met' : 'MISSED'}: ${r.name} (p99 ${Math.round(r.score.ackP99Ms)} ms against ${bound} ms, lost ${r.score.lost}, dup ${r.score.duplicateReplies})`);
+    console.log(
+      `aim ${met ? 'met' : 'MISSED'}: ${r.name} (p99 ${Math.round(r.score.ackP99Ms)} ms against ${bound} ms, lost ${r.score.lost}, dup ${r.score.duplicateReplies})`,
+    );
   }
   console.log(`(drill section took ${Math.round((Date.now() - started) / 1000)} s)`);
 }

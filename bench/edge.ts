@@ -13,7 +13,12 @@ import { signedHeaders } from '../lib/slack/index.js';
 import { fmt, printTable, summarize } from './stats.js';
 
 const SECRET = 'bench-secret';
-const BODY = JSON.stringify({ type: 'event_callback', event_id: 'EvB', team_id: 'T1', event: { type: 'app_mention', ts: '1.1', channel: 'C1', text: 'hello' } });
+const BODY = JSON.stringify({
+  type: 'event_callback',
+  event_id: 'EvB',
+  team_id: 'T1',
+  event: { type: 'app_mention', ts: '1.1', channel: 'C1', text: 'hello' },
+});
 const N = 1000;
 
 async function sample(send: () => Promise<Response>): Promise<number[]> {
@@ -37,7 +42,9 @@ export async function benchEdge(): Promise<void> {
   const hubUrl = `http://127.0.0.1:${(hub.address() as AddressInfo).port}`;
   const env = { HUB_URL: hubUrl, CLOUD_URL: 'http://127.0.0.1:9', SLACK_SIGNING_SECRET: SECRET };
 
-  const script = (await build({ entryPoints: ['app/edge-worker.ts'], bundle: true, format: 'esm', platform: 'neutral', write: false, mainFields: ['module', 'main'] })).outputFiles[0]!.text;
+  const script = (
+    await build({ entryPoints: ['app/edge-worker.ts'], bundle: true, format: 'esm', platform: 'neutral', write: false, mainFields: ['module', 'main'] })
+  ).outputFiles[0]!.text;
   const mf = new Miniflare({ modules: true, script, compatibilityDate: '2026-07-30', bindings: { ...env, EDGE_LOG: 'off' } });
   // The same hop with no router in it: what miniflare and workerd cost on their own.
   const passThrough = new Miniflare({
@@ -62,7 +69,9 @@ export async function benchEdge(): Promise<void> {
     const direct = summarize(await sample(() => fetch(`${hubUrl}/slack/events`, { method: 'POST', headers: h, body: BODY })));
     const viaNode = summarize(await sample(() => fetch(nodeUrl, { method: 'POST', headers: h, body: BODY })));
     const viaPassThrough = summarize(
-      await sample(() => passThrough.dispatchFetch('https://edge.example.com/slack/events', { method: 'POST', headers: h, body: BODY }) as unknown as Promise<Response>),
+      await sample(
+        () => passThrough.dispatchFetch('https://edge.example.com/slack/events', { method: 'POST', headers: h, body: BODY }) as unknown as Promise<Response>,
+      ),
     );
     const viaWorkerd = summarize(
       await sample(() => mf.dispatchFetch('https://edge.example.com/slack/events', { method: 'POST', headers: h, body: BODY }) as unknown as Promise<Response>),
@@ -85,10 +94,28 @@ export async function benchEdge(): Promise<void> {
     printTable(`edge: ${N} signed deliveries, hub answering 200 at once on loopback (ms)`, [
       ['path', 'p50', 'p99', 'added p50', 'added p99'],
       ['direct to the hub (baseline)', fmt(direct.p50, 3), fmt(direct.p99, 3), '-', '-'],
-      ['through the router in workerd (miniflare)', fmt(viaWorkerd.p50, 3), fmt(viaWorkerd.p99, 3), fmt(viaWorkerd.p50 - direct.p50, 3), fmt(viaWorkerd.p99 - direct.p99, 3)],
-      ['a pass-through Worker in workerd (the hop alone)', fmt(viaPassThrough.p50, 3), fmt(viaPassThrough.p99, 3), fmt(viaPassThrough.p50 - direct.p50, 3), fmt(viaPassThrough.p99 - direct.p99, 3)],
+      [
+        'through the router in workerd (miniflare)',
+        fmt(viaWorkerd.p50, 3),
+        fmt(viaWorkerd.p99, 3),
+        fmt(viaWorkerd.p50 - direct.p50, 3),
+        fmt(viaWorkerd.p99 - direct.p99, 3),
+      ],
+      [
+        'a pass-through Worker in workerd (the hop alone)',
+        fmt(viaPassThrough.p50, 3),
+        fmt(viaPassThrough.p99, 3),
+        fmt(viaPassThrough.p50 - direct.p50, 3),
+        fmt(viaPassThrough.p99 - direct.p99, 3),
+      ],
       ['  so the router itself adds, in workerd', '', '', fmt(viaWorkerd.p50 - viaPassThrough.p50, 3), fmt(viaWorkerd.p99 - viaPassThrough.p99, 3)],
-      ['through the router on Node (npm run edge)', fmt(viaNode.p50, 3), fmt(viaNode.p99, 3), fmt(viaNode.p50 - direct.p50, 3), fmt(viaNode.p99 - direct.p99, 3)],
+      [
+        'through the router on Node (npm run edge)',
+        fmt(viaNode.p50, 3),
+        fmt(viaNode.p99, 3),
+        fmt(viaNode.p50 - direct.p50, 3),
+        fmt(viaNode.p99 - direct.p99, 3),
+      ],
     ]);
     printTable('edge: router CPU per delivery (Node, V8 like workerd; network answered in-process)', [
       ['measure', 'ms per request', 'Workers free plan limit', 'share of limit'],

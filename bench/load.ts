@@ -20,9 +20,16 @@ const SECONDS = 4;
 let batch = 0;
 
 function busyCore(): ChildProcess {
-  return spawn(process.execPath, ['-e', "process.stdin.on('end', () => process.exit(0)); process.stdin.resume(); setImmediate(function spin() { const t = Date.now(); while (Date.now() - t < 50); setImmediate(spin); });"], {
-    stdio: ['pipe', 'ignore', 'ignore'],
-  });
+  return spawn(
+    process.execPath,
+    [
+      '-e',
+      "process.stdin.on('end', () => process.exit(0)); process.stdin.resume(); setImmediate(function spin() { const t = Date.now(); while (Date.now() - t < 50); setImmediate(spin); });",
+    ],
+    {
+      stdio: ['pipe', 'ignore', 'ignore'],
+    },
+  );
 }
 
 async function atRate(url: string, rate: number): Promise<{ p99: number; failures: number }> {
@@ -41,7 +48,10 @@ async function atRate(url: string, rate: number): Promise<{ p99: number; failure
       (async () => {
         const t = performance.now();
         try {
-          const response = await deliver(url, mentionEnvelope({ eventId: `Ev-load-${batch}-${i}`, ts }), { signingSecret: SECRET, signal: AbortSignal.timeout(3000) });
+          const response = await deliver(url, mentionEnvelope({ eventId: `Ev-load-${batch}-${i}`, ts }), {
+            signingSecret: SECRET,
+            signal: AbortSignal.timeout(3000),
+          });
           await response.arrayBuffer();
           if (response.status !== 200) failures += 1;
           latencies.push(performance.now() - t);
@@ -58,8 +68,13 @@ async function atRate(url: string, rate: number): Promise<{ p99: number; failure
 
 async function sustained(api: FakeWebApi, bridge: UpstashBridge, busy: boolean): Promise<{ rate: number; p99: number; rows: string[][] }> {
   const copy = await startBenchCopy({
-    AUTOHUB_ROLE: 'hub', PORT: '0', SLACK_SIGNING_SECRET: SECRET, SLACK_BOT_TOKEN: 'xoxb-bench', SLACK_API_URL: api.url,
-    UPSTASH_REDIS_REST_URL: bridge.url, UPSTASH_REDIS_REST_TOKEN: bridge.token,
+    AUTOHUB_ROLE: 'hub',
+    PORT: '0',
+    SLACK_SIGNING_SECRET: SECRET,
+    SLACK_BOT_TOKEN: 'xoxb-bench',
+    SLACK_API_URL: api.url,
+    UPSTASH_REDIS_REST_URL: bridge.url,
+    UPSTASH_REDIS_REST_TOKEN: bridge.token,
   });
   const noise = busy ? busyCore() : undefined;
   const rows: string[][] = [];
@@ -83,8 +98,14 @@ async function sustained(api: FakeWebApi, bridge: UpstashBridge, busy: boolean):
 
 async function memoryPerThousandWaiting(api: FakeWebApi, bridge: UpstashBridge): Promise<{ perThousandKb: number; waiting: number }> {
   const copy = await startBenchCopy({
-    AUTOHUB_ROLE: 'hub', PORT: '0', SLACK_SIGNING_SECRET: SECRET, SLACK_BOT_TOKEN: 'xoxb-bench', SLACK_API_URL: api.url,
-    UPSTASH_REDIS_REST_URL: bridge.url, UPSTASH_REDIS_REST_TOKEN: bridge.token, AUTOHUB_MAX_TURNS: '1',
+    AUTOHUB_ROLE: 'hub',
+    PORT: '0',
+    SLACK_SIGNING_SECRET: SECRET,
+    SLACK_BOT_TOKEN: 'xoxb-bench',
+    SLACK_API_URL: api.url,
+    UPSTASH_REDIS_REST_URL: bridge.url,
+    UPSTASH_REDIS_REST_TOKEN: bridge.token,
+    AUTOHUB_MAX_TURNS: '1',
   });
   try {
     api.holdPosts(600_000);
@@ -92,7 +113,9 @@ async function memoryPerThousandWaiting(api: FakeWebApi, bridge: UpstashBridge):
     while (api.held < 1) await new Promise((r) => setTimeout(r, 10));
     const before = await copy.usage();
     for (let i = 1; i <= 1000; i++) {
-      await deliver(`${copy.url}/slack/events`, mentionEnvelope({ eventId: `Ev-mem-${i}`, ts: `1700500000.${String(i).padStart(6, '0')}` }), { signingSecret: SECRET });
+      await deliver(`${copy.url}/slack/events`, mentionEnvelope({ eventId: `Ev-mem-${i}`, ts: `1700500000.${String(i).padStart(6, '0')}` }), {
+        signingSecret: SECRET,
+      });
     }
     const after = await copy.usage();
     return { perThousandKb: ((after.heapKb - before.heapKb) * 1000) / Math.max(1, after.waiting - before.waiting), waiting: after.waiting };
@@ -114,9 +137,13 @@ export async function benchLoad(): Promise<void> {
       ...idle.rows,
       ...busy.rows,
     ]);
-    console.log(`highest rate with ack p99 under 1 s: idle ${idle.rate}/s (p99 ${fmt(idle.p99, 0)} ms), one core busy ${busy.rate}/s (p99 ${fmt(busy.p99, 0)} ms)`);
+    console.log(
+      `highest rate with ack p99 under 1 s: idle ${idle.rate}/s (p99 ${fmt(idle.p99, 0)} ms), one core busy ${busy.rate}/s (p99 ${fmt(busy.p99, 0)} ms)`,
+    );
     const memory = await memoryPerThousandWaiting(api, bridge);
-    console.log(`memory: ${fmt(memory.perThousandKb / 1024, 1)} MB of heap per 1,000 turns waiting for a slot (${memory.waiting} waiting, AUTOHUB_MAX_TURNS=1, posts held)`);
+    console.log(
+      `memory: ${fmt(memory.perThousandKb / 1024, 1)} MB of heap per 1,000 turns waiting for a slot (${memory.waiting} waiting, AUTOHUB_MAX_TURNS=1, posts held)`,
+    );
   } finally {
     await bridge.close();
     await redis.stop();

@@ -97,8 +97,11 @@ export async function benchRateLimit(): Promise<void> {
     })),
     await run('stock WebClient (defaults)', (url, network) => ({ slackApiUrl: url, fetch: network, logger: quiet })),
   ];
-  printTable(`ratelimit: ${CALLS} chat.postMessage from ${CALLERS} callers, 1 call a second allowed, Retry-After in whole seconds; floor ${floor.toFixed(1)} s`, [
-    ['client', 'total s', 'x floor', 'accepted', 'failed', 'refused (inside closed windows)', 'of them sent after the first refusal was seen'],
-    ...results.map((r) => [r.name, fmt(r.seconds), fmt(r.seconds / floor), String(r.accepted), String(r.failed), String(r.refused), String(r.afterFirst)]),
-  ]);
+  printTable(
+    `ratelimit: ${CALLS} chat.postMessage from ${CALLERS} callers, 1 call a second allowed, Retry-After in whole seconds; floor ${floor.toFixed(1)} s`,
+    [
+      ['client', 'total s', 'x floor', 'accepted', 'failed', 'refused (inside closed windows)', 'of them sent after the first refusal was seen'],
+      ...results.map((r) => [r.name, fmt(r.seconds), fmt(r.seconds / floor), String(r.accepted), String(r.failed), String(r.refused), String(r.afterFirst)]),
+    ],
+  );
 }

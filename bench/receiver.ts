@@ -27,9 +27,7 @@ async function load(url: string, total: number, concurrency: number): Promise<Om
   batch += 1;
   const requests = await Promise.all(
     Array.from({ length: total }, async (_, i) => {
-      const body = JSON.stringify(
-        mentionEnvelope({ eventId: `Ev-b${batch}-${i}`, ts: `${1_700_000_000 + batch}.${String(i).padStart(6, '0')}` }),
-      );
+      const body = JSON.stringify(mentionEnvelope({ eventId: `Ev-b${batch}-${i}`, ts: `${1_700_000_000 + batch}.${String(i).padStart(6, '0')}` }));
       return { body, headers: { 'content-type': 'application/json', ...(await signedHeaders('bench-secret', body, Date.now())) } };
     }),
   );
@@ -53,11 +51,7 @@ async function load(url: string, total: number, concurrency: number): Promise<Om
   return { latency: summarize(samples), rps: total / seconds, failures };
 }
 
-async function measure(
-  kind: 'autohub' | 'autohub-memory' | 'stock' | 'stock-setnx',
-  args: string[],
-  plan: Array<[number, number]>,
-): Promise<Map<number, Run>> {
+async function measure(kind: 'autohub' | 'autohub-memory' | 'stock' | 'stock-setnx', args: string[], plan: Array<[number, number]>): Promise<Map<number, Run>> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', 'bench/serve.ts', kind, String(port), ...args], {
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -93,12 +87,19 @@ export async function benchReceiver(): Promise<void> {
     const ours = await measure('autohub', [api.url, bridge.url, bridge.token], plan);
     const memory = await measure('autohub-memory', [api.url], plan);
     const setnx = await measure('stock-setnx', [api.url, bridge.url, bridge.token], plan);
-    const rows: string[][] = [
-      ['receiver', 'conc', 'p50 ms', 'p99 ms', 'req/s', 'peak RSS MB', 'CPU us/req', 'non-200', 'p50 +ms', 'req/s ratio', 'RSS ratio'],
-    ];
+    const rows: string[][] = [['receiver', 'conc', 'p50 ms', 'p99 ms', 'req/s', 'peak RSS MB', 'CPU us/req', 'non-200', 'p50 +ms', 'req/s ratio', 'RSS ratio']];
     const row = (name: string, c: number, r: Run, base: Run) => [
-      name, String(c), fmt(r.latency.p50, 3), fmt(r.latency.p99, 3), fmt(r.rps, 0), fmt(r.maxRssMb, 1), fmt(r.cpuUsPerDelivery, 0),
-      String(r.failures), r === base ? '-' : fmt(r.latency.p50 - base.latency.p50, 3), fmt(r.rps / base.rps), fmt(r.maxRssMb / base.maxRssMb),
+      name,
+      String(c),
+      fmt(r.latency.p50, 3),
+      fmt(r.latency.p99, 3),
+      fmt(r.rps, 0),
+      fmt(r.maxRssMb, 1),
+      fmt(r.cpuUsPerDelivery, 0),
+      String(r.failures),
+      r === base ? '-' : fmt(r.latency.p50 - base.latency.p50, 3),
+      fmt(r.rps / base.rps),
+      fmt(r.maxRssMb / base.maxRssMb),
     ];
     for (const [concurrency] of plan) {
       const s = stock.get(concurrency)!;

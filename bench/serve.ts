@@ -45,7 +45,11 @@ if (kind === 'autohub' || kind === 'autohub-memory') {
   }
   // Stock Bolt has no turn handle: the same reply, posted as a user would write it.
   app.event('app_mention', async ({ event, client }) => {
-    await client.chat.postMessage({ channel: event.channel, thread_ts: event.thread_ts ?? event.ts, text: `Hi <@${event.user}>, I got that. Answered by the hub (bench).` });
+    await client.chat.postMessage({
+      channel: event.channel,
+      thread_ts: event.thread_ts ?? event.ts,
+      text: `Hi <@${event.user}>, I got that. Answered by the hub (bench).`,
+    });
   });
   await app.start(Number(port));
 }

@@ -26,7 +26,10 @@ async function timeToHealthy(args: string[]): Promise<number> {
   });
   try {
     for (;;) {
-      const ok = await fetch(`http://127.0.0.1:${port}/slack/health`).then((r) => r.status === 200, () => false);
+      const ok = await fetch(`http://127.0.0.1:${port}/slack/health`).then(
+        (r) => r.status === 200,
+        () => false,
+      );
       if (ok) return performance.now() - started;
       if (child.exitCode !== null) throw new Error(`the copy exited with ${child.exitCode}`);
       await new Promise((r) => setTimeout(r, 5));
@@ -41,7 +44,9 @@ async function timeToHealthy(args: string[]): Promise<number> {
 export async function benchStart(runs = 5): Promise<void> {
   // What `npm start` does first: build when dist/node is missing or stale.
   await new Promise<void>((resolve, reject) =>
-    spawn(process.execPath, ['scripts/ensure-build.mjs'], { stdio: 'inherit' }).once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`build exited ${code}`)))),
+    spawn(process.execPath, ['scripts/ensure-build.mjs'], { stdio: 'inherit' }).once('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`build exited ${code}`)),
+    ),
   );
   const rows: string[][] = [['how', 'runs', 'p50 ms', 'max ms']];
   for (const [how, args] of [

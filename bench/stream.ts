@@ -41,7 +41,15 @@ export async function benchStream(): Promise<void> {
     const appends = calls.filter((c) => c.method === 'chat.appendStream').length;
     const streams = [...api.streams.values()].filter((st) => st.thread_ts === thread);
     const whole = streams.length === 1 && streams[0]!.text === WHOLE;
-    rows.push([name, start ? fmt(start.at - startedAt, 0) : '-', String(appends), fmt(appends / seconds, 2), fmt(TIER4_PER_S, 2), fmt(seconds, 2), whole ? 'yes' : 'no']);
+    rows.push([
+      name,
+      start ? fmt(start.at - startedAt, 0) : '-',
+      String(appends),
+      fmt(appends / seconds, 2),
+      fmt(TIER4_PER_S, 2),
+      fmt(seconds, 2),
+      whole ? 'yes' : 'no',
+    ]);
   };
   await measure("autohub's ReplyWriter (appends at most once a second)", '1700700000.000001', async () => {
     // Outside a DM Slack wants the stream's recipient (chat.startStream's missing_recipient_*).

@@ -24,9 +24,16 @@ export interface DrillResult {
 
 /** A process that keeps one core busy until killed; it also dies with its parent's stdin. */
 function spinner(): ChildProcess {
-  const child = spawn(process.execPath, ['-e', "process.stdin.on('end', () => process.exit(0)); process.stdin.resume(); setImmediate(function spin() { const t = Date.now(); while (Date.now() - t < 50); setImmediate(spin); });"], {
-    stdio: ['pipe', 'ignore', 'ignore'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      '-e',
+      "process.stdin.on('end', () => process.exit(0)); process.stdin.resume(); setImmediate(function spin() { const t = Date.now(); while (Date.now() - t < 50); setImmediate(spin); });",
+    ],
+    {
+      stdio: ['pipe', 'ignore', 'ignore'],
+    },
+  );
   return child;
 }
 

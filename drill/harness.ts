@@ -66,7 +66,12 @@ export async function startHarness(options: { factor: number; inProcess?: boolea
       bridge = undefined;
     }
   }
-  const copyEnv = { signingSecret: DRILL_SECRET, webApiUrl: api.url, factor: options.factor, ...(bridge ? { upstash: { url: bridge.url, token: bridge.token } } : {}) };
+  const copyEnv = {
+    signingSecret: DRILL_SECRET,
+    webApiUrl: api.url,
+    factor: options.factor,
+    ...(bridge ? { upstash: { url: bridge.url, token: bridge.token } } : {}),
+  };
   const memory = bridge ? undefined : new MemoryStore();
   const shared = memory ? hangable(memory) : undefined;
   const [hub, cloud] = await Promise.all(

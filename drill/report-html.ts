@@ -45,7 +45,9 @@ function timeline(r: ScenarioResult): string {
   }
   for (const reply of r.replies) {
     const colour = reply.by === 'cloud' ? COLOURS.cloud : reply.by === 'hub' ? COLOURS.hub : COLOURS.reply;
-    parts.push(`<rect class="reply" x="${x(reply.at).toFixed(1)}" y="${y(3) - 7}" width="2" height="14" fill="${colour}"><title>reply by ${reply.by}</title></rect>`);
+    parts.push(
+      `<rect class="reply" x="${x(reply.at).toFixed(1)}" y="${y(3) - 7}" width="2" height="14" fill="${colour}"><title>reply by ${reply.by}</title></rect>`,
+    );
   }
   const firstSend = new Map<string, number>();
   for (const a of r.attempts) if (!firstSend.has(a.mention)) firstSend.set(a.mention, a.sentAt);
@@ -53,23 +55,43 @@ function timeline(r: ScenarioResult): string {
     parts.push(`<text class="mark lost" x="${x(firstSend.get(m) ?? r.startedAt).toFixed(1)}" y="${y(4) + 5}">✕<title>lost: ${esc(m)}</title></text>`);
   }
   for (const m of r.score.doubledMentions) {
-    parts.push(`<text class="mark doubled" x="${x(firstSend.get(m) ?? r.startedAt).toFixed(1)}" y="${y(4) + 5}">②<title>answered twice: ${esc(m)}</title></text>`);
+    parts.push(
+      `<text class="mark doubled" x="${x(firstSend.get(m) ?? r.startedAt).toFixed(1)}" y="${y(4) + 5}">②<title>answered twice: ${esc(m)}</title></text>`,
+    );
   }
-  parts.push(`<text class="axis" x="${LEFT}" y="${height - 6}">0 s</text>`, `<text class="axis" x="${W - 60}" y="${height - 6}">${(span / 1000).toFixed(1)} s</text>`);
+  parts.push(
+    `<text class="axis" x="${LEFT}" y="${height - 6}">0 s</text>`,
+    `<text class="axis" x="${W - 60}" y="${height - 6}">${(span / 1000).toFixed(1)} s</text>`,
+  );
   return `<svg class="timeline" data-scenario="${esc(r.name)}" viewBox="0 0 ${W} ${height}" width="${W}" height="${height}" role="img" aria-label="timeline of ${esc(r.name)}">${parts.join('')}</svg>`;
 }
 
 function row(r: ScenarioResult): string {
   const s = r.score;
   const served = s.servedByHub + s.servedByCloud || 1;
-  const cells = [r.name, s.sent, s.answered, s.lost, s.duplicateReplies, s.retries, `${Math.round((s.servedByHub / served) * 100)}%`, `${Math.round((s.servedByCloud / served) * 100)}%`, s.takenOver, `${Math.round(s.ackP50Ms)} ms`, `${Math.round(s.ackP99Ms)} ms`, s.deadlineMisses, failed(r) ? 'FAIL' : 'ok'];
+  const cells = [
+    r.name,
+    s.sent,
+    s.answered,
+    s.lost,
+    s.duplicateReplies,
+    s.retries,
+    `${Math.round((s.servedByHub / served) * 100)}%`,
+    `${Math.round((s.servedByCloud / served) * 100)}%`,
+    s.takenOver,
+    `${Math.round(s.ackP50Ms)} ms`,
+    `${Math.round(s.ackP99Ms)} ms`,
+    s.deadlineMisses,
+    failed(r) ? 'FAIL' : 'ok',
+  ];
   return `<tr class="${failed(r) ? 'fail' : 'pass'}">${cells.map((c) => `<td>${esc(String(c))}</td>`).join('')}</tr>`;
 }
 
 export function renderHtml(results: readonly ScenarioResult[], meta: { factor: number; store: string; generatedAt: string }): string {
   const sections = results
     .map(
-      (r) => `<section><h2>${esc(r.name)} <small>${esc(r.summary)}</small></h2>${r.duplicatesPossible ? `<p class="note">Stated up front: ${esc(r.duplicatesPossible)}.</p>` : ''}${timeline(r)}</section>`,
+      (r) =>
+        `<section><h2>${esc(r.name)} <small>${esc(r.summary)}</small></h2>${r.duplicatesPossible ? `<p class="note">Stated up front: ${esc(r.duplicatesPossible)}.</p>` : ''}${timeline(r)}</section>`,
     )
     .join('\n');
   return `<!doctype html>

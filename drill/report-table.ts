@@ -21,7 +21,26 @@ export function failed(result: ScenarioResult, options: { slowAcks?: boolean } =
 export function renderTable(results: readonly ScenarioResult[], colour: boolean): string {
   const paint = (code: number, text: string) => (colour ? `\x1b[${code}m${text}\x1b[0m` : text);
   const pct = (n: number, of: number) => (of === 0 ? '-' : `${Math.round((n / of) * 100)}%`);
-  const header = ['scenario', 'sent', 'answered', 'lost', 'dup', 'retries', 'hub', 'cloud', 'taken over', 'dead', 'half', 'caught up', 'late', 'max wait', 'ack p50', 'ack p99', '>3s', 'verdict'];
+  const header = [
+    'scenario',
+    'sent',
+    'answered',
+    'lost',
+    'dup',
+    'retries',
+    'hub',
+    'cloud',
+    'taken over',
+    'dead',
+    'half',
+    'caught up',
+    'late',
+    'max wait',
+    'ack p50',
+    'ack p99',
+    '>3s',
+    'verdict',
+  ];
   const rows = results.map((r) => {
     const s = r.score;
     const served = s.servedByHub + s.servedByCloud;

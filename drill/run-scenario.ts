@@ -172,7 +172,13 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
     const envelope = mentionEnvelope({ eventId, ts, channel, ...(text ? { text } : {}), ...(threadTs ? { threadTs } : {}) });
     const body = JSON.stringify(envelope);
     // Slack holds the message whatever happens to its deliveries: the catch-up sweep reads it back.
-    h.api.addMessage(channel, { ts, user: 'U0PERSON', text: String((envelope.event as { text?: unknown }).text ?? ''), im: dm, ...(threadTs ? { thread_ts: threadTs } : {}) });
+    h.api.addMessage(channel, {
+      ts,
+      user: 'U0PERSON',
+      text: String((envelope.event as { text?: unknown }).text ?? ''),
+      im: dm,
+      ...(threadTs ? { thread_ts: threadTs } : {}),
+    });
     if (quirks && inShare(i, quirks.stop, 1)) stoppers.add(ts);
     if (quirks && inShare(i, quirks.otherApp, 2)) setTimeout(() => h.api.addOtherAppReply(channel, ts), 30).unref();
     if (dm) {
@@ -181,7 +187,9 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
       const [first, second] = dmMentionPair({ eventIds: ids, ts, channel, ...(text ? { text } : {}), order: i % 2 === 0 ? 'mention-first' : 'im-first' });
       const split = inShare(dmPairs++, quirks.splitPairs);
       deliveries.push(slack.deliver(ts, String(first.event_id), JSON.stringify(first)));
-      deliveries.push(sleep(i % 50).then(() => slack.deliver(ts, String(second.event_id), JSON.stringify(second), split ? `${h.cloudTunnel.url}/slack/events` : undefined)));
+      deliveries.push(
+        sleep(i % 50).then(() => slack.deliver(ts, String(second.event_id), JSON.stringify(second), split ? `${h.cloudTunnel.url}/slack/events` : undefined)),
+      );
     } else deliveries.push(slack.deliver(ts, eventId, body));
     if (scenario.redeliverUnderNewId) {
       const again = JSON.stringify(mentionEnvelope({ eventId: `Ev-${scenario.name}-${startedAt}-${i}-again`, ts, channel }));
@@ -236,7 +244,11 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
   const replies = final.filter((c) => !isContinuation(textOf(c.params))).map((c) => replyOf(c.params, c.at, mentionOf(c.params)));
   const stoppedByUser = new Set([...h.api.streams.values()].filter((st) => st.state === 'stopped_by_user').map((st) => st.thread_ts ?? ''));
   // Answers that reached the thread cut or out of order (a Stop press is the person's own cut, and not counted).
-  const cut = quirks ? [...threadsOf(final)].filter(([thread, parts]) => mentions.includes(thread) && !stoppedByUser.has(thread) && !isWholeAnswer(parts.map((p) => textOf(p.params)))).length : 0;
+  const cut = quirks
+    ? [...threadsOf(final)].filter(
+        ([thread, parts]) => mentions.includes(thread) && !stoppedByUser.has(thread) && !isWholeAnswer(parts.map((p) => textOf(p.params))),
+      ).length
+    : 0;
   const deadLetters = (await h.deadLetters()) - deadBefore;
   if (scenario.noDeadLetters && deadLetters > 0) unmet.push(`${deadLetters} dead letters, none of them a real failure`);
   return {
@@ -249,7 +261,8 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
       ...scoreScenario(mentions, slack.attempts, replies),
       deadLetters,
       // A stream left open or closed by Slack without its ending, or an answer cut: a reply the user sees cut off.
-      halfWritten: [...h.api.streams.values()].filter((st) => mentions.includes(st.thread_ts ?? '') && (st.state === 'streaming' || st.state === 'expired')).length + cut,
+      halfWritten:
+        [...h.api.streams.values()].filter((st) => mentions.includes(st.thread_ts ?? '') && (st.state === 'streaming' || st.state === 'expired')).length + cut,
       ...(quirks ? { stoppedByUser: mentions.filter((m) => stoppedByUser.has(m)).length } : {}),
     },
     attempts: slack.attempts,

@@ -107,7 +107,8 @@ export const SCENARIOS: Scenario[] = [
   },
   {
     name: 'hub-dies-mid-turn',
-    summary: 'posts take 800 ms to land and the hub is killed while its health says a turn of its own is in flight; those leases lapse and the cloud copy takes the turns over',
+    summary:
+      'posts take 800 ms to land and the hub is killed while its health says a turn of its own is in flight; those leases lapse and the cloud copy takes the turns over',
     faults: [
       { label: 'posts take 800 ms', from: 0, to: 'end', start: (h) => h.api.holdPosts(800), stop: (h) => h.api.holdPosts(0) },
       {
@@ -127,7 +128,8 @@ export const SCENARIOS: Scenario[] = [
   },
   {
     name: 'hub-dies-mid-stream',
-    summary: "replies stream slowly (a chunk every 600 ms) and the hub is killed while one of its streams is open: the cloud copy completes that same message; none is left half-written",
+    summary:
+      'replies stream slowly (a chunk every 600 ms) and the hub is killed while one of its streams is open: the cloud copy completes that same message; none is left half-written',
     hubEnv: { AUTOHUB_DEMO_CHUNK_MS: '600' },
     faults: [
       {
@@ -207,7 +209,8 @@ export const SCENARIOS: Scenario[] = [
   },
   {
     name: 'hub-misconfigured',
-    summary: "the hub's signing secret is stale, so it refuses every delivery with 401: the edge, which checked the signature itself, sends them all to the cloud copy",
+    summary:
+      "the hub's signing secret is stale, so it refuses every delivery with 401: the edge, which checked the signature itself, sends them all to the cloud copy",
     hubEnv: { SLACK_SIGNING_SECRET: 'a-rotated-away-secret' },
     faults: [],
   },
@@ -216,9 +219,7 @@ export const SCENARIOS: Scenario[] = [
     summary: 'turns think for 2.5 s; the store stops answering for 1.2 s meanwhile, so a renewal fails: the owner answers anyway, nothing is taken over',
     // 2.5 s turns at 25 mentions a second need about 60 at once; the default 16 would make it a backlog test.
     hubEnv: { AUTOHUB_DEMO_THINK_MS: '2500', AUTOHUB_MAX_TURNS: '100' },
-    faults: [
-      { label: 'store hung', from: 0.5, to: 'end', forMs: 1200, start: (h) => h.hangStore(true), stop: (h) => h.hangStore(false) },
-    ],
+    faults: [{ label: 'store hung', from: 0.5, to: 'end', forMs: 1200, start: (h) => h.hangStore(true), stop: (h) => h.hangStore(false) }],
   },
   {
     name: 'fence',
@@ -257,7 +258,8 @@ export const SCENARIOS: Scenario[] = [
   },
   {
     name: 'both-down',
-    summary: "the tunnel and the cloud copy are both unreachable for longer than Slack's retries; the mentions Slack gave up on are read back from its history and answered, late",
+    summary:
+      "the tunnel and the cloud copy are both unreachable for longer than Slack's retries; the mentions Slack gave up on are read back from its history and answered, late",
     // 4 s: longer than Slack's last retry (5 minutes / the factor) of every mention sent in it.
     faults: [
       { ...cutHub(0.2, 'end'), forMs: 4000 },
@@ -334,7 +336,7 @@ export const SCENARIOS: Scenario[] = [
   {
     name: 'slack-quirks',
     summary:
-      "Slack as it is: a third of the mentions typed in a DM (two events each, either order, some to both copies), a fifth of the people press Stop mid-stream, answers of 5,000 to 30,000 characters, another app replying in a fifth of the threads, posts failing for 1.5 s, an ssl_check and an app_rate_limited notice",
+      'Slack as it is: a third of the mentions typed in a DM (two events each, either order, some to both copies), a fifth of the people press Stop mid-stream, answers of 5,000 to 30,000 characters, another app replying in a fifth of the threads, posts failing for 1.5 s, an ssl_check and an app_rate_limited notice',
     // The demo turn's answer length (the turn must honour it: see README, "Slack's limits and quirks") and a
     // chunk every 20 ms, so a long answer streams for about a second and appends happen.
     copyEnv: { AUTOHUB_DEMO_REPLY_CHARS: '5000-30000', AUTOHUB_DEMO_CHUNK_MS: '20' },
@@ -420,7 +422,6 @@ export const SCENARIOS: Scenario[] = [
     ],
   },
 ];
-
 
 export function findScenario(name: string): Scenario | undefined {
   return SCENARIOS.find((s) => s.name === name);

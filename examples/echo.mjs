@@ -8,6 +8,9 @@
 /** @type {import('../lib/turn/types.js').TakeTurn} */
 export function takeTurn(request) {
   const text = request.text.trim();
-  const files = request.files.length > 0 ? ` (and ${request.files.length} file${request.files.length === 1 ? '' : 's'}: ${request.files.map((f) => f.name).join(', ')})` : '';
+  const files =
+    request.files.length > 0
+      ? ` (and ${request.files.length} file${request.files.length === 1 ? '' : 's'}: ${request.files.map((f) => f.name).join(', ')})`
+      : '';
   return text === '' && files === '' ? 'You mentioned me, but said nothing.' : `You said: ${text}${files}`;
 }

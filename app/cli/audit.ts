@@ -65,7 +65,9 @@ export async function runAudit(argv: readonly string[], env = loadEnv(), out = c
     );
   } else {
     for (const s of report.sweep) {
-      out.log(`sweep    ${s.method.padEnd(22)} HTTP ${s.status} ${s.state.padEnd(14)} Retry-After: ${s.source === 'absent' ? 'none' : `${s.seconds}s (${s.source})`}`);
+      out.log(
+        `sweep    ${s.method.padEnd(22)} HTTP ${s.status} ${s.state.padEnd(14)} Retry-After: ${s.source === 'absent' ? 'none' : `${s.seconds}s (${s.source})`}`,
+      );
     }
     for (const r of report.records) {
       out.log(`replay   ${r.verdict.padEnd(16)} ${r.detail}`);

@@ -89,7 +89,11 @@ export async function runDeadletter(argv: readonly string[], env: Env = loadEnv(
       return 1;
     }
     if (command.json) {
-      out.log(JSON.stringify({ entries: entries.map((d) => ({ id: d.eventId, event_id: d.eventId, channel: d.channel, reason: d.reason, attempts: d.attempts, at: d.at })) }));
+      out.log(
+        JSON.stringify({
+          entries: entries.map((d) => ({ id: d.eventId, event_id: d.eventId, channel: d.channel, reason: d.reason, attempts: d.attempts, at: d.at })),
+        }),
+      );
     } else for (const line of table(entries)) out.log(line);
     return 0;
   }

@@ -75,7 +75,9 @@ async function main(argv: readonly string[]): Promise<number> {
   if (args.noisy > 0) process.stderr.write(`drill: ${args.noisy} busy process(es) beside the system\n`);
   const drill = await runDrill({ scenarios: args.scenarios, events: args.events, factor: args.factor, noisy: args.noisy, onProgress: progress });
   if (tty) process.stderr.write('\r\x1b[2K');
-  process.stderr.write(`drill: claim store: ${drill.store === 'redis-server' ? 'a private redis-server behind an Upstash REST bridge' : 'in-process, shared by both copies in this process (no redis-server found)'}\n`);
+  process.stderr.write(
+    `drill: claim store: ${drill.store === 'redis-server' ? 'a private redis-server behind an Upstash REST bridge' : 'in-process, shared by both copies in this process (no redis-server found)'}\n`,
+  );
 
   if (args.json) {
     process.stdout.write(

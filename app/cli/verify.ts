@@ -39,7 +39,7 @@ export function parseVerifyArgs(argv: readonly string[], env: Readonly<Record<st
   const { values } = parseCli(argv, { edge: { type: 'string' }, hub: { type: 'string' }, cloud: { type: 'string' } }, USAGE);
   if (values.edge === undefined) throw new UsageError('--edge URL is required: the Worker (or `npm run edge`) Slack sends to');
   const secret = env.SLACK_SIGNING_SECRET?.trim();
-  if (!secret) throw new UsageError('set SLACK_SIGNING_SECRET (the app\'s signing secret); no bot token is needed');
+  if (!secret) throw new UsageError("set SLACK_SIGNING_SECRET (the app's signing secret); no bot token is needed");
   const healthToken = env.AUTOHUB_HEALTH_TOKEN?.trim();
   return {
     edge: baseUrl('--edge', values.edge),
@@ -81,10 +81,16 @@ export async function runVerify(argv: readonly string[], env = loadEnv(), out = 
   if (args.cloud) answers.cloudFirst = await sendProbe(args.cloud, 'first delivery straight to the cloud copy', { ...o, eventId: `${run}-cloud` });
 
   out.log('health');
-  for (const [name, h] of [['edge', answers.edgeHealth], ['hub', answers.hubHealth], ['cloud', answers.cloudHealth]] as const) {
+  for (const [name, h] of [
+    ['edge', answers.edgeHealth],
+    ['hub', answers.hubHealth],
+    ['cloud', answers.cloudHealth],
+  ] as const) {
     if (!h) continue;
     const store = h.body?.store as { kind?: string; ok?: boolean | null } | undefined;
-    out.log(`  ${name.padEnd(6)} ${String(h.status).padEnd(11)} ${String(h.body?.status ?? '-').padEnd(9)} store ${store ? `${store.kind} ${store.ok ? 'ok' : store.ok === false ? 'DOWN' : 'unchecked'}` : '-'}  ${h.ms.toFixed(0)} ms`);
+    out.log(
+      `  ${name.padEnd(6)} ${String(h.status).padEnd(11)} ${String(h.body?.status ?? '-').padEnd(9)} store ${store ? `${store.kind} ${store.ok ? 'ok' : store.ok === false ? 'DOWN' : 'unchecked'}` : '-'}  ${h.ms.toFixed(0)} ms`,
+    );
   }
   out.log('deliveries');
   for (const p of [answers.edgeFirst, answers.edgeRetry, answers.hubFirst, answers.cloudRetryOfHub, answers.cloudFirst]) if (p) out.log(line(p));

@@ -47,7 +47,14 @@ export async function dmOwners(
 }
 
 export function announceDeadLetter(client: WebClient, owners: readonly string[], dead: DeadTurn, log: Logger): Promise<void> {
-  return dmOwners(client, owners, deadLetterText(dead), log, { sent: 'dead_letter.announced', failed: 'dead_letter.announce_failed' }, { eventId: dead.eventId });
+  return dmOwners(
+    client,
+    owners,
+    deadLetterText(dead),
+    log,
+    { sent: 'dead_letter.announced', failed: 'dead_letter.announce_failed' },
+    { eventId: dead.eventId },
+  );
 }
 
 /** An owner notice (lib/notice): `owner.notice_sent` per owner, or `owner.notice_dm_failed`. */

@@ -11,12 +11,10 @@ import { mayReadStatus, pageFor, type SnapshotStore } from '../../lib/status/ind
 
 export function describeCopy(health: HealthMonitor): string {
   const { body } = health.report();
-  const store =
-    body.store.ok === null ? 'not checked yet' : body.store.ok ? 'reachable' : `unreachable (${body.store.reason ?? 'no answer'})`;
-  return [
-    `*${body.role}* copy \`${body.instance}\` (v${body.version}) answered, up ${body.uptime_s}s.`,
-    `Claim store: ${body.store.kind}, ${store}.`,
-  ].join('\n');
+  const store = body.store.ok === null ? 'not checked yet' : body.store.ok ? 'reachable' : `unreachable (${body.store.reason ?? 'no answer'})`;
+  return [`*${body.role}* copy \`${body.instance}\` (v${body.version}) answered, up ${body.uptime_s}s.`, `Claim store: ${body.store.kind}, ${store}.`].join(
+    '\n',
+  );
 }
 
 /** What anyone but the owners is told: the copy's state word, nothing more. */

@@ -229,7 +229,11 @@ function defaultAnswer(
 ): unknown {
   switch (method) {
     case 'users.conversations': {
-      const paging = paged(method, [...history].map(([id, c]) => ({ id, is_im: c.im, is_channel: !c.im })), params);
+      const paging = paged(
+        method,
+        [...history].map(([id, c]) => ({ id, is_im: c.im, is_channel: !c.im })),
+        params,
+      );
       if (!paging) return { ok: false, error: 'invalid_cursor' };
       return { ok: true, channels: paging.page, response_metadata: { next_cursor: paging.next } };
     }
@@ -282,11 +286,20 @@ function defaultAnswer(
       const withMetadata = truthy(params.include_all_metadata);
       const inThread = [
         ...replies.filter((r) => r.channel === params.channel && r.thread_ts === params.ts).map((r) => ({ ts: r.ts, message: botMessage(r, withMetadata) })),
-        ...(channel?.threads.get(params.ts ?? '') ?? []).map((r) => ({ ts: r.ts, message: { type: 'message', ...r, ...(parent?.user ? { parent_user_id: parent.user } : {}) } })),
+        ...(channel?.threads.get(params.ts ?? '') ?? []).map((r) => ({
+          ts: r.ts,
+          message: { type: 'message', ...r, ...(parent?.user ? { parent_user_id: parent.user } : {}) },
+        })),
       ].sort((a, b) => compareTs(a.ts, b.ts));
       const messages: unknown[] = [
         ...(parent
-          ? [{ type: 'message', ...parent, ...(inThread.length ? { thread_ts: parent.ts, reply_count: inThread.length, latest_reply: inThread.at(-1)!.ts } : {}) }]
+          ? [
+              {
+                type: 'message',
+                ...parent,
+                ...(inThread.length ? { thread_ts: parent.ts, reply_count: inThread.length, latest_reply: inThread.at(-1)!.ts } : {}),
+              },
+            ]
           : []),
         ...inThread.filter(inRange(params)).map((r) => r.message),
       ];
@@ -317,13 +330,18 @@ export const STREAMED = 'streamed';
 
 /** A chat.postMessage that put a message in the channel: answered 200 and not `ok: false`. */
 export function landed(c: RecordedCall): boolean {
-  return (c.method === 'chat.postMessage' || c.method === STREAMED) && c.status === 200 && !c.refused && (c.answer as { ok?: unknown } | undefined)?.ok !== false;
+  return (
+    (c.method === 'chat.postMessage' || c.method === STREAMED) && c.status === 200 && !c.refused && (c.answer as { ok?: unknown } | undefined)?.ok !== false
+  );
 }
 
 export async function startFakeWebApi(options: { now?: () => number } = {}): Promise<FakeWebApi> {
   const now = options.now ?? Date.now;
   const scripts = new Map<string, ScriptedAnswer[]>();
-  const windows = new Map<string, { intervalMs: number; shape: '429' | '200' | 'both'; last: Map<string, number>; refusals: number; whole: boolean; perChannel: boolean }>();
+  const windows = new Map<
+    string,
+    { intervalMs: number; shape: '429' | '200' | 'both'; last: Map<string, number>; refusals: number; whole: boolean; perChannel: boolean }
+  >();
   const outages = new Map<string, ScriptedAnswer>();
   const history = new Map<string, HeldConversation>();
   const streams = new Map<string, FakeStream>();
@@ -358,7 +376,8 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
    */
   const streamAnswer = (method: string, params: Record<string, string>, at: number): ScriptedAnswer | undefined => {
     const refuse = (error: string): ScriptedAnswer => ({ status: 200, body: { ok: false, error } });
-    if (params.markdown_text !== undefined && params.chunks !== undefined && method !== 'chat.update') return refuse('cannot_provide_both_markdown_text_and_chunks');
+    if (params.markdown_text !== undefined && params.chunks !== undefined && method !== 'chat.update')
+      return refuse('cannot_provide_both_markdown_text_and_chunks');
     const mode = params.chunks !== undefined ? 'chunks' : params.markdown_text !== undefined ? 'markdown_text' : undefined;
     // Text comes as `markdown_text`, or as `chunks` of type markdown_text (what web-api's chatStream helper sends).
     let markdown = params.markdown_text ?? '';
@@ -375,7 +394,11 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
     };
     /** What an append or a stop gets on a ts that is no stream of this app's. */
     const notAStream = (ts: string) =>
-      foreign.has(ts) || personal(params.channel ?? '', ts) ? refuse('message_not_owned_by_app') : posted(ts) ? refuse('message_not_in_streaming_state') : refuse('message_not_found');
+      foreign.has(ts) || personal(params.channel ?? '', ts)
+        ? refuse('message_not_owned_by_app')
+        : posted(ts)
+          ? refuse('message_not_in_streaming_state')
+          : refuse('message_not_found');
     switch (method) {
       case 'chat.startStream': {
         const channel = params.channel ?? '';
@@ -386,7 +409,15 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
         // Our reading of `no_text`: text sent, but empty (a stream may also start with no text argument at all).
         if (params.markdown_text === '' && params.chunks === undefined) return refuse('no_text');
         const ts = nextTs(at);
-        const st: FakeStream = { channel, thread_ts: params.thread_ts, text: markdown, state: 'streaming', startedAt: at, appends: 0, ...(mode ? { mode } : {}) };
+        const st: FakeStream = {
+          channel,
+          thread_ts: params.thread_ts,
+          text: markdown,
+          state: 'streaming',
+          startedAt: at,
+          appends: 0,
+          ...(mode ? { mode } : {}),
+        };
         streams.set(ts, st);
         if (stopWhen?.test(st)) setTimeout(() => pressStop(ts), stopWhen.afterMs).unref();
         return { status: 200, body: { ok: true, channel: params.channel, ts } };
@@ -469,11 +500,19 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
       const c = current(call);
       const ts = (c.answer as { ts?: string } | undefined)?.ts;
       if (landed(c) && ts && c.params.thread_ts && c.params.thread_ts !== ts) {
-        out.push({ channel: c.params.channel ?? '', thread_ts: c.params.thread_ts, ts, text: c.params.text ?? c.params.markdown_text, ...(c.params.metadata ? { metadata: c.params.metadata } : {}), by: AUTOHUB_BOT });
+        out.push({
+          channel: c.params.channel ?? '',
+          thread_ts: c.params.thread_ts,
+          ts,
+          text: c.params.text ?? c.params.markdown_text,
+          ...(c.params.metadata ? { metadata: c.params.metadata } : {}),
+          by: AUTOHUB_BOT,
+        });
       }
     }
     for (const [ts, st] of streams) {
-      if (st.thread_ts) out.push({ channel: st.channel, thread_ts: st.thread_ts, ts, text: st.text, ...(st.metadata ? { metadata: st.metadata } : {}), by: AUTOHUB_BOT });
+      if (st.thread_ts)
+        out.push({ channel: st.channel, thread_ts: st.thread_ts, ts, text: st.text, ...(st.metadata ? { metadata: st.metadata } : {}), by: AUTOHUB_BOT });
     }
     out.push(...foreign.values());
     return out;
@@ -630,9 +669,12 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
     // A streamed message counts as a reply once it is final (stopped, by the app or by the person, or updated);
     // one left open shows in `streams`.
     posts: () =>
-      [...calls.filter(landed).map(current), ...[...streams].filter(([, st]) => st.state === 'stopped' || st.state === 'updated' || st.state === 'stopped_by_user').map(([ts, st]) => asPost(ts, st))].sort(
-        (a, b) => a.at - b.at,
-      ),
+      [
+        ...calls.filter(landed).map(current),
+        ...[...streams]
+          .filter(([, st]) => st.state === 'stopped' || st.state === 'updated' || st.state === 'stopped_by_user')
+          .map(([ts, st]) => asPost(ts, st)),
+      ].sort((a, b) => a.at - b.at),
     streams,
     streamLifeMs: 300_000,
     close: async () => {

@@ -35,11 +35,9 @@ async function waitForPing(port: number, deadline: number): Promise<void> {
 
 export async function startRedis(binary = 'redis-server'): Promise<PrivateRedis> {
   const port = await freePort();
-  const child: ChildProcess = spawn(
-    binary,
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'yes'],
-    { stdio: 'ignore' },
-  );
+  const child: ChildProcess = spawn(binary, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'yes'], {
+    stdio: 'ignore',
+  });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const spawnError = new Promise<never>((_, reject) => child.once('error', reject));
   await Promise.race([waitForPing(port, Date.now() + 5000), spawnError]);

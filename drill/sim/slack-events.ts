@@ -108,9 +108,7 @@ export async function deliver(url: string, body: string | Record<string, unknown
   const headers: Record<string, string> = {
     'content-type': o.contentType ?? (typeof body === 'string' ? 'application/x-www-form-urlencoded' : 'application/json'),
     ...(await signedHeaders(o.signingSecret, raw, o.now ?? Date.now())),
-    ...(o.retryNum !== undefined
-      ? { 'x-slack-retry-num': String(o.retryNum), 'x-slack-retry-reason': o.retryReason ?? 'http_timeout' }
-      : {}),
+    ...(o.retryNum !== undefined ? { 'x-slack-retry-num': String(o.retryNum), 'x-slack-retry-reason': o.retryReason ?? 'http_timeout' } : {}),
     ...o.headers,
   };
   return fetch(url, { method: 'POST', headers, body: raw, signal: o.signal });

@@ -9,7 +9,6 @@ import { ConfigError } from '../errors/index.js';
 import type { Level } from '../log/index.js';
 import { readEnum, readInt, readRaw, readRequired, readUrl, type Env } from '../env/index.js';
 
-
 export interface AppConfig {
   role: Role;
   port: number;
@@ -86,7 +85,9 @@ function readUpstash(env: Env): UpstashSettings | null {
  * short random id.
  */
 function defaultInstance(env: Env, role: Role): string {
-  const replica = readRaw(env, 'RAILWAY_REPLICA_ID')?.replace(/[^A-Za-z0-9]/g, '').slice(0, 8);
+  const replica = readRaw(env, 'RAILWAY_REPLICA_ID')
+    ?.replace(/[^A-Za-z0-9]/g, '')
+    .slice(0, 8);
   return `${role}-${replica || randomBytes(3).toString('hex')}`;
 }
 
@@ -113,7 +114,10 @@ const SLACK_USER = /^[UW][A-Z0-9]{2,}$/;
 function readOwners(env: Env): string[] {
   const value = readRaw(env, 'AUTOHUB_OWNER');
   if (value === undefined) return [];
-  const ids = value.split(',').map((id) => id.trim()).filter(Boolean);
+  const ids = value
+    .split(',')
+    .map((id) => id.trim())
+    .filter(Boolean);
   const bad = ids.find((id) => !SLACK_USER.test(id));
   if (bad !== undefined || ids.length === 0) {
     throw new ConfigError('AUTOHUB_OWNER', 'one or more Slack user ids separated by commas, e.g. U012ABCDEF', bad ?? value);
@@ -140,7 +144,9 @@ function readLegs(env: Env): AppConfig['legs'] {
   }
   if (readRaw(env, 'AUTOHUB_EDGE_URL') === undefined || everyMs === 0) return null;
   // The base, as `npm run verify -- --edge` takes it: a pasted `/slack/events` is dropped.
-  const edgeUrl = readUrl(env, 'AUTOHUB_EDGE_URL').replace(/\/+$/, '').replace(/\/slack\/events$/, '');
+  const edgeUrl = readUrl(env, 'AUTOHUB_EDGE_URL')
+    .replace(/\/+$/, '')
+    .replace(/\/slack\/events$/, '');
   return { edgeUrl, everyMs };
 }
 

@@ -5,9 +5,7 @@
 /** What one leg (a forward or the probe) came back with. */
 export type LegResult =
   /** `busy`: the copy's `x-autohub-busy`, turns waiting there (it claimed nothing). */
-  | { kind: 'answered'; status: number; busy?: number }
-  | { kind: 'timeout' }
-  | { kind: 'unreachable' };
+  { kind: 'answered'; status: number; busy?: number } | { kind: 'timeout' } | { kind: 'unreachable' };
 
 export type FirstStep = 'hub' | 'probe' | 'cloud';
 

@@ -142,7 +142,11 @@ export function createEdgeRouter(options: EdgeRouterOptions): EdgeRouter {
   const hint = (to: LegName, served: LegName, ctx: EdgeContext | undefined): void => {
     const task = (async () => {
       const signed = await signedSynthetic(settings.signingSecret, HINT_EVENT_TYPE, `hint-${crypto.randomUUID()}`, now(), { served_by: served });
-      const sent = await leg(`${to === 'hub' ? settings.hubUrl : settings.cloudUrl}/slack/events`, { method: 'POST', headers: signed.headers, body: signed.body }, HINT_TIMEOUT_MS);
+      const sent = await leg(
+        `${to === 'hub' ? settings.hubUrl : settings.cloudUrl}/slack/events`,
+        { method: 'POST', headers: signed.headers, body: signed.body },
+        HINT_TIMEOUT_MS,
+      );
       if (sent.result.kind !== 'answered' || sent.result.status !== 200) log('edge.hint_failed', { to, result: describe(sent.result) });
     })().catch(() => {});
     if (ctx) ctx.waitUntil(task);
@@ -152,7 +156,11 @@ export function createEdgeRouter(options: EdgeRouterOptions): EdgeRouter {
   /** A probe pinned to one leg (LEG_HEADER): that copy alone, once, no failover and no change to what the edge knows of it. */
   const toLeg = async (name: LegName, init: RequestInit, startedAt: number): Promise<Response> => {
     const own = name === 'hub' ? settings.hubTimeoutMs : settings.cloudTimeoutMs;
-    const { result, response } = await leg(`${name === 'hub' ? settings.hubUrl : settings.cloudUrl}/slack/events`, init, legTimeout(own, startedAt, now(), settings.budgetMs));
+    const { result, response } = await leg(
+      `${name === 'hub' ? settings.hubUrl : settings.cloudUrl}/slack/events`,
+      init,
+      legTimeout(own, startedAt, now(), settings.budgetMs),
+    );
     log('edge.leg_probe', { leg: name, result: describe(result) });
     if (result.kind === 'answered' && result.status < 500 && response) return relay(name, response);
     return answer(503, 'none', `${name} leg: ${describe(result)}`);
@@ -202,7 +210,14 @@ export function createEdgeRouter(options: EdgeRouterOptions): EdgeRouter {
           const refusing = refusalStatus(result);
           if (refusing !== undefined) cloud.markRefusing(now(), refusing, `cloud refusing (${refusing})`);
           else cloud.markUp(now());
-          log('edge.routed', { ...fields, route: 'cloud', why, attempt, status: result.kind === 'answered' ? result.status : undefined, ms: now() - startedAt });
+          log('edge.routed', {
+            ...fields,
+            route: 'cloud',
+            why,
+            attempt,
+            status: result.kind === 'answered' ? result.status : undefined,
+            ms: now() - startedAt,
+          });
           // A hub marked down is not hinted (it is why the cloud served); a busy one is alive and may outlive the cloud's turn.
           if (leased(leg_.response) && hub.downAt === undefined) hint('hub', 'cloud', ctx);
           return relay('cloud', leg_.response);

@@ -18,12 +18,7 @@ export function readRequired(env: Env, name: string, expected: string): string {
   return value;
 }
 
-export function readEnum<T extends string>(
-  env: Env,
-  name: string,
-  allowed: readonly T[],
-  fallback?: T,
-): T {
+export function readEnum<T extends string>(env: Env, name: string, allowed: readonly T[], fallback?: T): T {
   const expected = `one of ${allowed.join(', ')}`;
   const value = readRaw(env, name);
   if (value === undefined) {
@@ -34,12 +29,7 @@ export function readEnum<T extends string>(
   return value as T;
 }
 
-export function readInt(
-  env: Env,
-  name: string,
-  fallback: number,
-  range: { min: number; max: number },
-): number {
+export function readInt(env: Env, name: string, fallback: number, range: { min: number; max: number }): number {
   const value = readRaw(env, name);
   if (value === undefined) return fallback;
   const expected = `a whole number from ${range.min} to ${range.max}`;
@@ -63,12 +53,7 @@ export function httpUrl(name: string, value: string | undefined, expected: strin
 }
 
 /** An http(s) URL; `trailingSlash` makes a base URL that relative paths resolve under. */
-export function readUrl(
-  env: Env,
-  name: string,
-  fallback?: string,
-  options: { trailingSlash?: boolean } = {},
-): string {
+export function readUrl(env: Env, name: string, fallback?: string, options: { trailingSlash?: boolean } = {}): string {
   const url = httpUrl(name, readRaw(env, name) ?? fallback, 'an http:// or https:// URL, e.g. https://example.com/');
   let text = url.toString();
   if (options.trailingSlash && !text.endsWith('/')) text += '/';

@@ -50,10 +50,7 @@ export class RateLimitExhaustedError extends Error implements CodedError {
     readonly attempts: number,
     options?: { cause?: unknown },
   ) {
-    super(
-      `${method} was still rate limited after ${attempts} attempt(s); last window ${lastWindowSeconds}s`,
-      options,
-    );
+    super(`${method} was still rate limited after ${attempts} attempt(s); last window ${lastWindowSeconds}s`, options);
     this.name = 'RateLimitExhaustedError';
   }
 }

@@ -37,7 +37,10 @@ export function answerThenLinger(
   const timer = setTimeout(end, lingerMs);
   timer.unref?.();
   // All of it arrived already (it waits in memory, not in the socket): nothing to drain.
-  if (req.complete || req.destroyed) return end();
+  if (req.complete || req.destroyed) {
+    end();
+    return;
+  }
   req.once('end', end);
   req.once('close', end);
   req.once('error', end);

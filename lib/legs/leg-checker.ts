@@ -98,7 +98,14 @@ export class LegChecker {
     const id = o.id ?? (() => crypto.randomUUID());
     const results = await Promise.all(
       LEGS.map((leg) =>
-        probeLeg(leg, { edgeUrl: o.edgeUrl, signingSecret: o.signingSecret, eventId: `legs-${leg}-${id()}`, now: this.#now(), timeoutMs: PROBE_TIMEOUT_MS, fetch: o.fetch ?? fetch }),
+        probeLeg(leg, {
+          edgeUrl: o.edgeUrl,
+          signingSecret: o.signingSecret,
+          eventId: `legs-${leg}-${id()}`,
+          now: this.#now(),
+          timeoutMs: PROBE_TIMEOUT_MS,
+          fetch: o.fetch ?? fetch,
+        }),
       ),
     );
     const checks = Object.fromEntries(LEGS.map((leg, i) => [leg, results[i]!])) as Record<LegName, LegCheck>;

@@ -22,7 +22,8 @@ export function judgeLeg(leg: LegName, a: LegAnswer): LegCheck {
     const said = a.route === 'none' && a.body ? a.body.slice(0, 80) : '';
     return { ok: false, reason: `HTTP ${a.status}${said ? ` (${said})` : ''}` };
   }
-  if (a.route !== leg || a.role !== leg) return { ok: false, reason: `served by ${a.role ?? 'nobody'} via ${a.route ?? '?'}: the edge does not honour ${LEG_HEADER} (redeploy it)` };
+  if (a.route !== leg || a.role !== leg)
+    return { ok: false, reason: `served by ${a.role ?? 'nobody'} via ${a.route ?? '?'}: the edge does not honour ${LEG_HEADER} (redeploy it)` };
   if (a.claim !== 'claimed') return { ok: false, reason: `claim "${a.claim ?? '-'}", not "claimed": the ${leg} copy cannot reach the shared store` };
   return { ok: true };
 }

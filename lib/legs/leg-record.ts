@@ -54,7 +54,12 @@ export function nextLeg(before: LegState, check: LegCheck, at: string): { state:
 }
 
 /** Both legs, one check each. */
-export function nextLegs(previous: LegsRecord | undefined, checks: Record<LegName, LegCheck>, at: string, by: string): { record: LegsRecord; notices: LegNotice[] } {
+export function nextLegs(
+  previous: LegsRecord | undefined,
+  checks: Record<LegName, LegCheck>,
+  at: string,
+  by: string,
+): { record: LegsRecord; notices: LegNotice[] } {
   const record: LegsRecord = { at, by, hub: FRESH, cloud: FRESH };
   const notices: LegNotice[] = [];
   for (const leg of LEGS) {

@@ -43,7 +43,8 @@ export function createRedactor(secrets: readonly string[] = []): Redactor {
     if (Array.isArray(value)) return value.slice(0, 50).map((v) => walk(v, depth + 1));
     const out: Record<string, unknown> = {};
     // A number under such a name (a lease's fencing `token`) carries no content.
-    for (const [key, v] of Object.entries(value)) out[key] = CONTENT_FIELDS.test(key) && typeof v !== 'number' && typeof v !== 'boolean' ? MASK : walk(v, depth + 1);
+    for (const [key, v] of Object.entries(value))
+      out[key] = CONTENT_FIELDS.test(key) && typeof v !== 'number' && typeof v !== 'boolean' ? MASK : walk(v, depth + 1);
     return out;
   };
   return (value) => walk(value, 0);

@@ -14,8 +14,7 @@ const REMEDIES: Record<NoticeCause, string> = {
     'Slack drops events past 30,000 an hour from one workspace and does not send them again; they are not retried. Find what floods the app with events (a busy channel, a loop between bots).',
   claims_fail_open:
     'The shared store is not answering (plan quota used up, token rotated, or unreachable): turns still run, but one that reaches both copies may be answered twice, and none of them can be taken over. Check the Upstash database and `UPSTASH_REDIS_REST_TOKEN`.',
-  web_api_auth:
-    'Every reply fails until `SLACK_BOT_TOKEN` is a valid bot token again (reinstall the app, or put the new token on both copies).',
+  web_api_auth: 'Every reply fails until `SLACK_BOT_TOKEN` is a valid bot token again (reinstall the app, or put the new token on both copies).',
 };
 
 /** The DM: what, where, how often since the notice before (`first`: there was none), and what to do. */

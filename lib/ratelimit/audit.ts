@@ -49,11 +49,7 @@ export function replayAll(records: readonly LoggedRefusal[]): ReplayLine[] {
 }
 
 /** One read call, GET, no retry. */
-export async function sweepOnce(
-  apiUrl: string,
-  token: string,
-  fetcher: typeof fetch = fetch,
-): Promise<SweepResult[]> {
+export async function sweepOnce(apiUrl: string, token: string, fetcher: typeof fetch = fetch): Promise<SweepResult[]> {
   const results: SweepResult[] = [];
   for (const [method, params] of SWEEP) {
     const url = `${apiUrl}${method}${Object.keys(params).length ? `?${new URLSearchParams(params)}` : ''}`;

@@ -74,7 +74,6 @@ async function observeAnswer(method: string, response: Response, onAnswer: (answ
   }
 }
 
-
 function methodOf(input: RequestInfo | URL): string {
   const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
   const path = new URL(url, 'http://x').pathname;
@@ -110,7 +109,14 @@ export function channelOf(body: unknown): string | undefined {
 
 /** Whether a body can be sent a second time. */
 function replayable(body: unknown): boolean {
-  return body === undefined || body === null || typeof body === 'string' || body instanceof URLSearchParams || body instanceof ArrayBuffer || ArrayBuffer.isView(body);
+  return (
+    body === undefined ||
+    body === null ||
+    typeof body === 'string' ||
+    body instanceof URLSearchParams ||
+    body instanceof ArrayBuffer ||
+    ArrayBuffer.isView(body)
+  );
 }
 
 async function throttleOf(response: Response): Promise<{ state: string; body: { ok: boolean | null; error: string | null } } | undefined> {
@@ -211,26 +217,28 @@ export function createRateLimitFetch(options: RateLimitFetchOptions = {}): RateL
     syncShared(key, gate);
     // Not p-retry: the wait is Slack's Retry-After, shared by every caller of the method, not a backoff of ours.
     for (let attempt = 1; ; attempt++) {
-      const outcome = await gate.pass(
-        async () => {
-          if (pending) options.onRefusal?.({ ...pending, waited: (now() - refusedAt) / 1000 });
-          pending = undefined;
-          // The last thing before the request leaves: nothing else awaits between the guard and send.
-          await guard?.();
-          const response = await sendObserved(input, init);
-          const throttle = await throttleOf(response);
-          if (!throttle) gate.accepted(now());
-          return { response, throttle };
-        },
-        (waitMs) => {
-          if (now() + waitMs - started > budgetMs) {
-            throw new RateLimitExhaustedError(method, lastWindow, attempt - 1);
-          }
-        },
-      ).catch((error: unknown) => {
-        if (pending) options.onRefusal?.({ ...pending, waited: null });
-        throw error;
-      });
+      const outcome = await gate
+        .pass(
+          async () => {
+            if (pending) options.onRefusal?.({ ...pending, waited: (now() - refusedAt) / 1000 });
+            pending = undefined;
+            // The last thing before the request leaves: nothing else awaits between the guard and send.
+            await guard?.();
+            const response = await sendObserved(input, init);
+            const throttle = await throttleOf(response);
+            if (!throttle) gate.accepted(now());
+            return { response, throttle };
+          },
+          (waitMs) => {
+            if (now() + waitMs - started > budgetMs) {
+              throw new RateLimitExhaustedError(method, lastWindow, attempt - 1);
+            }
+          },
+        )
+        .catch((error: unknown) => {
+          if (pending) options.onRefusal?.({ ...pending, waited: null });
+          throw error;
+        });
       const { response, throttle } = outcome;
       if (!throttle) return response;
 

@@ -24,7 +24,10 @@ export const REFUSAL_LOG_MAX_BYTES = 1_048_576;
 
 /** Move `path` to `path.1` when it has grown past `maxBytes`. */
 async function rotate(path: string, maxBytes: number): Promise<void> {
-  const size = await stat(path).then((s) => s.size, () => 0);
+  const size = await stat(path).then(
+    (s) => s.size,
+    () => 0,
+  );
   if (size >= maxBytes) await rename(path, `${path}.1`);
 }
 

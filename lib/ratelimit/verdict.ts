@@ -32,8 +32,7 @@ export interface Judgement {
 export const REPAIRS: Record<Exclude<Verdict, 'honoured' | 'not-a-refusal'>, string> = {
   'retried-early': 'sleep for the header before the next attempt, not for a number the backoff invented',
   'slept-blind': 'read Retry-After instead of a constant; the constant is why the job looks slow while idle',
-  'no-wait-recorded':
-    'guard the header read: a missing Retry-After must give a documented default, never an exception in the error path',
+  'no-wait-recorded': 'guard the header read: a missing Retry-After must give a documented default, never an exception in the error path',
 };
 
 export function replayVerdict(record: LoggedRefusal | null | undefined): Judgement {

@@ -217,7 +217,11 @@ export class FailoverReceiver implements Receiver {
     this.#o.health.lifecycle = 'draining';
     const server = this.#server;
     await this.#runner.handBack();
-    const drained = await withDeadline(this.#runner.drained().then(() => true), this.#o.drainMs, () => false);
+    const drained = await withDeadline(
+      this.#runner.drained().then(() => true),
+      this.#o.drainMs,
+      () => false,
+    );
     if (!drained) {
       this.#o.log.warn('receiver.drain_timeout', { inFlight: this.#runner.inFlight, drainMs: this.#o.drainMs });
       await this.#runner.abandonUnleased();
@@ -407,13 +411,26 @@ export class FailoverReceiver implements Receiver {
     if (outcome.kind === 'duplicate') return 'duplicate';
     if (outcome.kind === 'fail-open') {
       if (options.recovered) return 'fail-open';
-      o.log.warn('catchup.unsure', { kind: 'event', eventId: delivery.eventId, reason: outcome.reason, detail: 'the store did not answer: left for the next sweep' });
+      o.log.warn('catchup.unsure', {
+        kind: 'event',
+        eventId: delivery.eventId,
+        reason: outcome.reason,
+        detail: 'the store did not answer: left for the next sweep',
+      });
       return 'fail-open';
     }
     const lease = this.#leaseFor(delivery, outcome, receivedAt);
     const logFields = { kind: 'event', eventId: delivery.eventId, claim: outcome.kind, ...(options.recovered ? { recovered: true } : { catchup: true }) };
     if (!options.recovered) o.log.info('catchup.found', logFields);
-    this.#runner.run({ delivery, gate: AckGate.detached(), receivedAt, claim: outcome.kind, retry: { retryNum: undefined, retryReason: undefined }, logFields, lease });
+    this.#runner.run({
+      delivery,
+      gate: AckGate.detached(),
+      receivedAt,
+      claim: outcome.kind,
+      retry: { retryNum: undefined, retryReason: undefined },
+      logFields,
+      lease,
+    });
     return outcome.kind;
   }
 

@@ -53,8 +53,7 @@ export function healthReport(input: {
   failedOpen?: number;
 }): { status: 200 | 503; body: HealthBody } {
   const { lifecycle, store } = input;
-  const status =
-    lifecycle === 'starting' ? 'starting' : lifecycle === 'draining' ? 'draining' : store.ok === false ? 'degraded' : 'ok';
+  const status = lifecycle === 'starting' ? 'starting' : lifecycle === 'draining' ? 'draining' : store.ok === false ? 'degraded' : 'ok';
   return {
     // A degraded store still serves (claims fail open), so it stays 200.
     status: lifecycle === 'serving' ? 200 : 503,

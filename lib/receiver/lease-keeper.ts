@@ -94,7 +94,12 @@ export class LeaseKeeper {
     if (this.#renewing || this.#held.size === 0) return;
     this.#renewing = true;
     try {
-      const batch = [...this.#held].map(([key, held]) => ({ key, token: held.token, held, ...(held.confirmed !== undefined ? { confirmed: held.confirmed } : {}) }));
+      const batch = [...this.#held].map(([key, held]) => ({
+        key,
+        token: held.token,
+        held,
+        ...(held.confirmed !== undefined ? { confirmed: held.confirmed } : {}),
+      }));
       const sentAt = this.now();
       const replies = await this.store.renew(batch, this.settings.leaseMs);
       const answeredAt = this.now();

@@ -94,7 +94,12 @@ export function classifyTurnFailure(error: unknown, options: ClassifyOptions = {
   if (e.code === 'slack_webapi_http_error') {
     const status = Number(e.statusCode);
     const transient = status >= 500 || status === 408 || status === 429;
-    return { kind: transient ? 'transient' : 'permanent', ambiguous: transient && status !== 429, reason: `http ${status}`, ...(status === 429 ? { free: true } : {}) };
+    return {
+      kind: transient ? 'transient' : 'permanent',
+      ambiguous: transient && status !== 429,
+      reason: `http ${status}`,
+      ...(status === 429 ? { free: true } : {}),
+    };
   }
   if (e.code === 'slack_webapi_rate_limited_error') return { kind: 'transient', ambiguous: false, reason: 'rate limited', free: true };
   if (e.code === 'slack_webapi_request_error') return classifyRequestError(e.original);
@@ -124,8 +129,20 @@ export function isTransientStatus(status: number): boolean {
 const TRANSIENT_MODEL_TYPES = new Set(['overloaded_error', 'api_error', 'rate_limit_error', 'timeout_error']);
 /** Network codes of a connection that broke or never answered (Node's and undici's). */
 const NETWORK_CODES = new Set([
-  'ECONNRESET', 'ECONNREFUSED', 'ECONNABORTED', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN',
-  'EHOSTUNREACH', 'EHOSTDOWN', 'ENETUNREACH', 'ENETDOWN', 'ENETRESET', 'ESOCKETTIMEDOUT', 'ERR_STREAM_PREMATURE_CLOSE',
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'ECONNABORTED',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'EHOSTDOWN',
+  'ENETUNREACH',
+  'ENETDOWN',
+  'ENETRESET',
+  'ESOCKETTIMEDOUT',
+  'ERR_STREAM_PREMATURE_CLOSE',
 ]);
 /** undici's codes that are a caller's mistake, not the network's. */
 const UNDICI_BUGS = new Set(['UND_ERR_INVALID_ARG', 'UND_ERR_INVALID_RETURN_VALUE', 'UND_ERR_NOT_SUPPORTED']);
@@ -166,7 +183,12 @@ function classifyThrown(error: unknown, now: () => number): TurnFailure | undefi
     const after = wait === undefined ? {} : { retryAfterMs: wait };
     if (l.code === 'autohub_retryable') {
       const own = typeof l.retryAfterMs === 'number' && l.retryAfterMs >= 0 ? Math.min(l.retryAfterMs, MAX_RETRY_AFTER_MS) : undefined;
-      return { kind: 'transient', ambiguous: false, reason: `retryable: ${String(l.message ?? '').slice(0, 80)}`, ...(own === undefined ? after : { retryAfterMs: own }) };
+      return {
+        kind: 'transient',
+        ambiguous: false,
+        reason: `retryable: ${String(l.message ?? '').slice(0, 80)}`,
+        ...(own === undefined ? after : { retryAfterMs: own }),
+      };
     }
     const status = statusOf(l);
     if (status !== undefined) {

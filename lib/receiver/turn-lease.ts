@@ -10,7 +10,17 @@
  */
 import { LeaseLostError, StoreUnavailableError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
-import { retryDelayMs, type EndReply, type Leases, type LeaseSettings, type ReleaseReply, type RestoreDetail, type RetryPolicy, type Takeover, type TurnLine } from '../store/index.js';
+import {
+  retryDelayMs,
+  type EndReply,
+  type Leases,
+  type LeaseSettings,
+  type ReleaseReply,
+  type RestoreDetail,
+  type RetryPolicy,
+  type Takeover,
+  type TurnLine,
+} from '../store/index.js';
 import type { LeaseKeeper } from './lease-keeper.js';
 import type { TurnFailure } from './turn-failure.js';
 

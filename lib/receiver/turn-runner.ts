@@ -194,7 +194,11 @@ export class TurnRunner {
     const line = (outcome: TurnOutcome, detail: { reason?: string; attempts: number; stream?: StreamDetail }): TurnLine => {
       const at = new Date(o.now()).toISOString();
       const record = {
-        at, role: o.role, instance: o.instance, outcome, attempts: detail.attempts,
+        at,
+        role: o.role,
+        instance: o.instance,
+        outcome,
+        attempts: detail.attempts,
         ...(detail.reason ? { reason: detail.reason } : {}),
         ...(detail.stream ? { stream: detail.stream } : {}),
         ...(takeover ? { takenOver: true } : {}),
@@ -239,7 +243,10 @@ export class TurnRunner {
       // Sealed under a key this copy does not have: most likely this copy's settings are stale (a
       // signing secret rotated elsewhere, from which the store key is derived). Another copy may open
       // it: hand it back at once, not counted, for a lease; only the retry window ends it (then a dead letter).
-      o.log.error('lease.takeover_unreadable', { key: takeover.key, detail: 'sealed under a store key this copy does not have: check SLACK_SIGNING_SECRET and AUTOHUB_STORE_KEY' });
+      o.log.error('lease.takeover_unreadable', {
+        key: takeover.key,
+        detail: 'sealed under a store key this copy does not have: check SLACK_SIGNING_SECRET and AUTOHUB_STORE_KEY',
+      });
       void o.store.release(takeover.key, takeover.token, {
         delayMs: o.lease.leaseMs,
         reason: 'sealed under another store key',
@@ -281,11 +288,14 @@ export class TurnRunner {
     // Events, and interactivity other than a form submission, carry nothing in their ack: answer now.
     const ackNow = t.delivery.kind === 'event' || (t.delivery.kind === 'interactive' && t.delivery.body.type !== 'view_submission');
     if (ackNow) t.gate.answer(200, undefined, claimHeader);
-    const deadline = setTimeout(() => {
-      if (t.gate.answer(200, undefined, { ...claimHeader, 'x-autohub-ack': 'deadline' })) {
-        o.log.warn('delivery.ack_deadline', { ...t.logFields, ackDeadlineMs: o.ackDeadlineMs });
-      }
-    }, Math.max(0, o.ackDeadlineMs - (o.now() - t.receivedAt)));
+    const deadline = setTimeout(
+      () => {
+        if (t.gate.answer(200, undefined, { ...claimHeader, 'x-autohub-ack': 'deadline' })) {
+          o.log.warn('delivery.ack_deadline', { ...t.logFields, ackDeadlineMs: o.ackDeadlineMs });
+        }
+      },
+      Math.max(0, o.ackDeadlineMs - (o.now() - t.receivedAt)),
+    );
     void t.gate.done.then(() => {
       clearTimeout(deadline);
       // A taken-over turn was acked long ago by the copy that died.
@@ -330,7 +340,8 @@ export class TurnRunner {
       // Stood down at the fence: another copy, or another run here, owns the turn. A lease that is
       // still this run's (it was attached after the run lost an older one) goes back for another run.
       if (t.handle?.abandoned) {
-        if (t.lease && !t.lease.lost && !t.lease.finished) await t.lease.fail({ kind: 'transient', ambiguous: true, free: true, reason: 'stood down at the fence' });
+        if (t.lease && !t.lease.lost && !t.lease.finished)
+          await t.lease.fail({ kind: 'transient', ambiguous: true, free: true, reason: 'stood down at the fence' });
         return;
       }
       // A turn that ended without posting (nothing to say) is over all the same.

@@ -5,10 +5,7 @@ export interface RetryInfo {
   retryReason: string | undefined;
 }
 
-export function parseRetryHeaders(
-  num: string | null | undefined,
-  reason: string | null | undefined,
-): RetryInfo {
+export function parseRetryHeaders(num: string | null | undefined, reason: string | null | undefined): RetryInfo {
   const text = num?.trim();
   const parsed = text && /^\d{1,3}$/.test(text) ? Number(text) : undefined;
   const why = reason?.trim();

@@ -9,9 +9,7 @@
  */
 export const MAX_SKEW_SECONDS = 5 * 60;
 
-export type SignatureCheck =
-  | { ok: true }
-  | { ok: false; reason: 'missing' | 'malformed' | 'stale' | 'future' | 'mismatch' };
+export type SignatureCheck = { ok: true } | { ok: false; reason: 'missing' | 'malformed' | 'stale' | 'future' | 'mismatch' };
 
 const encoder = new TextEncoder();
 const keys = new Map<string, Promise<CryptoKey>>();
@@ -19,9 +17,7 @@ const keys = new Map<string, Promise<CryptoKey>>();
 function hmacKey(secret: string): Promise<CryptoKey> {
   let key = keys.get(secret);
   if (!key) {
-    key = crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, [
-      'sign',
-    ]);
+    key = crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
     if (keys.size > 8) keys.clear();
     keys.set(secret, key);
   }
@@ -44,15 +40,9 @@ function basestring(timestamp: string, body: Uint8Array): Uint8Array<ArrayBuffer
 export type HmacHex = (secret: string, data: Uint8Array) => string | Promise<string>;
 
 /** Web Crypto (Workers and Node alike). In Node it runs on the thread pool, so the receiver passes node:crypto's instead. */
-export const webCryptoHmac: HmacHex = async (secret, data) =>
-  toHex(await crypto.subtle.sign('HMAC', await hmacKey(secret), data as Uint8Array<ArrayBuffer>));
+export const webCryptoHmac: HmacHex = async (secret, data) => toHex(await crypto.subtle.sign('HMAC', await hmacKey(secret), data as Uint8Array<ArrayBuffer>));
 
-export async function computeSignature(
-  secret: string,
-  timestamp: string,
-  body: Uint8Array,
-  hmac: HmacHex = webCryptoHmac,
-): Promise<string> {
+export async function computeSignature(secret: string, timestamp: string, body: Uint8Array, hmac: HmacHex = webCryptoHmac): Promise<string> {
   return `v0=${await hmac(secret, basestring(timestamp, body))}`;
 }
 
@@ -89,11 +79,7 @@ export async function checkSignature(input: SignatureInput): Promise<SignatureCh
 }
 
 /** Headers that sign `body` as Slack would at `now` (for the drill, verify and tests). */
-export async function signedHeaders(
-  signingSecret: string,
-  body: string | Uint8Array,
-  now: number,
-): Promise<Record<string, string>> {
+export async function signedHeaders(signingSecret: string, body: string | Uint8Array, now: number): Promise<Record<string, string>> {
   const bytes = typeof body === 'string' ? encoder.encode(body) : body;
   const timestamp = String(Math.floor(now / 1000));
   return {

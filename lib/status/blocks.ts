@@ -47,7 +47,9 @@ const section = (text: string): Block => ({ type: 'section', text: { type: 'mrkd
 function noticeSection(notices: readonly NoticeRecord[], now: number): string {
   const recent = notices.filter((n) => now - Date.parse(n.at) < DAY_MS);
   if (recent.length === 0) return '*Owner notices* (last 24 hours): none';
-  const lines = recent.map((n) => `• :warning: ${ago(n.at, now)}: *${NOTICE_TITLES[n.cause] ?? n.cause}*: ${n.detail} (${n.count} since the notice before), seen by \`${n.instance}\``);
+  const lines = recent.map(
+    (n) => `• :warning: ${ago(n.at, now)}: *${NOTICE_TITLES[n.cause] ?? n.cause}*: ${n.detail} (${n.count} since the notice before), seen by \`${n.instance}\``,
+  );
   return `*Owner notices* (last 24 hours)\n${lines.join('\n')}`;
 }
 

@@ -2,12 +2,7 @@
 import { statusBlocks } from './blocks.js';
 import { readSnapshot, type SnapshotStore } from './snapshot.js';
 
-export async function statusPage(
-  store: SnapshotStore,
-  answering: { role: string; instance: string },
-  storeOk: boolean | null,
-  now: number = Date.now(),
-) {
+export async function statusPage(store: SnapshotStore, answering: { role: string; instance: string }, storeOk: boolean | null, now: number = Date.now()) {
   return statusBlocks(await readSnapshot(store, answering, storeOk), now);
 }
 

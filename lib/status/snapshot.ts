@@ -39,11 +39,7 @@ function parse<T>(values: string[]): T[] {
 
 export type SnapshotStore = Pick<Records, 'read' | 'readHash'> & Pick<Lists, 'range'> & Pick<DeadLetters, 'listDead'> & { kind: string };
 
-export async function readSnapshot(
-  store: SnapshotStore,
-  answering: StatusSnapshot['answering'],
-  storeOk: boolean | null,
-): Promise<StatusSnapshot> {
+export async function readSnapshot(store: SnapshotStore, answering: StatusSnapshot['answering'], storeOk: boolean | null): Promise<StatusSnapshot> {
   const [copies, turns, failovers, refusals, cloudLastServed, dead, lastFailover, sweep, notices, legs] = await Promise.all([
     store.readHash(STATUS_KEYS.copies),
     store.range(STATUS_KEYS.turns, 10),

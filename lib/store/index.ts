@@ -3,7 +3,19 @@ export type { ClaimKind, ClaimOutcome, ClaimReply } from './outcome.js';
 export { encodeAlias, encodeClaim } from './record.js';
 export type { ClaimOwner, ClaimRecord, LeaseRequest, Role } from './record.js';
 export {
-  DEAD_KEY, GAPS_KEY, LEASES_INDEXED, LEASES_KEY, LEGS_LOCK_KEY, SERVED_KEY, STATUS_KEYS, SWEEP_LOCK_KEY, WINDOWS_KEY, eventKey, messageKey, noticeLockKey, noticeStatusKey,
+  DEAD_KEY,
+  GAPS_KEY,
+  LEASES_INDEXED,
+  LEASES_KEY,
+  LEGS_LOCK_KEY,
+  SERVED_KEY,
+  STATUS_KEYS,
+  SWEEP_LOCK_KEY,
+  WINDOWS_KEY,
+  eventKey,
+  messageKey,
+  noticeLockKey,
+  noticeStatusKey,
   triggerKey,
 } from './keys.js';
 export { logReporter } from './reporter.js';
@@ -38,7 +50,18 @@ export { createUpstashClient } from './upstash-client.js';
 export type { StoreClient } from './upstash-client.js';
 export { httpRequester, StoreReplyError } from './upstash-requester.js';
 export { createStore } from './create-store.js';
-export { DEFAULT_LEASE, DEFAULT_RETRY, lapsedVerdict, ownerDiedReason, owns, parseGap, parseLeaseRecord, parseTakeover, releaseVerdict, retryDelayMs } from './lease.js';
+export {
+  DEFAULT_LEASE,
+  DEFAULT_RETRY,
+  lapsedVerdict,
+  ownerDiedReason,
+  owns,
+  parseGap,
+  parseLeaseRecord,
+  parseTakeover,
+  releaseVerdict,
+  retryDelayMs,
+} from './lease.js';
 export type { EndReply, Gap, LeaseRecord, LeaseReply, RestoreDetail, LeaseSettings, LeaseState, Look, ReleaseReply, RetryPolicy, Takeover } from './lease.js';
 export { createSealer, deriveStoreKey } from './seal.js';
 export type { Sealer } from './seal.js';

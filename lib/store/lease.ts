@@ -50,7 +50,14 @@ export function retryDelayMs(policy: RetryPolicy, attempt: number): number {
  * Whether a failed turn gets another run or becomes a dead letter. Pure; the
  * Redis script makes the same decision atomically on Redis's clock.
  */
-export function releaseVerdict(input: { attempts: number; firstAt: number; now: number; delayMs: number; policy: RetryPolicy; free?: boolean }): 'retry' | 'dead' {
+export function releaseVerdict(input: {
+  attempts: number;
+  firstAt: number;
+  now: number;
+  delayMs: number;
+  policy: RetryPolicy;
+  free?: boolean;
+}): 'retry' | 'dead' {
   const { attempts, firstAt, now, delayMs, policy } = input;
   if (!input.free && attempts >= policy.attempts) return 'dead';
   return now + delayMs - firstAt > policy.windowMs ? 'dead' : 'retry';
@@ -195,7 +202,9 @@ export function parseTakeover(item: unknown): Takeover | undefined {
       body: t.body,
       attempts: typeof t.attempts === 'number' ? t.attempts : 1,
       ambiguous: t.ambiguous === true,
-      ...(typeof (t as { stream?: unknown }).stream === 'string' && (t as { stream: string }).stream !== '' ? { streamTs: (t as { stream: string }).stream } : {}),
+      ...(typeof (t as { stream?: unknown }).stream === 'string' && (t as { stream: string }).stream !== ''
+        ? { streamTs: (t as { stream: string }).stream }
+        : {}),
     };
   } catch {
     return undefined;

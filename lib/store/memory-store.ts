@@ -22,7 +22,16 @@ import { Observed } from './observed.js';
 import { WindowBook } from './window-book.js';
 import { CLAIMED, DUPLICATE, type ClaimOutcome } from './outcome.js';
 import { encodeAlias, encodeClaim, encodeRestored, type ClaimOwner, type LeaseRequest } from './record.js';
-import { CLAIM_TTL_SECONDS, DEAD_TTL_SECONDS, type ConfirmReply, type DeadLetter, type LookOptions, type SharedStore, type StoreHealth, type TurnLine } from './roles.js';
+import {
+  CLAIM_TTL_SECONDS,
+  DEAD_TTL_SECONDS,
+  type ConfirmReply,
+  type DeadLetter,
+  type LookOptions,
+  type SharedStore,
+  type StoreHealth,
+  type TurnLine,
+} from './roles.js';
 
 interface Entry {
   value: string;
@@ -299,7 +308,14 @@ export class MemoryStore implements SharedStore {
   #diedOut(key: string, record: LeaseRecord): DeadLetter {
     const reason = ownerDiedReason(record.deaths ?? 1);
     this.#toDead(key, { ...record, reason }, undefined);
-    return { key, eventId: record.event_id ?? key.split(':').pop() ?? key, channel: record.channel ?? null, reason, attempts: record.attempts ?? 1, at: new Date(this.#now()).toISOString() };
+    return {
+      key,
+      eventId: record.event_id ?? key.split(':').pop() ?? key,
+      channel: record.channel ?? null,
+      reason,
+      attempts: record.attempts ?? 1,
+      at: new Date(this.#now()).toISOString(),
+    };
   }
 
   /** A lost lease set rebuilt from the records (REINDEX_SCRIPT): each live turn missing from it, due a lease from now. */
@@ -453,4 +469,3 @@ export class MemoryStore implements SharedStore {
     return Object.fromEntries(held.results);
   }
 }
-

@@ -14,10 +14,6 @@ const RECORD = `local raw = redis.call('GET', KEYS[1])
 local rec = nil
 if raw then local ok, v = pcall(cjson.decode, raw); if ok and type(v) == 'table' then rec = v end end`;
 
-/** The same token, a live state: else the turn belongs to someone else now. */
-const OWNED = `${RECORD}
-if not rec or tonumber(rec.token) ~= tonumber(ARGV[1]) or (rec.state ~= 'claimed' and rec.state ~= 'posting') then return 0 end`;
-
 /**
  * As OWNED, but a record that is not there at all (flushed, evicted) answers
  * `missing` (2 unless the script says), not 0: nobody else holds the turn,

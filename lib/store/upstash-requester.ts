@@ -50,9 +50,7 @@ export function httpRequester(options: RequesterOptions): Requester {
         headers: { authorization, 'content-type': 'application/json', 'content-length': payload.length },
       });
       // Anchored to this request alone; it fires only after pending I/O is read (lib/time).
-      const cancel = fuse(options.attemptMs, () =>
-        outgoing.destroy(new DOMException(`no answer within ${options.attemptMs} ms`, 'TimeoutError')),
-      );
+      const cancel = fuse(options.attemptMs, () => outgoing.destroy(new DOMException(`no answer within ${options.attemptMs} ms`, 'TimeoutError')));
       outgoing.on('error', (error) => {
         cancel();
         reject(error);

@@ -19,7 +19,16 @@ import { WindowBook } from './window-book.js';
 import { classifyClaimReply, failOpen, type ClaimOutcome } from './outcome.js';
 import { encodeAlias, encodeClaim, encodeRestored, type ClaimOwner, type LeaseRequest } from './record.js';
 import type { StoreReporter } from './reporter.js';
-import { CLAIM_TTL_SECONDS, DEAD_TTL_SECONDS, type ConfirmReply, type DeadLetter, type LookOptions, type SharedStore, type StoreHealth, type TurnLine } from './roles.js';
+import {
+  CLAIM_TTL_SECONDS,
+  DEAD_TTL_SECONDS,
+  type ConfirmReply,
+  type DeadLetter,
+  type LookOptions,
+  type SharedStore,
+  type StoreHealth,
+  type TurnLine,
+} from './roles.js';
 import * as S from './scripts.js';
 import { isSealed, type Sealer } from './seal.js';
 import { createUpstashClient, type StoreClient } from './upstash-client.js';
@@ -215,7 +224,17 @@ export class UpstashStore implements SharedStore {
   }
 
   async release(key: string, token: number, f: Parameters<SharedStore['release']>[2]): Promise<ReleaseReply> {
-    const args = [token, f.delayMs, f.reason, f.ambiguous ? '1' : '0', f.policy.attempts, f.policy.windowMs, DEAD_TTL_SECONDS, f.turn?.line ?? '', f.free ? '1' : '0'];
+    const args = [
+      token,
+      f.delayMs,
+      f.reason,
+      f.ambiguous ? '1' : '0',
+      f.policy.attempts,
+      f.policy.windowMs,
+      DEAD_TTL_SECONDS,
+      f.turn?.line ?? '',
+      f.free ? '1' : '0',
+    ];
     const reply = await this.#lease([key, LEASES_KEY, DEAD_KEY, STATUS_KEYS.turns], S.RELEASE_SCRIPT, args);
     if (reply === undefined) return 'unreachable';
     return reply === 1 ? 'retry' : reply === 2 ? 'dead' : reply === 3 ? 'missing' : 'lost';
@@ -250,7 +269,12 @@ export class UpstashStore implements SharedStore {
     const reindexed = reply[3] === 1 ? 0 : await this.#reindex(leaseMs);
     if (reindexed > 0) nextDueMs = Math.min(nextDueMs ?? leaseMs, leaseMs);
     return {
-      taken, nextDueMs, sinceServedMs: reply[1] < 0 ? null : reply[1], gap: parseGap(reply[2]), dead, reindexed,
+      taken,
+      nextDueMs,
+      sinceServedMs: reply[1] < 0 ? null : reply[1],
+      gap: parseGap(reply[2]),
+      dead,
+      reindexed,
       ...(typeof reply[4] === 'number' ? { nowMs: reply[4] } : {}),
     };
   }
@@ -264,7 +288,9 @@ export class UpstashStore implements SharedStore {
   async #reindex(leaseMs: number): Promise<number> {
     let added = 0;
     for (let page = 0; page < REINDEX_PAGES_PER_LOOK; page++) {
-      const scanned = await this.#bounded('lease', LEASES_KEY, () => this.#client.scan(this.#reindexCursor, { match: EVENT_KEYS_MATCH, count: REINDEX_SCAN_COUNT }));
+      const scanned = await this.#bounded('lease', LEASES_KEY, () =>
+        this.#client.scan(this.#reindexCursor, { match: EVENT_KEYS_MATCH, count: REINDEX_SCAN_COUNT }),
+      );
       if (!Array.isArray(scanned)) return added;
       const cursor = String(scanned[0]);
       const found = Array.isArray(scanned[1]) ? (scanned[1] as unknown[]).map(String) : [];
@@ -409,7 +435,7 @@ function deadLetterOf(item: unknown): DeadLetter | undefined {
     if (typeof r.key !== 'string') return undefined;
     return {
       key: r.key,
-      eventId: typeof r.event_id === 'string' ? r.event_id : r.key.split(':').pop() ?? r.key,
+      eventId: typeof r.event_id === 'string' ? r.event_id : (r.key.split(':').pop() ?? r.key),
       channel: typeof r.channel === 'string' ? r.channel : null,
       reason: typeof r.reason === 'string' ? r.reason : 'unknown',
       attempts: typeof r.attempts === 'number' ? r.attempts : 1,

@@ -20,9 +20,12 @@ export const realSleep: Sleep = (ms) =>
 /** Call `fire` once `ms` have passed and pending I/O has been read; returns a cancel function. */
 export function fuse(ms: number, fire: () => void): () => void {
   let immediate: ReturnType<typeof setImmediate> | undefined;
-  const timer = setTimeout(() => {
-    immediate = setImmediate(fire);
-  }, Math.max(0, ms));
+  const timer = setTimeout(
+    () => {
+      immediate = setImmediate(fire);
+    },
+    Math.max(0, ms),
+  );
   return () => {
     clearTimeout(timer);
     if (immediate) clearImmediate(immediate);

@@ -49,13 +49,19 @@ export function turnFiles(event: unknown, o: TurnFilesOptions): TurnFile[] {
   });
 }
 
-async function download(fetchFn: typeof fetch, token: string, f: { id: string; name: string; mimetype: string | undefined; url: string | undefined }): Promise<ArrayBuffer> {
+async function download(
+  fetchFn: typeof fetch,
+  token: string,
+  f: { id: string; name: string; mimetype: string | undefined; url: string | undefined },
+): Promise<ArrayBuffer> {
   // A file the event does not link (Slack Connect, or hidden by the plan's limits) needs files.info first.
   if (!f.url) throw new Error(`file ${f.id} (${f.name}) has no download URL in the event: read it with files.info`);
   const response = await fetchFn(f.url, { headers: { authorization: `Bearer ${token}` } });
   if (!response.ok) {
     await response.body?.cancel();
-    throw new Error(`file ${f.id} (${f.name}) could not be downloaded: HTTP ${response.status}${response.status === 403 || response.status === 401 ? ' (does the app have the files:read scope?)' : ''}`);
+    throw new Error(
+      `file ${f.id} (${f.name}) could not be downloaded: HTTP ${response.status}${response.status === 403 || response.status === 401 ? ' (does the app have the files:read scope?)' : ''}`,
+    );
   }
   // Without files:read Slack has been seen to answer with its sign-in page, 200: not the file.
   const type = response.headers.get('content-type') ?? '';

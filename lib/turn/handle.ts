@@ -29,7 +29,7 @@ import { ReplyWriter, type PartsLedger, type WriteOutcome } from './writer.js';
 /** The first line of a reply found by the catch-up sweep. */
 export const LATE_NOTE = '_(Sorry, this answer comes late: I could not be reached when you wrote.)_';
 /** What the person sees when their turn could not be answered at all. */
-export const DEAD_NOTE = "_(Sorry, I could not answer this. My owner has been told.)_";
+export const DEAD_NOTE = '_(Sorry, I could not answer this. My owner has been told.)_';
 /** Added to a message left open by a run that failed mid-stream; the next run rewrites it. */
 export const INTERRUPTED_NOTE = '\n\n_(interrupted: trying again)_';
 
@@ -165,12 +165,11 @@ export class TurnHandle {
       }
       const text = reply?.text ?? '';
       const late = request.late ? `${LATE_NOTE}\n` : '';
-      writer = new ReplyWriter(
-        client,
-        { ...target, recipientUser: event.user, recipientTeam: event.user_team ?? event.team ?? body.team_id },
-        lease,
-        { closed: this.o.closed, now: this.#now, ...(this.o.noStream ? { noStream: this.o.noStream } : {}) },
-      );
+      writer = new ReplyWriter(client, { ...target, recipientUser: event.user, recipientTeam: event.user_team ?? event.team ?? body.team_id }, lease, {
+        closed: this.o.closed,
+        now: this.#now,
+        ...(this.o.noStream ? { noStream: this.o.noStream } : {}),
+      });
       const outcome: WriteOutcome =
         typeof text === 'string' ? await writer.writeText(late + text, reply?.blocks) : await writer.write(late ? prepend(late, text) : text, reply?.blocks);
       const ms = this.#now() - started;
@@ -181,8 +180,15 @@ export class TurnHandle {
       }
       await lease?.finish(outcome.ts ?? null, { how: outcome.how, chunks: outcome.chunks, ms });
       log.info('turn.replied', {
-        eventId: request.eventId, via: request.via, ts: outcome.ts, parts: outcome.parts.length, takeover: lease?.previousState,
-        attempt: lease?.attempts, stream: outcome.how, chunks: outcome.chunks, ms,
+        eventId: request.eventId,
+        via: request.via,
+        ts: outcome.ts,
+        parts: outcome.parts.length,
+        takeover: lease?.previousState,
+        attempt: lease?.attempts,
+        stream: outcome.how,
+        chunks: outcome.chunks,
+        ms,
       });
     } catch (error) {
       if (isLeaseLost(error) || this.o.lease()?.signal.aborted || this.#stood) {
@@ -222,7 +228,9 @@ export class TurnHandle {
   #thinking(im: boolean, target: { channel: string; threadTs: string }): void {
     if (!im || noStatus.has(target.channel)) return;
     const { client } = this;
-    client.assistant.threads.setStatus({ channel_id: target.channel, thread_ts: target.threadTs, status: 'is thinking...' }).catch(() => noStatus.add(target.channel));
+    client.assistant.threads
+      .setStatus({ channel_id: target.channel, thread_ts: target.threadTs, status: 'is thinking...' })
+      .catch(() => noStatus.add(target.channel));
   }
 }
 

@@ -13,5 +13,14 @@ export { readHistory } from './history.js';
 export { turnFiles } from './files.js';
 export { StepBook } from './steps.js';
 export type {
-  CopyRole, HistoryMessage, ReplyText, ReplyWithBlocks, TakeTurn, TurnContext, TurnFile, TurnModule, TurnReply, TurnRequest,
+  CopyRole,
+  HistoryMessage,
+  ReplyText,
+  ReplyWithBlocks,
+  TakeTurn,
+  TurnContext,
+  TurnFile,
+  TurnModule,
+  TurnReply,
+  TurnRequest,
 } from './types.js';

@@ -10,7 +10,5 @@ export function stripMention(text: string, botUserId: string | undefined): strin
   if (!botUserId) return text.trim();
   const id = botUserId.replace(/[^A-Za-z0-9]/g, '');
   // The mention, with the spaces on one side of it, so "hi <@BOT> there" keeps one space.
-  return text
-    .replace(new RegExp(`\\s*<@${id}(?:\\|[^>]*)?>\\s*`, 'g'), ' ')
-    .trim();
+  return text.replace(new RegExp(`\\s*<@${id}(?:\\|[^>]*)?>\\s*`, 'g'), ' ').trim();
 }

@@ -67,7 +67,13 @@ export function slackError(error: unknown): string | undefined {
 }
 
 /** Start errors after which the same text can simply be posted: nothing was made visible. */
-const CANNOT_STREAM_HERE = new Set(['channel_type_not_supported', 'missing_recipient_user_id', 'missing_recipient_team_id', 'streaming_mode_mismatch', 'not_allowed_token_type']);
+const CANNOT_STREAM_HERE = new Set([
+  'channel_type_not_supported',
+  'missing_recipient_user_id',
+  'missing_recipient_team_id',
+  'streaming_mode_mismatch',
+  'not_allowed_token_type',
+]);
 
 type Blocks = readonly Record<string, unknown>[] | undefined;
 

@@ -53,12 +53,24 @@ export async function sendProbe(
     await response.arrayBuffer();
     const h = (name: string) => response.headers.get(name);
     return {
-      target, what, status: response.status, route: h('x-autohub-route'), role: h('x-autohub-role'),
-      instance: h('x-autohub-instance'), claim: h('x-autohub-claim'), ms: performance.now() - started,
+      target,
+      what,
+      status: response.status,
+      route: h('x-autohub-route'),
+      role: h('x-autohub-role'),
+      instance: h('x-autohub-instance'),
+      claim: h('x-autohub-claim'),
+      ms: performance.now() - started,
     };
   } catch {
     return {
-      target, what, status: signal.aborted ? 'timeout' : 'unreachable', route: null, role: null, instance: null, claim: null,
+      target,
+      what,
+      status: signal.aborted ? 'timeout' : 'unreachable',
+      route: null,
+      role: null,
+      instance: null,
+      claim: null,
       ms: performance.now() - started,
     };
   }

@@ -11,7 +11,6 @@ import { capture } from '../support/capture.js';
 import { eventually } from '../support/copies.js';
 import { virtualTime } from '../support/virtual-time.js';
 
-
 const dir = mkdtempSync(join(tmpdir(), 'autohub-audit-'));
 const file = (name: string, text: string) => {
   const path = join(dir, name);
@@ -36,11 +35,12 @@ describe('npm run audit', () => {
       retryConfig: { retries: 0 },
       fetch: createRateLimitFetch({ now: time.now, sleep: time.sleep, onRefusal: refusalSink({ path, log: silentLogger }), instance: 'hub' }),
     });
-    const refuse = (retryAfter?: string, shape: 429 | 200 = 429): ScriptedAnswer => ({
-      status: shape,
-      body: { ok: false, error: 'ratelimited' },
-      headers: retryAfter === undefined ? {} : { 'retry-after': retryAfter },
-    }) as ScriptedAnswer;
+    const refuse = (retryAfter?: string, shape: 429 | 200 = 429): ScriptedAnswer =>
+      ({
+        status: shape,
+        body: { ok: false, error: 'ratelimited' },
+        headers: retryAfter === undefined ? {} : { 'retry-after': retryAfter },
+      }) as ScriptedAnswer;
     api.script('chat.postMessage', refuse('3'), refuse('1', 200));
     await web.chat.postMessage({ channel: 'C1', text: 'a' });
     api.script('chat.postMessage', refuse(), refuse('0'));

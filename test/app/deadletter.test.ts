@@ -47,7 +47,10 @@ describe('npm run deadletter against the shared store', () => {
       AUTOHUB_LOG_LEVEL: 'error',
     };
     hub = await startCopy({ role: 'hub', webApiUrl: api.url, upstash: { url: fx.bridge.url, token: fx.bridge.token } });
-    for (const [eventId, ts] of [['Ev-dl-1', '1700003000.000001'], ['Ev-dl-2', '1700003000.000002']] as const) {
+    for (const [eventId, ts] of [
+      ['Ev-dl-1', '1700003000.000001'],
+      ['Ev-dl-2', '1700003000.000002'],
+    ] as const) {
       api.script('chat.startStream', { status: 200, body: { ok: false, error: 'not_in_channel' } });
       await deliver(hub.eventsUrl, mentionEnvelope({ eventId, ts, channel: 'C0PRIVATE' }), { signingSecret: SECRET });
     }
@@ -63,7 +66,14 @@ describe('npm run deadletter against the shared store', () => {
     expect(await runDeadletter(['list', '--json'], env, c.out)).toBe(0);
     const { entries } = JSON.parse(c.lines[0]!);
     expect(entries).toHaveLength(2);
-    expect(entries[0]).toEqual({ id: 'Ev-dl-2', event_id: 'Ev-dl-2', channel: 'C0PRIVATE', reason: 'slack: not_in_channel', attempts: 1, at: expect.any(String) });
+    expect(entries[0]).toEqual({
+      id: 'Ev-dl-2',
+      event_id: 'Ev-dl-2',
+      channel: 'C0PRIVATE',
+      reason: 'slack: not_in_channel',
+      attempts: 1,
+      at: expect.any(String),
+    });
   });
 
   it('lists them as a table for a person', async () => {

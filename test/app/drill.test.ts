@@ -117,8 +117,19 @@ describe('the failover drill, every scenario end to end (fewer mentions than `np
     // CHROMIUM_BIN points elsewhere on machines without Debian's chromium (e.g. Chrome on a Mac).
     const dom = execFileSync(
       process.env.CHROMIUM_BIN ?? 'chromium',
-      ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-        '--disable-component-update', '--disable-sync', `--user-data-dir=${mkdtempSync(join(tmpdir(), 'chromium-'))}`, '--dump-dom', `file://${path}`],
+      [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        `--user-data-dir=${mkdtempSync(join(tmpdir(), 'chromium-'))}`,
+        '--dump-dom',
+        `file://${path}`,
+      ],
       { encoding: 'utf8', timeout: 60_000, stdio: ['ignore', 'pipe', 'ignore'] },
     );
     for (const r of drill.results) {

@@ -18,7 +18,11 @@ describe('npm run verify against hub, cloud and edge on loopback', () => {
 
   it('is green when everything is up, says which copy served each delivery, and posts nothing to Slack', async () => {
     const c = capture();
-    const code = await runVerify(['--edge', sys.edgeUrl, '--hub', sys.hub.url, '--cloud', sys.cloud.url], { SLACK_SIGNING_SECRET: SECRET, AUTOHUB_HEALTH_TOKEN: HEALTH_TOKEN }, c.out);
+    const code = await runVerify(
+      ['--edge', sys.edgeUrl, '--hub', sys.hub.url, '--cloud', sys.cloud.url],
+      { SLACK_SIGNING_SECRET: SECRET, AUTOHUB_HEALTH_TOKEN: HEALTH_TOKEN },
+      c.out,
+    );
     expect(c.errors).toEqual([]);
     expect(code).toBe(0);
     const text = c.lines.join('\n');
@@ -43,7 +47,11 @@ describe('npm run verify against hub, cloud and edge on loopback', () => {
     const cloudUrl = sys.cloud.url;
     await sys.cloud.stop();
     const c = capture();
-    const code = await runVerify(['--edge', sys.edgeUrl, '--hub', sys.hub.url, '--cloud', cloudUrl], { SLACK_SIGNING_SECRET: SECRET, AUTOHUB_HEALTH_TOKEN: HEALTH_TOKEN }, c.out);
+    const code = await runVerify(
+      ['--edge', sys.edgeUrl, '--hub', sys.hub.url, '--cloud', cloudUrl],
+      { SLACK_SIGNING_SECRET: SECRET, AUTOHUB_HEALTH_TOKEN: HEALTH_TOKEN },
+      c.out,
+    );
     expect(code).toBe(1);
     expect(c.errors.length).toBeGreaterThan(0);
     expect(c.errors.every((line) => line.startsWith('FAIL cloud: '))).toBe(true);

@@ -56,7 +56,7 @@ describe('the catch-up sweep when the store stumbles', () => {
       ...(now ? { now } : {}),
     });
 
-  it('a take whose answer was lost but which landed is the same copy\'s on its next look, and nobody else\'s', async () => {
+  it("a take whose answer was lost but which landed is the same copy's on its next look, and nobody else's", async () => {
     const ts = (Date.now() / 1000 - 2).toFixed(6);
     api.addMessage('C0LOCK', { ts, user: 'U0PERSON', text: '<@UAUTOHUB> still there?' });
     const store = new MemoryStore();
@@ -95,7 +95,13 @@ describe('the catch-up sweep when the store stumbles', () => {
     await store.claim(['after'], owner);
     let answer: 'claimed' | 'fail-open' = 'fail-open';
     const injected: string[] = [];
-    const hub = sweeper(store, 'hub', injected, () => answer, () => now);
+    const hub = sweeper(
+      store,
+      'hub',
+      injected,
+      () => answer,
+      () => now,
+    );
 
     const first = await hub.maybeSweep(await store.look(owner, 3000, 0));
     expect(first).toMatchObject({ answered: 0, unsure: 1 });
@@ -112,7 +118,10 @@ describe('the catch-up sweep when the store stumbles', () => {
     store.claim = async () => ({ kind: 'fail-open', reason: 'test: the store did not answer' });
     const copy = await startCopy({ role: 'cloud', webApiUrl: api.url, store, env: { AUTOHUB_REAPER_MS: '60000' } });
     try {
-      const envelope = { ...mentionEnvelope({ eventId: 'Ev-catchup-C0OPEN-1700009200.000001', ts: '1700009200.000001', channel: 'C0OPEN' }), autohub_catchup: true };
+      const envelope = {
+        ...mentionEnvelope({ eventId: 'Ev-catchup-C0OPEN-1700009200.000001', ts: '1700009200.000001', channel: 'C0OPEN' }),
+        autohub_catchup: true,
+      };
       expect(await copy.receiver.inject(envelope)).toBe('fail-open');
       // A turn handed to the runner is counted at once, before any await.
       expect(copy.receiver.inFlight + copy.receiver.queued).toBe(0);
@@ -123,7 +132,8 @@ describe('the catch-up sweep when the store stumbles', () => {
   });
 
   it('a copy stopped mid-sweep lets the lock go and records nothing: the next copy sweeps at once', async () => {
-    for (const channel of ['C0STOP1', 'C0STOP2']) api.addMessage(channel, { ts: (Date.now() / 1000 - 2).toFixed(6), user: 'U0PERSON', text: '<@UAUTOHUB> hello?' });
+    for (const channel of ['C0STOP1', 'C0STOP2'])
+      api.addMessage(channel, { ts: (Date.now() / 1000 - 2).toFixed(6), user: 'U0PERSON', text: '<@UAUTOHUB> hello?' });
     // The first history read is slow: the stop comes while the sweep waits for it.
     api.script('conversations.history', { status: 200, delayMs: 1500, body: { ok: true, messages: [] } });
     const store = new MemoryStore();

@@ -108,7 +108,10 @@ describe('catching up on the mentions Slack gave up on', () => {
     await sleep(1300);
     const copy = await start('hub');
     // The retry carries the original event id; the sweep claims under its own, and both under the message's key.
-    const retry = await deliver(copy.eventsUrl, mentionEnvelope({ eventId: 'Ev-race', ts: missed, channel: 'C0CATCH3' }), { signingSecret: SECRET, retryNum: 3 });
+    const retry = await deliver(copy.eventsUrl, mentionEnvelope({ eventId: 'Ev-race', ts: missed, channel: 'C0CATCH3' }), {
+      signingSecret: SECRET,
+      retryNum: 3,
+    });
     expect(retry.status).toBe(200);
     await eventually(() => copy.lines.some((l) => l.event === 'catchup.swept'), 'the sweep to end', 10_000);
     await eventually(() => repliesIn('C0CATCH3', missed).length >= 1, 'a reply');

@@ -52,9 +52,7 @@ describe('parseAppConfig', () => {
   });
 
   it('keeps a path under SLACK_API_URL and ends it with a slash', () => {
-    expect(parseAppConfig({ ...valid, SLACK_API_URL: 'http://127.0.0.1:9999/api' }).slackApiUrl).toBe(
-      'http://127.0.0.1:9999/api/',
-    );
+    expect(parseAppConfig({ ...valid, SLACK_API_URL: 'http://127.0.0.1:9999/api' }).slackApiUrl).toBe('http://127.0.0.1:9999/api/');
   });
 
   it('turns the refusal log off with "off"', () => {

@@ -18,7 +18,7 @@ const envFile = (body: string) => {
 };
 
 describe('exportEnvFile', () => {
-  it('puts the file\'s values into the environment where it has none, and returns them merged', () => {
+  it("puts the file's values into the environment where it has none, and returns them merged", () => {
     const target: Record<string, string | undefined> = { AUTOHUB_ROLE: 'cloud' };
     const merged = exportEnvFile(target, envFile('ANTHROPIC_API_KEY=sk-from-file\nAUTOHUB_ROLE=hub\nMY_TOOL_TOKEN=abc\n'));
     expect(target).toEqual({ AUTOHUB_ROLE: 'cloud', ANTHROPIC_API_KEY: 'sk-from-file', MY_TOOL_TOKEN: 'abc' });

@@ -37,7 +37,7 @@ describe('leg verdicts', () => {
 });
 
 describe('legTimeout', () => {
-  it('is the leg\'s own timeout while the budget allows, then what is left, never negative', () => {
+  it("is the leg's own timeout while the budget allows, then what is left, never negative", () => {
     expect(legTimeout(1400, T, T, 2800)).toBe(1400);
     expect(legTimeout(1300, T, T + 1400, 2800)).toBe(1300);
     expect(legTimeout(1300, T, T + 1700, 2800)).toBe(1100);

@@ -96,7 +96,7 @@ describe('the edge on Node against a signed 6 MB body sent as a network sends it
 });
 
 describe('the edge on Node against a connection trickling its headers', () => {
-  it('its default timeouts are 5 s for headers and the body limit\'s worth for the request, not Node\'s 300 s', () => {
+  it("its default timeouts are 5 s for headers and the body limit's worth for the request, not Node's 300 s", () => {
     const server = serveFetchHandler(async () => new Response(null), { maxBodyBytes: 1_048_576 });
     expect([server.headersTimeout, server.requestTimeout]).toEqual([5_000, 21_000]);
   });

@@ -60,7 +60,7 @@ describe('the edge router on Node, against loopback copies, on a fixed clock', (
 
   const eventsTo = (copy: FakeCopy) => copy.received.filter((r) => r.path === '/slack/events');
 
-  it('a first delivery goes to the hub with the body and Slack\'s headers unchanged', async () => {
+  it("a first delivery goes to the hub with the body and Slack's headers unchanged", async () => {
     const request = await delivery();
     const signature = request.headers.get('x-slack-signature');
     const response = await router().handle(request);
@@ -224,7 +224,9 @@ describe('the edge router on Node, against loopback copies, on a fixed clock', (
       expect(response.status).toBe(200);
       expect(response.headers.get('x-autohub-route')).toBe('cloud');
       expect(eventsTo(cloud)[0]!.headers['x-autohub-failover']).toBe(`hub refusing (${status})`);
-      const health = await (await r.handle(new Request('https://edge.example.com/slack/health', { headers: { authorization: 'Bearer edge-health-token-0123' } }))).json();
+      const health = await (
+        await r.handle(new Request('https://edge.example.com/slack/health', { headers: { authorization: 'Bearer edge-health-token-0123' } }))
+      ).json();
       // Reachable, but it cannot check a signature: refusing, not merely down.
       expect(health.hub).toMatchObject({ state: 'refusing', reason: `hub refusing (${status})` });
       const before = eventsTo(hub).length;
@@ -238,7 +240,9 @@ describe('the edge router on Node, against loopback copies, on a fixed clock', (
       cloud.events = status;
       const r = router({ SLACK_SIGNING_SECRET: SECRET, AUTOHUB_HEALTH_TOKEN: 'edge-health-token-0123' });
       await r.handle(await delivery());
-      const health = await (await r.handle(new Request('https://edge.example.com/slack/health', { headers: { authorization: 'Bearer edge-health-token-0123' } }))).json();
+      const health = await (
+        await r.handle(new Request('https://edge.example.com/slack/health', { headers: { authorization: 'Bearer edge-health-token-0123' } }))
+      ).json();
       expect(health.cloud).toMatchObject({ state: 'refusing', reason: `cloud refusing (${status})` });
       // Once it serves again it is up.
       cloud.events = 200;
@@ -260,7 +264,9 @@ describe('the edge router on Node, against loopback copies, on a fixed clock', (
         { reason: 'mismatch', count: 3 },
       ]);
       expect(JSON.stringify(lines)).not.toContain('Ev1');
-      const health = await (await r.handle(new Request('https://edge.example.com/slack/health', { headers: { authorization: 'Bearer edge-health-token-0123' } }))).json();
+      const health = await (
+        await r.handle(new Request('https://edge.example.com/slack/health', { headers: { authorization: 'Bearer edge-health-token-0123' } }))
+      ).json();
       expect(health.signature_failures).toBe(3);
       // The count is the owner's to read: the status alone to anyone else.
       expect(await (await r.handle(new Request('https://edge.example.com/slack/health'))).json()).toEqual({ status: 'ok' });
@@ -269,7 +275,11 @@ describe('the edge router on Node, against loopback copies, on a fixed clock', (
     it('an unsigned ssl_check (Slack testing a slash command URL) gets 200 from the edge itself, forwarding nothing', async () => {
       const r = router({ SLACK_SIGNING_SECRET: SECRET });
       const response = await r.handle(
-        new Request('https://edge.example.com/slack/events', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'ssl_check=1&token=legacy' }),
+        new Request('https://edge.example.com/slack/events', {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: 'ssl_check=1&token=legacy',
+        }),
       );
       expect(response.status).toBe(200);
       expect(response.headers.get('x-autohub-route')).toBe('none');
@@ -290,7 +300,7 @@ describe('the edge router on Node, against loopback copies, on a fixed clock', (
       expect(hub.received).toHaveLength(0);
     });
 
-    it('client-set x-autohub-* headers are dropped: the hub never sees them, the cloud sees only the edge\'s own failover reason', async () => {
+    it("client-set x-autohub-* headers are dropped: the hub never sees them, the cloud sees only the edge's own failover reason", async () => {
       const r = router({ SLACK_SIGNING_SECRET: SECRET });
       const forged = async () => {
         const request = await delivery();

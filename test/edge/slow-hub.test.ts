@@ -17,7 +17,7 @@ describe('the edge in front of two real copies sharing one Redis', () => {
     await sys?.close();
   });
 
-  it('a hub alive but slower than the edge\'s timeout gives one reply, not two', async () => {
+  it("a hub alive but slower than the edge's timeout gives one reply, not two", async () => {
     sys.tunnel.mode = 'slow';
     sys.tunnel.slowMs = 2000;
     try {
@@ -25,7 +25,7 @@ describe('the edge in front of two real copies sharing one Redis', () => {
       expect(response.status).toBe(200);
       expect(response.headers.get('x-autohub-route')).toBe('cloud');
       expect(response.headers.get('x-autohub-claim')).toBe('duplicate');
-      await eventually(() => repliesTo(sys.api, 'Ev-slow-hub').length > 0, 'the hub\'s reply');
+      await eventually(() => repliesTo(sys.api, 'Ev-slow-hub').length > 0, "the hub's reply");
       await quiescent([sys.hub, sys.cloud]);
       expect(repliesTo(sys.api, 'Ev-slow-hub')).toHaveLength(1);
       expect(repliesTo(sys.api, 'Ev-slow-hub')[0]!.params.text).toMatch(/the hub/);

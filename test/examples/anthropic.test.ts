@@ -27,7 +27,16 @@ interface Seen {
 
 const message = (id: string): Event => ({
   type: 'message_start',
-  message: { id, type: 'message', role: 'assistant', model: 'claude-test', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 10, output_tokens: 1 } },
+  message: {
+    id,
+    type: 'message',
+    role: 'assistant',
+    model: 'claude-test',
+    content: [],
+    stop_reason: null,
+    stop_sequence: null,
+    usage: { input_tokens: 10, output_tokens: 1 },
+  },
 });
 const text = (index: number, parts: string[]): Event[] => [
   { type: 'content_block_start', index, content_block: { type: 'text', text: '' } },
@@ -67,7 +76,13 @@ function answer(seen: Seen, res: ServerResponse): void {
   }
   if (said.includes('printer')) {
     // A new tool-use id on every call, as the real API gives.
-    for (const e of [message(`msg_${calls}`), ...text(0, ['Let me file that.']), ...tool(1, `toolu_${calls}`, ['{"title": "Printer', ' on fire"}']), ...end('tool_use')]) write(res, e);
+    for (const e of [
+      message(`msg_${calls}`),
+      ...text(0, ['Let me file that.']),
+      ...tool(1, `toolu_${calls}`, ['{"title": "Printer', ' on fire"}']),
+      ...end('tool_use'),
+    ])
+      write(res, e);
     return void res.end();
   }
   for (const e of [message(`msg_${calls}`), ...text(0, ['Hello', ', ', 'Alice.']), ...end('end_turn')]) write(res, e);
@@ -85,7 +100,10 @@ beforeAll(async () => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const s: Seen = { body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Seen['body'], closed: new Promise((resolve) => res.on('close', () => resolve())) };
+      const s: Seen = {
+        body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Seen['body'],
+        closed: new Promise((resolve) => res.on('close', () => resolve())),
+      };
       seen.push(s);
       answer(s, res);
     });
@@ -117,8 +135,16 @@ const HISTORY: HistoryMessage[] = [
 ];
 let n = 0;
 const request = (text: string): TurnRequest => ({
-  text, user: 'U0ALICE', channel: 'C1', threadTs: '1700000000.000100', ts: `1700000002.${String(++n).padStart(6, '0')}`,
-  eventId: `Ev-anthropic-${n}`, via: 'mention', late: false, files: [], copy: { role: 'hub', instance: 'hub-test' },
+  text,
+  user: 'U0ALICE',
+  channel: 'C1',
+  threadTs: '1700000000.000100',
+  ts: `1700000002.${String(++n).padStart(6, '0')}`,
+  eventId: `Ev-anthropic-${n}`,
+  via: 'mention',
+  late: false,
+  files: [],
+  copy: { role: 'hub', instance: 'hub-test' },
 });
 const ctxOf = (book: StepBook, signal: AbortSignal = new AbortController().signal): TurnContext => ({
   signal,
@@ -135,7 +161,7 @@ async function collect(reply: AsyncIterable<string>): Promise<string> {
 const tickets = () => api.calls.filter((c) => c.method === 'chat.postMessage' && c.params.channel === 'C0TICKETS');
 
 describe('examples/anthropic.ts', () => {
-  it('streams the model\'s text deltas as the reply, with the thread so far as the messages', async () => {
+  it("streams the model's text deltas as the reply, with the thread so far as the messages", async () => {
     const store = new MemoryStore();
     const before = seen.length;
     const reply = await takeTurn(request('hello there'), ctxOf(new StepBook({ store, key: 'k-hello', kept: undefined })));
@@ -166,17 +192,23 @@ describe('examples/anthropic.ts', () => {
     expect(tickets()[0]!.params.text).toBe('New ticket from <@U0ALICE>: Printer on fire');
   });
 
-  it('aborting ctx.signal stops the model\'s stream: the request is closed and the turn throws the SDK\'s abort', async () => {
+  it("aborting ctx.signal stops the model's stream: the request is closed and the turn throws the SDK's abort", async () => {
     const controller = new AbortController();
     const before = seen.length;
-    const reply = await takeTurn(request('answer slowly'), ctxOf(new StepBook({ store: new MemoryStore(), key: 'k-slow', kept: undefined }), controller.signal));
+    const reply = await takeTurn(
+      request('answer slowly'),
+      ctxOf(new StepBook({ store: new MemoryStore(), key: 'k-slow', kept: undefined }), controller.signal),
+    );
     let chunks = 0;
     const error = await (async () => {
       for await (const _chunk of reply) {
         chunks += 1;
         if (chunks === 3) controller.abort();
       }
-    })().then(() => undefined, (e: unknown) => e);
+    })().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(Anthropic.APIUserAbortError);
     await seen[before]!.closed;
     expect(chunks).toBe(3);

@@ -4,7 +4,16 @@ import { loadTurnModule } from '../../app/turn-module.js';
 import type { TurnFile, TurnRequest } from '../../lib/turn/types.js';
 
 const request = (text: string, files: TurnFile[] = []): TurnRequest => ({
-  text, user: 'U0ALICE', channel: 'C1', threadTs: '1.1', ts: '1.1', eventId: 'Ev1', via: 'dm', late: false, files, copy: { role: 'cloud', instance: 'cloud-test' },
+  text,
+  user: 'U0ALICE',
+  channel: 'C1',
+  threadTs: '1.1',
+  ts: '1.1',
+  eventId: 'Ev1',
+  via: 'dm',
+  late: false,
+  files,
+  copy: { role: 'cloud', instance: 'cloud-test' },
 });
 const file = (name: string): TurnFile => ({ id: name, name, mimetype: 'text/plain', size: 1, download: async () => new ArrayBuffer(0) });
 

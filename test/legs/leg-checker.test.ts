@@ -81,7 +81,11 @@ describe('the legs proven continuously through the edge', () => {
     const probe = await signedSynthetic(SECRET, PROBE_EVENT_TYPE, 'legs-pin-1', Date.now());
     const pinned = await fetch(`${edgeUrl}/slack/events`, { method: 'POST', headers: { ...probe.headers, 'x-autohub-leg': 'cloud' }, body: probe.body });
     expect(pinned.status).toBe(200);
-    expect([pinned.headers.get('x-autohub-route'), pinned.headers.get('x-autohub-role'), pinned.headers.get('x-autohub-claim')]).toEqual(['cloud', 'cloud', 'claimed']);
+    expect([pinned.headers.get('x-autohub-route'), pinned.headers.get('x-autohub-role'), pinned.headers.get('x-autohub-claim')]).toEqual([
+      'cloud',
+      'cloud',
+      'claimed',
+    ]);
     const mention = await deliver(`${edgeUrl}/slack/events`, mentionEnvelope({ eventId: 'Ev-legs-pin', ts: '1700001000.000001' }), {
       signingSecret: SECRET,
       headers: { 'x-autohub-leg': 'cloud' },
@@ -135,7 +139,10 @@ describe('the legs proven continuously through the edge', () => {
     const copy = await startCopy({ role: 'hub', webApiUrl: api.url, upstash: { url: fx.bridge.url, token: fx.bridge.token }, env });
     try {
       expect(copy.legs).toBeDefined();
-      await eventually(async () => JSON.parse((await hub.store.read(STATUS_KEYS.legs)) ?? '{}').by?.startsWith('hub-legs-') === true, 'a check by the copy on its own timer');
+      await eventually(
+        async () => JSON.parse((await hub.store.read(STATUS_KEYS.legs)) ?? '{}').by?.startsWith('hub-legs-') === true,
+        'a check by the copy on its own timer',
+      );
       const record = JSON.parse((await hub.store.read(STATUS_KEYS.legs))!) as { hub: { failures: number }; cloud: { failures: number } };
       expect([record.hub.failures, record.cloud.failures]).toEqual([0, 0]);
     } finally {

@@ -42,7 +42,14 @@ describe('one leg, one check', () => {
 });
 
 describe("the edge's answer to a pinned probe", () => {
-  const answered = (status: number, route: string, role: string | null, claim: string | null, body = '') => ({ kind: 'answered' as const, status, route, role, claim, body });
+  const answered = (status: number, route: string, role: string | null, claim: string | null, body = '') => ({
+    kind: 'answered' as const,
+    status,
+    route,
+    role,
+    claim,
+    body,
+  });
   it.each([
     ['proven', answered(200, 'cloud', 'cloud', 'claimed'), true],
     ['the leg failed at the edge', answered(503, 'none', null, null, 'cloud leg: HTTP 500'), false],
@@ -71,13 +78,18 @@ describe('which requests the edge pins to one leg', () => {
 describe('AUTOHUB_EDGE_URL and AUTOHUB_VERIFY_EVERY_MS', () => {
   const base = { AUTOHUB_ROLE: 'hub', SLACK_SIGNING_SECRET: 's', SLACK_BOT_TOKEN: 'xoxb-1' };
   it('on every 30 minutes with an edge URL (a pasted /slack/events dropped); off without one or with 0', () => {
-    expect(parseAppConfig({ ...base, AUTOHUB_EDGE_URL: 'https://edge.example.com/slack/events' }).legs).toEqual({ edgeUrl: 'https://edge.example.com', everyMs: 1_800_000 });
+    expect(parseAppConfig({ ...base, AUTOHUB_EDGE_URL: 'https://edge.example.com/slack/events' }).legs).toEqual({
+      edgeUrl: 'https://edge.example.com',
+      everyMs: 1_800_000,
+    });
     expect(parseAppConfig({ ...base, AUTOHUB_EDGE_URL: 'https://edge.example.com', AUTOHUB_VERIFY_EVERY_MS: '1000' }).legs?.everyMs).toBe(1000);
     expect(parseAppConfig({ ...base, AUTOHUB_EDGE_URL: 'https://edge.example.com', AUTOHUB_VERIFY_EVERY_MS: '0' }).legs).toBeNull();
     expect(parseAppConfig(base).legs).toBeNull();
   });
   it.each(['999', '-1', '1.5', 'soon', '86400001'])('refuses AUTOHUB_VERIFY_EVERY_MS=%s with a line naming it', (value) => {
-    expect(() => parseAppConfig({ ...base, AUTOHUB_VERIFY_EVERY_MS: value })).toThrow(/AUTOHUB_VERIFY_EVERY_MS is invalid: expected 0 \(off\) or a whole number of milliseconds from 1000 to 86400000/);
+    expect(() => parseAppConfig({ ...base, AUTOHUB_VERIFY_EVERY_MS: value })).toThrow(
+      /AUTOHUB_VERIFY_EVERY_MS is invalid: expected 0 \(off\) or a whole number of milliseconds from 1000 to 86400000/,
+    );
   });
   it('refuses an edge URL that is not http(s)', () => {
     expect(() => parseAppConfig({ ...base, AUTOHUB_EDGE_URL: 'edge.example.com' })).toThrow(/AUTOHUB_EDGE_URL/);

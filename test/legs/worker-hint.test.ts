@@ -8,7 +8,8 @@ import { startFakeCopy, type FakeCopy } from '../support/fake-copy.js';
 import { bundleWorker } from '../support/worker-bundle.js';
 
 const SECRET = 'edge-secret';
-const mention = (id: string) => JSON.stringify({ type: 'event_callback', event_id: id, team_id: 'T1', event: { type: 'app_mention', ts: '1.1', channel: 'C1' } });
+const mention = (id: string) =>
+  JSON.stringify({ type: 'event_callback', event_id: id, team_id: 'T1', event: { type: 'app_mention', ts: '1.1', channel: 'C1' } });
 
 describe('the Worker hints the other copy after the hub acks a leased turn', () => {
   let hub: FakeCopy;
@@ -33,7 +34,11 @@ describe('the Worker hints the other copy after the hub acks a leased turn', () 
   });
 
   const post = async (body: string) =>
-    mf.dispatchFetch('https://edge.example.com/slack/events', { method: 'POST', headers: { 'content-type': 'application/json', ...(await signedHeaders(SECRET, body, Date.now())) }, body });
+    mf.dispatchFetch('https://edge.example.com/slack/events', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(await signedHeaders(SECRET, body, Date.now())) },
+      body,
+    });
   const hints = () => cloud.received.filter((r) => r.path === '/slack/events' && r.body.includes(HINT_EVENT_TYPE));
 
   it('a hub ack without a lease (a probe, a duplicate) hints nobody; one with a lease sends the cloud copy one signed hint', async () => {

@@ -41,7 +41,13 @@ describe('the redaction step every log line passes', () => {
 
 describe('the refusal log', () => {
   const record: RefusalRecord = {
-    method: 'chat.postMessage', status: 429, body: { ok: false, error: 'ratelimited' }, headers: { 'retry-after': '1' }, waited: 1, at: '2026-11-30T00:00:00Z', instance: 'hub-x',
+    method: 'chat.postMessage',
+    status: 429,
+    body: { ok: false, error: 'ratelimited' },
+    headers: { 'retry-after': '1' },
+    waited: 1,
+    at: '2026-11-30T00:00:00Z',
+    instance: 'hub-x',
   };
 
   it('rotates at its size cap: the full file becomes .1 and a fresh one starts', async () => {

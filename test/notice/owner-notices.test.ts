@@ -15,7 +15,13 @@ import { eventually, HEALTH_AUTH, repliesTo, SECRET, startCopy, type RunningCopy
 const OWNER = 'U0OWNER';
 
 /** The envelope as https://api.slack.com/events/app_rate_limited shows it. */
-const rateLimited = (minute = 1518467820) => ({ token: 'legacy', type: 'app_rate_limited', team_id: 'T0AUTOHUB', minute_rate_limited: minute, api_app_id: 'A0AUTOHUB' });
+const rateLimited = (minute = 1518467820) => ({
+  token: 'legacy',
+  type: 'app_rate_limited',
+  team_id: 'T0AUTOHUB',
+  minute_rate_limited: minute,
+  api_app_id: 'A0AUTOHUB',
+});
 
 const dmsTo = (api: FakeWebApi, owner: string) => api.calls.filter((c) => c.method === 'chat.postMessage' && c.params.channel === owner && c.status === 200);
 

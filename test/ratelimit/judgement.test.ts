@@ -93,7 +93,14 @@ describe("Slack's second throttle code, rate_limited (posted too many messages)"
   });
 
   it('a refusal waited out in full is honoured; one sent again early is not', () => {
-    const record = { method: 'chat.postMessage', status: 200, body: { ok: false, error: 'rate_limited' }, headers: { 'retry-after': '3' }, at: '2026-11-30T00:00:00Z', instance: 'hub' };
+    const record = {
+      method: 'chat.postMessage',
+      status: 200,
+      body: { ok: false, error: 'rate_limited' },
+      headers: { 'retry-after': '3' },
+      at: '2026-11-30T00:00:00Z',
+      instance: 'hub',
+    };
     expect(replayVerdict({ ...record, waited: 3 }).verdict).toBe('honoured');
     expect(replayVerdict({ ...record, waited: 1 }).verdict).toBe('retried-early');
   });

@@ -50,9 +50,7 @@ describe('the rate-limit fetch under a real WebClient, against a loopback Web AP
     expect(api.posts()).toHaveLength(1);
     expect(api.calls.filter((c) => c.method === 'chat.postMessage')).toHaveLength(2);
     expect(time.slept.reduce((a, b) => a + b, 0)).toBeCloseTo(seconds * 1000, 0);
-    expect(refusals).toEqual([
-      expect.objectContaining({ method: 'chat.postMessage', status: 429, waited: seconds, instance: 'test' }),
-    ]);
+    expect(refusals).toEqual([expect.objectContaining({ method: 'chat.postMessage', status: 429, waited: seconds, instance: 'test' })]);
     // HTTP trims header values, so "  " arrives as "".
     expect(refusals[0]!.headers['retry-after']).toBe(header === undefined ? null : header.trim());
   });
@@ -215,7 +213,7 @@ describe('windows shared through the store, read from claim replies', () => {
     return { store, web };
   };
 
-  it("a window one copy was refused is honoured by the other after its next claim, with no store read per call", async () => {
+  it('a window one copy was refused is honoured by the other after its next claim, with no store read per call', async () => {
     const a = copy();
     const b = copy();
     api.script('chat.postMessage', { status: 429, body: { ok: false, error: 'ratelimited' }, headers: { 'retry-after': '1' } });

@@ -36,19 +36,39 @@ describe('bad input is refused with its status and never runs a turn', () => {
       }),
       401,
     ],
-    ['stale timestamp (6 minutes old)', async () => ({ headers: { 'content-type': 'application/json', ...(await sign(valid, now() - 6 * 60_000)) }, body: valid }), 401],
-    ['future timestamp (6 minutes ahead)', async () => ({ headers: { 'content-type': 'application/json', ...(await sign(valid, now() + 6 * 60_000)) }, body: valid }), 401],
+    [
+      'stale timestamp (6 minutes old)',
+      async () => ({ headers: { 'content-type': 'application/json', ...(await sign(valid, now() - 6 * 60_000)) }, body: valid }),
+      401,
+    ],
+    [
+      'future timestamp (6 minutes ahead)',
+      async () => ({ headers: { 'content-type': 'application/json', ...(await sign(valid, now() + 6 * 60_000)) }, body: valid }),
+      401,
+    ],
     ['malformed JSON', async () => ({ headers: { 'content-type': 'application/json', ...(await sign('{"type":')) }, body: '{"type":' }), 400],
     ['unknown content type', async () => ({ headers: { 'content-type': 'text/plain', ...(await sign(valid)) }, body: valid }), 415],
-    ['oversized body', async () => {
-      const big = JSON.stringify({ ...mentionEnvelope({ eventId: 'Ev-big', ts: '1.1' }), pad: 'x'.repeat(8000) });
-      return { headers: { 'content-type': 'application/json', ...(await sign(big)) }, body: big };
-    }, 413],
-    ['missing event_id', async () => {
-      const body = JSON.stringify({ ...mentionEnvelope({ eventId: 'x', ts: '1.1' }), event_id: undefined });
-      return { headers: { 'content-type': 'application/json', ...(await sign(body)) }, body };
-    }, 400],
-    ['a form that is no Slack payload', async () => ({ headers: { 'content-type': 'application/x-www-form-urlencoded', ...(await sign('a=1')) }, body: 'a=1' }), 400],
+    [
+      'oversized body',
+      async () => {
+        const big = JSON.stringify({ ...mentionEnvelope({ eventId: 'Ev-big', ts: '1.1' }), pad: 'x'.repeat(8000) });
+        return { headers: { 'content-type': 'application/json', ...(await sign(big)) }, body: big };
+      },
+      413,
+    ],
+    [
+      'missing event_id',
+      async () => {
+        const body = JSON.stringify({ ...mentionEnvelope({ eventId: 'x', ts: '1.1' }), event_id: undefined });
+        return { headers: { 'content-type': 'application/json', ...(await sign(body)) }, body };
+      },
+      400,
+    ],
+    [
+      'a form that is no Slack payload',
+      async () => ({ headers: { 'content-type': 'application/x-www-form-urlencoded', ...(await sign('a=1')) }, body: 'a=1' }),
+      400,
+    ],
   ];
 
   it.each(cases)('%s', async (_, build, status) => {
@@ -67,15 +87,26 @@ describe('bad input is refused with its status and never runs a turn', () => {
 
   it('answers ssl_check and url_verification without running a turn', async () => {
     const ssl = 'ssl_check=1&token=x';
-    expect((await fetch(hub.eventsUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...(await sign(ssl)) }, body: ssl })).status).toBe(200);
+    expect(
+      (await fetch(hub.eventsUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...(await sign(ssl)) }, body: ssl }))
+        .status,
+    ).toBe(200);
     const challenge = JSON.stringify({ type: 'url_verification', challenge: 'abc123', token: 'x' });
-    const response = await fetch(hub.eventsUrl, { method: 'POST', headers: { 'content-type': 'application/json', ...(await sign(challenge)) }, body: challenge });
+    const response = await fetch(hub.eventsUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(await sign(challenge)) },
+      body: challenge,
+    });
     expect(await response.json()).toEqual({ challenge: 'abc123' });
   });
 
   it('an unsigned ssl_check (Slack testing a slash command URL) gets 200, saying nothing about the copy and running nothing', async () => {
     const before = api.calls.length;
-    const response = await fetch(hub.eventsUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'ssl_check=1&token=legacy' });
+    const response = await fetch(hub.eventsUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'ssl_check=1&token=legacy',
+    });
     expect(response.status).toBe(200);
     expect(response.headers.get('x-autohub-instance')).toBeNull();
     expect(response.headers.get('x-autohub-claim')).toBeNull();
@@ -84,7 +115,7 @@ describe('bad input is refused with its status and never runs a turn', () => {
   });
 
   it.each([
-    ['beside a slash command', commandForm({ triggerId: 'trig-ssl' }) + '&ssl_check=1'],
+    ['beside a slash command', `${commandForm({ triggerId: 'trig-ssl' })}&ssl_check=1`],
     ['beside an interaction payload', `ssl_check=1&payload=${encodeURIComponent(JSON.stringify({ type: 'block_actions', trigger_id: 'trig-ssl2' }))}`],
     ['with a value other than 1', 'ssl_check=yes'],
   ])('an unsigned ssl_check %s is refused with 401: only the bare check passes unsigned', async (_, body) => {
@@ -92,9 +123,15 @@ describe('bad input is refused with its status and never runs a turn', () => {
     expect(response.status).toBe(401);
   });
 
-  it('app_rate_limited (Slack dropping the app\'s events) is answered 200, not 400, and logged as slack.app_rate_limited', async () => {
+  it("app_rate_limited (Slack dropping the app's events) is answered 200, not 400, and logged as slack.app_rate_limited", async () => {
     // The envelope as https://api.slack.com/events/app_rate_limited shows it: no inner event.
-    const envelope = JSON.stringify({ token: 'legacy', type: 'app_rate_limited', team_id: 'T0AUTOHUB', minute_rate_limited: 1518467820, api_app_id: 'A0AUTOHUB' });
+    const envelope = JSON.stringify({
+      token: 'legacy',
+      type: 'app_rate_limited',
+      team_id: 'T0AUTOHUB',
+      minute_rate_limited: 1518467820,
+      api_app_id: 'A0AUTOHUB',
+    });
     const response = await fetch(hub.eventsUrl, { method: 'POST', headers: { 'content-type': 'application/json', ...(await sign(envelope)) }, body: envelope });
     expect(response.status).toBe(200);
     expect(response.headers.get('x-autohub-claim')).toBe('none');
@@ -116,7 +153,11 @@ describe('bad input is refused with its status and never runs a turn', () => {
           contentType: fc.constantFrom('application/json', 'application/x-www-form-urlencoded', 'text/plain', ''),
           body: fc.oneof(fc.string(), fc.json(), fc.constant(valid), fc.constant('payload=%7B')),
           timestamp: fc.oneof(fc.constant(undefined), fc.string(), fc.integer().map(String)),
-          signature: fc.oneof(fc.constant(undefined), fc.string(), fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), minLength: 64, maxLength: 64 }).map((h) => `v0=${h}`)),
+          signature: fc.oneof(
+            fc.constant(undefined),
+            fc.string(),
+            fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), minLength: 64, maxLength: 64 }).map((h) => `v0=${h}`),
+          ),
           retryNum: fc.oneof(fc.constant(undefined), fc.string({ maxLength: 5 })),
         }),
         async (r) => {

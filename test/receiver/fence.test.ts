@@ -27,7 +27,9 @@ describe('a write waits out a window, then meets the fence', () => {
     const hub = await rig.startHub();
     api.script('chat.startStream', { status: 429, headers: { 'retry-after': String(seconds) }, body: { ok: false, error: 'ratelimited' } });
     const before = refusedStarts();
-    const ack = await deliver(`${hub.url}/slack/events`, mentionEnvelope({ eventId, ts: `1700009100.${String(++n).padStart(6, '0')}` }), { signingSecret: SECRET });
+    const ack = await deliver(`${hub.url}/slack/events`, mentionEnvelope({ eventId, ts: `1700009100.${String(++n).padStart(6, '0')}` }), {
+      signingSecret: SECRET,
+    });
     expect(ack.headers.get('x-autohub-claim')).toBe('claimed');
     await eventually(() => refusedStarts() > before, 'the hub to be refused and waiting');
     return hub;
@@ -49,11 +51,11 @@ describe('a write waits out a window, then meets the fence', () => {
     expect(hub.output()).not.toContain('"turn.replied"');
   });
 
-  it('the store hangs through the hub\'s wait, so its renewals fail and the cloud takes over: the hub does not write after the wait', async () => {
+  it("the store hangs through the hub's wait, so its renewals fail and the cloud takes over: the hub does not write after the wait", async () => {
     const hub = await hubInWindow('Ev-fence-store', 2);
     rig.fx.redis.pause();
     // Past the window and past the lease (1.5 s), with no store to renew against.
-    await eventually(() => /"lease\.renew_failed"/.test(hub.output()), 'the hub\'s renewals to fail');
+    await eventually(() => /"lease\.renew_failed"/.test(hub.output()), "the hub's renewals to fail");
     await eventually(() => /"turn\.(failed|abandoned)"/.test(hub.output()), 'the hub to stand down at the fence, the store away', 15_000);
     rig.fx.redis.resume();
     await eventually(() => repliesTo('Ev-fence-store').length > 0, 'the turn to be answered once the store is back', 20_000);

@@ -6,7 +6,15 @@ import { useRedisBridge } from '../support/redis-fixture.js';
 import { eventually, HEALTH_AUTH, SECRET, startCopy, type RunningCopy } from '../support/copies.js';
 
 describe('healthReport', () => {
-  const base = { role: 'hub' as const, instance: 'h', version: '1', startedAt: 0, now: 61_500, turns: { running: 0, waiting: 0, leases: 0 }, loop: { p99Ms: 0, maxMs: 0 } };
+  const base = {
+    role: 'hub' as const,
+    instance: 'h',
+    version: '1',
+    startedAt: 0,
+    now: 61_500,
+    turns: { running: 0, waiting: 0, leases: 0 },
+    loop: { p99Ms: 0, maxMs: 0 },
+  };
   it.each([
     ['starting', { kind: 'upstash' as const, ok: null, checked_at: null }, 503, 'starting'],
     ['serving', { kind: 'upstash' as const, ok: true, checked_at: 'x' }, 200, 'ok'],

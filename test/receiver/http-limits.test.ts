@@ -67,7 +67,7 @@ function trickle(port: number, first: string, everyMs: number): Promise<{ answer
 }
 
 describe('a copy closes a connection that trickles its headers', () => {
-  it('the default bounds headers at 5 s and the body at the limit\'s worth, not Node\'s 300 s', () => {
+  it("the default bounds headers at 5 s and the body at the limit's worth, not Node's 300 s", () => {
     expect(serverTimeouts(1_048_576)).toEqual({ headersTimeoutMs: 5_000, requestTimeoutMs: 21_000 });
     expect(serverTimeouts(4096, { headersTimeoutMs: 300 }).requestTimeoutMs).toBeGreaterThanOrEqual(300);
   });
@@ -98,7 +98,11 @@ describe('a copy closes a connection that trickles its body', () => {
   it('a body arriving one byte at a time is cut off once the request timeout passes: closed, and one debug line, no error', async () => {
     const copy = await startReceiver({ headersTimeoutMs: 200, requestTimeoutMs: 400 });
     try {
-      const { answer } = await trickle(copy.port, 'POST /slack/events HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{', 50);
+      const { answer } = await trickle(
+        copy.port,
+        'POST /slack/events HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{',
+        50,
+      );
       expect(answer).toMatch(/^HTTP\/1\.1 408/);
       await eventually(() => copy.lines.some((l) => l.event === 'delivery.aborted'), 'the aborted body to be counted');
       expect(copy.lines.filter((l) => l.level === 'error')).toEqual([]);

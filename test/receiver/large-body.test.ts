@@ -17,7 +17,12 @@ describe('a large delivery', () => {
   let copy: RunningCopy;
   beforeAll(async () => {
     api = await startFakeWebApi();
-    copy = await startCopy({ role: 'hub', webApiUrl: api.url, upstash: { url: fx.bridge.url, token: fx.bridge.token }, env: { AUTOHUB_DEMO_THINK_MS: '1500' } });
+    copy = await startCopy({
+      role: 'hub',
+      webApiUrl: api.url,
+      upstash: { url: fx.bridge.url, token: fx.bridge.token },
+      env: { AUTOHUB_DEMO_THINK_MS: '1500' },
+    });
   });
   afterAll(async () => {
     await copy?.stop();

@@ -46,7 +46,11 @@ describe('a claim that timed out but landed', () => {
     }
     expect(ack.headers.get('x-autohub-claim')).toBe('fail-open');
     // The landed lease lapses unrenewed and is taken (a takeover after it would have to wait out the 3 s turn too).
-    await eventually(() => copy.reaper.looks > 0 && copy.lines.some((l) => l.event === 'turn.replied' && l.eventId === 'Ev-late-claim'), 'the turn to reply', 10_000);
+    await eventually(
+      () => copy.reaper.looks > 0 && copy.lines.some((l) => l.event === 'turn.replied' && l.eventId === 'Ev-late-claim'),
+      'the turn to reply',
+      10_000,
+    );
     await turnOver(copy.store, 'Ev-late-claim', 15_000);
     expect(repliesTo(api, 'Ev-late-claim')).toHaveLength(1);
     // The copy asked the store once it answered again, and ran on under the lease that landed.

@@ -78,10 +78,16 @@ describe('LeaseKeeper: a lease the store forgot is written again, not given up',
     const { keeper, advance, now } = rig(['missing']);
     const lost: string[] = [];
     const restores: number[] = [];
-    keeper.add('k', 1, 1_010_000, (reason) => lost.push(reason), async () => {
-      restores.push(now());
-      return 'ok';
-    });
+    keeper.add(
+      'k',
+      1,
+      1_010_000,
+      (reason) => lost.push(reason),
+      async () => {
+        restores.push(now());
+        return 'ok';
+      },
+    );
     advance(3_000);
     await keeper.renewNow();
     expect(lost).toEqual([]);
@@ -93,7 +99,13 @@ describe('LeaseKeeper: a lease the store forgot is written again, not given up',
   it('a restore that finds another record there gives the lease up', async () => {
     const { keeper } = rig(['missing']);
     const lost: string[] = [];
-    keeper.add('k', 1, 1_010_000, (reason) => lost.push(reason), async () => 'lost');
+    keeper.add(
+      'k',
+      1,
+      1_010_000,
+      (reason) => lost.push(reason),
+      async () => 'lost',
+    );
     await keeper.renewNow();
     expect(lost).toEqual(['restore: another copy holds the turn']);
     expect(keeper.size).toBe(0);
@@ -112,10 +124,16 @@ describe('LeaseKeeper: a lease the store forgot is written again, not given up',
     const lost: string[] = [];
     const restoreReplies: Array<'ok' | 'unreachable'> = ['unreachable', 'ok'];
     let restores = 0;
-    keeper.add('k', 1, 1_010_000, (reason) => lost.push(reason), async () => {
-      restores++;
-      return restoreReplies.shift() ?? 'ok';
-    });
+    keeper.add(
+      'k',
+      1,
+      1_010_000,
+      (reason) => lost.push(reason),
+      async () => {
+        restores++;
+        return restoreReplies.shift() ?? 'ok';
+      },
+    );
     for (let i = 0; i < 6; i++) {
       advance(3_000);
       await keeper.renewNow();
@@ -129,9 +147,15 @@ describe('LeaseKeeper: a lease the store forgot is written again, not given up',
   it('a restore hook that throws is a restore that could not be made: the lease is kept, the renewal does not reject', async () => {
     const { keeper, advance } = rig(['missing']);
     const lost: string[] = [];
-    keeper.add('k', 1, 1_010_000, (reason) => lost.push(reason), () => {
-      throw new Error('a bug in the hook');
-    });
+    keeper.add(
+      'k',
+      1,
+      1_010_000,
+      (reason) => lost.push(reason),
+      () => {
+        throw new Error('a bug in the hook');
+      },
+    );
     // Past claim + lease: an unanswered renewal would give the lease up now; a missing record does not.
     advance(11_000);
     await expect(keeper.renewNow()).resolves.toBeUndefined();

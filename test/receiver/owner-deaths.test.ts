@@ -29,7 +29,10 @@ describe('owner deaths count', () => {
   const authTests = () => api.calls.filter((c) => c.method === 'auth.test').length;
   /** A copy with two runs a turn, which tells U0OWNER of each dead letter. */
   const copy = async (instance: string) => {
-    const child = await spawnHub({ webApiUrl: api.url, upstash: fx.bridge, secret: SECRET }, { AUTOHUB_INSTANCE: instance, AUTOHUB_TURN_ATTEMPTS: '2', AUTOHUB_OWNER: 'U0OWNER' });
+    const child = await spawnHub(
+      { webApiUrl: api.url, upstash: fx.bridge, secret: SECRET },
+      { AUTOHUB_INSTANCE: instance, AUTOHUB_TURN_ATTEMPTS: '2', AUTOHUB_OWNER: 'U0OWNER' },
+    );
     children.push(child);
     return child;
   };

@@ -25,7 +25,10 @@ function handStore() {
 
 const nothingDue: Look = { taken: [], nextDueMs: null, sinceServedMs: null, gap: null, dead: [], reindexed: 0 };
 
-function reaperOn(store: Pick<ReturnType<typeof handStore>['store'], 'look'> | { look: () => Promise<Look | undefined> }, extra: Partial<ConstructorParameters<typeof Reaper>[0]> = {}) {
+function reaperOn(
+  store: Pick<ReturnType<typeof handStore>['store'], 'look'> | { look: () => Promise<Look | undefined> },
+  extra: Partial<ConstructorParameters<typeof Reaper>[0]> = {},
+) {
   return new Reaper({
     store: store as ConstructorParameters<typeof Reaper>[0]['store'],
     owner: { instance: 'test', role: 'cloud' },
@@ -117,7 +120,14 @@ describe('the reaper', () => {
     const looked = reaper.look();
     await eventually(() => hand.looks() === 1, 'the look');
     expect(hand.policies[0]).toMatchObject({ attempts: 2 });
-    const letter = { key: 'autohub:claim:T1:event:Ev1', eventId: 'Ev1', channel: 'C1', reason: 'owner died 2 times', attempts: 2, at: new Date(0).toISOString() };
+    const letter = {
+      key: 'autohub:claim:T1:event:Ev1',
+      eventId: 'Ev1',
+      channel: 'C1',
+      reason: 'owner died 2 times',
+      attempts: 2,
+      at: new Date(0).toISOString(),
+    };
     hand.answers[0]!({ ...nothingDue, dead: [letter] });
     await looked;
     expect(dead).toEqual([{ key: letter.key, eventId: 'Ev1', channel: 'C1', reason: 'owner died 2 times', attempts: 2 }]);

@@ -32,7 +32,10 @@ describe('SIGTERM while the store refuses', () => {
     } finally {
       rig.fx.bridge.mode = 'normal';
     }
-    const journaled = hub.output().split('\n').filter((l) => l.includes('"turn.journaled"'));
+    const journaled = hub
+      .output()
+      .split('\n')
+      .filter((l) => l.includes('"turn.journaled"'));
     expect(journaled).toHaveLength(4);
     expect(hub.output()).not.toContain('"turn.dropped_at_shutdown"');
     expect(ids.flatMap((id) => repliesTo(rig.api, id))).toHaveLength(0);
@@ -41,7 +44,12 @@ describe('SIGTERM while the store refuses', () => {
     const next = await rig.startHub({ ...env, AUTOHUB_DEMO_THINK_MS: '0', AUTOHUB_MAX_TURNS: '16' });
     for (const id of ids) await turnOver(rig.cloud.store, id, 15_000);
     await eventually(() => ids.every((id) => repliesTo(rig.api, id).length === 1), 'each journaled turn answered');
-    expect(next.output().split('\n').filter((l) => l.includes('"journal.drained"'))).toHaveLength(4);
+    expect(
+      next
+        .output()
+        .split('\n')
+        .filter((l) => l.includes('"journal.drained"')),
+    ).toHaveLength(4);
     for (const id of ids) expect(repliesTo(rig.api, id)).toHaveLength(1);
   });
 });

@@ -27,7 +27,10 @@ describe('which direct messages are a person writing', () => {
 describe('alias keys are per event type', () => {
   it('an @mention typed in a DM (app_mention and message.im, two event ids) claims one message key: it is answered once (issue 21)', () => {
     const keys = (d: ReturnType<typeof parseDelivery>) => ('claimKeys' in d ? d.claimKeys : []);
-    const asDm = parseDelivery('application/json', JSON.stringify(mentionEnvelope({ eventId: 'E1', ts: '1.0', channel: 'D0DM', type: 'message', channelType: 'im' })));
+    const asDm = parseDelivery(
+      'application/json',
+      JSON.stringify(mentionEnvelope({ eventId: 'E1', ts: '1.0', channel: 'D0DM', type: 'message', channelType: 'im' })),
+    );
     const asMention = parseDelivery('application/json', JSON.stringify(mentionEnvelope({ eventId: 'E2', ts: '1.0', channel: 'D0DM' })));
     expect(keys(asDm)[1]).toBeDefined();
     expect(keys(asDm)[1]).toBe(keys(asMention)[1]);
@@ -115,7 +118,10 @@ describe('the thread check reads every page', () => {
           const messages = Array.from({ length: Math.min(25, total - start) }, (_, i) => {
             const n = start + i;
             const answer = n === total - 1;
-            return { ts: `1700002300.${String(n + 1).padStart(6, '0')}`, ...(answer ? { metadata: { event_type: TURN_EVENT_TYPE, event_payload: { event_id: 'Ev-30k' } } } : {}) };
+            return {
+              ts: `1700002300.${String(n + 1).padStart(6, '0')}`,
+              ...(answer ? { metadata: { event_type: TURN_EVENT_TYPE, event_payload: { event_id: 'Ev-30k' } } } : {}),
+            };
           });
           const next = start + 25 < total ? String(start + 25) : '';
           return { ok: true, messages, has_more: next !== '', response_metadata: { next_cursor: next } };
@@ -126,7 +132,7 @@ describe('the thread check reads every page', () => {
     expect(calls).toBe(total / 25);
   });
 
-  it('adopts an open stream without metadata only where it can be nobody else\'s: the one message in the mention\'s own thread', async () => {
+  it("adopts an open stream without metadata only where it can be nobody else's: the one message in the mention's own thread", async () => {
     const client = new WebClient('xoxb-test', { slackApiUrl: api.url, retryConfig: { retries: 0 } });
     const target = (threadTs: string) => ({ channel: 'C0ORPHAN', threadTs, eventId: 'Ev-orphan' });
     const alone = '1700002200.000001';

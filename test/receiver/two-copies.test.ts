@@ -78,7 +78,7 @@ describe('a hub and a cloud copy sharing one Redis', () => {
     expect(repliesTo('Ev-thread')[0]!.params.thread_ts).toBe('1700000000.000100');
   });
 
-  it('a direct message gets a reply; the bot\'s own message does not', async () => {
+  it("a direct message gets a reply; the bot's own message does not", async () => {
     const dm = mentionEnvelope({ eventId: 'Ev-dm', ts: ts(), type: 'message', channelType: 'im', channel: 'D0DM' });
     await deliver(hub.eventsUrl, dm, { signingSecret: SECRET });
     const own = mentionEnvelope({ eventId: 'Ev-own', ts: ts(), type: 'message', channelType: 'im', channel: 'D0DM' });

@@ -23,7 +23,14 @@ describe('what a copy logs', () => {
       role: 'hub',
       webApiUrl: api.url,
       upstash: { url: fx.bridge.url, token: fx.bridge.token },
-      env: { AUTOHUB_LOG_LEVEL: 'debug', AUTOHUB_TURN_RETRY_DELAY_MS: '50', AUTOHUB_TURN_ATTEMPTS: '2', AUTOHUB_LEASE_MS: '1000', AUTOHUB_LEASE_RENEW_MS: '300', AUTOHUB_REAPER_MS: '200' },
+      env: {
+        AUTOHUB_LOG_LEVEL: 'debug',
+        AUTOHUB_TURN_RETRY_DELAY_MS: '50',
+        AUTOHUB_TURN_ATTEMPTS: '2',
+        AUTOHUB_LEASE_MS: '1000',
+        AUTOHUB_LEASE_RENEW_MS: '300',
+        AUTOHUB_REAPER_MS: '200',
+      },
     });
   });
   afterAll(async () => {

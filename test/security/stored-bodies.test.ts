@@ -37,7 +37,15 @@ describe('what the store keeps of a message', () => {
     for (const key of keys) {
       const type = String(await redis.command(['TYPE', key]));
       const read =
-        type === 'string' ? ['GET', key] : type === 'hash' ? ['HGETALL', key] : type === 'list' ? ['LRANGE', key, '0', '-1'] : type === 'zset' ? ['ZRANGE', key, '0', '-1'] : undefined;
+        type === 'string'
+          ? ['GET', key]
+          : type === 'hash'
+            ? ['HGETALL', key]
+            : type === 'list'
+              ? ['LRANGE', key, '0', '-1']
+              : type === 'zset'
+                ? ['ZRANGE', key, '0', '-1']
+                : undefined;
       if (read) values.push(`${key} ${JSON.stringify(await redis.command(read))}`);
     }
     return values;
@@ -69,7 +77,7 @@ describe('what the store keeps of a message', () => {
     expect(await hub.store.read(eventKey('T0AUTOHUB', 'Ev-again'))).toBeNull();
   });
 
-  it('the sealed body is the event without Slack\'s legacy token, and opens only with the store key', async () => {
+  it("the sealed body is the event without Slack's legacy token, and opens only with the store key", async () => {
     api.holdPosts(1500);
     const envelope = mentionEnvelope({ eventId: 'Ev-sealed', ts: '1700004000.000003', text: MARKER });
     await deliver(hub.eventsUrl, envelope, { signingSecret: SECRET });

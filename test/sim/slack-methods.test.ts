@@ -27,7 +27,10 @@ function sources(dir: string): string[] {
 function methodsCalled(): Set<string> {
   const found = new Set<string>(SWEEP.map(([method]) => method));
   for (const file of [...sources(join(ROOT, 'lib')), ...sources(join(ROOT, 'app'))]) {
-    for (const m of readFileSync(file, 'utf8').matchAll(/\bclient\.((?:chat|conversations|assistant\.threads|users|auth|views|reactions|apps|team|bots|files)\.\w+)\(/g)) found.add(m[1]!);
+    for (const m of readFileSync(file, 'utf8').matchAll(
+      /\bclient\.((?:chat|conversations|assistant\.threads|users|auth|views|reactions|apps|team|bots|files)\.\w+)\(/g,
+    ))
+      found.add(m[1]!);
   }
   return found;
 }
@@ -70,10 +73,12 @@ describe('the fake Web API, driven by the real WebClient, answers as the table s
   let n = 0;
   const ts = () => `${Math.floor(Date.now() / 1000)}.${String(++n).padStart(6, '0')}`;
   // Loosely typed: the table's methods, called by name with whatever a case needs.
-  const call = async (method: string, args: Record<string, unknown>): Promise<Record<string, unknown>> => (await client.apiCall(method, args)) as unknown as Record<string, unknown>;
+  const call = async (method: string, args: Record<string, unknown>): Promise<Record<string, unknown>> =>
+    (await client.apiCall(method, args)) as unknown as Record<string, unknown>;
   /** A stream this app opened in a channel, with its recipients (Slack wants them outside a DM). */
   const openStream = async (channel = 'C0GENERAL', text = 'Hi') =>
-    (await call('chat.startStream', { channel, thread_ts: ts(), markdown_text: text, recipient_user_id: 'U0PERSON', recipient_team_id: 'T0AUTOHUB' })).ts as string;
+    (await call('chat.startStream', { channel, thread_ts: ts(), markdown_text: text, recipient_user_id: 'U0PERSON', recipient_team_id: 'T0AUTOHUB' }))
+      .ts as string;
   const stoppedStream = async () => {
     const s = await openStream();
     await call('chat.stopStream', { channel: 'C0GENERAL', ts: s });
@@ -111,7 +116,10 @@ describe('the fake Web API, driven by the real WebClient, answers as the table s
           [`${method} message_not_in_streaming_state`, async () => call(method, { channel: 'C0GENERAL', ts: await stoppedStream(), ...text })],
           [`${method} message_not_owned_by_app`, () => call(method, { channel: 'C0GENERAL', ts: othersReply(), ...text })],
           [`${method} stopped_by_user`, async () => call(method, { channel: 'C0GENERAL', ts: await userStopped(), ...text })],
-          [`${method} streaming_mode_mismatch`, async () => call(method, { channel: 'C0GENERAL', ts: await openStream(), chunks: [{ type: 'markdown_text', text: 'more' }] })],
+          [
+            `${method} streaming_mode_mismatch`,
+            async () => call(method, { channel: 'C0GENERAL', ts: await openStream(), chunks: [{ type: 'markdown_text', text: 'more' }] }),
+          ],
           [
             `${method} cannot_provide_both_markdown_text_and_chunks`,
             async () => call(method, { channel: 'C0GENERAL', ts: await openStream(), markdown_text: 'a', chunks: [{ type: 'markdown_text', text: 'b' }] }),
@@ -161,15 +169,16 @@ describe('the fake Web API, driven by the real WebClient, answers as the table s
     expect(await errorOf(provoke[key]!())).toBe(error);
   });
 
-  it.each(
-    SLACK_METHODS.flatMap((row) => row.limits.filter((l) => !l.truncate).map((l) => [row.method, l.arg, l.max] as const)),
-  )('%s takes %s of exactly %i characters (the limit is not off by one)', async (method, arg, max) => {
-    const args: Record<string, unknown> = { channel: 'C0GENERAL', [arg]: 'y'.repeat(max) };
-    if (method === 'chat.startStream') Object.assign(args, { thread_ts: ts(), recipient_user_id: 'U0PERSON', recipient_team_id: 'T0AUTOHUB' });
-    if (method === 'chat.appendStream' || method === 'chat.stopStream') args.ts = await openStream();
-    if (method === 'chat.update') args.ts = await stoppedStream();
-    expect(await errorOf(call(method, args))).toBeUndefined();
-  });
+  it.each(SLACK_METHODS.flatMap((row) => row.limits.filter((l) => !l.truncate).map((l) => [row.method, l.arg, l.max] as const)))(
+    '%s takes %s of exactly %i characters (the limit is not off by one)',
+    async (method, arg, max) => {
+      const args: Record<string, unknown> = { channel: 'C0GENERAL', [arg]: 'y'.repeat(max) };
+      if (method === 'chat.startStream') Object.assign(args, { thread_ts: ts(), recipient_user_id: 'U0PERSON', recipient_team_id: 'T0AUTOHUB' });
+      if (method === 'chat.appendStream' || method === 'chat.stopStream') args.ts = await openStream();
+      if (method === 'chat.update') args.ts = await stoppedStream();
+      expect(await errorOf(call(method, args))).toBeUndefined();
+    },
+  );
 
   it("sends only arguments the table lists when autohub's own reply code runs (a new argument needs its row checked against Slack's page)", async () => {
     const target = { channel: 'C0ARGS', threadTs: ts(), eventId: 'Ev-args', recipientUser: 'U0PERSON', recipientTeam: 'T0AUTOHUB' };
@@ -211,9 +220,18 @@ describe('the fake Web API, driven by the real WebClient, answers as the table s
   it('a chat.update of a post changes what the thread shows (text and metadata), as Slack holds it', async () => {
     const thread = ts();
     const posted = (await call('chat.postMessage', { channel: 'C0EDIT', thread_ts: thread, text: 'first draft' })).ts as string;
-    await call('chat.update', { channel: 'C0EDIT', ts: posted, markdown_text: '**final**', metadata: { event_type: 'autohub_turn', event_payload: { event_id: 'Ev-edit' } } });
-    const read = (await call('conversations.replies', { channel: 'C0EDIT', ts: thread, include_all_metadata: true })) as { messages: Array<Record<string, unknown>> };
-    expect(read.messages).toEqual([expect.objectContaining({ ts: posted, text: '**final**', metadata: expect.objectContaining({ event_payload: { event_id: 'Ev-edit' } }) })]);
+    await call('chat.update', {
+      channel: 'C0EDIT',
+      ts: posted,
+      markdown_text: '**final**',
+      metadata: { event_type: 'autohub_turn', event_payload: { event_id: 'Ev-edit' } },
+    });
+    const read = (await call('conversations.replies', { channel: 'C0EDIT', ts: thread, include_all_metadata: true })) as {
+      messages: Array<Record<string, unknown>>;
+    };
+    expect(read.messages).toEqual([
+      expect.objectContaining({ ts: posted, text: '**final**', metadata: expect.objectContaining({ event_payload: { event_id: 'Ev-edit' } }) }),
+    ]);
     expect(api.posts().find((p) => p.params.thread_ts === thread)!.params.text).toBe('**final**');
   });
 
@@ -221,16 +239,35 @@ describe('the fake Web API, driven by the real WebClient, answers as the table s
     expect(await errorOf(call('chat.startStream', { channel: 'D0PERSON', thread_ts: ts(), markdown_text: 'Hi' }))).toBeUndefined();
   });
 
-  it('messages read back carry bot_id, app_id, the bot user and bot_profile; another app\'s reply carries its own', async () => {
+  it("messages read back carry bot_id, app_id, the bot user and bot_profile; another app's reply carries its own", async () => {
     const thread = ts();
     api.addMessage('C0READ', { ts: thread, user: 'U0PERSON', text: '<@UAUTOHUB> hi' });
-    await call('chat.postMessage', { channel: 'C0READ', thread_ts: thread, text: 'mine', metadata: { event_type: 'autohub_turn', event_payload: { event_id: 'Ev1' } } });
+    await call('chat.postMessage', {
+      channel: 'C0READ',
+      thread_ts: thread,
+      text: 'mine',
+      metadata: { event_type: 'autohub_turn', event_payload: { event_id: 'Ev1' } },
+    });
     const other = api.addOtherAppReply('C0READ', thread, 'theirs');
-    const read = (await call('conversations.replies', { channel: 'C0READ', ts: thread, include_all_metadata: true })) as { messages: Array<Record<string, unknown>> };
+    const read = (await call('conversations.replies', { channel: 'C0READ', ts: thread, include_all_metadata: true })) as {
+      messages: Array<Record<string, unknown>>;
+    };
     expect(read.messages.map((m) => m.ts)[0]).toBe(thread);
     const [, mine, theirs] = read.messages;
-    expect(mine).toMatchObject({ bot_id: AUTOHUB_BOT.bot_id, app_id: AUTOHUB_BOT.app_id, user: AUTOHUB_BOT.user, bot_profile: { app_id: AUTOHUB_BOT.app_id }, metadata: { event_type: 'autohub_turn' } });
-    expect(theirs).toMatchObject({ ts: other, bot_id: OTHER_APP.bot_id, app_id: OTHER_APP.app_id, user: OTHER_APP.user, bot_profile: { app_id: OTHER_APP.app_id } });
+    expect(mine).toMatchObject({
+      bot_id: AUTOHUB_BOT.bot_id,
+      app_id: AUTOHUB_BOT.app_id,
+      user: AUTOHUB_BOT.user,
+      bot_profile: { app_id: AUTOHUB_BOT.app_id },
+      metadata: { event_type: 'autohub_turn' },
+    });
+    expect(theirs).toMatchObject({
+      ts: other,
+      bot_id: OTHER_APP.bot_id,
+      app_id: OTHER_APP.app_id,
+      user: OTHER_APP.user,
+      bot_profile: { app_id: OTHER_APP.app_id },
+    });
     expect(theirs).not.toHaveProperty('metadata');
     const history = (await call('conversations.history', { channel: 'C0READ' })) as { messages: Array<Record<string, unknown>> };
     expect(history.messages[0]).toMatchObject({ ts: thread, thread_ts: thread, reply_count: 2, reply_users_count: 2, latest_reply: other });

@@ -34,21 +34,32 @@ describe('the simulated Slack', () => {
     await new Promise<void>((resolve) => server.close(() => resolve()));
   });
 
-  it.each(['mention-first', 'im-first'] as const)('sends a DM @mention as two events under two event_ids (%s): app_mention without channel_type, message.im with it', async (order) => {
-    const [first, second] = dmMentionPair({ eventIds: ['Ev-a', 'Ev-b'], ts: '1700000000.000100', channel: 'D0PERSON', order });
-    const events = [first, second].map((e) => e.event as Record<string, unknown>);
-    expect(events.map((e) => e.type)).toEqual(order === 'mention-first' ? ['app_mention', 'message'] : ['message', 'app_mention']);
-    const mention = events.find((e) => e.type === 'app_mention')!;
-    const im = events.find((e) => e.type === 'message')!;
-    expect(mention).not.toHaveProperty('channel_type');
-    expect(im.channel_type).toBe('im');
-    expect(new Set([first.event_id, second.event_id]).size).toBe(2);
-    expect([mention.ts, mention.channel, mention.text]).toEqual([im.ts, im.channel, im.text]);
-    // One to each copy if need be: each delivery may name its own address.
-    const slack = new SlackSim({ url: `${url}/edge`, signingSecret: SECRET, factor: 1 });
-    await Promise.all([slack.deliver('1700000000.000100', 'Ev-a', JSON.stringify(first)), slack.deliver('1700000000.000100', 'Ev-b', JSON.stringify(second), `${url}/cloud`)]);
-    expect(got.slice(-2).map((g) => g.path).sort()).toEqual(['/cloud', '/edge']);
-  });
+  it.each(['mention-first', 'im-first'] as const)(
+    'sends a DM @mention as two events under two event_ids (%s): app_mention without channel_type, message.im with it',
+    async (order) => {
+      const [first, second] = dmMentionPair({ eventIds: ['Ev-a', 'Ev-b'], ts: '1700000000.000100', channel: 'D0PERSON', order });
+      const events = [first, second].map((e) => e.event as Record<string, unknown>);
+      expect(events.map((e) => e.type)).toEqual(order === 'mention-first' ? ['app_mention', 'message'] : ['message', 'app_mention']);
+      const mention = events.find((e) => e.type === 'app_mention')!;
+      const im = events.find((e) => e.type === 'message')!;
+      expect(mention).not.toHaveProperty('channel_type');
+      expect(im.channel_type).toBe('im');
+      expect(new Set([first.event_id, second.event_id]).size).toBe(2);
+      expect([mention.ts, mention.channel, mention.text]).toEqual([im.ts, im.channel, im.text]);
+      // One to each copy if need be: each delivery may name its own address.
+      const slack = new SlackSim({ url: `${url}/edge`, signingSecret: SECRET, factor: 1 });
+      await Promise.all([
+        slack.deliver('1700000000.000100', 'Ev-a', JSON.stringify(first)),
+        slack.deliver('1700000000.000100', 'Ev-b', JSON.stringify(second), `${url}/cloud`),
+      ]);
+      expect(
+        got
+          .slice(-2)
+          .map((g) => g.path)
+          .sort(),
+      ).toEqual(['/cloud', '/edge']);
+    },
+  );
 
   it("sends ssl_check as an unsigned form post (no X-Slack-Signature), and records the copy's answer", async () => {
     const slack = new SlackSim({ url: `${url}/commands`, signingSecret: SECRET, factor: 1 });

@@ -14,14 +14,46 @@ const base: StatusSnapshot = {
   storeKind: 'upstash',
   storeOk: true,
   turns: [
-    { at: iso(30_000), role: 'cloud', instance: 'cloud-railway', outcome: 'answered', attempts: 1, stream: { how: 'completed', chunks: 4, ms: 2300 }, takenOver: true },
+    {
+      at: iso(30_000),
+      role: 'cloud',
+      instance: 'cloud-railway',
+      outcome: 'answered',
+      attempts: 1,
+      stream: { how: 'completed', chunks: 4, ms: 2300 },
+      takenOver: true,
+    },
     { at: iso(2 * 3_600_000), role: 'hub', instance: 'hub-mac', outcome: 'dead', attempts: 4, reason: 'slack: not_in_channel' },
   ],
   failoverTimes: [iso(30_000), iso(3_600_000), iso(2 * 86_400_000)],
   refusals: [
-    { method: 'chat.postMessage', status: 429, body: { ok: false, error: 'ratelimited' }, headers: { 'retry-after': '3' }, waited: 3, at: iso(60_000), instance: 'hub-mac' },
-    { method: 'chat.postMessage', status: 429, body: { ok: false, error: 'ratelimited' }, headers: { 'retry-after': '30' }, waited: 1, at: iso(60_000), instance: 'hub-mac' },
-    { method: 'users.list', status: 429, body: { ok: false, error: 'ratelimited' }, headers: { 'retry-after': '3' }, waited: 3, at: iso(3 * 86_400_000), instance: 'hub-mac' },
+    {
+      method: 'chat.postMessage',
+      status: 429,
+      body: { ok: false, error: 'ratelimited' },
+      headers: { 'retry-after': '3' },
+      waited: 3,
+      at: iso(60_000),
+      instance: 'hub-mac',
+    },
+    {
+      method: 'chat.postMessage',
+      status: 429,
+      body: { ok: false, error: 'ratelimited' },
+      headers: { 'retry-after': '30' },
+      waited: 1,
+      at: iso(60_000),
+      instance: 'hub-mac',
+    },
+    {
+      method: 'users.list',
+      status: 429,
+      body: { ok: false, error: 'ratelimited' },
+      headers: { 'retry-after': '3' },
+      waited: 3,
+      at: iso(3 * 86_400_000),
+      instance: 'hub-mac',
+    },
   ],
   cloudLastServed: iso(30_000),
   dead: [{ key: 'k', eventId: 'Ev123', channel: 'C42', reason: 'slack: not_in_channel', attempts: 1, at: iso(2 * 3_600_000) }],
@@ -85,7 +117,9 @@ describe('statusBlocks', () => {
     ];
     const t = text(statusBlocks({ ...base, notices }, NOW));
     expect(t).toContain('*Owner notices* (last 24 hours)');
-    expect(t).toContain('• :warning: 5m ago: *Slack is dropping events (app_rate_limited)*: workspace T1, since 2026-11-29 11:50 UTC (3 since the notice before), seen by `hub-mac`');
+    expect(t).toContain(
+      '• :warning: 5m ago: *Slack is dropping events (app_rate_limited)*: workspace T1, since 2026-11-29 11:50 UTC (3 since the notice before), seen by `hub-mac`',
+    );
     expect(t).not.toContain('Claims failing open');
     expect(text(statusBlocks({ ...base, notices: [] }, NOW))).toContain('*Owner notices* (last 24 hours): none');
   });

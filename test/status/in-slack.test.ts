@@ -53,7 +53,12 @@ describe('the status page in Slack, from the shared store', () => {
 
   it('publishes the App Home tab when it is opened', async () => {
     const opened = {
-      token: 'x', team_id: 'T0AUTOHUB', api_app_id: 'A0AUTOHUB', type: 'event_callback', event_id: 'Ev-home', event_time: 1700000300,
+      token: 'x',
+      team_id: 'T0AUTOHUB',
+      api_app_id: 'A0AUTOHUB',
+      type: 'event_callback',
+      event_id: 'Ev-home',
+      event_time: 1700000300,
       event: { type: 'app_home_opened', user: 'U0PERSON', channel: 'D0HOME', tab: 'home', event_ts: '1700000300.000300' },
     };
     expect((await deliver(hub.eventsUrl, opened, { signingSecret: SECRET })).status).toBe(200);

@@ -37,7 +37,7 @@ describe('a copy whose store is unreachable, asked by a member and by the owner'
     expect(answer.blocks).toBeUndefined();
   });
 
-  it('the owner is told which copy, its version and the store\'s error', async () => {
+  it("the owner is told which copy, its version and the store's error", async () => {
     const answer = await ask(OWNER, '', 'owner-plain');
     expect(answer.text).toContain('`hub-test`');
     expect(answer.text).toMatch(/\(v\d+\.\d+\.\d+\)/);
@@ -46,7 +46,12 @@ describe('a copy whose store is unreachable, asked by a member and by the owner'
 
   it('the App Home shows a member the state word only', async () => {
     const opened = {
-      token: 'x', team_id: 'T0AUTOHUB', api_app_id: 'A0AUTOHUB', type: 'event_callback', event_id: 'Ev-home-member', event_time: 1700000300,
+      token: 'x',
+      team_id: 'T0AUTOHUB',
+      api_app_id: 'A0AUTOHUB',
+      type: 'event_callback',
+      event_id: 'Ev-home-member',
+      event_time: 1700000300,
       event: { type: 'app_home_opened', user: MEMBER, channel: 'D0HOME', tab: 'home', event_ts: '1700000300.000400' },
     };
     expect((await deliver(hub.eventsUrl, opened, { signingSecret: SECRET })).status).toBe(200);

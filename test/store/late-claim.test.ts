@@ -76,7 +76,7 @@ it('a leased claim that timed out while Redis was stopped lands when it resumes;
   const s = new UpstashStore({ settings: { url: fx.bridge.url, token: fx.bridge.token }, reporter: () => {} });
   const k = key();
   fx.redis.pause();
-  let outcome;
+  let outcome: Awaited<ReturnType<typeof s.claim>>;
   try {
     outcome = await s.claim([k], hub, { leaseMs: 60_000, body: '{}' });
   } finally {

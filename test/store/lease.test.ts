@@ -62,7 +62,16 @@ describe.each(stores)('leases on the %s store', (_, pair) => {
     await s.claim([a], hub, { leaseMs: 1000, body: '{}' });
     await s.claim([b], hub, { leaseMs: 1000, body: '{}' });
     await s.finish(b, 1, null);
-    expect(await s.renew([{ key: a, token: 1 }, { key: b, token: 1 }, { key: a, token: 7 }], 1000)).toEqual(['ok', 'lost', 'lost']);
+    expect(
+      await s.renew(
+        [
+          { key: a, token: 1 },
+          { key: b, token: 1 },
+          { key: a, token: 7 },
+        ],
+        1000,
+      ),
+    ).toEqual(['ok', 'lost', 'lost']);
   });
 
   it("a streamed reply's ts goes into the lease, how much Slack confirmed rides on the renewals, and a taker-over learns the ts", async () => {

@@ -40,7 +40,7 @@ describe('MemoryStore', () => {
     expect(await store.read('w')).toBeNull();
   });
 
-  it('a lock is its holder\'s until it lapses or the holder lets it go; another holder cannot let it go', async () => {
+  it("a lock is its holder's until it lapses or the holder lets it go; another holder cannot let it go", async () => {
     let now = 0;
     const store = new MemoryStore({ now: () => now });
     expect(await store.lock('l', 10, 'a')).toBe(true);

@@ -117,7 +117,12 @@ describe.each(stores)('a store that forgets, on the %s store', (_, make) => {
     await s.claim([k, a], hub, { leaseMs: 150, body: '{"text":"marker"}', eventId: 'EvR', channel: 'C1' });
     await forget.evict(k);
     await forget.evict(a);
-    expect(await s.restore(k, 1, hub, { leaseMs: 150, body: '{"text":"marker"}', eventId: 'EvR', channel: 'C1' }, [a], { attempts: 1, streamTs: '1700000000.000009' })).toBe('ok');
+    expect(
+      await s.restore(k, 1, hub, { leaseMs: 150, body: '{"text":"marker"}', eventId: 'EvR', channel: 'C1' }, [a], {
+        attempts: 1,
+        streamTs: '1700000000.000009',
+      }),
+    ).toBe('ok');
     expect(await s.renew([{ key: k, token: 1 }], 150)).toEqual(['ok']);
     expect(await s.commit(k, 1, 150)).toBe('ok');
     // A later delivery of the message under another event id is a duplicate, not a second run.
@@ -175,7 +180,7 @@ describe.each(stores)('a store that forgets, on the %s store', (_, make) => {
     expect((await s.look(cloud, 150, 100))?.reindexed).toBe(0);
   });
 
-  it('a lapsed lease whose owner died counts that run: past the policy\'s runs it is dead-lettered by the look, not taken, and reported once', async () => {
+  it("a lapsed lease whose owner died counts that run: past the policy's runs it is dead-lettered by the look, not taken, and reported once", async () => {
     // The bug: a takeover counted no run, and a turn that killed every copy running it was taken over forever.
     const [s] = make();
     const k = key();
@@ -198,7 +203,7 @@ describe.each(stores)('a store that forgets, on the %s store', (_, make) => {
     expect(await takeWhenDue(s, k, 100)).toHaveLength(1);
   });
 
-  it("a lapsed lease past the retry window is dead-lettered by the look; a due retry is still taken (its release decided)", async () => {
+  it('a lapsed lease past the retry window is dead-lettered by the look; a due retry is still taken (its release decided)', async () => {
     const [s] = make();
     const [late, retried] = [key(), key()];
     await s.claim([late], hub, { leaseMs: 100, body: '{}' });
@@ -246,7 +251,15 @@ it('a lost lease set costs its scan once: after the rebuild, a look and a renewa
   // The look, a SCAN page, the page's reindex script (this database is small).
   expect(fx.bridge.commands - before).toBe(3);
   before = fx.bridge.commands;
-  expect(await s.renew([{ key: a, token: 1 }, { key: b, token: 1 }], 60_000)).toEqual(['ok', 'ok']);
+  expect(
+    await s.renew(
+      [
+        { key: a, token: 1 },
+        { key: b, token: 1 },
+      ],
+      60_000,
+    ),
+  ).toEqual(['ok', 'ok']);
   expect(fx.bridge.commands - before).toBe(1);
   before = fx.bridge.commands;
   expect((await s.look(cloud, 60_000, 0))?.reindexed).toBe(0);

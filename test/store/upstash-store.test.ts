@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { Redis } from '@upstash/redis';
-import { CLAIM_SCRIPT, claimDeadlineMs, classifyClaimReply, createUpstashClient, type ClaimOwner, type StoreFault, UpstashStore } from '../../lib/store/index.js';
+import {
+  CLAIM_SCRIPT,
+  claimDeadlineMs,
+  classifyClaimReply,
+  createUpstashClient,
+  type ClaimOwner,
+  type StoreFault,
+  UpstashStore,
+} from '../../lib/store/index.js';
 
 import type { BridgeMode } from '../../drill/sim/upstash-bridge.js';
 import { useRedisBridge } from '../support/redis-fixture.js';
@@ -49,9 +57,7 @@ describe('UpstashStore against a real Redis through the REST bridge', () => {
     const a = store();
     const b = store();
     const key = uniqueKey('race');
-    const outcomes = await Promise.all(
-      Array.from({ length: 50 }, (_, i) => (i % 2 ? a : b).claim([key], i % 2 ? hub : cloud)),
-    );
+    const outcomes = await Promise.all(Array.from({ length: 50 }, (_, i) => (i % 2 ? a : b).claim([key], i % 2 ? hub : cloud)));
     const kinds = outcomes.map((o) => o.kind);
     expect(kinds.filter((k) => k === 'claimed')).toHaveLength(1);
     expect(kinds.filter((k) => k === 'duplicate')).toHaveLength(49);
@@ -98,10 +104,12 @@ describe('UpstashStore against a real Redis through the REST bridge', () => {
       try {
         for (const client of [sdkDefault(), createUpstashClient({ url: fx.bridge.url, token: fx.bridge.token }, 1000)]) {
           const key = uniqueKey(`b64-${okEncoding}`);
-          const run = () => client.eval(CLAIM_SCRIPT, [key, 'autohub:leases', 'autohub:ratelimit', 'autohub:served', 'autohub:gaps'], ['{"nonce":"n1"}', '{}', 60, 0, 'n1']);
+          const run = () =>
+            client.eval(CLAIM_SCRIPT, [key, 'autohub:leases', 'autohub:ratelimit', 'autohub:served', 'autohub:gaps'], ['{"nonce":"n1"}', '{}', 60, 0, 'n1']);
           expect(classifyClaimReply(await run(), undefined).outcome.kind).toBe('claimed');
           expect(classifyClaimReply(await run(), undefined).outcome.kind).toBe('claimed');
-          const other = () => client.eval(CLAIM_SCRIPT, [key, 'autohub:leases', 'autohub:ratelimit', 'autohub:served', 'autohub:gaps'], ['{"nonce":"n2"}', '{}', 60, 0, 'n2']);
+          const other = () =>
+            client.eval(CLAIM_SCRIPT, [key, 'autohub:leases', 'autohub:ratelimit', 'autohub:served', 'autohub:gaps'], ['{"nonce":"n2"}', '{}', 60, 0, 'n2']);
           expect(classifyClaimReply(await other(), undefined).outcome.kind).toBe('duplicate');
         }
       } finally {
@@ -182,7 +190,7 @@ describe('UpstashStore against a real Redis through the REST bridge', () => {
       }
     });
 
-    it('a lock taken while Redis was paused lands late and is still its holder\'s: nobody else gets it, the holder does', async () => {
+    it("a lock taken while Redis was paused lands late and is still its holder's: nobody else gets it, the holder does", async () => {
       const { RespClient } = await import('../../drill/sim/resp-client.js');
       const s = store(() => {});
       const key = uniqueKey('lock');

@@ -23,7 +23,7 @@ describe('a streamed reply', () => {
   const metadataOf = (st: FakeStream) => JSON.parse(st.metadata ?? '{}').event_payload?.event_id;
   const startHub = (env: Record<string, string> = {}) => rig.startHub(env);
 
-  it('arrives whole and once: one message, stopped, with the delivery\'s metadata', async () => {
+  it("arrives whole and once: one message, stopped, with the delivery's metadata", async () => {
     const thread = ts();
     await deliver(cloud.eventsUrl, mentionEnvelope({ eventId: 'Ev-stream-1', ts: thread }), { signingSecret: SECRET });
     await turnOver(cloud.store, 'Ev-stream-1');
@@ -60,8 +60,16 @@ describe('a streamed reply', () => {
     const thread = ts();
     const eventId = 'Ev-stream-orphan';
     const body = JSON.stringify(mentionEnvelope({ eventId, ts: thread, team: 'T0AUTOHUB', channel: 'C0GENERAL' }));
-    expect(await cloud.store.claim([eventKey('T0AUTOHUB', eventId)], { instance: 'hub-gone', role: 'hub' }, { leaseMs: 1500, body })).toMatchObject({ token: 1 });
-    await new WebClient('xoxb-test', { slackApiUrl: api.url }).chat.startStream({ channel: 'C0GENERAL', thread_ts: thread, markdown_text: 'Hi <@U0PERSON>, I', recipient_user_id: 'U0PERSON', recipient_team_id: 'T0AUTOHUB' });
+    expect(await cloud.store.claim([eventKey('T0AUTOHUB', eventId)], { instance: 'hub-gone', role: 'hub' }, { leaseMs: 1500, body })).toMatchObject({
+      token: 1,
+    });
+    await new WebClient('xoxb-test', { slackApiUrl: api.url }).chat.startStream({
+      channel: 'C0GENERAL',
+      thread_ts: thread,
+      markdown_text: 'Hi <@U0PERSON>, I',
+      recipient_user_id: 'U0PERSON',
+      recipient_team_id: 'T0AUTOHUB',
+    });
     expect(streamsIn(thread)).toHaveLength(1);
 
     await turnOver(cloud.store, eventId, 15_000);

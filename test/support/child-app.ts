@@ -16,7 +16,10 @@ export async function spawnApp(env: Record<string, string>): Promise<ChildApp> {
 export const SHORT_LEASE = { AUTOHUB_LEASE_MS: '1500', AUTOHUB_LEASE_RENEW_MS: '400', AUTOHUB_REAPER_MS: '300' };
 
 /** The hub as a child process on the shared store, with short leases: the copy a test kills, freezes or restarts. */
-export function spawnHub(o: { webApiUrl: string; upstash: { url: string; token: string }; secret: string }, env: Record<string, string> = {}): Promise<ChildApp> {
+export function spawnHub(
+  o: { webApiUrl: string; upstash: { url: string; token: string }; secret: string },
+  env: Record<string, string> = {},
+): Promise<ChildApp> {
   return spawnApp({
     AUTOHUB_ROLE: 'hub',
     AUTOHUB_INSTANCE: 'hub-child',

@@ -26,7 +26,13 @@ export function useTakeoverRig(options: { afterEach?: (api: FakeWebApi) => void;
   beforeAll(async () => {
     api = await startFakeWebApi();
     const turn = await options.turn?.();
-    cloud = await startCopy({ role: 'cloud', webApiUrl: api.url, upstash: { url: fx.bridge.url, token: fx.bridge.token }, env: SHORT_LEASE, ...(turn ? { turn } : {}) });
+    cloud = await startCopy({
+      role: 'cloud',
+      webApiUrl: api.url,
+      upstash: { url: fx.bridge.url, token: fx.bridge.token },
+      env: SHORT_LEASE,
+      ...(turn ? { turn } : {}),
+    });
   });
   afterEach(() => {
     hub?.child.kill('SIGKILL');

@@ -41,9 +41,27 @@ describe('one DM @mention, two events: one turn', () => {
   const answered = (ids: [string, string]) => repliesTo(api, ids[0]).length + repliesTo(api, ids[1]).length;
 
   const cases: Array<[string, (p: ReturnType<typeof pair>) => Array<[RunningCopy, Record<string, unknown>]>]> = [
-    ['app_mention first, both to one copy', (p) => [[hub, p.mention], [hub, p.im]]],
-    ['message.im first, both to one copy', (p) => [[hub, p.im], [hub, p.mention]]],
-    ['one to each copy', (p) => [[hub, p.mention], [cloud, p.im]]],
+    [
+      'app_mention first, both to one copy',
+      (p) => [
+        [hub, p.mention],
+        [hub, p.im],
+      ],
+    ],
+    [
+      'message.im first, both to one copy',
+      (p) => [
+        [hub, p.im],
+        [hub, p.mention],
+      ],
+    ],
+    [
+      'one to each copy',
+      (p) => [
+        [hub, p.mention],
+        [cloud, p.im],
+      ],
+    ],
   ];
   for (const [name, order] of cases) {
     it(`${name}: exactly one reply`, async () => {

@@ -39,7 +39,7 @@ const file = (id: string, extra: Record<string, unknown> = {}) => ({
 const text = (buffer: ArrayBuffer) => Buffer.from(buffer).toString('utf8');
 
 describe('turnFiles', () => {
-  it('lists each file\'s id, name, type and size, and downloads url_private_download with the bot token', async () => {
+  it("lists each file's id, name, type and size, and downloads url_private_download with the bot token", async () => {
     const [a, b] = turnFiles({ files: [file('F1'), file('F2', { size: undefined })] }, { token: TOKEN });
     expect([a, b].map((f) => f && { id: f.id, name: f.name, mimetype: f.mimetype, size: f.size })).toEqual([
       { id: 'F1', name: 'F1.pdf', mimetype: 'application/pdf', size: 1234 },
@@ -64,7 +64,7 @@ describe('turnFiles', () => {
     await expect(f!.download()).rejects.toThrow(/HTTP 404/);
   });
 
-  it('a sign-in page instead of the file rejects, not handed to the turn as the file\'s bytes', async () => {
+  it("a sign-in page instead of the file rejects, not handed to the turn as the file's bytes", async () => {
     const [f] = turnFiles({ files: [file('F6', { url_private_download: `${base}/signin` })] }, { token: TOKEN });
     await expect(f!.download()).rejects.toThrow(/came back as a web page/);
   });

@@ -38,13 +38,21 @@ function seedThread(messages: Array<Record<string, unknown>>, pageSize = 1000): 
 }
 
 describe('readHistory', () => {
-  it('a thread of people and this bot reads as user and assistant turns, oldest first, the bot\'s mention gone', async () => {
+  it("a thread of people and this bot reads as user and assistant turns, oldest first, the bot's mention gone", async () => {
     const thread = '1700100000.000100';
     seedThread([
       { ts: thread, user: 'U0ALICE', text: '<@U0BOT> can you summarise this for <@U0CAROL>?', thread_ts: thread, reply_count: 4 },
       { ts: '1700100001.000100', user: 'U0BOT', bot_id: 'BAUTOHUB', app_id: 'A0AUTOHUB', text: 'Sure: the summary.', thread_ts: thread },
       { ts: '1700100002.000100', user: 'U0ALICE', subtype: 'channel_join', text: '<@U0ALICE> has joined', thread_ts: thread },
-      { ts: '1700100003.000100', user: 'U0OTHERBOT', bot_id: 'BOTHER', app_id: 'AOTHER', subtype: 'bot_message', text: 'another app speaking', thread_ts: thread },
+      {
+        ts: '1700100003.000100',
+        user: 'U0OTHERBOT',
+        bot_id: 'BOTHER',
+        app_id: 'AOTHER',
+        subtype: 'bot_message',
+        text: 'another app speaking',
+        thread_ts: thread,
+      },
       { ts: '1700100004.000100', user: 'U0CAROL', text: 'thanks <@U0BOT|autohub>', thread_ts: thread },
       // The message being answered, and one after it: neither is history.
       { ts: '1700100005.000100', user: 'U0ALICE', text: '<@U0BOT> and now?', thread_ts: thread },
@@ -72,14 +80,22 @@ describe('readHistory', () => {
     for (const only of [{ appId: 'A0AUTOHUB' }, { botId: 'BAUTOHUB' }, { botUserId: 'U0BOT' }]) {
       seedThread(page);
       const roles = (await readHistory(client, { channel: 'C1', threadTs: thread, beforeTs: '1700100200.000000', ...only })).map((m) => m.role);
-      const expected = { appId: ['user', 'assistant', 'user', 'user'], botId: ['user', 'user', 'assistant', 'user'], botUserId: ['user', 'user', 'user', 'assistant'] };
+      const expected = {
+        appId: ['user', 'assistant', 'user', 'user'],
+        botId: ['user', 'user', 'assistant', 'user'],
+        botUserId: ['user', 'user', 'user', 'assistant'],
+      };
       expect(roles).toEqual(expected[Object.keys(only)[0] as keyof typeof expected]);
     }
   });
 
   it('a long thread is read at one call per 1,000 messages, each page asked for with the cursor the last gave', async () => {
     const thread = '1700100300.000100';
-    const messages = Array.from({ length: 2500 }, (_, i) => ({ ts: `17001003${String(Math.floor(i / 1000)).padStart(2, '0')}.${String(i).padStart(6, '0')}`, user: 'U0ALICE', text: `m${i}` }));
+    const messages = Array.from({ length: 2500 }, (_, i) => ({
+      ts: `17001003${String(Math.floor(i / 1000)).padStart(2, '0')}.${String(i).padStart(6, '0')}`,
+      user: 'U0ALICE',
+      text: `m${i}`,
+    }));
     seedThread(messages);
     const history = await readHistory(client, { channel: 'C1', threadTs: thread, beforeTs: '1700200000.000000', ...BOT });
     expect(history).toHaveLength(2500);
@@ -90,7 +106,7 @@ describe('readHistory', () => {
     expect(calls.map((c) => c.params.cursor)).toEqual([undefined, Buffer.from('seeded:1').toString('base64'), Buffer.from('seeded:2').toString('base64')]);
   });
 
-  it('the bot\'s own replies, as the fake holds them, page through its cursor: 1,100 replies in two calls', async () => {
+  it("the bot's own replies, as the fake holds them, page through its cursor: 1,100 replies in two calls", async () => {
     const thread = '1700100400.000100';
     const post = (i: number) =>
       fetch(`${api.url}chat.postMessage`, {

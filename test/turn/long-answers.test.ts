@@ -14,7 +14,7 @@ import { PART_CHARS, type TakeTurn } from '../../lib/turn/index.js';
 import { messagesFor, SECRET, startCopy, turnOver, type RunningCopy } from '../support/copies.js';
 
 /** 30,000 characters in 60 chunks of 500, each a numbered sentence-ish run, so order and loss both show. */
-const CHUNKS = Array.from({ length: 60 }, (_, i) => `${String(i).padStart(2, '0')}:${'word '.repeat(99)}`.slice(0, 499) + '\n');
+const CHUNKS = Array.from({ length: 60 }, (_, i) => `${`${String(i).padStart(2, '0')}:${'word '.repeat(99)}`.slice(0, 499)}\n`);
 const WHOLE = CHUNKS.join('');
 
 describe('long answers', () => {

@@ -36,7 +36,7 @@ const stores: Array<[string, () => TurnSteps]> = [
 ];
 
 describe.each(stores)('ctx.step over the %s store', (_kind, makeStore) => {
-  it('a retry that loads the kept steps returns the first run\'s result and files the ticket once', async () => {
+  it("a retry that loads the kept steps returns the first run's result and files the ticket once", async () => {
     const store = makeStore();
     const key = turnKey();
     const desk = ticketDesk();
@@ -67,7 +67,7 @@ describe.each(stores)('ctx.step over the %s store', (_kind, makeStore) => {
     expect(await (await StepBook.load(store, key)).run('shape', () => ({ other: 1 }))).toEqual(value);
   });
 
-  it('a turn\'s steps are its own: another turn with the same step name runs it', async () => {
+  it("a turn's steps are its own: another turn with the same step name runs it", async () => {
     const store = makeStore();
     const desk = ticketDesk();
     await new StepBook({ store, key: turnKey(), kept: undefined }).run('file_ticket', () => desk.file('a'));
@@ -143,7 +143,7 @@ describe('ctx.step over Upstash: sealed, kept as long as the claim, one command 
 describe('ctx.step refuses what it cannot keep', () => {
   const book = () => new StepBook({ store: new MemoryStore(), key: turnKey(), kept: undefined });
 
-  it('two steps with one name in one turn are an error (the second would get the first\'s result on a retry)', async () => {
+  it("two steps with one name in one turn are an error (the second would get the first's result on a retry)", async () => {
     const b = book();
     await b.run('search', () => 1);
     await expect(b.run('search', () => 2)).rejects.toThrow(/ctx.step\("search"\) ran twice in one turn/);
@@ -155,10 +155,21 @@ describe('ctx.step refuses what it cannot keep', () => {
     ['a function', () => ({ f: () => 1 }), /a function at \.f/],
     ['a bigint', () => [1n], /a bigint at \[0\]/],
     ['NaN', () => ({ n: NaN }), /NaN at \.n/],
-    ['a circular object', () => { const o: Record<string, unknown> = {}; o.self = o; return o; }, /a circular reference at \.self/],
+    [
+      'a circular object',
+      () => {
+        const o: Record<string, unknown> = {};
+        o.self = o;
+        return o;
+      },
+      /a circular reference at \.self/,
+    ],
   ])('a result holding %s is a TypeError naming the step and where', async (_what, fn, message) => {
     const b = book();
-    const error = await b.run<unknown>('bad', fn as () => unknown).then(() => undefined, (e: unknown) => e);
+    const error = await b.run<unknown>('bad', fn as () => unknown).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(TypeError);
     expect(String(error)).toMatch(/ctx\.step\("bad"\)/);
     expect(String(error)).toMatch(message);

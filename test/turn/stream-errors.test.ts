@@ -31,7 +31,10 @@ describe('stream errors Slack documents', () => {
   const stateOf = async (eventId: string) => (JSON.parse((await store.read(eventKey('T0AUTOHUB', eventId))) ?? '{}') as { state?: string }).state;
 
   // Each case in its own channel: a channel where Slack refused streams is posted to from then on.
-  async function ask(eventId: string, envelope = mentionEnvelope({ eventId, channel: `C0ERR${++n}`, ts: `1700012000.${String(n).padStart(6, '0')}` })): Promise<void> {
+  async function ask(
+    eventId: string,
+    envelope = mentionEnvelope({ eventId, channel: `C0ERR${++n}`, ts: `1700012000.${String(n).padStart(6, '0')}` }),
+  ): Promise<void> {
     const ack = await deliver(copy.eventsUrl, envelope, { signingSecret: SECRET });
     expect(ack.status).toBe(200);
     await turnOver(copy.store, eventId);
@@ -114,9 +117,29 @@ describe('whose message is it: the orphan check knows this app', () => {
   it('a reply in parts is whole only when its final part is in the thread; earlier parts alone are completed, not answered again', async () => {
     const meta = (part: number, final: boolean) => ({ event_type: TURN_EVENT_TYPE, event_payload: { event_id: 'Ev-parts', part, final } });
     const thread = (messages: unknown[]) =>
-      ({ conversations: { replies: async () => ({ ok: true, messages: [{ ts: '2.000001' }, ...messages], has_more: false }) } }) as unknown as Parameters<typeof checkThread>[0];
+      ({ conversations: { replies: async () => ({ ok: true, messages: [{ ts: '2.000001' }, ...messages], has_more: false }) } }) as unknown as Parameters<
+        typeof checkThread
+      >[0];
     const target = { channel: 'C0X', threadTs: '2.000001', eventId: 'Ev-parts' };
-    expect(await checkThread(thread([{ ts: '2.000002', metadata: meta(0, false) }, { ts: '2.000003', metadata: meta(1, false) }]), target, me)).toEqual({ parts: ['2.000002', '2.000003'] });
-    expect(await checkThread(thread([{ ts: '2.000002', metadata: meta(0, false) }, { ts: '2.000003', metadata: meta(1, true) }]), target, me)).toEqual({ reply: '2.000002' });
+    expect(
+      await checkThread(
+        thread([
+          { ts: '2.000002', metadata: meta(0, false) },
+          { ts: '2.000003', metadata: meta(1, false) },
+        ]),
+        target,
+        me,
+      ),
+    ).toEqual({ parts: ['2.000002', '2.000003'] });
+    expect(
+      await checkThread(
+        thread([
+          { ts: '2.000002', metadata: meta(0, false) },
+          { ts: '2.000003', metadata: meta(1, true) },
+        ]),
+        target,
+        me,
+      ),
+    ).toEqual({ reply: '2.000002' });
   });
 });

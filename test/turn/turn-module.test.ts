@@ -18,12 +18,27 @@ const write = (name: string, source: string) => {
   writeFileSync(join(dir, name), source);
   return join(dir, name);
 };
-const request = { text: 'hi', user: 'U1', channel: 'C1', threadTs: '1.1', ts: '1.1', eventId: 'Ev1', via: 'mention', late: false, files: [], copy: { role: 'hub', instance: 'hub-test' } } as const;
+const request = {
+  text: 'hi',
+  user: 'U1',
+  channel: 'C1',
+  threadTs: '1.1',
+  ts: '1.1',
+  eventId: 'Ev1',
+  via: 'mention',
+  late: false,
+  files: [],
+  copy: { role: 'hub', instance: 'hub-test' },
+} as const;
 const ctx = {} as never;
 
 describe('loadTurnModule', () => {
   it('a module exporting takeTurn (and register) is loaded, by an absolute path', async () => {
-    const path = write('good.mjs', 'export function takeTurn(request) { return `echo: ${request.text}`; }\nexport function register(app) { app.registered = true; }\n');
+    const path = write(
+      'good.mjs',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the module's own source, with its template literal
+      'export function takeTurn(request) { return `echo: ${request.text}`; }\nexport function register(app) { app.registered = true; }\n',
+    );
     const mod = await loadTurnModule(path);
     expect(await mod.takeTurn({ ...request, files: [] }, ctx)).toBe('echo: hi');
     const app: { registered?: boolean } = {};
@@ -58,16 +73,35 @@ describe('loadTurnModule', () => {
   });
 
   it.each([
-    ['a missing file', () => join(dir, 'nope.mjs'), /^AUTOHUB_TURN is invalid: expected the path of your bot's module, but there is no file at .*nope\.mjs, received ".*nope\.mjs"$/],
+    [
+      'a missing file',
+      () => join(dir, 'nope.mjs'),
+      /^AUTOHUB_TURN is invalid: expected the path of your bot's module, but there is no file at .*nope\.mjs, received ".*nope\.mjs"$/,
+    ],
     ['a directory', () => dir, /there is no file at/],
-    ['a syntax error', () => write('broken.mjs', 'export function takeTurn( {\n'), /^AUTOHUB_TURN is invalid: expected a module that loads, but importing .*broken\.mjs failed: \w*Error: /],
+    [
+      'a syntax error',
+      () => write('broken.mjs', 'export function takeTurn( {\n'),
+      /^AUTOHUB_TURN is invalid: expected a module that loads, but importing .*broken\.mjs failed: \w*Error: /,
+    ],
     ['a module that throws as it loads', () => write('throws.mjs', 'throw new Error("no API key");\n'), /importing .*throws\.mjs failed: Error: no API key/],
-    ['a module without takeTurn', () => write('empty.mjs', 'export const taketurn = 1;\nexport function reply() {}\n'), /^AUTOHUB_TURN is invalid: expected a module exporting a takeTurn\(request, ctx\) function, but .*empty\.mjs exports taketurn, reply, received/],
+    [
+      'a module without takeTurn',
+      () => write('empty.mjs', 'export const taketurn = 1;\nexport function reply() {}\n'),
+      /^AUTOHUB_TURN is invalid: expected a module exporting a takeTurn\(request, ctx\) function, but .*empty\.mjs exports taketurn, reply, received/,
+    ],
     ['takeTurn that is not a function', () => write('notfn.mjs', 'export const takeTurn = "hello";\n'), /exporting a takeTurn\(request, ctx\) function/],
-    ['register that is not a function', () => write('badreg.mjs', 'export const takeTurn = () => "x";\nexport const register = {};\n'), /register, when exported, to be a function .* it is a object/],
+    [
+      'register that is not a function',
+      () => write('badreg.mjs', 'export const takeTurn = () => "x";\nexport const register = {};\n'),
+      /register, when exported, to be a function .* it is a object/,
+    ],
   ])('%s stops start-up with one line naming AUTOHUB_TURN and the path', async (_what, path, message) => {
     const p = path();
-    const error = await loadTurnModule(p).then(() => undefined, (e: unknown) => e);
+    const error = await loadTurnModule(p).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as Error).message).toMatch(message);
     expect((error as Error).message).not.toContain('\n');
@@ -81,14 +115,24 @@ describe('AUTOHUB_TURN as a setting', () => {
     expect(parseAppConfig({ ...base, AUTOHUB_TURN: 'examples/echo.mjs' }).turn).toBe('examples/echo.mjs');
   });
   it('a path that is not a module is refused with one line', () => {
-    expect(() => parseAppConfig({ ...base, AUTOHUB_TURN: 'bot.py' })).toThrow(/^AUTOHUB_TURN is invalid: expected the path of an ES module that exports takeTurn, ending \.js, \.mjs or \.ts .*received "bot\.py"$/);
+    expect(() => parseAppConfig({ ...base, AUTOHUB_TURN: 'bot.py' })).toThrow(
+      /^AUTOHUB_TURN is invalid: expected the path of an ES module that exports takeTurn, ending \.js, \.mjs or \.ts .*received "bot\.py"$/,
+    );
   });
 });
 
 describe('`npm start` with AUTOHUB_TURN', () => {
   const run = (env: Record<string, string>) =>
     spawnSync(process.execPath, ['--import', 'tsx', 'app/main.ts'], {
-      env: { PATH: process.env.PATH ?? '', AUTOHUB_ENV_FILE: 'none', AUTOHUB_ROLE: 'hub', SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 's', PORT: '0', ...env },
+      env: {
+        PATH: process.env.PATH ?? '',
+        AUTOHUB_ENV_FILE: 'none',
+        AUTOHUB_ROLE: 'hub',
+        SLACK_BOT_TOKEN: 'xoxb-1',
+        SLACK_SIGNING_SECRET: 's',
+        PORT: '0',
+        ...env,
+      },
       encoding: 'utf8',
       timeout: 20_000,
     });
@@ -99,7 +143,9 @@ describe('`npm start` with AUTOHUB_TURN', () => {
     const result = run({ AUTOHUB_TURN: path });
     expect(result.status).toBe(1);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
-    expect(result.stderr.trim()).toMatch(/^autohub: AUTOHUB_TURN is invalid: expected a module exporting a takeTurn\(request, ctx\) function, but .*bot\/index\.mjs exports hello/);
+    expect(result.stderr.trim()).toMatch(
+      /^autohub: AUTOHUB_TURN is invalid: expected a module exporting a takeTurn\(request, ctx\) function, but .*bot\/index\.mjs exports hello/,
+    );
     expect(result.stdout).not.toMatch(/app\.listening|"event"/);
   });
 
@@ -108,6 +154,8 @@ describe('`npm start` with AUTOHUB_TURN', () => {
     const result = run({ AUTOHUB_TURN: path });
     expect(result.status).toBe(1);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
-    expect(result.stderr.trim()).toMatch(/^autohub: AUTOHUB_TURN is invalid: expected a module that loads, but importing .*bot\/broken\.mjs failed: SyntaxError: /);
+    expect(result.stderr.trim()).toMatch(
+      /^autohub: AUTOHUB_TURN is invalid: expected a module that loads, but importing .*bot\/broken\.mjs failed: SyntaxError: /,
+    );
   });
 });
