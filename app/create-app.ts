@@ -9,7 +9,7 @@ import { slackLogger, type Logger } from '../lib/log/index.js';
 import { createRateLimitFetch, refusalSink } from '../lib/ratelimit/index.js';
 import { FailoverReceiver, HealthMonitor, LeaseKeeper, PeerWatch, Reaper, TurnJournal, type DeadTurn, type TurnContext } from '../lib/receiver/index.js';
 import { CatchupSweeper } from '../lib/catchup/index.js';
-import { appRateLimitedDetail, isAuthFailure, OwnerNotices } from '../lib/notice/index.js';
+import { allowanceReached, appRateLimitedDetail, isAuthFailure, missedWhileServing, OwnerNotices } from '../lib/notice/index.js';
 import type { LegChecker } from '../lib/legs/index.js';
 import { statusRecorder, STATUS_KEYS, type CopyRecord, type StatusRecorder } from '../lib/status/index.js';
 import { createSealer, createStore, type SharedStore } from '../lib/store/index.js';
@@ -111,6 +111,8 @@ const FAILOVER_NOTE_MS = 10_000;
 
 export function createAutohub(options: AutohubOptions): Autohub {
   const { config, log } = options;
+  /** Since when this copy serves (a sweep finding mentions from after it means they were never delivered here). */
+  let servingSince = Infinity;
   const noStream = new Set<string>();
   const bot: TurnModule =
     typeof options.turn === 'function'
@@ -269,7 +271,16 @@ export function createAutohub(options: AutohubOptions): Autohub {
     capacity: () => receiver.capacity,
     heartbeat,
     // Every look says how long ago any copy last claimed a delivery: the sweep decides from that.
-    onLook: (look) => void sweeper?.maybeSweep(look),
+    onLook: (look) => {
+      // The plan's monthly commands, as the looks add them up (Upstash only): the owner hears at 80%.
+      if (look.monthCommands !== undefined && allowanceReached(look.monthCommands, config.storeAllowance)) {
+        notices.raise('store_allowance', `${look.monthCommands} of ${config.storeAllowance} commands this month`);
+      }
+      void sweeper?.maybeSweep(look).then((sweep) => {
+        if (sweep && missedWhileServing(sweep, servingSince))
+          notices.raise('slack_not_delivering', `${sweep.answered} mention(s) from ${sweep.from} to ${sweep.to}`);
+      });
+    },
     log,
     now: options.now,
   });
@@ -328,6 +339,7 @@ export function createAutohub(options: AutohubOptions): Autohub {
     legs,
     start: async () => {
       await registered;
+      servingSince = now();
       loop.start();
       await health.refresh();
       await receiver.start(config.port);

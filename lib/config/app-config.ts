@@ -23,6 +23,8 @@ export interface AppConfig {
   claim: { attemptMs: number; attempts: number };
   /** Where rate-limit refusals are written, one JSON line each; null turns the file off. */
   refusalLog: string | null;
+  /** AUTOHUB_UPSTASH_MONTHLY_COMMANDS: the store plan's commands a month (the owner is told at 80%); 0: no limit. */
+  storeAllowance: number;
   /** AUTOHUB_JOURNAL: where acked turns go that the store would not take back at shutdown; null: off. */
   journal: string | null;
   /** Attempts and waiting budget of one Web API call under rate limits. */
@@ -236,6 +238,7 @@ export function parseAppConfig(env: Env): AppConfig {
     ...parseStoreConfig(env),
     refusalLog: refusalLog === 'off' ? null : refusalLog,
     journal: journal === 'off' ? null : journal,
+    storeAllowance: readInt(env, 'AUTOHUB_UPSTASH_MONTHLY_COMMANDS', 500_000, { min: 0, max: 1_000_000_000_000 }),
     rateLimit: {
       attempts: readInt(env, 'AUTOHUB_RATELIMIT_ATTEMPTS', 4, { min: 1, max: 20 }),
       budgetMs: readInt(env, 'AUTOHUB_RATELIMIT_BUDGET_MS', 120_000, { min: 0, max: 3_600_000 }),

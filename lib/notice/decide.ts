@@ -6,7 +6,7 @@
  */
 
 /** The faults the owner hears of (issue 24). */
-export const NOTICE_CAUSES = ['app_rate_limited', 'claims_fail_open', 'web_api_auth'] as const;
+export const NOTICE_CAUSES = ['app_rate_limited', 'claims_fail_open', 'web_api_auth', 'store_allowance', 'slack_not_delivering'] as const;
 export type NoticeCause = (typeof NOTICE_CAUSES)[number];
 
 /** @default one hour */
@@ -35,4 +35,23 @@ const AUTH_ERRORS = new Set(['invalid_auth', 'token_revoked', 'account_inactive'
 
 export function isAuthFailure(error: string | undefined): boolean {
   return error !== undefined && AUTH_ERRORS.has(error);
+}
+
+/** Warn at this share of the store plan's monthly commands. */
+export const ALLOWANCE_WARN_SHARE = 0.8;
+
+/** Whether the month's Upstash commands call for a word to the owner: at 80% of the plan's allowance (0: none set). Pure. */
+export function allowanceReached(used: number, allowance: number, share: number = ALLOWANCE_WARN_SHARE): boolean {
+  return allowance > 0 && used >= allowance * share;
+}
+
+/**
+ * A catch-up sweep answered mentions from a time this copy was serving
+ * (started before the window began, so it could have taken them): nothing
+ * reached it, so Slack did not deliver them (event subscriptions disabled,
+ * the Request URL changed) or the edge did not pass them on. Pure.
+ */
+export function missedWhileServing(sweep: { from: string; answered: number }, servingSinceMs: number): boolean {
+  const from = Date.parse(sweep.from);
+  return sweep.answered > 0 && Number.isFinite(from) && from >= servingSinceMs;
 }

@@ -6,6 +6,8 @@ export const NOTICE_TITLES: Record<NoticeCause, string> = {
   app_rate_limited: 'Slack is dropping events (app_rate_limited)',
   claims_fail_open: 'Claims failing open',
   web_api_auth: 'Web API refuses the bot token',
+  store_allowance: "The store's monthly allowance is nearly spent",
+  slack_not_delivering: 'Slack did not deliver mentions while the copies were serving',
 };
 
 /** What to do about it. */
@@ -15,6 +17,10 @@ const REMEDIES: Record<NoticeCause, string> = {
   claims_fail_open:
     'The shared store is not answering (plan quota used up, token rotated, or unreachable): turns still run, but one that reaches both copies may be answered twice, and none of them can be taken over. Check the Upstash database and `UPSTASH_REDIS_REST_TOKEN`.',
   web_api_auth: 'Every reply fails until `SLACK_BOT_TOKEN` is a valid bot token again (reinstall the app, or put the new token on both copies).',
+  store_allowance:
+    'Past the allowance Upstash refuses every command until the month turns, and every claim fails open (duplicates possible, no takeovers). Raise the plan, or set AUTOHUB_UPSTASH_MONTHLY_COMMANDS to what it allows.',
+  slack_not_delivering:
+    "The catch-up sweep answered them late. Check the app's Event Subscriptions page (Slack disables them when fewer than 5% of deliveries get a 200 in an hour) and that its Request URL is the edge's.",
 };
 
 /** The DM: what, where, how often since the notice before (`first`: there was none), and what to do. */

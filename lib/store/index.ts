@@ -17,6 +17,7 @@ export {
   noticeLockKey,
   noticeStatusKey,
   triggerKey,
+  usageKey,
 } from './keys.js';
 export { logReporter } from './reporter.js';
 export type { StoreFault, StoreReporter } from './reporter.js';

@@ -91,3 +91,8 @@ export function stepsKey(turnKey: string): string {
   const claim = `${PREFIX}:claim:`;
   return `${PREFIX}:steps:${turnKey.startsWith(claim) ? turnKey.slice(claim.length) : turnKey}`;
 }
+
+/** Upstash commands the copies sent in a UTC month (`YYYY-MM`), added up by the looks: the plan's allowance is per month. */
+export function usageKey(at: Date): string {
+  return `${PREFIX}:usage:${at.toISOString().slice(0, 7)}`;
+}

@@ -132,6 +132,8 @@ export interface Look {
   /** Leases put back into a lost lease index by this look (0 when the index was whole). */
   reindexed: number;
   /** The store's clock at the look (Redis TIME, ms since the epoch): the catch-up's windows are on it, never on a copy's. */
+  /** Upstash commands the copies have sent this month, as the looks added them up (Upstash only). */
+  monthCommands?: number;
   nowMs?: number;
 }
 

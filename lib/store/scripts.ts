@@ -266,21 +266,29 @@ out[#out + 1] = cjson.encode({ key = key, token = rec.token, state = prev, body 
  * A lapsed lease whose owner died (claimed or posting) counts that run: when
  * its runs (ARGV[6]; 0: no policy) or its retry window (ARGV[7]) are spent it
  * is dead-lettered here instead of taken, and only this look reports it.
- * KEYS: lease set, copies hash, served mark, gaps list, dead set.
+ * KEYS: lease set, copies hash, served mark, gaps list, dead set, the month's usage.
  * ARGV: instance, role, lease ms, limit, heartbeat ('' for none), max runs,
- * window ms, dead ttl s, then the keys this copy runs without their lease
+ * window ms, dead ttl s, commands this copy sent since its last look (added to
+ * the month's count, KEYS[6]), then the keys this copy runs without their lease
  * (never taken by its own look: their lease is kept a lease from now).
  * Returns {ms until the next lease is due or -1, ms since the last claim or -1,
  * the oldest gap as ms ago "from:to" or '', 1 when the lease set is known
- * whole else 0, Redis's now in ms (the catch-up's clock), then takeovers and
- * 'dead:' dead letters, ...}.
+ * whole else 0, Redis's now in ms (the catch-up's clock), the month's commands
+ * so far, then takeovers and 'dead:' dead letters, ...}.
  */
 export const LOOK_SCRIPT = `${NOW}
 ${INDEXED}
 local runs, window, dead_ttl = tonumber(ARGV[6]) or 0, tonumber(ARGV[7]) or 0, tonumber(ARGV[8]) or 0
 local running = {}
-for i = 9, #ARGV do running[ARGV[i]] = true end
-local out = { -1, -1, '', 0, now }
+for i = 10, #ARGV do running[ARGV[i]] = true end
+local out = { -1, -1, '', 0, now, -1 }
+local sent = tonumber(ARGV[9]) or 0
+if sent > 0 then
+  out[6] = redis.call('INCRBY', KEYS[6], sent)
+  redis.call('EXPIRE', KEYS[6], 3456000)
+else
+  out[6] = tonumber(redis.call('GET', KEYS[6])) or 0
+end
 if redis.call('ZSCORE', KEYS[1], indexed_member) then out[4] = 1 end
 local served = tonumber(redis.call('GET', KEYS[3]))
 if served then out[2] = math.max(0, now - served) end

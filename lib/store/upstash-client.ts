@@ -12,8 +12,8 @@ import { httpRequester } from './upstash-requester.js';
 
 export type StoreClient = Pick<Redis, 'eval' | 'evalsha' | 'get' | 'set' | 'pipeline' | 'ping' | 'lrange' | 'hgetall' | 'hset' | 'zcount' | 'lrem' | 'scan'>;
 
-export function createUpstashClient(settings: UpstashSettings, attemptMs: number): StoreClient {
-  const redis = new Redis(httpRequester({ url: settings.url, token: settings.token, attemptMs }));
+export function createUpstashClient(settings: UpstashSettings, attemptMs: number, onCommands?: (count: number) => void): StoreClient {
+  const redis = new Redis(httpRequester({ url: settings.url, token: settings.token, attemptMs, ...(onCommands ? { onCommands } : {}) }));
   // A requester-built client takes no options; replies are read as Redis sent them.
   (redis as unknown as { opts: object }).opts = { automaticDeserialization: false, enableTelemetry: false };
   return redis;

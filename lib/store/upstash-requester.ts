@@ -31,6 +31,14 @@ export interface RequesterOptions {
   token: string;
   /** The fuse of one HTTP request. */
   attemptMs: number;
+  /** Told how many commands each request carries (Upstash bills each one; a pipeline's each, a script as one). */
+  onCommands?: (count: number) => void;
+}
+
+/** Commands a REST request carries: one, or each of a pipeline's or a transaction's. */
+export function commandsIn(path: readonly string[] | undefined, body: unknown): number {
+  const last = path?.[path.length - 1];
+  return (last === 'pipeline' || last === 'multi-exec') && Array.isArray(body) ? body.length : 1;
 }
 
 export function httpRequester(options: RequesterOptions): Requester {
@@ -44,6 +52,7 @@ export function httpRequester(options: RequesterOptions): Requester {
     new Promise((resolve, reject) => {
       const url = new URL((req.path ?? []).join('/'), base);
       const payload = Buffer.from(JSON.stringify(req.body));
+      options.onCommands?.(commandsIn(req.path, req.body));
       const outgoing = send(url, {
         method: 'POST',
         agent,

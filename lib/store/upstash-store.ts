@@ -12,7 +12,7 @@ import pRetry from 'p-retry';
 import type { UpstashSettings } from './roles.js';
 import { withDeadline } from '../time/index.js';
 import { claimDeadlineMs, DEFAULT_CLAIM_BUDGET, type ClaimBudget } from './budget.js';
-import { DEAD_KEY, EVENT_KEYS_MATCH, GAPS_KEY, LEASES_INDEXED_SCORE, LEASES_KEY, SERVED_KEY, STATUS_KEYS, WINDOWS_KEY } from './keys.js';
+import { usageKey, DEAD_KEY, EVENT_KEYS_MATCH, GAPS_KEY, LEASES_INDEXED_SCORE, LEASES_KEY, SERVED_KEY, STATUS_KEYS, WINDOWS_KEY } from './keys.js';
 import { parseGap, parseTakeover, type EndReply, type Look, type LeaseReply, type ReleaseReply, type RestoreDetail, type Takeover } from './lease.js';
 import { Observed } from './observed.js';
 import { WindowBook } from './window-book.js';
@@ -101,7 +101,7 @@ export class UpstashStore implements SharedStore {
     this.budget = { ...DEFAULT_CLAIM_BUDGET, ...options.budget };
     this.deadlineMs = claimDeadlineMs(this.budget);
     if (options.client) this.#client = options.client;
-    else if (options.settings) this.#client = createUpstashClient(options.settings, this.budget.attemptMs);
+    else if (options.settings) this.#client = createUpstashClient(options.settings, this.budget.attemptMs, (n) => void (this.#sent += n));
     else throw new TypeError('UpstashStore needs `settings` or `client`');
     this.#report = options.reporter;
     this.#ttlSeconds = options.ttlSeconds ?? CLAIM_TTL_SECONDS;
@@ -245,15 +245,34 @@ export class UpstashStore implements SharedStore {
     return leaseReplyOf(await this.#lease([key, LEASES_KEY, DEAD_KEY, STATUS_KEYS.turns], S.DEAD_SCRIPT, args));
   }
 
+  /** Commands this copy sent to Upstash and has not yet added to the month's count (the look adds them, in the same script). */
+  #sent = 0;
+
   async look(owner: ClaimOwner, leaseMs: number, limit: number, heartbeat?: string, options: LookOptions = {}): Promise<Look | undefined> {
     const { policy, running = [] } = options;
-    const keys = [LEASES_KEY, STATUS_KEYS.copies, SERVED_KEY, GAPS_KEY, DEAD_KEY];
-    const args = [owner.instance, owner.role, leaseMs, limit, heartbeat ?? '', policy?.attempts ?? 0, policy?.windowMs ?? 0, DEAD_TTL_SECONDS, ...running];
+    const keys = [LEASES_KEY, STATUS_KEYS.copies, SERVED_KEY, GAPS_KEY, DEAD_KEY, usageKey(new Date(this.#now()))];
+    // What was sent since the last look (this look's own request is counted by the next one).
+    const sent = this.#sent;
+    this.#sent = 0;
+    const args = [
+      owner.instance,
+      owner.role,
+      leaseMs,
+      limit,
+      heartbeat ?? '',
+      policy?.attempts ?? 0,
+      policy?.windowMs ?? 0,
+      DEAD_TTL_SECONDS,
+      sent,
+      ...running,
+    ];
     const reply = await this.#lease(keys, S.LOOK_SCRIPT, args);
+    // Not added (the look failed): counted with the next one.
+    if (!Array.isArray(reply)) this.#sent += sent;
     if (!Array.isArray(reply) || typeof reply[0] !== 'number' || typeof reply[1] !== 'number') return undefined;
     const taken: Takeover[] = [];
     const dead: DeadLetter[] = [];
-    for (const item of reply.slice(5)) {
+    for (const item of reply.slice(6)) {
       const text = String(item);
       if (text.startsWith('dead:')) {
         const letter = deadLetterOf(text.slice('dead:'.length));
@@ -276,6 +295,7 @@ export class UpstashStore implements SharedStore {
       dead,
       reindexed,
       ...(typeof reply[4] === 'number' ? { nowMs: reply[4] } : {}),
+      ...(typeof reply[5] === 'number' && reply[5] >= 0 ? { monthCommands: reply[5] } : {}),
     };
   }
 
