@@ -95,11 +95,6 @@ export class TurnLease {
     return this.o.takeover?.state;
   }
 
-  /** The first message a streamed reply of this turn started (by an earlier run, or this one). */
-  get streamTs(): string | undefined {
-    return this.parts[0];
-  }
-
   /** The messages of this turn's reply written so far (by an earlier run, or this one): complete them, never add a second reply. */
   get parts(): readonly string[] {
     return this.#parts ?? (this.o.takeover?.streamTs ? this.o.takeover.streamTs.split(',').filter(Boolean) : []);
@@ -127,10 +122,6 @@ export class TurnLease {
     if (this.#partsUnrecorded) this.o.log.warn('lease.stream_unrecorded', { key: this.key, reply });
   }
 
-  /** @deprecated one message: recordParts([ts]) */
-  async markStream(ts: string): Promise<void> {
-    await this.recordParts([...this.parts.filter((p) => p !== ts), ts]);
-  }
 
   /** Slack has confirmed `chars` characters of the streamed reply: kept in the lease with the next renewal. */
   confirmed(chars: number): void {
