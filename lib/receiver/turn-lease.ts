@@ -122,7 +122,6 @@ export class TurnLease {
     if (this.#partsUnrecorded) this.o.log.warn('lease.stream_unrecorded', { key: this.key, reply });
   }
 
-
   /** Slack has confirmed `chars` characters of the streamed reply: kept in the lease with the next renewal. */
   confirmed(chars: number): void {
     this.o.keeper.progress(this.key, chars);

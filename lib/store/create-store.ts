@@ -1,13 +1,21 @@
 /** The store a copy uses: Upstash when configured, else in-process with a warning. */
-import type { AppConfig } from '../config/index.js';
 import type { Logger } from '../log/index.js';
 import { MemoryStore } from './memory-store.js';
 import { logReporter } from './reporter.js';
-import type { SharedStore } from './roles.js';
+import type { SharedStore, UpstashSettings } from './roles.js';
 import { createSealer } from './seal.js';
 import { UpstashStore } from './upstash-store.js';
 
-export function createStore(config: Pick<AppConfig, 'upstash' | 'claim' | 'sealKeys'> & Partial<Pick<AppConfig, 'catchup'>>, log: Logger): SharedStore {
+/** What the store is made from: the slice of a copy's settings it reads (lib/config's AppConfig is one). */
+export interface StoreConfig {
+  upstash: UpstashSettings | null;
+  claim: { attemptMs: number; attempts: number };
+  sealKeys: { current: Buffer; previous: Buffer[] } | null;
+  /** Slack's retry window: a silence in serving longer than it is recorded for the catch-up sweep. */
+  catchup?: { retryWindowMs: number } | null;
+}
+
+export function createStore(config: StoreConfig, log: Logger): SharedStore {
   // Silences longer than Slack's retries are recorded for the catch-up sweep.
   const gapMs = config.catchup?.retryWindowMs ?? 0;
   if (config.upstash) {

@@ -51,6 +51,7 @@ export { createUpstashClient } from './upstash-client.js';
 export type { StoreClient } from './upstash-client.js';
 export { httpRequester, StoreReplyError } from './upstash-requester.js';
 export { createStore } from './create-store.js';
+export type { StoreConfig } from './create-store.js';
 export {
   DEFAULT_LEASE,
   DEFAULT_RETRY,
