@@ -3,7 +3,7 @@
  * its faults come and go, then Slack's retries settle, then the replies are
  * counted.
  */
-import { LATE_NOTE } from '../app/listeners/conversation.js';
+import { LATE_NOTE } from '../lib/turn/index.js';
 import { compareTs, type RecordedCall } from './sim/fake-web-api.js';
 import { dmMentionPair, mentionEnvelope } from './sim/slack-events.js';
 import { DRILL_SECRET, type Harness } from './harness.js';

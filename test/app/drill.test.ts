@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { parseDrillArgs } from '../../app/cli/drill.js';
+import { parseDrillArgs } from '../../drill/cli.js';
 import { runDrill, type DrillResult } from '../../drill/drill.js';
 import { renderHtml } from '../../drill/report-html.js';
 import { failed, renderTable } from '../../drill/report-table.js';

@@ -90,7 +90,9 @@ describe('the command-line tools from an awkward path', () => {
     ['drill', ['--bogus'], /^drill: unknown argument "--bogus"; usage: npm run drill/],
   ])('`npm run %s -- %s` exits 2 with its usage', (tool, args, message) => {
     const root = awkward();
-    const result = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'app', 'cli', `${tool}.ts`), ...args], {
+    // The drill's CLI lives with the drill (a development tool); the others ship in app/cli.
+    const entry = tool === 'drill' ? join(root, 'drill', 'cli.ts') : join(root, 'app', 'cli', `${tool}.ts`);
+    const result = spawnSync(process.execPath, ['--import', 'tsx', entry, ...args], {
       cwd: root,
       env: { PATH: process.env.PATH ?? '', AUTOHUB_ENV_FILE: 'none' },
       encoding: 'utf8',

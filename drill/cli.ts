@@ -9,13 +9,13 @@
  * after Slack's 3 s; 2 for a usage error.
  */
 import { writeFile } from 'node:fs/promises';
-import { runDrill } from '../../drill/drill.js';
-import { renderHtml } from '../../drill/report-html.js';
-import { failed, renderTable } from '../../drill/report-table.js';
-import { findScenario, SCENARIOS, type Scenario } from '../../drill/scenarios.js';
-import { UsageError } from '../../lib/errors/index.js';
-import { parseCli, wholeNumber } from './args.js';
-import { isMain } from './is-main.js';
+import { runDrill } from './drill.js';
+import { renderHtml } from './report-html.js';
+import { failed, renderTable } from './report-table.js';
+import { findScenario, SCENARIOS, type Scenario } from './scenarios.js';
+import { UsageError } from '../lib/errors/index.js';
+import { parseCli, wholeNumber } from '../app/cli/args.js';
+import { isMain } from '../app/cli/is-main.js';
 
 export interface DrillArgs {
   scenarios: Scenario[];
