@@ -165,7 +165,16 @@ export class TurnHandle {
       }
       const text = reply?.text ?? '';
       const late = request.late ? `${LATE_NOTE}\n` : '';
-      writer = new ReplyWriter(client, { ...target, recipientUser: event.user, recipientTeam: event.user_team ?? event.team ?? body.team_id }, lease, {
+      // The lease as it is at each write: a claim that timed out may be confirmed (its lease attached) mid-turn.
+      const ledger: PartsLedger = {
+        get parts() {
+          return current()?.parts ?? [];
+        },
+        recordParts: async (ts) => current()?.recordParts(ts),
+        confirmed: (chars) => current()?.confirmed(chars),
+      };
+      const current = () => this.o.lease();
+      writer = new ReplyWriter(client, { ...target, recipientUser: event.user, recipientTeam: event.user_team ?? event.team ?? body.team_id }, ledger, {
         closed: this.o.closed,
         now: this.#now,
         ...(this.o.noStream ? { noStream: this.o.noStream } : {}),
@@ -178,7 +187,7 @@ export class TurnHandle {
         this.#local.abort(new Error('stopped by the person'));
         log.info('turn.stopped_by_user', { eventId: request.eventId, ts: outcome.ts, parts: outcome.parts.length });
       }
-      await lease?.finish(outcome.ts ?? null, { how: outcome.how, chunks: outcome.chunks, ms });
+      await this.o.lease()?.finish(outcome.ts ?? null, { how: outcome.how, chunks: outcome.chunks, ms });
       log.info('turn.replied', {
         eventId: request.eventId,
         via: request.via,
