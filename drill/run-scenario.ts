@@ -241,7 +241,7 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
   }
   const final = repliesNow();
   // A long answer's later parts are the same reply, not a second one.
-  const replies = final.filter((c) => !isContinuation(textOf(c.params))).map((c) => replyOf(c.params, c.at, mentionOf(c.params)));
+  const replies = final.filter((c) => !isContinuation(textOf(c.params), c.params.metadata)).map((c) => replyOf(c.params, c.at, mentionOf(c.params)));
   const stoppedByUser = new Set([...h.api.streams.values()].filter((st) => st.state === 'stopped_by_user').map((st) => st.thread_ts ?? ''));
   // Answers that reached the thread cut or out of order (a Stop press is the person's own cut, and not counted).
   const cut = quirks

@@ -48,9 +48,23 @@ export interface ScenarioScore {
  */
 const END = /\(end of answer: (\d+) words\)/;
 
-/** A message that continues an answer begun in an earlier one (a long answer's later part). Pure. */
-export function isContinuation(text: string): boolean {
-  return !text.includes('Hi <@') && /\bw\d+\b/.test(text);
+/**
+ * A message that continues an answer begun in an earlier one (a long answer's
+ * later part), or a note to the person: not a reply of its own. Read from the
+ * turn's metadata (`part` > 0, `note`) when the message has it, else from the
+ * text: a part after the first holds only words, or only the end mark. Pure.
+ */
+export function isContinuation(text: string, metadata?: string): boolean {
+  if (metadata) {
+    try {
+      const payload = (JSON.parse(metadata) as { event_payload?: { part?: unknown; note?: unknown } }).event_payload;
+      if (payload?.note === true) return true;
+      if (typeof payload?.part === 'number') return payload.part > 0;
+    } catch {
+      /* no metadata of ours: judged by the text */
+    }
+  }
+  return !text.includes('Hi <@') && (/\bw\d+\b/.test(text) || END.test(text));
 }
 
 /**

@@ -25,4 +25,15 @@ describe("the drill's check of a long answer", () => {
     expect(isContinuation(`${OPENING}w1 w2`)).toBe(false);
     expect(isContinuation('Hi <@U0PERSON>, I got that.')).toBe(false);
   });
+
+  it('a last part holding only the end mark is a continuation too (the drill counted it as a second reply at 1,000 mentions)', () => {
+    expect(isContinuation(' (end of answer: 1712 words)')).toBe(true);
+  });
+
+  it("reads the turn's metadata first: a part after the first and a note are not replies, the first part is", () => {
+    const meta = (payload: Record<string, unknown>) => JSON.stringify({ event_type: 'autohub_turn', event_payload: { event_id: 'Ev-1', ...payload } });
+    expect(isContinuation('anything', meta({ part: 1, final: true }))).toBe(true);
+    expect(isContinuation('_(Sorry, I could not answer this.)_', meta({ part: -1, final: false, note: true }))).toBe(true);
+    expect(isContinuation('w1 w2', meta({ part: 0, final: false }))).toBe(false);
+  });
 });
