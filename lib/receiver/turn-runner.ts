@@ -378,7 +378,10 @@ export class TurnRunner {
     }
     const { reply, retryInMs } = await lease.fail(failure);
     o.log.warn('turn.failed', { ...t.logFields, failure: failure.kind, reason: failure.reason, outcome: reply, retryInMs, error: own });
-    if (reply === 'retry' && retryInMs !== undefined) o.onRetry?.(retryInMs);
+    if (reply === 'retry' && retryInMs !== undefined) {
+      o.onRetry?.(retryInMs);
+      if (!failure.free) void t.handle?.retrying(lease.attempts, retryInMs);
+    }
     if (reply === 'dead') {
       void t.handle?.dead();
       const event = eventOf(t.delivery.body);

@@ -30,6 +30,10 @@ import { ReplyWriter, type PartsLedger, type WriteOutcome } from './writer.js';
 export const LATE_NOTE = '_(Sorry, this answer comes late: I could not be reached when you wrote.)_';
 /** What the person sees when their turn could not be answered at all. */
 export const DEAD_NOTE = '_(Sorry, I could not answer this. My owner has been told.)_';
+/** What the person sees once when their turn is being retried for long (a model API overloaded, Slack down). */
+export const RETRYING_NOTE = '_(This is taking longer than usual: I am trying again.)_';
+/** A retry this late, or a turn's second failure, is "for long". */
+export const RETRYING_NOTE_AFTER_MS = 30_000;
 /** Added to a message left open by a run that failed mid-stream; the next run rewrites it. */
 export const INTERRUPTED_NOTE = '\n\n_(interrupted: trying again)_';
 
@@ -225,12 +229,26 @@ export class TurnHandle {
 
   /** The turn became a dead letter: tell the person, once (only the copy whose store call made it so gets here). */
   async dead(): Promise<void> {
+    await this.#note(DEAD_NOTE, 'turn.dead_note_failed');
+  }
+
+  /**
+   * The turn was handed back for another run: the person hears, once, when it
+   * is for long (its second failure, or a first retry `RETRYING_NOTE_AFTER_MS`
+   * away). A note carries the turn's metadata as a note: never taken for the reply.
+   */
+  async retrying(attempts: number, retryInMs: number): Promise<void> {
+    const once = attempts === 2 || (attempts === 1 && retryInMs >= RETRYING_NOTE_AFTER_MS);
+    if (once) await this.#note(RETRYING_NOTE, 'turn.retry_note_failed');
+  }
+
+  async #note(text: string, failed: string): Promise<void> {
     const target = this.#target;
     const { log } = this.o;
     if (!target) return;
     await this.o.plain.chat
-      .postMessage({ channel: target.channel, thread_ts: target.threadTs, text: DEAD_NOTE, metadata: noteMetadata(target.eventId) })
-      .catch((error: unknown) => log.warn('turn.dead_note_failed', { eventId: target.eventId, error }));
+      .postMessage({ channel: target.channel, thread_ts: target.threadTs, text, metadata: noteMetadata(target.eventId) })
+      .catch((error: unknown) => log.warn(failed, { eventId: target.eventId, error }));
   }
 
   /** "is thinking..." in a DM's thread until the first chunk; where Slack refuses it, never asked again and never a failure. */

@@ -9,8 +9,8 @@ import { startFakeWebApi, type FakeWebApi } from '../../drill/sim/fake-web-api.j
 import { deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
 import { RetryableError } from '../../lib/errors/index.js';
 import { MemoryStore } from '../../lib/store/index.js';
-import type { TakeTurn } from '../../lib/turn/index.js';
-import { eventually, SECRET, startCopy, type RunningCopy } from '../support/copies.js';
+import { RETRYING_NOTE, type TakeTurn } from '../../lib/turn/index.js';
+import { eventually, repliesTo, SECRET, startCopy, type RunningCopy } from '../support/copies.js';
 
 describe('model SDK errors in a turn', () => {
   let api: FakeWebApi;
@@ -57,6 +57,14 @@ describe('model SDK errors in a turn', () => {
     expect(failed(eventId)).toMatchObject({ failure: 'transient', outcome: 'retry' });
     expect(Number(failed(eventId)!.retryInMs)).toBeGreaterThanOrEqual(least);
     expect(await store.listDead(10)).toEqual([]);
+    // Retried for long (30 s or more away): the person hears so, once, in a note that is not the reply.
+    if (least >= 30_000) {
+      await eventually(
+        () => api.posts().some((p) => p.params.text === RETRYING_NOTE && JSON.parse(p.params.metadata ?? '{}').event_payload?.event_id === eventId),
+        'the note',
+      );
+      expect(repliesTo(api, eventId)).toHaveLength(0);
+    }
   });
 
   it('a bug (a TypeError) is still a dead letter at once', async () => {
