@@ -68,6 +68,21 @@ const cutHub: (from: number, to: number | 'end') => Fault = (from, to) => ({
   stop: (h) => void (h.hubTunnel.mode = 'pass'),
 });
 
+/**
+ * The hub killed while a turn of its own is in flight (not on any held post, which may be the cloud's),
+ * dead until the scenario is scored: a hub restarted meanwhile could take its own turns back.
+ */
+const killHubMidTurn: (label: string, from: number) => Fault = (label, from) => ({
+  label,
+  from,
+  to: 'end',
+  start: async (h) => {
+    await h.busy(h.hub, 10_000);
+    await h.hub.kill();
+  },
+  stop: (h) => h.hub.restart(),
+});
+
 /** The owner the leg checks tell, in the drill (AUTOHUB_OWNER). */
 const DRILL_OWNER = 'U0DRILLOWNER';
 
@@ -111,19 +126,8 @@ export const SCENARIOS: Scenario[] = [
       'posts take 800 ms to land and the hub is killed while its health says a turn of its own is in flight; those leases lapse and the cloud copy takes the turns over',
     faults: [
       { label: 'posts take 800 ms', from: 0, to: 'end', start: (h) => h.api.holdPosts(800), stop: (h) => h.api.holdPosts(0) },
-      {
-        label: 'hub process dead',
-        from: 0.5,
-        // Dead until the scenario is scored: a hub restarted meanwhile could take its own turns back.
-        to: 'end',
-        // Killed only while the hub itself has a turn in flight (not on any held post, which may be the
-        // cloud's), so the cloud copy must take a turn over every run.
-        start: async (h) => {
-          await h.busy(h.hub, 10_000);
-          await h.hub.kill();
-        },
-        stop: (h) => h.hub.restart(),
-      },
+      // Killed only mid-turn, so the cloud copy must take a turn over every run.
+      killHubMidTurn('hub process dead', 0.5),
     ],
   },
   {
@@ -372,18 +376,7 @@ export const SCENARIOS: Scenario[] = [
     copyEnv: { AUTOHUB_LEASE_MS: '10000', AUTOHUB_LEASE_RENEW_MS: '3000', AUTOHUB_REAPER_MS: '120000' },
     // The hub's turn thinks 5 s, so it is killed with the turn in flight.
     hubEnv: { AUTOHUB_DEMO_THINK_MS: '5000' },
-    faults: [
-      {
-        label: 'hub process dead mid-turn, nothing sent after',
-        from: 0,
-        to: 'end',
-        start: async (h) => {
-          await h.busy(h.hub, 10_000);
-          await h.hub.kill();
-        },
-        stop: (h) => h.hub.restart(),
-      },
-    ],
+    faults: [killHubMidTurn('hub process dead mid-turn, nothing sent after', 0)],
   },
   {
     name: 'cloud-broken',

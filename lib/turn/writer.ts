@@ -297,14 +297,9 @@ export class ReplyWriter {
   }
 }
 
-async function collect(chunks: AsyncIterable<string>): Promise<{ text: string; count: number }> {
-  let text = '';
-  let count = 0;
-  for await (const chunk of chunks) {
-    text += chunk;
-    count += 1;
-  }
-  return { text, count };
+/** The whole of `chunks`, and how many there were. */
+function collect(chunks: AsyncIterable<string>): Promise<{ text: string; count: number }> {
+  return collectRest(chunks[Symbol.asyncIterator]());
 }
 
 async function collectRest(iterator: AsyncIterator<string>): Promise<{ text: string; count: number }> {
