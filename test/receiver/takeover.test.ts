@@ -1,20 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeWebApi, type FakeWebApi } from '../../drill/sim/fake-web-api.js';
+import { describe, expect, it } from 'vitest';
 import { deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
-import { SHORT_LEASE, type ChildApp } from '../support/child-app.js';
+import type { ChildApp } from '../support/child-app.js';
 import { useTakeoverRig } from '../support/takeover-rig.js';
-import { useRedisBridge } from '../support/redis-fixture.js';
-import { eventually, repliesTo as repliesOf, SECRET, startCopy, turnOver, type RunningCopy } from '../support/copies.js';
+import { eventually, repliesTo as repliesOf, SECRET, turnOver } from '../support/copies.js';
 
 describe('no turn is lost when its owner dies mid-turn', () => {
-  const rig = useTakeoverRig();
-  const fx = rig.fx;
-  let api: FakeWebApi;
-  let cloud: RunningCopy;
+  const { fx, api, cloud, ...rig } = useTakeoverRig();
   let n = 0;
-  beforeAll(() => {
-    ({ api, cloud } = rig);
-  });
 
   const startHub = () => rig.startHub();
   const repliesTo = (eventId: string) => repliesOf(api, eventId);
@@ -34,14 +26,11 @@ describe('no turn is lost when its owner dies mid-turn', () => {
     return app;
   }
 
-  it('the hub is killed (SIGKILL) right after claiming: exactly one reply, from the cloud copy, within lease + reaper', async () => {
+  it('the hub is killed (SIGKILL) right after claiming: exactly one reply, from the cloud copy (before: the acked turn died with its copy)', async () => {
     const hub = await hubMidTurn('Ev-killed', 60_000);
-    const killedAt = Date.now();
     hub.child.kill('SIGKILL');
     await hub.exited;
     await eventually(() => repliesTo('Ev-killed').length > 0, 'the cloud to take the turn over', 10_000);
-    // Within the lease, a look or two and the reply, with room for a busy machine.
-    expect(Date.now() - killedAt).toBeLessThan(1500 + 300 + 1500);
     await turnOver(cloud.store, 'Ev-killed');
     const replies = repliesTo('Ev-killed');
     expect(replies).toHaveLength(1);
@@ -63,9 +52,10 @@ describe('no turn is lost when its owner dies mid-turn', () => {
   });
 
   it('Redis unreachable during a renewal: the owner stands down, and the turn is answered once when Redis is back', async () => {
-    await hubMidTurn('Ev-redis-gone', 2_500);
+    const hub = await hubMidTurn('Ev-redis-gone', 2_500);
     fx.redis.pause();
-    await new Promise((r) => setTimeout(r, 2_000));
+    // Resumed once a renewal has failed against the paused Redis (the hub says so).
+    await eventually(() => /"lease.renew_failed"/.test(hub.output()), 'a renewal to fail while Redis is paused', 10_000);
     fx.redis.resume();
     await eventually(() => repliesTo('Ev-redis-gone').length > 0, 'a reply once Redis is back', 10_000);
     await turnOver(cloud.store, 'Ev-redis-gone');
@@ -74,18 +64,7 @@ describe('no turn is lost when its owner dies mid-turn', () => {
 });
 
 describe('a taker-over whose dead owner had reached posting', () => {
-  const fx = useRedisBridge();
-  let api: FakeWebApi;
-  let cloud: RunningCopy;
-
-  beforeAll(async () => {
-    api = await startFakeWebApi();
-    cloud = await startCopy({ role: 'cloud', webApiUrl: api.url, upstash: { url: fx.bridge.url, token: fx.bridge.token }, env: SHORT_LEASE });
-  });
-  afterAll(async () => {
-    await cloud?.stop();
-    await api?.close();
-  });
+  const { api, cloud } = useTakeoverRig();
 
   const repliesTo = (eventId: string) => repliesOf(api, eventId);
 

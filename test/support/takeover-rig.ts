@@ -3,12 +3,13 @@
  * copy in this process on a real Redis (short leases), and the hub as a child
  * process the test can kill, freeze or restart; killed after each test.
  */
-import { afterAll, afterEach, beforeAll } from 'vitest';
-import { startFakeWebApi, type FakeWebApi } from '../../drill/sim/fake-web-api.js';
-import { SHORT_LEASE, spawnHub, type ChildApp } from './child-app.js';
-import { SECRET, startCopy, type RunningCopy } from './copies.js';
-import { useRedisBridge, type RedisFixture } from './redis-fixture.js';
+import { afterEach } from 'vitest';
+import type { FakeWebApi } from '../../drill/sim/fake-web-api.js';
 import type { TurnModule } from '../../lib/turn/index.js';
+import { SHORT_LEASE, spawnHub, type ChildApp } from './child-app.js';
+import { SECRET, type RunningCopy } from './copies.js';
+import { useCopy, useFakeWebApi } from './fixtures.js';
+import { useRedisBridge, type RedisFixture } from './redis-fixture.js';
 
 export interface TakeoverRig {
   readonly fx: RedisFixture;
@@ -20,37 +21,18 @@ export interface TakeoverRig {
 
 export function useTakeoverRig(options: { afterEach?: (api: FakeWebApi) => void; turn?: () => Promise<TurnModule> } = {}): TakeoverRig {
   const fx = useRedisBridge();
-  let api: FakeWebApi;
-  let cloud: RunningCopy;
+  const api = useFakeWebApi();
+  const cloud = useCopy({ role: 'cloud', api, redis: fx, env: SHORT_LEASE, ...(options.turn ? { loadTurn: options.turn } : {}) });
   let hub: ChildApp | undefined;
-  beforeAll(async () => {
-    api = await startFakeWebApi();
-    const turn = await options.turn?.();
-    cloud = await startCopy({
-      role: 'cloud',
-      webApiUrl: api.url,
-      upstash: { url: fx.bridge.url, token: fx.bridge.token },
-      env: SHORT_LEASE,
-      ...(turn ? { turn } : {}),
-    });
-  });
   afterEach(() => {
     hub?.child.kill('SIGKILL');
     hub = undefined;
     options.afterEach?.(api);
   });
-  afterAll(async () => {
-    await cloud?.stop();
-    await api?.close();
-  });
   return {
     fx,
-    get api() {
-      return api;
-    },
-    get cloud() {
-      return cloud;
-    },
+    api,
+    cloud,
     startHub: async (env = {}) => {
       hub = await spawnHub({ webApiUrl: api.url, upstash: fx.bridge, secret: SECRET }, env);
       return hub;
