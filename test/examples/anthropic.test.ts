@@ -12,12 +12,12 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebClient } from '@slack/web-api';
 import Anthropic from '@anthropic-ai/sdk';
-import { startFakeWebApi, type FakeWebApi } from '../../drill/sim/fake-web-api.js';
 import { silentLogger } from '../../lib/log/index.js';
 import { MemoryStore } from '../../lib/store/index.js';
 import { StepBook } from '../../lib/turn/steps.js';
 import type { HistoryMessage, TurnContext, TurnRequest } from '../../lib/turn/types.js';
 import { takeTurn, toMessages } from '../../examples/anthropic.js';
+import { useFakeWebApi } from '../support/fixtures.js';
 
 type Event = Record<string, unknown> & { type: string };
 interface Seen {
@@ -91,7 +91,7 @@ function answer(seen: Seen, res: ServerResponse): void {
 
 let model: Server;
 const seen: Seen[] = [];
-let api: FakeWebApi;
+const api = useFakeWebApi();
 let slack: WebClient;
 const saved = { ...process.env };
 
@@ -110,7 +110,6 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => model.listen(0, '127.0.0.1', resolve));
   const address = model.address();
-  api = await startFakeWebApi();
   slack = new WebClient('xoxb-test', { slackApiUrl: api.url, retryConfig: { retries: 0 } });
   Object.assign(process.env, {
     ANTHROPIC_BASE_URL: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`,
@@ -126,7 +125,6 @@ afterAll(async () => {
   }
   model.closeAllConnections();
   await new Promise<void>((resolve) => model.close(() => resolve()));
-  await api.close();
 });
 
 const HISTORY: HistoryMessage[] = [

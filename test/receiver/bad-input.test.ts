@@ -1,22 +1,13 @@
 import { fc } from '@fast-check/vitest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { computeSignature, signedHeaders } from '../../lib/slack/index.js';
-import { startFakeWebApi, type FakeWebApi } from '../../drill/sim/fake-web-api.js';
 import { commandForm, mentionEnvelope } from '../../drill/sim/slack-events.js';
-import { quiescent, SECRET, startCopy, type RunningCopy } from '../support/copies.js';
+import { quiescent, SECRET } from '../support/copies.js';
+import { useCopy, useFakeWebApi } from '../support/fixtures.js';
 
 describe('bad input is refused with its status and never runs a turn', () => {
-  let api: FakeWebApi;
-  let hub: RunningCopy;
-
-  beforeAll(async () => {
-    api = await startFakeWebApi();
-    hub = await startCopy({ role: 'hub', webApiUrl: api.url, env: { AUTOHUB_MAX_BODY_BYTES: '4096' } });
-  });
-  afterAll(async () => {
-    await hub?.stop();
-    await api?.close();
-  });
+  const api = useFakeWebApi();
+  const hub = useCopy({ role: 'hub', api, env: { AUTOHUB_MAX_BODY_BYTES: '4096' } });
 
   const valid = JSON.stringify(mentionEnvelope({ eventId: 'Ev-bad', ts: '1700000000.000001' }));
   const now = () => Date.now();

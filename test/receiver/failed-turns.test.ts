@@ -4,13 +4,13 @@
  * Bolt, the real WebClient, a fake Web API that fails the way Slack does,
  * a real Redis behind the Upstash bridge.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeWebApi, type FakeWebApi } from '../../drill/sim/fake-web-api.js';
+import { describe, expect, it } from 'vitest';
 import { deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
 import { eventKey, MemoryStore } from '../../lib/store/index.js';
 import { hangable } from '../../drill/hangable-store.js';
 import { useRedisBridge } from '../support/redis-fixture.js';
-import { eventually, repliesTo, SECRET, startCopy, type RunningCopy } from '../support/copies.js';
+import { eventually, repliesTo, SECRET } from '../support/copies.js';
+import { useCopy, useFakeWebApi } from '../support/fixtures.js';
 
 // Retries after 100 ms, 400 ms, 1.6 s; three runs at most. The idle look is a minute away,
 // so a retry that happens at all was scheduled, not stumbled on.
@@ -25,18 +25,9 @@ const ENV = {
 
 describe('every acked mention ends answered or dead-lettered', () => {
   const fx = useRedisBridge();
-  let api: FakeWebApi;
-  let hub: RunningCopy;
+  const api = useFakeWebApi();
+  const hub = useCopy({ role: 'hub', api, redis: fx, env: ENV });
   let n = 0;
-
-  beforeAll(async () => {
-    api = await startFakeWebApi();
-    hub = await startCopy({ role: 'hub', webApiUrl: api.url, upstash: { url: fx.bridge.url, token: fx.bridge.token }, env: ENV });
-  });
-  afterAll(async () => {
-    await hub?.stop();
-    await api?.close();
-  });
 
   const mention = async (eventId: string, channel = 'C0GENERAL') => {
     const ts = `1700001000.${String(++n).padStart(6, '0')}`;
@@ -134,17 +125,9 @@ describe('every acked mention ends answered or dead-lettered', () => {
 });
 
 describe('a turn whose claim failed open (no lease) and whose reply then fails', () => {
-  let api: FakeWebApi;
-  let copy: RunningCopy;
+  const api = useFakeWebApi();
+  const copy = useCopy({ role: 'hub', api, store: () => store, env: ENV });
   const store = hangable(new MemoryStore());
-  beforeAll(async () => {
-    api = await startFakeWebApi();
-    copy = await startCopy({ role: 'hub', webApiUrl: api.url, store, env: ENV });
-  });
-  afterAll(async () => {
-    await copy?.stop();
-    await api?.close();
-  });
 
   it('is claimed late, once the store answers again, and retried through the store: one reply', async () => {
     // The store does not answer the claim (it fails open and never lands); the reply's first write is

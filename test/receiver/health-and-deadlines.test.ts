@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { healthReport } from '../../lib/receiver/index.js';
-import { startFakeWebApi, type FakeWebApi } from '../../drill/sim/fake-web-api.js';
 import { commandForm, deliver } from '../../drill/sim/slack-events.js';
 import { useRedisBridge } from '../support/redis-fixture.js';
-import { eventually, HEALTH_AUTH, SECRET, startCopy, type RunningCopy } from '../support/copies.js';
+import { eventually, HEALTH_AUTH, SECRET } from '../support/copies.js';
+import { useCopy, useFakeWebApi } from '../support/fixtures.js';
 
 describe('healthReport', () => {
   const base = {
@@ -30,23 +30,24 @@ describe('healthReport', () => {
 
 describe('a copy whose store hangs', () => {
   const fx = useRedisBridge();
-  let api: FakeWebApi;
-  let hub: RunningCopy;
+  const api = useFakeWebApi();
+  const hub = useCopy({ role: 'hub', api, redis: fx });
+  /** Lets the /slow command's listener finish: it waits for this, so it acks only after the test has its answer. */
+  let releaseSlow: () => void = () => {};
 
   beforeAll(async () => {
-    api = await startFakeWebApi();
-    hub = await startCopy({ role: 'hub', webApiUrl: api.url, upstash: { url: fx.bridge.url, token: fx.bridge.token } });
     // The start-up look is over (the next is two minutes away): from here on, only the tests talk to the store.
     await eventually(() => hub.reaper.looks >= 1 && Number.isFinite(hub.reaper.nextAt), 'the first look');
     hub.app.command('/slow', async ({ ack }) => {
-      await new Promise((r) => setTimeout(r, 2500));
+      await new Promise<void>((r) => {
+        releaseSlow = r;
+      });
       await ack('too late');
     });
   });
-  afterAll(async () => {
+  afterAll(() => {
     fx.bridge.mode = 'normal';
-    await hub?.stop();
-    await api?.close();
+    releaseSlow();
   });
 
   it('answers health fast and says degraded, with 200, once the probe has failed', async () => {
@@ -69,13 +70,13 @@ describe('a copy whose store hangs', () => {
     }
   });
 
-  it('answers a command whose listener never acks in time with a deliberate 200 before 3 s', async () => {
-    const started = performance.now();
+  it("answers a command whose listener has not acked by the deadline itself, with a 200 inside Slack's 3 s (before: Slack timed out and retried)", async () => {
+    // The listener acks only once this test has its answer: the 200 can only be the receiver's own.
     const response = await deliver(hub.eventsUrl, commandForm({ command: '/slow', triggerId: 'slow-1' }), { signingSecret: SECRET });
-    const elapsed = performance.now() - started;
+    releaseSlow();
     expect(response.status).toBe(200);
     expect(response.headers.get('x-autohub-ack')).toBe('deadline');
-    expect(elapsed).toBeLessThan(3000);
-    expect(hub.lines.some((l) => l.event === 'delivery.ack_deadline')).toBe(true);
+    const line = hub.lines.find((l) => l.event === 'delivery.ack_deadline');
+    expect(line?.ackDeadlineMs).toBeLessThan(3000);
   });
 });

@@ -5,16 +5,16 @@
  * one debug line with a count, not a stack at error level.
  */
 import { connect } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeWebApi, type FakeWebApi } from '../../drill/sim/fake-web-api.js';
+import { describe, expect, it } from 'vitest';
 import { mentionEnvelope } from '../../drill/sim/slack-events.js';
 import { serverTimeouts } from '../../lib/http/index.js';
 import { createMemoryLogger } from '../../lib/log/index.js';
 import { FailoverReceiver, HealthMonitor, LeaseKeeper } from '../../lib/receiver/index.js';
 import { signedHeaders } from '../../lib/slack/index.js';
 import { MemoryStore } from '../../lib/store/index.js';
-import { eventually, SECRET, startCopy, type RunningCopy } from '../support/copies.js';
+import { eventually, SECRET } from '../support/copies.js';
 import { slowPost } from '../support/slow-post.js';
+import { useCopy, useFakeWebApi } from '../support/fixtures.js';
 
 /** A bare receiver (no Bolt app: nothing here reaches a listener) with the timeouts given. */
 async function startReceiver(timeouts: { headersTimeoutMs?: number; requestTimeoutMs?: number }) {
@@ -113,17 +113,8 @@ describe('a copy closes a connection that trickles its body', () => {
 });
 
 describe('a signed body over the limit gets its 413 every time', () => {
-  let api: FakeWebApi;
-  let copy: RunningCopy;
-
-  beforeAll(async () => {
-    api = await startFakeWebApi();
-    copy = await startCopy({ role: 'hub', webApiUrl: api.url, store: new MemoryStore() });
-  });
-  afterAll(async () => {
-    await copy?.stop();
-    await api?.close();
-  });
+  const api = useFakeWebApi();
+  const copy = useCopy({ role: 'hub', api, store: new MemoryStore() });
 
   it.each([
     ['with its Content-Length', true],

@@ -4,29 +4,21 @@
  * its body, so a copy dying mid-turn lost it; now it is stored (sealed) and
  * can be taken over.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeWebApi, type FakeWebApi } from '../../drill/sim/fake-web-api.js';
+import { describe, expect, it } from 'vitest';
 import { deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
 import { eventKey, parseLeaseRecord } from '../../lib/store/index.js';
 import { useRedisBridge } from '../support/redis-fixture.js';
-import { eventually, SECRET, startCopy, turnOver, type RunningCopy } from '../support/copies.js';
+import { eventually, SECRET, turnOver } from '../support/copies.js';
+import { useCopy, useFakeWebApi } from '../support/fixtures.js';
 
 describe('a large delivery', () => {
   const fx = useRedisBridge();
-  let api: FakeWebApi;
-  let copy: RunningCopy;
-  beforeAll(async () => {
-    api = await startFakeWebApi();
-    copy = await startCopy({
-      role: 'hub',
-      webApiUrl: api.url,
-      upstash: { url: fx.bridge.url, token: fx.bridge.token },
-      env: { AUTOHUB_DEMO_THINK_MS: '1500' },
-    });
-  });
-  afterAll(async () => {
-    await copy?.stop();
-    await api?.close();
+  const api = useFakeWebApi();
+  const copy = useCopy({
+    role: 'hub',
+    api,
+    redis: fx,
+    env: { AUTOHUB_DEMO_THINK_MS: '1500' },
   });
 
   it('of 700 KB is stored with its lease, so a taker-over could run it (before: claimed bodiless, lost if its copy died)', async () => {

@@ -5,30 +5,22 @@
  * still running, and this copy's own reaper takes it. Before, the reaper ran
  * the turn a second time beside the first: two replies.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeWebApi, type FakeWebApi } from '../../drill/sim/fake-web-api.js';
+import { describe, expect, it } from 'vitest';
 import { deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
 import { SHORT_LEASE } from '../support/child-app.js';
 import { useRedisBridge } from '../support/redis-fixture.js';
-import { eventually, repliesTo, SECRET, startCopy, turnOver, type RunningCopy } from '../support/copies.js';
+import { eventually, repliesTo, SECRET, turnOver } from '../support/copies.js';
+import { useCopy, useFakeWebApi } from '../support/fixtures.js';
 
 describe('a claim that timed out but landed', () => {
   const fx = useRedisBridge();
-  let api: FakeWebApi;
-  let copy: RunningCopy;
-  beforeAll(async () => {
-    api = await startFakeWebApi();
-    copy = await startCopy({
-      role: 'hub',
-      webApiUrl: api.url,
-      upstash: { url: fx.bridge.url, token: fx.bridge.token },
-      // A turn longer than the lease, so the landed lease lapses while it runs.
-      env: { ...SHORT_LEASE, AUTOHUB_DEMO_THINK_MS: '3000' },
-    });
-  });
-  afterAll(async () => {
-    await copy?.stop();
-    await api?.close();
+  const api = useFakeWebApi();
+  const copy = useCopy({
+    role: 'hub',
+    api,
+    redis: fx,
+    // A turn longer than the lease, so the landed lease lapses while it runs.
+    env: { ...SHORT_LEASE, AUTOHUB_DEMO_THINK_MS: '3000' },
   });
 
   it('its copy confirms the claim once the store answers and runs on under the lease that landed, never runs it twice: one reply', async () => {

@@ -4,26 +4,20 @@
  * Real copies, each a child process on a real Redis behind the Upstash bridge,
  * SIGKILLed mid-turn.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeWebApi, type FakeWebApi } from '../../drill/sim/fake-web-api.js';
+import { afterEach, describe, expect, it } from 'vitest';
 import { deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
 import { UpstashStore } from '../../lib/store/index.js';
 import { spawnHub, type ChildApp } from '../support/child-app.js';
 import { eventually, SECRET } from '../support/copies.js';
 import { useRedisBridge } from '../support/redis-fixture.js';
+import { useFakeWebApi } from '../support/fixtures.js';
 
 describe('owner deaths count', () => {
   const fx = useRedisBridge();
-  let api: FakeWebApi;
+  const api = useFakeWebApi();
   const children: ChildApp[] = [];
-  beforeAll(async () => {
-    api = await startFakeWebApi();
-  });
   afterEach(() => {
     for (const c of children.splice(0)) c.child.kill('SIGKILL');
-  });
-  afterAll(async () => {
-    await api?.close();
   });
 
   const authTests = () => api.calls.filter((c) => c.method === 'auth.test').length;

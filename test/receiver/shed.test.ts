@@ -1,17 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeWebApi, type FakeWebApi } from '../../drill/sim/fake-web-api.js';
+import { describe, expect, it } from 'vitest';
 import { deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
 import { spawnApp } from '../support/child-app.js';
 import { eventually, SECRET } from '../support/copies.js';
+import { useFakeWebApi } from '../support/fixtures.js';
 
 describe('a hub with a backlog hands new deliveries back to the edge (AUTOHUB_SHED_AT)', () => {
-  let api: FakeWebApi;
-  beforeAll(async () => {
-    api = await startFakeWebApi();
-  });
-  afterAll(async () => {
-    await api?.close();
-  });
+  const api = useFakeWebApi();
 
   it('with 2 turns waiting, the next delivery is refused 503 busy before any claim, and is answered once sent again', async () => {
     // One turn at a time, its first write held 2 s: the second and third wait, the fourth is handed back.

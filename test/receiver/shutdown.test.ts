@@ -1,9 +1,9 @@
 import { Agent, request } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeWebApi, type FakeWebApi } from '../../drill/sim/fake-web-api.js';
+import { describe, expect, it } from 'vitest';
 import { deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
 import { spawnApp } from '../support/child-app.js';
 import { eventually, SECRET } from '../support/copies.js';
+import { useFakeWebApi } from '../support/fixtures.js';
 
 function get(url: string, agent: Agent | false): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -17,13 +17,7 @@ function get(url: string, agent: Agent | false): Promise<number> {
 }
 
 describe('graceful shutdown of `npm start`', () => {
-  let api: FakeWebApi;
-  beforeAll(async () => {
-    api = await startFakeWebApi();
-  });
-  afterAll(async () => {
-    await api?.close();
-  });
+  const api = useFakeWebApi();
 
   it('SIGTERM mid-turn: health turns 503, new connections are refused, the turn posts, exit 0', async () => {
     // The reply's first write takes 1.5 s to land: the turn is mid-post when SIGTERM comes.

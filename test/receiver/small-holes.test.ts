@@ -1,13 +1,13 @@
 /** Issue 11's smaller holes, each with a real copy, real Bolt and the real WebClient. */
 import { WebClient } from '@slack/web-api';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { checkThread, TURN_EVENT_TYPE, type ReplyTarget } from '../../lib/turn/index.js';
 import { isPersonsDirectMessage } from '../../app/listeners/conversation.js';
-import { startFakeWebApi, type FakeWebApi } from '../../drill/sim/fake-web-api.js';
 import { deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
 import { parseDelivery } from '../../lib/receiver/index.js';
 import { MemoryStore } from '../../lib/store/index.js';
-import { eventually, repliesTo, SECRET, startCopy, type RunningCopy } from '../support/copies.js';
+import { eventually, repliesTo, SECRET } from '../support/copies.js';
+import { useCopy, useFakeWebApi } from '../support/fixtures.js';
 
 describe('which direct messages are a person writing', () => {
   it.each([
@@ -46,17 +46,8 @@ describe('alias keys are per event type', () => {
 });
 
 describe('a copy answering the small cases', () => {
-  let api: FakeWebApi;
-  let copy: RunningCopy;
-
-  beforeAll(async () => {
-    api = await startFakeWebApi();
-    copy = await startCopy({ role: 'hub', webApiUrl: api.url, store: new MemoryStore() });
-  });
-  afterAll(async () => {
-    await copy?.stop();
-    await api?.close();
-  });
+  const api = useFakeWebApi();
+  const copy = useCopy({ role: 'hub', api, store: new MemoryStore() });
 
   it('a DM carrying a file (subtype file_share) gets its answer', async () => {
     const body = mentionEnvelope({ eventId: 'Ev-file', ts: '1700002000.000001', type: 'message', channelType: 'im', channel: 'D0DM' });
@@ -84,13 +75,7 @@ describe('a copy answering the small cases', () => {
 });
 
 describe('the thread check reads every page', () => {
-  let api: FakeWebApi;
-  beforeAll(async () => {
-    api = await startFakeWebApi();
-  });
-  afterAll(async () => {
-    await api?.close();
-  });
+  const api = useFakeWebApi();
 
   const me = { appId: 'A0AUTOHUB', botId: 'BAUTOHUB', botUserId: 'UAUTOHUB' };
 

@@ -1,31 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeWebApi, type FakeWebApi } from '../../drill/sim/fake-web-api.js';
+import { describe, expect, it } from 'vitest';
 import { commandForm, deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
 import { useRedisBridge } from '../support/redis-fixture.js';
-import { eventually, HEALTH_AUTH, quiescent, SECRET, startCopy, type RunningCopy } from '../support/copies.js';
+import { eventually, HEALTH_AUTH, quiescent, SECRET } from '../support/copies.js';
 import { repliesTo as repliesOf } from '../support/copies.js';
+import { useCopy, useFakeWebApi } from '../support/fixtures.js';
 
 describe('a hub and a cloud copy sharing one Redis', () => {
   const fx = useRedisBridge();
-  let api: FakeWebApi;
-  let hub: RunningCopy;
-  let cloud: RunningCopy;
+  const api = useFakeWebApi();
+  // Short leases, so every lifecycle (a late-landing claim's included) ends within a couple of seconds.
+  const env = { AUTOHUB_LEASE_MS: '1000', AUTOHUB_LEASE_RENEW_MS: '300', AUTOHUB_REAPER_MS: '200' };
+  const hub = useCopy({ role: 'hub', api, redis: fx, env });
+  const cloud = useCopy({ role: 'cloud', api, redis: fx, env });
   let n = 0;
   const ts = () => `${Math.floor(Date.now() / 1000)}.${String(++n).padStart(6, '0')}`;
-
-  beforeAll(async () => {
-    api = await startFakeWebApi();
-    const upstash = { url: fx.bridge.url, token: fx.bridge.token };
-    // Short leases, so every lifecycle (a late-landing claim's included) ends within a couple of seconds.
-    const env = { AUTOHUB_LEASE_MS: '1000', AUTOHUB_LEASE_RENEW_MS: '300', AUTOHUB_REAPER_MS: '200' };
-    hub = await startCopy({ role: 'hub', webApiUrl: api.url, upstash, env });
-    cloud = await startCopy({ role: 'cloud', webApiUrl: api.url, upstash, env });
-  });
-  afterAll(async () => {
-    await hub?.stop();
-    await cloud?.stop();
-    await api?.close();
-  });
 
   const repliesTo = (eventId: string) => repliesOf(api, eventId);
 
@@ -100,17 +88,16 @@ describe('a hub and a cloud copy sharing one Redis', () => {
     expect(await second.text()).toBe('');
   });
 
-  it('with Redis paused, the ack still arrives in time and the reply is posted once (fail-open)', async () => {
+  it('with Redis paused, the copy acks without the store (fail-open, answered while Redis is still paused) and the reply is posted once', async () => {
     const body = mentionEnvelope({ eventId: 'Ev-paused', ts: ts() });
     fx.redis.pause();
     let response: Response;
-    const started = performance.now();
     try {
+      // The ack arrives while Redis is still paused: the claim gave up on it (its deadline, not Redis, ended the wait).
       response = await deliver(hub.eventsUrl, body, { signingSecret: SECRET });
     } finally {
       fx.redis.resume();
     }
-    expect(performance.now() - started).toBeLessThan(3000);
     expect(response.status).toBe(200);
     expect(response.headers.get('x-autohub-claim')).toBe('fail-open');
     await eventually(() => repliesTo('Ev-paused').length > 0, 'the reply');

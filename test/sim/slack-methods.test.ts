@@ -7,12 +7,13 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { WebClient } from '@slack/web-api';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AUTOHUB_BOT, OTHER_APP, startFakeWebApi, type FakeWebApi } from '../../drill/sim/fake-web-api.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { AUTOHUB_BOT, OTHER_APP } from '../../drill/sim/fake-web-api.js';
 import { MARKDOWN_TEXT_MAX, SLACK_METHODS, methodRow } from '../../drill/sim/slack-methods.js';
 import { METHOD_SCOPES } from '../../lib/slack/scopes.js';
 import { checkThread, ReplyWriter } from '../../lib/turn/index.js';
 import { SWEEP } from '../../lib/ratelimit/audit.js';
+import { useFakeWebApi } from '../support/fixtures.js';
 
 const ROOT = join(import.meta.dirname, '../..');
 
@@ -68,7 +69,7 @@ describe('the Slack methods table', () => {
 });
 
 describe('the fake Web API, driven by the real WebClient, answers as the table says', () => {
-  let api: FakeWebApi;
+  const api = useFakeWebApi();
   let client: WebClient;
   let n = 0;
   const ts = () => `${Math.floor(Date.now() / 1000)}.${String(++n).padStart(6, '0')}`;
@@ -150,12 +151,8 @@ describe('the fake Web API, driven by the real WebClient, answers as the table s
     'users.conversations invalid_cursor': () => call('users.conversations', { cursor: 'bm90IG91cnM=' }),
   };
 
-  beforeAll(async () => {
-    api = await startFakeWebApi();
+  beforeAll(() => {
     client = new WebClient('xoxb-test', { slackApiUrl: api.url, retryConfig: { retries: 0 } });
-  });
-  afterAll(async () => {
-    await api.close();
   });
 
   const documented = SLACK_METHODS.flatMap((row) => Object.keys(row.errors).map((error) => `${row.method} ${error}`));

@@ -64,8 +64,8 @@ export interface CopyFixtureOptions {
   api: FakeWebApi;
   /** The shared store: Upstash over this file's Redis bridge; without it, the copy's in-process store. */
   redis?: RedisFixture;
-  /** A store of the test's own (instead of `redis`), read when the copy starts. */
-  store?: () => SharedStore;
+  /** A store of the test's own (instead of `redis`), or a function giving it when the copy starts. */
+  store?: SharedStore | (() => SharedStore);
   env?: Record<string, string>;
   fetch?: typeof fetch;
   now?: () => number;
@@ -84,7 +84,7 @@ export function useCopy(o: CopyFixtureOptions): RunningCopy {
     const resolved = turn ?? (await loadTurn?.());
     started = await startCopy({
       ...rest,
-      ...(store ? { store: store() } : {}),
+      ...(store ? { store: typeof store === 'function' ? store() : store } : {}),
       webApiUrl: api.url,
       ...(redis ? { upstash: { url: redis.bridge.url, token: redis.bridge.token } } : {}),
       ...(resolved ? { turn: resolved } : {}),

@@ -4,29 +4,18 @@
  * either order (platform-facts; shomali11/slacker#83). Before, the two alias
  * keys were per event type: both claimed, both answered.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeWebApi, type FakeWebApi } from '../../drill/sim/fake-web-api.js';
+import { describe, expect, it } from 'vitest';
 import { deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
 import { useRedisBridge } from '../support/redis-fixture.js';
-import { eventually, quiescent, repliesTo, SECRET, startCopy, type RunningCopy } from '../support/copies.js';
+import { eventually, quiescent, repliesTo, SECRET, type RunningCopy } from '../support/copies.js';
+import { useCopy, useFakeWebApi } from '../support/fixtures.js';
 
 describe('one DM @mention, two events: one turn', () => {
   const fx = useRedisBridge();
-  let api: FakeWebApi;
-  let hub: RunningCopy;
-  let cloud: RunningCopy;
+  const api = useFakeWebApi();
+  const hub = useCopy({ role: 'hub', api, redis: fx });
+  const cloud = useCopy({ role: 'cloud', api, redis: fx });
   let n = 0;
-  beforeAll(async () => {
-    api = await startFakeWebApi();
-    const upstash = { url: fx.bridge.url, token: fx.bridge.token };
-    hub = await startCopy({ role: 'hub', webApiUrl: api.url, upstash });
-    cloud = await startCopy({ role: 'cloud', webApiUrl: api.url, upstash });
-  });
-  afterAll(async () => {
-    await hub?.stop();
-    await cloud?.stop();
-    await api?.close();
-  });
 
   /** The pair Slack sends for one message: same channel and ts, two event ids, two event types. */
   function pair(): { mention: Record<string, unknown>; im: Record<string, unknown>; ids: [string, string] } {

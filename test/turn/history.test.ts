@@ -8,19 +8,17 @@
  * first, `response_metadata.next_cursor` to the next page):
  * https://docs.slack.dev/reference/methods/conversations.replies
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { WebClient } from '@slack/web-api';
-import { startFakeWebApi, type FakeWebApi } from '../../drill/sim/fake-web-api.js';
 import { compareTs, readHistory } from '../../lib/turn/history.js';
+import { useFakeWebApi } from '../support/fixtures.js';
 
 const BOT = { botUserId: 'U0BOT', botId: 'BAUTOHUB', appId: 'A0AUTOHUB' };
-let api: FakeWebApi;
+const api = useFakeWebApi();
 let client: WebClient;
-beforeAll(async () => {
-  api = await startFakeWebApi();
+beforeAll(() => {
   client = new WebClient('xoxb-test', { slackApiUrl: api.url, retryConfig: { retries: 0 } });
 });
-afterAll(() => api.close());
 
 const repliesCalls = (thread: string) => api.calls.filter((c) => c.method === 'conversations.replies' && c.params.ts === thread);
 

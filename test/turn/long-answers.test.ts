@@ -6,20 +6,19 @@
  * about 90 words left streaming, and the same answer after an expired stream
  * became a dead letter (chat.update with `text` over 4,000).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeWebApi, type FakeStream, type FakeWebApi } from '../../drill/sim/fake-web-api.js';
+import { describe, expect, it } from 'vitest';
+import type { FakeStream } from '../../drill/sim/fake-web-api.js';
 import { deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
 import { MemoryStore } from '../../lib/store/index.js';
 import { PART_CHARS, type TakeTurn } from '../../lib/turn/index.js';
-import { messagesFor, SECRET, startCopy, turnOver, type RunningCopy } from '../support/copies.js';
+import { messagesFor, SECRET, turnOver } from '../support/copies.js';
+import { useCopy, useFakeWebApi } from '../support/fixtures.js';
 
 /** 30,000 characters in 60 chunks of 500, each a numbered sentence-ish run, so order and loss both show. */
 const CHUNKS = Array.from({ length: 60 }, (_, i) => `${`${String(i).padStart(2, '0')}:${'word '.repeat(99)}`.slice(0, 499)}\n`);
 const WHOLE = CHUNKS.join('');
 
 describe('long answers', () => {
-  let api: FakeWebApi;
-  let copy: RunningCopy;
   let reply: 'stream' | 'string' = 'stream';
   let n = 0;
   const turn: TakeTurn = async () =>
@@ -29,14 +28,8 @@ describe('long answers', () => {
           for (const c of CHUNKS) yield c;
         })();
 
-  beforeAll(async () => {
-    api = await startFakeWebApi();
-    copy = await startCopy({ role: 'hub', webApiUrl: api.url, store: new MemoryStore(), turn });
-  });
-  afterAll(async () => {
-    await copy?.stop();
-    await api?.close();
-  });
+  const api = useFakeWebApi();
+  const copy = useCopy({ role: 'hub', api, store: new MemoryStore(), turn });
 
   const payload = (c: { params: Record<string, string> }) => JSON.parse(c.params.metadata ?? '{}').event_payload as { part: number; final: boolean };
   const textOf = (c: { params: Record<string, string> }) => c.params.text ?? c.params.markdown_text ?? '';

@@ -4,17 +4,15 @@
  * the next run. Before, a 529 became a dead letter after one run.
  */
 import Anthropic from '@anthropic-ai/sdk';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeWebApi, type FakeWebApi } from '../../drill/sim/fake-web-api.js';
+import { describe, expect, it } from 'vitest';
 import { deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
 import { RetryableError } from '../../lib/errors/index.js';
 import { MemoryStore } from '../../lib/store/index.js';
 import { RETRYING_NOTE, type TakeTurn } from '../../lib/turn/index.js';
-import { eventually, repliesTo, SECRET, startCopy, type RunningCopy } from '../support/copies.js';
+import { eventually, repliesTo, SECRET } from '../support/copies.js';
+import { useCopy, useFakeWebApi } from '../support/fixtures.js';
 
 describe('model SDK errors in a turn', () => {
-  let api: FakeWebApi;
-  let copy: RunningCopy;
   const store = new MemoryStore();
   const throwing = new Map<string, () => unknown>();
   const turn: TakeTurn = (request) => {
@@ -22,14 +20,8 @@ describe('model SDK errors in a turn', () => {
     if (thrower) throw thrower();
     return 'fine';
   };
-  beforeAll(async () => {
-    api = await startFakeWebApi();
-    copy = await startCopy({ role: 'hub', webApiUrl: api.url, store, turn, env: { AUTOHUB_OWNER: 'U0OWNER' } });
-  });
-  afterAll(async () => {
-    await copy?.stop();
-    await api?.close();
-  });
+  const api = useFakeWebApi();
+  const copy = useCopy({ role: 'hub', api, store, turn, env: { AUTOHUB_OWNER: 'U0OWNER' } });
 
   const failed = (eventId: string) => copy.lines.find((l) => l.event === 'turn.failed' && l.eventId === eventId);
   let n = 0;

@@ -4,19 +4,16 @@
  * turn: the same command delivered to both copies (Slack does not retry a
  * command, but the edge may fail over a slow hub's) runs once.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { App } from '@slack/bolt';
-import { startFakeWebApi, type FakeWebApi } from '../../drill/sim/fake-web-api.js';
 import { commandForm, deliver } from '../../drill/sim/slack-events.js';
 import type { TurnModule } from '../../lib/turn/index.js';
 import { useRedisBridge } from '../support/redis-fixture.js';
-import { SECRET, startCopy, type RunningCopy } from '../support/copies.js';
+import { SECRET } from '../support/copies.js';
+import { useCopy, useFakeWebApi } from '../support/fixtures.js';
 
 describe('register(app, helpers)', () => {
   const fx = useRedisBridge();
-  let api: FakeWebApi;
-  let hub: RunningCopy;
-  let cloud: RunningCopy;
   const runs: string[] = [];
   const bot: TurnModule = {
     takeTurn: () => 'hi',
@@ -27,17 +24,9 @@ describe('register(app, helpers)', () => {
       });
     },
   };
-  beforeAll(async () => {
-    api = await startFakeWebApi();
-    const upstash = { url: fx.bridge.url, token: fx.bridge.token };
-    hub = await startCopy({ role: 'hub', webApiUrl: api.url, upstash, turn: bot });
-    cloud = await startCopy({ role: 'cloud', webApiUrl: api.url, upstash, turn: bot });
-  });
-  afterAll(async () => {
-    await hub?.stop();
-    await cloud?.stop();
-    await api?.close();
-  });
+  const api = useFakeWebApi();
+  const hub = useCopy({ role: 'hub', api, redis: fx, turn: bot });
+  const cloud = useCopy({ role: 'cloud', api, redis: fx, turn: bot });
 
   it('adds a slash command that answers, and the same command delivered to both copies runs once', async () => {
     const form = commandForm({ command: '/ticket', text: 'printer on fire', triggerId: '1700018000.trigger.1' });

@@ -4,27 +4,18 @@
  * Before, only `message_not_in_streaming_state` was known: a person who pressed
  * Stop had their turn dead-lettered and the owner got a failure DM.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeWebApi, type FakeWebApi } from '../../drill/sim/fake-web-api.js';
+import { describe, expect, it } from 'vitest';
 import { deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
 import { MemoryStore, eventKey } from '../../lib/store/index.js';
 import { checkThread, isOwnMessage, TURN_EVENT_TYPE } from '../../lib/turn/index.js';
-import { eventually, messagesFor, repliesTo, SECRET, startCopy, turnOver, type RunningCopy } from '../support/copies.js';
+import { eventually, messagesFor, repliesTo, SECRET, turnOver } from '../support/copies.js';
+import { useCopy, useFakeWebApi } from '../support/fixtures.js';
 
 describe('stream errors Slack documents', () => {
-  let api: FakeWebApi;
-  let copy: RunningCopy;
-  let store: MemoryStore;
+  const store = new MemoryStore();
+  const api = useFakeWebApi();
+  const copy = useCopy({ role: 'hub', api, store, env: { AUTOHUB_OWNER: 'U0OWNER' } });
   let n = 0;
-  beforeAll(async () => {
-    api = await startFakeWebApi();
-    store = new MemoryStore();
-    copy = await startCopy({ role: 'hub', webApiUrl: api.url, store, env: { AUTOHUB_OWNER: 'U0OWNER' } });
-  });
-  afterAll(async () => {
-    await copy?.stop();
-    await api?.close();
-  });
 
   const refuse = (error: string) => ({ status: 200, body: { ok: false, error } });
   const ownerDms = () => api.posts().filter((c) => c.params.channel === 'U0OWNER');
