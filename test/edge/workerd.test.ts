@@ -70,12 +70,12 @@ describe('the Worker entry in the real Workers runtime (miniflare workerd)', () 
     expect(cloud.received.filter((r) => r.path === '/slack/events')).toHaveLength(1);
   });
 
-  it('fires its timeout on a hung hub and fails over within the budget', async () => {
+  it("fires its own timeout on a hung hub in workerd and fails over, telling the cloud copy why (before: Slack's 3 s ran out first)", async () => {
     hub.events = 'hang';
-    const started = performance.now();
     const response = await post(mf);
     expect(response.headers.get('x-autohub-route')).toBe('cloud');
-    expect(performance.now() - started).toBeLessThan(1200 + 800);
+    // 'hub timeout', not 'hub unreachable': the leg's AbortSignal.timeout fired inside the Workers runtime.
+    expect(cloud.received.filter((r) => r.path === '/slack/events').map((r) => r.headers['x-autohub-failover'])).toEqual(['hub timeout']);
   });
 
   it('a Worker deployed without its signing secret refuses to route: a bare 500, its reason only in its log', async () => {
