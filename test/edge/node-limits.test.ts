@@ -8,35 +8,38 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEdgeRouter, parseEdgeSettings } from '../../lib/edge/index.js';
 import { serveFetchHandler } from '../../lib/edge-node/index.js';
 import { signedHeaders } from '../../lib/slack/index.js';
-import { startFakeCopy, type FakeCopy } from '../support/fake-copy.js';
+import { useFakeCopies } from '../support/fixtures.js';
 import { slowPost } from '../support/slow-post.js';
 
-describe('the edge on Node against an oversized body sent slowly', () => {
-  let hub: FakeCopy;
-  let cloud: FakeCopy;
-  let server: ReturnType<typeof serveFetchHandler>;
-  let url: string;
-
+/**
+ * `npm run edge` for this file: the router over the fake copies, served by lib/edge-node; `capped` passes
+ * the settings' body limit to the server as app/edge-node.ts does. `events` is its /slack/events URL.
+ */
+function useNodeEdge(env: Record<string, string>, capped: boolean) {
+  const copies = useFakeCopies();
+  let server: ReturnType<typeof serveFetchHandler> | undefined;
+  const edge = { ...copies, events: '' };
   beforeAll(async () => {
-    hub = await startFakeCopy('hub');
-    cloud = await startFakeCopy('cloud');
-    const settings = parseEdgeSettings({ HUB_URL: hub.url, CLOUD_URL: cloud.url, SLACK_SIGNING_SECRET: 's', EDGE_MAX_BODY_BYTES: '2048' });
-    server = serveFetchHandler(createEdgeRouter({ settings }).handle);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/slack/events`;
+    const settings = parseEdgeSettings({ HUB_URL: copies.hub.url, CLOUD_URL: copies.cloud.url, SLACK_SIGNING_SECRET: 's', ...env });
+    server = serveFetchHandler(createEdgeRouter({ settings }).handle, capped ? { maxBodyBytes: settings.maxBodyBytes } : {});
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+    edge.events = `http://127.0.0.1:${(server.address() as AddressInfo).port}/slack/events`;
   });
-  afterAll(async () => {
-    server.closeAllConnections();
-    server.close();
-    await hub.close();
-    await cloud.close();
+  afterAll(() => {
+    server?.closeAllConnections();
+    server?.close();
   });
+  return edge;
+}
+
+describe('the edge on Node against an oversized body sent slowly', () => {
+  const edge = useNodeEdge({ EDGE_MAX_BODY_BYTES: '2048' }, false);
 
   it('answers 413 once the limit is passed, while the sender is still sending, and forwards nothing', async () => {
     let sent = 0;
     let stopped = false;
     const status = await new Promise<number>((resolve, reject) => {
-      const req = request(url, { method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
+      const req = request(edge.events, { method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
         stopped = true;
         res.resume();
         resolve(res.statusCode ?? 0);
@@ -53,45 +56,27 @@ describe('the edge on Node against an oversized body sent slowly', () => {
     });
     expect(status).toBe(413);
     expect(sent).toBeLessThan(65_536);
-    expect(hub.received).toHaveLength(0);
-    expect(cloud.received).toHaveLength(0);
+    expect(edge.hub.received).toHaveLength(0);
+    expect(edge.cloud.received).toHaveLength(0);
   });
 
   it('a Content-Length over the limit is refused before a byte of the body is read', async () => {
-    const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: 'x'.repeat(4096) });
+    const response = await fetch(edge.events, { method: 'POST', headers: { 'content-type': 'application/json' }, body: 'x'.repeat(4096) });
     expect(response.status).toBe(413);
   });
 });
 
 describe('the edge on Node against a signed 6 MB body sent as a network sends it', () => {
-  let hub: FakeCopy;
-  let cloud: FakeCopy;
-  let server: ReturnType<typeof serveFetchHandler>;
-  let url: string;
-
-  beforeAll(async () => {
-    hub = await startFakeCopy('hub');
-    cloud = await startFakeCopy('cloud');
-    const settings = parseEdgeSettings({ HUB_URL: hub.url, CLOUD_URL: cloud.url, SLACK_SIGNING_SECRET: 's' });
-    server = serveFetchHandler(createEdgeRouter({ settings }).handle, { maxBodyBytes: settings.maxBodyBytes });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/slack/events`;
-  });
-  afterAll(async () => {
-    server.closeAllConnections();
-    server.close();
-    await hub.close();
-    await cloud.close();
-  });
+  const edge = useNodeEdge({}, true);
 
   it('gets its 413 every time (20 of 20), never a reset or a broken pipe, and forwards nothing', async () => {
     const body = Buffer.from(JSON.stringify({ pad: 'x'.repeat(6 * 1024 * 1024) }));
     const statuses: Array<number | string> = [];
     for (let i = 0; i < 20; i++) {
-      statuses.push(await slowPost(url, { 'content-type': 'application/json', ...(await signedHeaders('s', body, Date.now())) }, body));
+      statuses.push(await slowPost(edge.events, { 'content-type': 'application/json', ...(await signedHeaders('s', body, Date.now())) }, body));
     }
     expect(statuses).toEqual(Array(20).fill(413));
-    expect(hub.received).toHaveLength(0);
+    expect(edge.hub.received).toHaveLength(0);
   });
 });
 

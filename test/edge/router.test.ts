@@ -1,36 +1,17 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createEdgeRouter, parseEdgeSettings, type EdgeRouter } from '../../lib/edge/index.js';
 import { ConfigError } from '../../lib/errors/index.js';
 import { signedHeaders } from '../../lib/slack/index.js';
-import { CLOSED_URL, startFakeCopy, type FakeCopy } from '../support/fake-copy.js';
+import { CLOSED_URL, type FakeCopy } from '../support/fake-copy.js';
+import { useFakeCopies } from '../support/fixtures.js';
 
 const SECRET = 'edge-secret';
 const BODY = JSON.stringify({ type: 'event_callback', event_id: 'Ev1', team_id: 'T1', event: { type: 'app_mention', ts: '1.1', channel: 'C1' } });
 
 describe('the edge router on Node, against loopback copies, on a fixed clock', () => {
-  let hub: FakeCopy;
-  let cloud: FakeCopy;
+  const { hub, cloud } = useFakeCopies();
   let clock = Date.now();
   const now = () => clock;
-
-  beforeAll(async () => {
-    hub = await startFakeCopy('hub');
-    cloud = await startFakeCopy('cloud');
-  });
-  afterAll(async () => {
-    await hub?.close();
-    await cloud?.close();
-  });
-  afterEach(() => {
-    for (const c of [hub, cloud]) {
-      c.events = 200;
-      c.health = 200;
-      c.delayMs = 0;
-      c.eventHeaders = {};
-      c.next = [];
-      c.received.length = 0;
-    }
-  });
 
   const router = (env: Record<string, string> = {}, log?: (event: string, fields: Record<string, unknown>) => void): EdgeRouter =>
     createEdgeRouter({
@@ -183,7 +164,7 @@ describe('the edge router on Node, against loopback copies, on a fixed clock', (
     expect(hub.received.map((x) => x.path)).toEqual(['/slack/health']);
   });
 
-  it('both copies hung: each leg ends by its timeout and Slack gets a 503 to retry (before: the edge waited on them past Slack\'s 3 s)', async () => {
+  it("both copies hung: each leg ends by its timeout and Slack gets a 503 to retry (before: the edge waited on them past Slack's 3 s)", async () => {
     hub.events = 'hang';
     cloud.events = 'hang';
     const logged: [string, Record<string, unknown>][] = [];

@@ -1,22 +1,20 @@
 import { Miniflare } from 'miniflare';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signedHeaders } from '../../lib/slack/index.js';
-import { CLOSED_URL, startFakeCopy, type FakeCopy } from '../support/fake-copy.js';
+import { CLOSED_URL } from '../support/fake-copy.js';
+import { useFakeCopies } from '../support/fixtures.js';
 import { bundleWorker, WORKER_COMPATIBILITY_DATE } from '../support/worker-bundle.js';
 
 const SECRET = 'edge-secret';
 const BODY = JSON.stringify({ type: 'event_callback', event_id: 'EvW', team_id: 'T1', event: { type: 'app_mention', ts: '1.1', channel: 'C1' } });
 
 describe('the Worker entry in the real Workers runtime (miniflare workerd)', () => {
-  let hub: FakeCopy;
-  let cloud: FakeCopy;
+  const { hub, cloud } = useFakeCopies();
   let mf: Miniflare;
   let deadHub: Miniflare;
   let unsigned: Miniflare;
 
   beforeAll(async () => {
-    hub = await startFakeCopy('hub');
-    cloud = await startFakeCopy('cloud');
     const script = await bundleWorker();
     const common = {
       modules: true,
@@ -35,14 +33,6 @@ describe('the Worker entry in the real Workers runtime (miniflare workerd)', () 
     await mf?.dispose();
     await deadHub?.dispose();
     await unsigned?.dispose();
-    await hub?.close();
-    await cloud?.close();
-  });
-  afterEach(() => {
-    hub.events = 200;
-    cloud.events = 200;
-    hub.received.length = 0;
-    cloud.received.length = 0;
   });
 
   const post = async (worker: Miniflare, retryNum?: number) =>

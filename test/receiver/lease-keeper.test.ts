@@ -19,6 +19,31 @@ function rig(answers: LeaseReply[]) {
   return { keeper, calls, store, advance: (ms: number) => void (t += ms), now: () => t };
 }
 
+type LeaseStore = ConstructorParameters<typeof TurnLease>[0]['store'];
+
+/** A TurnLease on the rig's keeper and clock (lease 10 s), over a store that answers ok unless told otherwise. */
+function leaseOn(r: ReturnType<typeof rig>, store: Partial<LeaseStore> = {}, restore?: () => Promise<EndReply>): TurnLease {
+  return new TurnLease({
+    store: {
+      commit: async () => 'ok',
+      finish: async () => 'ok',
+      release: async () => 'retry',
+      deadLetter: async () => 'ok',
+      markStream: async () => 'ok',
+      ...store,
+    },
+    keeper: r.keeper,
+    key: 'k',
+    token: 1,
+    settings: { leaseMs: 10_000 },
+    retry: DEFAULT_RETRY,
+    log: silentLogger,
+    now: r.now,
+    sentAt: r.now(),
+    ...(restore ? { restore } : {}),
+  });
+}
+
 describe('LeaseKeeper: a lease is given up only when it could have lapsed', () => {
   it('renews every lease a copy holds in one request', async () => {
     const { keeper, calls } = rig(['ok']);
@@ -167,24 +192,7 @@ describe('LeaseKeeper: a lease the store forgot is written again, not given up',
     const r = rig([]);
     const replies: LeaseReply[] = ['missing', 'missing'];
     const restored: Array<'ok' | 'unreachable'> = ['ok', 'unreachable'];
-    const lease = new TurnLease({
-      store: {
-        commit: async () => replies.shift() ?? 'ok',
-        finish: async () => 'ok',
-        release: async () => 'retry',
-        deadLetter: async () => 'ok',
-        markStream: async () => 'ok',
-      },
-      keeper: r.keeper,
-      key: 'k',
-      token: 1,
-      settings: { leaseMs: 10_000 },
-      retry: DEFAULT_RETRY,
-      log: silentLogger,
-      now: r.now,
-      sentAt: r.now(),
-      restore: async () => restored.shift() ?? 'ok',
-    });
+    const lease = leaseOn(r, { commit: async () => replies.shift() ?? 'ok' }, async () => restored.shift() ?? 'ok');
     lease.start();
     r.advance(9_000);
     expect(await lease.commit()).toBe(true);
@@ -197,27 +205,18 @@ describe('LeaseKeeper: a lease the store forgot is written again, not given up',
 describe("TurnLease's end: a turn whose record the store forgot", () => {
   const finishes: LeaseReply[] = [];
   const make = (r: ReturnType<typeof rig>, releases: ReleaseReply[], restores: EndReply[]) =>
-    new TurnLease({
-      store: {
-        commit: async () => 'ok',
+    leaseOn(
+      r,
+      {
         finish: async () => {
           finishes.push('ok');
           return finishes.length === 1 ? 'missing' : 'ok';
         },
         release: async () => releases.shift() ?? 'retry',
         deadLetter: async () => 'missing',
-        markStream: async () => 'ok',
       },
-      keeper: r.keeper,
-      key: 'k',
-      token: 1,
-      settings: { leaseMs: 10_000 },
-      retry: DEFAULT_RETRY,
-      log: silentLogger,
-      now: r.now,
-      sentAt: r.now(),
-      restore: async () => restores.shift() ?? 'ok',
-    });
+      async () => restores.shift() ?? 'ok',
+    );
 
   it('is written again and then handed back for its retry, not dropped as lost (lost only when it cannot be written again)', async () => {
     // The bug: a turn that failed right after a FLUSHALL was "lost": no retry, and nobody answered.
@@ -241,25 +240,11 @@ describe("TurnLease's end: a turn whose record the store forgot", () => {
 
 describe('TurnLease.commit: no round trip while the lease is provably held', () => {
   const make = (r: ReturnType<typeof rig>, commits: string[]) =>
-    new TurnLease({
-      store: {
-        commit: async () => {
-          commits.push('commit');
-          return 'ok';
-        },
-        finish: async () => 'ok',
-        release: async () => 'retry',
-        deadLetter: async () => 'ok',
-        markStream: async () => 'ok',
+    leaseOn(r, {
+      commit: async () => {
+        commits.push('commit');
+        return 'ok';
       },
-      keeper: r.keeper,
-      key: 'k',
-      token: 1,
-      settings: { leaseMs: 10_000 },
-      retry: DEFAULT_RETRY,
-      log: silentLogger,
-      now: r.now,
-      sentAt: r.now(),
     });
 
   it('a young lease commits locally', async () => {

@@ -59,3 +59,13 @@ export async function startFakeCopy(name: string): Promise<FakeCopy> {
 
 /** A port nothing listens on. */
 export const CLOSED_URL = 'http://127.0.0.1:9';
+
+/** Back to answering 200 at once, with nothing received: how a fresh copy starts. */
+export function resetFakeCopy(copy: FakeCopy): void {
+  copy.events = 200;
+  copy.health = 200;
+  copy.delayMs = 0;
+  copy.eventHeaders = {};
+  copy.next = [];
+  copy.received.length = 0;
+}

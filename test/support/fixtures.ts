@@ -4,11 +4,12 @@
  * Vitest runs `afterAll` hooks in reverse order, so a copy stops before the
  * fake Web API and the Redis it uses close.
  */
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import { startFakeWebApi, type FakeWebApi } from '../../drill/sim/fake-web-api.js';
 import type { SharedStore } from '../../lib/store/index.js';
 import type { TakeTurn, TurnModule } from '../../lib/turn/index.js';
 import { startCopy, type RunningCopy } from './copies.js';
+import { resetFakeCopy, startFakeCopy, type FakeCopy } from './fake-copy.js';
 import type { RedisFixture } from './redis-fixture.js';
 
 /**
@@ -95,4 +96,27 @@ export function useCopy(o: CopyFixtureOptions): RunningCopy {
     await started?.stop();
   });
   return copy.value;
+}
+
+/**
+ * A loopback hub and cloud copy for the edge's tests (test/support/fake-copy.ts): started before the
+ * file's tests, set back to answering 200 and emptied of what they received after each, closed after all.
+ */
+export function useFakeCopies(): { hub: FakeCopy; cloud: FakeCopy } {
+  const hub = startedLater<FakeCopy>('the fake hub');
+  const cloud = startedLater<FakeCopy>('the fake cloud copy');
+  const started: FakeCopy[] = [];
+  beforeAll(async () => {
+    const [h, c] = await Promise.all([startFakeCopy('hub'), startFakeCopy('cloud')]);
+    started.push(h, c);
+    hub.set(h);
+    cloud.set(c);
+  });
+  afterEach(() => {
+    for (const c of started) resetFakeCopy(c);
+  });
+  afterAll(async () => {
+    await Promise.all(started.map((c) => c.close()));
+  });
+  return { hub: hub.value, cloud: cloud.value };
 }
