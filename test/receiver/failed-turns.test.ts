@@ -41,20 +41,15 @@ describe('every acked mention ends answered or dead-lettered', () => {
   const dead = async (eventId: string) => (await hub.store.listDead(100))?.filter((d) => d.eventId === eventId) ?? [];
 
   // The demo turn streams: a reply's first write is chat.startStream.
-  it('Slack answers HTTP 500 once: the retry reads the thread first (the post may have landed), then posts once', async () => {
-    api.script('chat.startStream', { status: 500, body: { ok: false, error: 'internal' } });
-    const ts = await mention('Ev-500');
-    await eventually(async () => (await isDone('Ev-500')) === 'done', 'the turn to end', 10_000);
-    expect(repliesTo(api, 'Ev-500')).toHaveLength(1);
-    expect(threadReads(ts)).toBe(1);
-  });
-
-  it('Slack refuses with internal_error once: retried without reading the thread (a clear refusal posted nothing)', async () => {
-    api.script('chat.startStream', { status: 200, body: { ok: false, error: 'internal_error' } });
-    const ts = await mention('Ev-internal');
-    await eventually(async () => (await isDone('Ev-internal')) === 'done', 'the turn to end', 10_000);
-    expect(repliesTo(api, 'Ev-internal')).toHaveLength(1);
-    expect(threadReads(ts)).toBe(0);
+  it.each([
+    ['Slack answers HTTP 500 once: the retry reads the thread first (the post may have landed), then posts once', 'Ev-500', 500, 'internal', 1],
+    ['Slack refuses with internal_error once: retried without reading the thread (a clear refusal posted nothing)', 'Ev-internal', 200, 'internal_error', 0],
+  ])('%s', async (_, eventId, status, error, reads) => {
+    api.script('chat.startStream', { status, body: { ok: false, error } });
+    const ts = await mention(eventId);
+    await eventually(async () => (await isDone(eventId)) === 'done', 'the turn to end', 10_000);
+    expect(repliesTo(api, eventId)).toHaveLength(1);
+    expect(threadReads(ts)).toBe(reads);
   });
 
   it('the connection resets after Slack stopped the stream: the retry finds the reply in the thread and posts nothing more', async () => {

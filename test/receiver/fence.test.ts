@@ -4,36 +4,21 @@
  * it) re-confirms its lease before the request goes; one that was taken over
  * meanwhile stands down instead of writing a second reply.
  */
-import { beforeAll, describe, expect, it } from 'vitest';
-import type { FakeWebApi } from '../../drill/sim/fake-web-api.js';
-import { deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
+import { describe, expect, it } from 'vitest';
 import { useTakeoverRig } from '../support/takeover-rig.js';
-import { eventually, repliesTo as repliesOf, SECRET, turnOver, type RunningCopy } from '../support/copies.js';
-import type { ChildApp } from '../support/child-app.js';
+import { eventually, repliesTo as repliesOf, turnOver } from '../support/copies.js';
 
 describe('a write waits out a window, then meets the fence', () => {
-  const rig = useTakeoverRig();
-  let api: FakeWebApi;
-  let cloud: RunningCopy;
-  let n = 0;
-  beforeAll(() => {
-    ({ api, cloud } = rig);
-  });
+  const { api, cloud, ...rig } = useTakeoverRig();
   const repliesTo = (eventId: string) => repliesOf(api, eventId);
-  const refusedStarts = () => api.calls.filter((c) => c.method === 'chat.startStream' && c.refused).length;
 
   /** The hub claims a mention and its first write is refused 429 with a Retry-After of `seconds`: it is waiting now. */
-  async function hubInWindow(eventId: string, seconds: number): Promise<ChildApp> {
-    const hub = await rig.startHub();
-    api.script('chat.startStream', { status: 429, headers: { 'retry-after': String(seconds) }, body: { ok: false, error: 'ratelimited' } });
-    const before = refusedStarts();
-    const ack = await deliver(`${hub.url}/slack/events`, mentionEnvelope({ eventId, ts: `1700009100.${String(++n).padStart(6, '0')}` }), {
-      signingSecret: SECRET,
+  const hubInWindow = (eventId: string, seconds: number) =>
+    rig.hubMidTurn({
+      eventId,
+      method: 'chat.startStream',
+      answer: { status: 429, headers: { 'retry-after': String(seconds) }, body: { ok: false, error: 'ratelimited' } },
     });
-    expect(ack.headers.get('x-autohub-claim')).toBe('claimed');
-    await eventually(() => refusedStarts() > before, 'the hub to be refused and waiting');
-    return hub;
-  }
 
   it('the hub frozen (lid closed) inside a Retry-After wait and taken over: woken, it writes nothing (before: a second complete reply)', async () => {
     const hub = await hubInWindow('Ev-fence-frozen', 3);

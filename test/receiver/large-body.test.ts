@@ -14,12 +14,7 @@ import { useCopy, useFakeWebApi } from '../support/fixtures.js';
 describe('a large delivery', () => {
   const fx = useRedisBridge();
   const api = useFakeWebApi();
-  const copy = useCopy({
-    role: 'hub',
-    api,
-    redis: fx,
-    env: { AUTOHUB_DEMO_THINK_MS: '1500' },
-  });
+  const copy = useCopy({ role: 'hub', api, redis: fx, env: { AUTOHUB_DEMO_THINK_MS: '1500' } });
 
   it('of 700 KB is stored with its lease, so a taker-over could run it (before: claimed bodiless, lost if its copy died)', async () => {
     const envelope = mentionEnvelope({ eventId: 'Ev-700k', ts: '1700016000.000001', text: `<@UAUTOHUB> ${'x'.repeat(700_000)}` });

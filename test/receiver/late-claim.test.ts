@@ -15,13 +15,8 @@ import { useCopy, useFakeWebApi } from '../support/fixtures.js';
 describe('a claim that timed out but landed', () => {
   const fx = useRedisBridge();
   const api = useFakeWebApi();
-  const copy = useCopy({
-    role: 'hub',
-    api,
-    redis: fx,
-    // A turn longer than the lease, so the landed lease lapses while it runs.
-    env: { ...SHORT_LEASE, AUTOHUB_DEMO_THINK_MS: '3000' },
-  });
+  // A turn longer than the lease, so the landed lease lapses while it runs.
+  const copy = useCopy({ role: 'hub', api, redis: fx, env: { ...SHORT_LEASE, AUTOHUB_DEMO_THINK_MS: '3000' } });
 
   it('its copy confirms the claim once the store answers and runs on under the lease that landed, never runs it twice: one reply', async () => {
     // A copy that has served before: Redis knows the claim script by its SHA (a first EVALSHA would

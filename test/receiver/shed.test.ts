@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
-import { spawnApp } from '../support/child-app.js';
+import { spawnHub } from '../support/child-app.js';
 import { eventually, SECRET } from '../support/copies.js';
 import { useFakeWebApi } from '../support/fixtures.js';
 
@@ -10,14 +10,7 @@ describe('a hub with a backlog hands new deliveries back to the edge (AUTOHUB_SH
   it('with 2 turns waiting, the next delivery is refused 503 busy before any claim, and is answered once sent again', async () => {
     // One turn at a time, its first write held 2 s: the second and third wait, the fourth is handed back.
     api.holdPosts(2000);
-    const hub = await spawnApp({
-      AUTOHUB_ROLE: 'hub',
-      SLACK_SIGNING_SECRET: SECRET,
-      SLACK_BOT_TOKEN: 'xoxb-test',
-      SLACK_API_URL: api.url,
-      AUTOHUB_MAX_TURNS: '1',
-      AUTOHUB_SHED_AT: '2',
-    });
+    const hub = await spawnHub({ webApiUrl: api.url, secret: SECRET }, { AUTOHUB_MAX_TURNS: '1', AUTOHUB_SHED_AT: '2' });
     const url = `${hub.url}/slack/events`;
     const mention = (i: number) => mentionEnvelope({ eventId: `Ev-shed-${i}`, ts: `1700000100.00000${i}` });
     try {

@@ -1,7 +1,7 @@
 import { Agent, request } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
-import { spawnApp } from '../support/child-app.js';
+import { spawnHub } from '../support/child-app.js';
 import { eventually, SECRET } from '../support/copies.js';
 import { useFakeWebApi } from '../support/fixtures.js';
 
@@ -22,12 +22,7 @@ describe('graceful shutdown of `npm start`', () => {
   it('SIGTERM mid-turn: health turns 503, new connections are refused, the turn posts, exit 0', async () => {
     // The reply's first write takes 1.5 s to land: the turn is mid-post when SIGTERM comes.
     api.holdPosts(1500);
-    const app = await spawnApp({
-      AUTOHUB_ROLE: 'hub',
-      SLACK_SIGNING_SECRET: SECRET,
-      SLACK_BOT_TOKEN: 'xoxb-test',
-      SLACK_API_URL: api.url,
-    });
+    const app = await spawnHub({ webApiUrl: api.url, secret: SECRET });
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     try {
       expect(await get(`${app.url}/slack/health`, agent)).toBe(200);

@@ -8,8 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RespClient } from '../../drill/sim/resp-client.js';
 import { deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
 import { eventKey, LEASES_KEY, messageKey } from '../../lib/store/index.js';
-import type { ChildApp } from '../support/child-app.js';
-import { useTakeoverRig } from '../support/takeover-rig.js';
+import { slowAuth, useTakeoverRig } from '../support/takeover-rig.js';
 import { eventually, repliesTo as repliesOf, SECRET, turnOver } from '../support/copies.js';
 
 describe('a store that forgets a turn mid-turn', () => {
@@ -22,19 +21,9 @@ describe('a store that forgets a turn mid-turn', () => {
   afterAll(() => redis?.close());
 
   const repliesTo = (eventId: string) => repliesOf(rig.api, eventId);
-  const authTests = () => rig.api.calls.filter((c) => c.method === 'auth.test').length;
   const nextTs = () => `1700000300.${String(++n).padStart(6, '0')}`;
 
-  /** The hub claims and acks, then sits in its turn (a slow auth.test) before it can reply. */
-  async function hubMidTurn(eventId: string, ts: string, authDelayMs: number): Promise<ChildApp> {
-    const hub = await rig.startHub();
-    rig.api.script('auth.test', { status: 200, delayMs: authDelayMs, body: { ok: true, user_id: 'UAUTOHUB', bot_id: 'BAUTOHUB' } });
-    const before = authTests();
-    const ack = await deliver(`${hub.url}/slack/events`, mentionEnvelope({ eventId, ts }), { signingSecret: SECRET });
-    expect(ack.headers.get('x-autohub-claim')).toBe('claimed');
-    await eventually(() => authTests() > before, 'the hub to be mid-turn');
-    return hub;
-  }
+  const hubMidTurn = (eventId: string, ts: string, authDelayMs: number) => rig.hubMidTurn({ eventId, ts, method: 'auth.test', answer: slowAuth(authDelayMs) });
 
   /** Another delivery of the same message: Slack's retry of the event, or the message under a second event id. */
   async function againToCloud(eventId: string, ts: string, retryNum?: number): Promise<string | null> {

@@ -1,30 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
-import type { ChildApp } from '../support/child-app.js';
-import { useTakeoverRig } from '../support/takeover-rig.js';
-import { eventually, repliesTo as repliesOf, SECRET, turnOver } from '../support/copies.js';
+import { mentionEnvelope } from '../../drill/sim/slack-events.js';
+import { slowAuth, useTakeoverRig } from '../support/takeover-rig.js';
+import { eventually, repliesTo as repliesOf, turnOver } from '../support/copies.js';
 
 describe('no turn is lost when its owner dies mid-turn', () => {
   const { fx, api, cloud, ...rig } = useTakeoverRig();
-  let n = 0;
 
-  const startHub = () => rig.startHub();
   const repliesTo = (eventId: string) => repliesOf(api, eventId);
-  const authTests = () => api.calls.filter((c) => c.method === 'auth.test').length;
-
-  /** The hub claims and acks, then sits in its turn (a slow auth.test) before it can reply. */
-  async function hubMidTurn(eventId: string, authDelayMs: number): Promise<ChildApp> {
-    const app = await startHub();
-    api.script('auth.test', { status: 200, delayMs: authDelayMs, body: { ok: true, user_id: 'UAUTOHUB', bot_id: 'BAUTOHUB' } });
-    const before = authTests();
-    const ack = await deliver(`${app.url}/slack/events`, mentionEnvelope({ eventId, ts: `1700000100.${String(++n).padStart(6, '0')}` }), {
-      signingSecret: SECRET,
-    });
-    expect(ack.status).toBe(200);
-    expect(ack.headers.get('x-autohub-claim')).toBe('claimed');
-    await eventually(() => authTests() > before, 'the hub to be mid-turn');
-    return app;
-  }
+  const hubMidTurn = (eventId: string, authDelayMs: number) => rig.hubMidTurn({ eventId, method: 'auth.test', answer: slowAuth(authDelayMs) });
 
   it('the hub is killed (SIGKILL) right after claiming: exactly one reply, from the cloud copy (before: the acked turn died with its copy)', async () => {
     const hub = await hubMidTurn('Ev-killed', 60_000);

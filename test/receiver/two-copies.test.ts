@@ -16,6 +16,15 @@ describe('a hub and a cloud copy sharing one Redis', () => {
   const ts = () => `${Math.floor(Date.now() / 1000)}.${String(++n).padStart(6, '0')}`;
 
   const repliesTo = (eventId: string) => repliesOf(api, eventId);
+  /** Delivered to the hub with Redis paused (SIGSTOP), resumed once the hub has answered. */
+  async function deliverWhilePaused(body: Record<string, unknown>): Promise<Response> {
+    fx.redis.pause();
+    try {
+      return await deliver(hub.eventsUrl, body, { signingSecret: SECRET });
+    } finally {
+      fx.redis.resume();
+    }
+  }
 
   it('an event delivered to the hub and then, as retry 1, to the cloud copy gets one reply', async () => {
     const body = mentionEnvelope({ eventId: 'Ev-two-copies', ts: ts() });
@@ -90,14 +99,8 @@ describe('a hub and a cloud copy sharing one Redis', () => {
 
   it('with Redis paused, the copy acks without the store (fail-open, answered while Redis is still paused) and the reply is posted once', async () => {
     const body = mentionEnvelope({ eventId: 'Ev-paused', ts: ts() });
-    fx.redis.pause();
-    let response: Response;
-    try {
-      // The ack arrives while Redis is still paused: the claim gave up on it (its deadline, not Redis, ended the wait).
-      response = await deliver(hub.eventsUrl, body, { signingSecret: SECRET });
-    } finally {
-      fx.redis.resume();
-    }
+    // The ack arrives while Redis is still paused: the claim gave up on it (its deadline, not Redis, ended the wait).
+    const response = await deliverWhilePaused(body);
     expect(response.status).toBe(200);
     expect(response.headers.get('x-autohub-claim')).toBe('fail-open');
     await eventually(() => repliesTo('Ev-paused').length > 0, 'the reply');
@@ -110,13 +113,7 @@ describe('a hub and a cloud copy sharing one Redis', () => {
     const body = mentionEnvelope({ eventId: 'Ev-paused-failed', ts: ts() });
     // The first write of the reply fails (HTTP 500, ambiguous): the turn has no lease to hand back.
     for (const method of ['chat.startStream', 'chat.postMessage']) api.script(method, { status: 500, body: { ok: false, error: 'internal' } });
-    fx.redis.pause();
-    let response: Response;
-    try {
-      response = await deliver(hub.eventsUrl, body, { signingSecret: SECRET });
-    } finally {
-      fx.redis.resume();
-    }
+    const response = await deliverWhilePaused(body);
     expect(response.headers.get('x-autohub-claim')).toBe('fail-open');
     await eventually(() => repliesTo('Ev-paused-failed').length > 0, 'the retried reply', 15_000);
     await quiescent([hub, cloud]);

@@ -15,9 +15,12 @@ export async function spawnApp(env: Record<string, string>): Promise<ChildApp> {
 /** Short leases so a takeover costs about 2 s: lease 1,500 ms, renewed every 400 ms, reaper every 300 ms. */
 export const SHORT_LEASE = { AUTOHUB_LEASE_MS: '1500', AUTOHUB_LEASE_RENEW_MS: '400', AUTOHUB_REAPER_MS: '300' };
 
-/** The hub as a child process on the shared store, with short leases: the copy a test kills, freezes or restarts. */
+/**
+ * The hub as a child process, the copy a test kills, freezes, signals or restarts: on the shared store
+ * with short leases, or alone on its in-process store (no `upstash`) with the default ones.
+ */
 export function spawnHub(
-  o: { webApiUrl: string; upstash: { url: string; token: string }; secret: string },
+  o: { webApiUrl: string; upstash?: { url: string; token: string }; secret: string },
   env: Record<string, string> = {},
 ): Promise<ChildApp> {
   return spawnApp({
@@ -26,9 +29,7 @@ export function spawnHub(
     SLACK_SIGNING_SECRET: o.secret,
     SLACK_BOT_TOKEN: 'xoxb-test',
     SLACK_API_URL: o.webApiUrl,
-    UPSTASH_REDIS_REST_URL: o.upstash.url,
-    UPSTASH_REDIS_REST_TOKEN: o.upstash.token,
-    ...SHORT_LEASE,
+    ...(o.upstash ? { UPSTASH_REDIS_REST_URL: o.upstash.url, UPSTASH_REDIS_REST_TOKEN: o.upstash.token, ...SHORT_LEASE } : {}),
     ...env,
   });
 }

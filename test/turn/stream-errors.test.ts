@@ -112,25 +112,16 @@ describe('whose message is it: the orphan check knows this app', () => {
         typeof checkThread
       >[0];
     const target = { channel: 'C0X', threadTs: '2.000001', eventId: 'Ev-parts' };
-    expect(
-      await checkThread(
+    const twoParts = (secondIsFinal: boolean) =>
+      checkThread(
         thread([
           { ts: '2.000002', metadata: meta(0, false) },
-          { ts: '2.000003', metadata: meta(1, false) },
+          { ts: '2.000003', metadata: meta(1, secondIsFinal) },
         ]),
         target,
         me,
-      ),
-    ).toEqual({ parts: ['2.000002', '2.000003'] });
-    expect(
-      await checkThread(
-        thread([
-          { ts: '2.000002', metadata: meta(0, false) },
-          { ts: '2.000003', metadata: meta(1, true) },
-        ]),
-        target,
-        me,
-      ),
-    ).toEqual({ reply: '2.000002' });
+      );
+    expect(await twoParts(false)).toEqual({ parts: ['2.000002', '2.000003'] });
+    expect(await twoParts(true)).toEqual({ reply: '2.000002' });
   });
 });
