@@ -1,7 +1,9 @@
 /**
  * Section `edge`: the latency the router adds to a delivery, in workerd
  * (miniflare) and on Node, against a direct request to the hub; and the
- * router's CPU time per request against the Workers free plan's 10 ms.
+ * router's CPU time per request against the Workers free plan's 10 ms; and
+ * how long a failover takes when the hub hangs, against the timeout meant to
+ * end it and Slack's 3 s (the tests show which timeout fired, this the time).
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -121,6 +123,7 @@ export async function benchEdge(): Promise<void> {
       ['measure', 'ms per request', 'Workers free plan limit', 'share of limit'],
       ['signature check + routing + relay', fmt(cpuMs, 3), '10', `${fmt((cpuMs / 10) * 100, 1)}%`],
     ]);
+    await benchFailover(headers);
   } finally {
     await mf.dispose();
     await passThrough.dispose();
@@ -128,5 +131,64 @@ export async function benchEdge(): Promise<void> {
     node.close();
     hub.closeAllConnections();
     hub.close();
+  }
+}
+
+/** A loopback server that answers /slack/events with `events` ('hang': never) and /slack/health likewise. */
+async function loopback(events: number | 'hang', health: number | 'hang'): Promise<{ url: string; close(): void }> {
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      const status = req.url?.startsWith('/slack/health') ? health : events;
+      if (status !== 'hang') res.writeHead(status, { 'x-autohub-claim': 'claimed' }).end();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
+}
+
+const FAILOVER_ROUNDS = 5;
+
+/** Each round a fresh router (no down mark carried over), with the default timeouts. */
+async function benchFailover(headers: () => Promise<Record<string, string>>): Promise<void> {
+  const hung = await loopback('hang', 'hang');
+  const cloud = await loopback(200, 200);
+  const deadCloud = await loopback('hang', 'hang');
+  const time = async (cloudUrl: string, retry: boolean): Promise<number[]> => {
+    const out: number[] = [];
+    for (let i = 0; i < FAILOVER_ROUNDS; i++) {
+      const router = createEdgeRouter({ settings: parseEdgeSettings({ HUB_URL: hung.url, CLOUD_URL: cloudUrl, SLACK_SIGNING_SECRET: SECRET }) });
+      const request = new Request('https://edge.example.com/slack/events', {
+        method: 'POST',
+        headers: { ...(await headers()), ...(retry ? { 'x-slack-retry-num': '1', 'x-slack-retry-reason': 'http_timeout' } : {}) },
+        body: BODY,
+      });
+      const t = performance.now();
+      await (await router.handle(request)).arrayBuffer();
+      out.push(performance.now() - t);
+    }
+    return out;
+  };
+  try {
+    const defaults = parseEdgeSettings({ HUB_URL: hung.url, CLOUD_URL: cloud.url, SLACK_SIGNING_SECRET: SECRET });
+    const first = summarize(await time(cloud.url, false));
+    const probed = summarize(await time(cloud.url, true));
+    const both = summarize(await time(deadCloud.url, false));
+    printTable(`edge: failover with the hub hung, default timeouts, ${FAILOVER_ROUNDS} deliveries each (ms to Slack's answer)`, [
+      ['case', 'p50', 'p99', 'the timeout meant to end it', "Slack's limit"],
+      ['first delivery: hub leg times out, cloud answers', fmt(first.p50, 0), fmt(first.p99, 0), `hub ${defaults.hubTimeoutMs}`, '3000'],
+      ['a retry: health probe times out, cloud answers', fmt(probed.p50, 0), fmt(probed.p99, 0), `probe ${defaults.probeTimeoutMs}`, '3000'],
+      ['both hung: 503 for Slack to retry', fmt(both.p50, 0), fmt(both.p99, 0), `budget ${defaults.budgetMs}`, '3000'],
+    ]);
+  } finally {
+    hung.close();
+    cloud.close();
+    deadCloud.close();
   }
 }
