@@ -1,6 +1,8 @@
 /** Copies as child processes for the benches, each answering `usage()` about itself. */
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import type { FakeWebApi } from '../drill/sim/fake-web-api.js';
+import type { UpstashBridge } from '../drill/sim/upstash-bridge.js';
 
 const CHILD = fileURLToPath(new URL('./copy-child.ts', import.meta.url));
 
@@ -43,5 +45,25 @@ export async function startBenchCopy(env: Record<string, string>): Promise<Bench
       }),
     stop: () => end('SIGTERM'),
     kill: () => end('SIGKILL'),
+  };
+}
+
+/** The signing secret and health token the benchmarks' copies run with. */
+export const BENCH_SECRET = 'bench-secret';
+export const BENCH_TOKEN = 'bench-health-token-0123456789';
+
+/** A copy's environment for the benchmarks: on the bridge's store, calling the fake Web API. */
+export function copyEnv(role: 'hub' | 'cloud', api: FakeWebApi, bridge: UpstashBridge, extra: Record<string, string> = {}) {
+  return {
+    AUTOHUB_ROLE: role,
+    AUTOHUB_INSTANCE: `bench-${role}`,
+    PORT: '0',
+    SLACK_SIGNING_SECRET: BENCH_SECRET,
+    SLACK_BOT_TOKEN: 'xoxb-bench',
+    SLACK_API_URL: api.url,
+    UPSTASH_REDIS_REST_URL: bridge.url,
+    UPSTASH_REDIS_REST_TOKEN: bridge.token,
+    AUTOHUB_HEALTH_TOKEN: BENCH_TOKEN,
+    ...extra,
   };
 }

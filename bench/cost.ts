@@ -22,28 +22,11 @@ import { createUpstashClient } from '../lib/store/index.js';
 import { createEdgeRouter, parseEdgeSettings, type EdgeRouter } from '../lib/edge/index.js';
 import { serveFetchHandler } from '../lib/edge-node/index.js';
 import type { AddressInfo } from 'node:net';
-import { startBenchCopy, type BenchCopy } from './children.js';
+import { BENCH_SECRET as SECRET, copyEnv, startBenchCopy, type BenchCopy } from './children.js';
 import { fmt, printTable, summarize } from './stats.js';
 
-const SECRET = 'bench-secret';
-const TOKEN = 'bench-health-token-0123456789';
 const DAY_S = 86_400;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function copyEnv(role: 'hub' | 'cloud', api: FakeWebApi, bridge: UpstashBridge, extra: Record<string, string> = {}) {
-  return {
-    AUTOHUB_ROLE: role,
-    AUTOHUB_INSTANCE: `bench-${role}`,
-    PORT: '0',
-    SLACK_SIGNING_SECRET: SECRET,
-    SLACK_BOT_TOKEN: 'xoxb-bench',
-    SLACK_API_URL: api.url,
-    UPSTASH_REDIS_REST_URL: bridge.url,
-    UPSTASH_REDIS_REST_TOKEN: bridge.token,
-    AUTOHUB_HEALTH_TOKEN: TOKEN,
-    ...extra,
-  };
-}
 
 /** Hub and cloud copy, each watching the other when `peers` (the default deployment). */
 async function pair(api: FakeWebApi, bridge: UpstashBridge, extra: Record<string, string>, peers: boolean): Promise<[BenchCopy, BenchCopy]> {

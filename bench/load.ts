@@ -11,10 +11,9 @@ import { startFakeWebApi, type FakeWebApi } from '../drill/sim/fake-web-api.js';
 import { startRedis } from '../drill/sim/redis-server.js';
 import { deliver, mentionEnvelope } from '../drill/sim/slack-events.js';
 import { startUpstashBridge, type UpstashBridge } from '../drill/sim/upstash-bridge.js';
-import { startBenchCopy } from './children.js';
+import { BENCH_SECRET as SECRET, copyEnv, startBenchCopy } from './children.js';
 import { fmt, printTable, summarize } from './stats.js';
 
-const SECRET = 'bench-secret';
 const RATES = [50, 100, 200, 300, 400, 600];
 const SECONDS = 4;
 let batch = 0;
@@ -67,15 +66,7 @@ async function atRate(url: string, rate: number): Promise<{ p99: number; failure
 }
 
 async function sustained(api: FakeWebApi, bridge: UpstashBridge, busy: boolean): Promise<{ rate: number; p99: number; rows: string[][] }> {
-  const copy = await startBenchCopy({
-    AUTOHUB_ROLE: 'hub',
-    PORT: '0',
-    SLACK_SIGNING_SECRET: SECRET,
-    SLACK_BOT_TOKEN: 'xoxb-bench',
-    SLACK_API_URL: api.url,
-    UPSTASH_REDIS_REST_URL: bridge.url,
-    UPSTASH_REDIS_REST_TOKEN: bridge.token,
-  });
+  const copy = await startBenchCopy(copyEnv('hub', api, bridge));
   const noise = busy ? busyCore() : undefined;
   const rows: string[][] = [];
   let best = { rate: 0, p99: 0 };
@@ -97,16 +88,7 @@ async function sustained(api: FakeWebApi, bridge: UpstashBridge, busy: boolean):
 }
 
 async function memoryPerThousandWaiting(api: FakeWebApi, bridge: UpstashBridge): Promise<{ perThousandKb: number; waiting: number }> {
-  const copy = await startBenchCopy({
-    AUTOHUB_ROLE: 'hub',
-    PORT: '0',
-    SLACK_SIGNING_SECRET: SECRET,
-    SLACK_BOT_TOKEN: 'xoxb-bench',
-    SLACK_API_URL: api.url,
-    UPSTASH_REDIS_REST_URL: bridge.url,
-    UPSTASH_REDIS_REST_TOKEN: bridge.token,
-    AUTOHUB_MAX_TURNS: '1',
-  });
+  const copy = await startBenchCopy(copyEnv('hub', api, bridge, { AUTOHUB_MAX_TURNS: '1' }));
   try {
     api.holdPosts(600_000);
     await deliver(`${copy.url}/slack/events`, mentionEnvelope({ eventId: 'Ev-mem-first', ts: '1700500000.000000' }), { signingSecret: SECRET });
