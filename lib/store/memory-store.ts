@@ -1,7 +1,9 @@
 /**
  * The in-process store, for one copy running alone. Same outcomes and the
  * same guarantees as the Redis scripts: each operation checks and writes in
- * one synchronous step, so nothing interleaves inside it.
+ * one synchronous step, so nothing interleaves inside it. Every lifetime and
+ * cap is the scripts' own (STORE_LIMITS), kept on the injected clock as Redis
+ * keeps its TTLs; test/store/contract.test.ts runs both against one table.
  */
 import { GAPS_KEY, SERVED_KEY, STATUS_KEYS, stepsKey } from './keys.js';
 import {
@@ -216,7 +218,7 @@ export class MemoryStore implements SharedStore {
     if (!this.#missing(key)) {
       if (!owns(this.#record(key), token)) return 'lost';
     } else {
-      const nonce = crypto.randomUUID();
+      const nonce = this.#nonce();
       const record = { ...JSON.parse(encodeRestored(owner, now, nonce, token, request, detail)), first_at: now };
       this.#set(key, JSON.stringify(record), this.#ttlMs, now);
       for (const alias of aliasKeys) if (!this.#live(alias, now)) this.#set(alias, encodeAlias(owner, now, nonce), this.#ttlMs, now);
