@@ -7,7 +7,7 @@
  */
 import type { Role } from '../store/index.js';
 import type { RefusalRecord } from '../ratelimit/index.js';
-import { STATUS_KEYS, type Lists } from '../store/index.js';
+import { STATUS_KEYS, STORE_LIMITS, type Lists } from '../store/index.js';
 
 export { STATUS_KEYS };
 
@@ -46,7 +46,7 @@ export function statusRecorder(store: Pick<Lists, 'push'>, options: { flushMs?: 
     clearTimeout(timer);
     timer = undefined;
     const values = refusals.splice(0);
-    await store.push(STATUS_KEYS.refusals, values, 200);
+    await store.push(STATUS_KEYS.refusals, values, STORE_LIMITS.refusalLines);
   };
 
   return {

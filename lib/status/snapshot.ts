@@ -1,7 +1,7 @@
 /** Reading the status page's figures back from the shared store. */
 import { NOTICE_CAUSES, type NoticeRecord } from '../notice/index.js';
 import type { RefusalRecord } from '../ratelimit/index.js';
-import { noticeStatusKey, STATUS_KEYS, type DeadLetter, type DeadLetters, type Lists, type Records } from '../store/index.js';
+import { noticeStatusKey, STATUS_KEYS, STORE_LIMITS, type DeadLetter, type DeadLetters, type Lists, type Records } from '../store/index.js';
 import type { CopyRecord, TurnRecord } from './records.js';
 import { parseLegsRecord, type LegsRecord } from '../legs/index.js';
 
@@ -42,9 +42,9 @@ export type SnapshotStore = Pick<Records, 'read' | 'readHash'> & Pick<Lists, 'ra
 export async function readSnapshot(store: SnapshotStore, answering: StatusSnapshot['answering'], storeOk: boolean | null): Promise<StatusSnapshot> {
   const [copies, turns, failovers, refusals, cloudLastServed, dead, lastFailover, sweep, notices, legs] = await Promise.all([
     store.readHash(STATUS_KEYS.copies),
-    store.range(STATUS_KEYS.turns, 10),
-    store.range(STATUS_KEYS.failovers, 500),
-    store.range(STATUS_KEYS.refusals, 200),
+    store.range(STATUS_KEYS.turns, STORE_LIMITS.turnLines),
+    store.range(STATUS_KEYS.failovers, STORE_LIMITS.failoverLines),
+    store.range(STATUS_KEYS.refusals, STORE_LIMITS.refusalLines),
     store.read(STATUS_KEYS.cloudLastServed),
     store.listDead(10),
     store.read(STATUS_KEYS.lastFailover),

@@ -193,6 +193,32 @@ export function owns(record: LeaseRecord | undefined, token: number): record is 
   return record !== undefined && record.token === token && (record.state === 'claimed' || record.state === 'posting');
 }
 
+/**
+ * A dead letter as listed, from its stored record (no body) and its key: the
+ * event id and channel it was claimed with, why and when it died. Pure; both
+ * stores list dead letters through it.
+ */
+export function deadLetterFrom(r: Partial<Record<keyof LeaseRecord, unknown>>, key: string): DeadLetter {
+  return {
+    key,
+    eventId: typeof r.event_id === 'string' ? r.event_id : (key.split(':').pop() ?? key),
+    channel: typeof r.channel === 'string' ? r.channel : null,
+    reason: typeof r.reason === 'string' ? r.reason : 'unknown',
+    attempts: typeof r.attempts === 'number' ? r.attempts : 1,
+    at: new Date(typeof r.dead_at === 'number' ? r.dead_at : 0).toISOString(),
+  };
+}
+
+/** The scripts' dead letter: its record as JSON with its `key` added. */
+export function parseDeadLetter(item: unknown): DeadLetter | undefined {
+  try {
+    const r = JSON.parse(String(item)) as Record<string, unknown>;
+    return typeof r.key === 'string' ? deadLetterFrom(r, r.key) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export function parseTakeover(item: unknown): Takeover | undefined {
   try {
     const t = JSON.parse(String(item)) as Partial<Takeover>;

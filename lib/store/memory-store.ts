@@ -1,13 +1,17 @@
 /**
  * The in-process store, for one copy running alone. Same outcomes and the
  * same guarantees as the Redis scripts: each operation checks and writes in
- * one synchronous step, so nothing interleaves inside it.
+ * one synchronous step, so nothing interleaves inside it. Every lifetime and
+ * cap is the scripts' own (STORE_LIMITS), kept on the injected clock as Redis
+ * keeps its TTLs; test/store/contract.test.ts runs both against one table.
  */
-import { STATUS_KEYS } from './keys.js';
+import { GAPS_KEY, SERVED_KEY, STATUS_KEYS, stepsKey } from './keys.js';
 import {
+  deadLetterFrom,
   lapsedVerdict,
   ownerDiedReason,
   owns,
+  parseGap,
   parseLeaseRecord,
   releaseVerdict,
   type EndReply,
@@ -22,26 +26,64 @@ import { Observed } from './observed.js';
 import { WindowBook } from './window-book.js';
 import { CLAIMED, DUPLICATE, type ClaimOutcome } from './outcome.js';
 import { encodeAlias, encodeClaim, encodeRestored, type ClaimOwner, type LeaseRequest } from './record.js';
-import {
-  CLAIM_TTL_SECONDS,
-  DEAD_TTL_SECONDS,
-  type ConfirmReply,
-  type DeadLetter,
-  type LookOptions,
-  type SharedStore,
-  type StoreHealth,
-  type TurnLine,
-} from './roles.js';
+import { STORE_LIMITS as L } from './limits.js';
+import type { ConfirmReply, DeadLetter, LookOptions, SharedStore, StoreHealth, TurnLine } from './roles.js';
 
-interface Entry {
-  value: string;
+/** A value and when it lapses (ms on the store's clock), as Redis keeps a key with a TTL. */
+interface Timed<T> {
+  value: T;
   expiresAt: number;
 }
 
+/** One kind of key (strings, lists, hashes) with Redis's expiry: a lapsed key reads as absent and is dropped. */
+class Keyspace<T> {
+  readonly #keys = new Map<string, Timed<T>>();
+
+  get(key: string, now: number): T | undefined {
+    const timed = this.#keys.get(key);
+    if (timed && timed.expiresAt <= now) {
+      this.#keys.delete(key);
+      return undefined;
+    }
+    return timed?.value;
+  }
+
+  set(key: string, value: T, expiresAt: number): void {
+    this.#keys.set(key, { value, expiresAt });
+  }
+
+  /** Rewrite a live key's value, its expiry kept (KEEPTTL). */
+  keep(key: string, value: T): void {
+    const timed = this.#keys.get(key);
+    if (timed) timed.value = value;
+  }
+
+  delete(key: string): void {
+    this.#keys.delete(key);
+  }
+
+  /** Drop every lapsed key. */
+  sweep(now: number): void {
+    for (const [key, timed] of this.#keys) if (timed.expiresAt <= now) this.#keys.delete(key);
+  }
+
+  clear(): void {
+    this.#keys.clear();
+  }
+
+  keys(): IterableIterator<string> {
+    return this.#keys.keys();
+  }
+
+  get size(): number {
+    return this.#keys.size;
+  }
+}
+
 export interface MemoryStoreOptions {
-  /** @default Date.now */
+  /** The store's clock (Redis's TIME on Upstash). @default Date.now */
   now?: () => number;
-  /** @default 24 h */
+  /** @default STORE_LIMITS.claimTtlSeconds */
   ttlSeconds?: number;
   /** Drop expired entries every this many writes. @default 1000 */
   sweepEvery?: number;
@@ -54,20 +96,18 @@ export interface MemoryStoreOptions {
 export class MemoryStore implements SharedStore {
   readonly kind = 'memory' as const;
   readonly windows: WindowBook;
-  readonly #entries = new Map<string, Entry>();
+  readonly #entries = new Keyspace<string>();
+  readonly #lists = new Keyspace<string[]>();
+  readonly #hashes = new Keyspace<Map<string, string>>();
   /** key -> when its lease lapses (or its retry is due). */
   readonly #leases = new Map<string, number>();
   /** key -> when it died. */
   readonly #dead = new Map<string, number>();
-  readonly #lists = new Map<string, string[]>();
-  readonly #hashes = new Map<string, Map<string, string>>();
   readonly #now: () => number;
   readonly #ttlMs: number;
   readonly #sweepEvery: number;
   readonly #observed: Observed;
   #writes = 0;
-  #servedAt: number | undefined;
-  readonly #gaps: Array<{ from: number; to: number }> = [];
   readonly #gapMs: number;
   readonly #nonce: () => string;
   /** The lease set is known whole (the Redis set's `~indexed` mark): false after it was lost, until a look rebuilds it. */
@@ -75,7 +115,7 @@ export class MemoryStore implements SharedStore {
 
   constructor(options: MemoryStoreOptions = {}) {
     this.#now = options.now ?? Date.now;
-    this.#ttlMs = (options.ttlSeconds ?? CLAIM_TTL_SECONDS) * 1000;
+    this.#ttlMs = (options.ttlSeconds ?? L.claimTtlSeconds) * 1000;
     this.#sweepEvery = options.sweepEvery ?? 1000;
     this.#observed = new Observed(this.#now);
     this.windows = new WindowBook(this.#now, () => {});
@@ -83,40 +123,33 @@ export class MemoryStore implements SharedStore {
     this.#nonce = options.nonce ?? (() => crypto.randomUUID());
   }
 
-  #live(key: string, now: number): Entry | undefined {
-    const entry = this.#entries.get(key);
-    if (entry && entry.expiresAt <= now) {
-      this.#entries.delete(key);
-      return undefined;
-    }
-    return entry;
+  #live(key: string, now: number): string | undefined {
+    return this.#entries.get(key, now);
   }
 
   #set(key: string, value: string, ttlMs: number, now: number): void {
-    this.#entries.set(key, { value, expiresAt: now + ttlMs });
+    this.#entries.set(key, value, now + ttlMs);
     if (++this.#writes % this.#sweepEvery === 0) {
-      for (const [k, e] of this.#entries) if (e.expiresAt <= now) this.#entries.delete(k);
+      for (const space of [this.#entries, this.#lists, this.#hashes]) space.sweep(now);
     }
   }
 
   /** Rewrite a record, keeping its expiry (KEEPTTL), or with a new ttl. */
   #rewrite(key: string, record: LeaseRecord, ttlMs?: number): void {
-    const entry = this.#entries.get(key);
     if (ttlMs !== undefined) this.#set(key, JSON.stringify(record), ttlMs, this.#now());
-    else if (entry) entry.value = JSON.stringify(record);
+    else this.#entries.keep(key, JSON.stringify(record));
   }
 
   #record(key: string): LeaseRecord | undefined {
-    return parseLeaseRecord(this.#live(key, this.#now())?.value);
+    return parseLeaseRecord(this.#live(key, this.#now()));
   }
 
   async claim(keys: readonly string[], owner: ClaimOwner, lease?: LeaseRequest): Promise<ClaimOutcome> {
     const now = this.#now();
     const nonce = this.#nonce();
-    const held = keys.find((key) => this.#live(key, now));
+    const held = keys.find((key) => this.#live(key, now) !== undefined);
     if (held !== undefined) return DUPLICATE;
-    if (this.#servedAt !== undefined && this.#gapMs > 0 && now - this.#servedAt > this.#gapMs) this.#gaps.push({ from: this.#servedAt, to: now });
-    this.#servedAt = now;
+    this.#served(now);
     keys.forEach((key, i) => {
       const value = i === 0 ? encodeClaim(owner, now, nonce, lease) : encodeAlias(owner, now, nonce);
       this.#set(key, i === 0 && lease ? JSON.stringify({ ...JSON.parse(value), first_at: now }) : value, this.#ttlMs, now);
@@ -126,6 +159,16 @@ export class MemoryStore implements SharedStore {
       return { kind: 'claimed', token: 1 };
     }
     return CLAIMED;
+  }
+
+  /** As the claim script: a silence since the served mark longer than the gap is recorded (the newest kept), then the mark moves to now. */
+  #served(now: number): void {
+    const prev = this.#live(SERVED_KEY, now);
+    if (prev !== undefined && this.#gapMs > 0 && now - Number(prev) > this.#gapMs) {
+      const gaps = [...(this.#lists.get(GAPS_KEY, now) ?? []), `${prev}:${now}`].slice(-L.gapsKept);
+      this.#lists.set(GAPS_KEY, gaps, now + L.gapsTtlSeconds * 1000);
+    }
+    this.#set(SERVED_KEY, String(now), L.servedTtlSeconds * 1000, now);
   }
 
   /** `missing` when the key holds nothing at all (the scripts' OWNED_OR_MISSING). */
@@ -175,7 +218,7 @@ export class MemoryStore implements SharedStore {
     if (!this.#missing(key)) {
       if (!owns(this.#record(key), token)) return 'lost';
     } else {
-      const nonce = crypto.randomUUID();
+      const nonce = this.#nonce();
       const record = { ...JSON.parse(encodeRestored(owner, now, nonce, token, request, detail)), first_at: now };
       this.#set(key, JSON.stringify(record), this.#ttlMs, now);
       for (const alias of aliasKeys) if (!this.#live(alias, now)) this.#set(alias, encodeAlias(owner, now, nonce), this.#ttlMs, now);
@@ -186,7 +229,7 @@ export class MemoryStore implements SharedStore {
 
   #turnLine(turn: TurnLine | undefined): void {
     if (!turn) return;
-    void this.push(STATUS_KEYS.turns, [turn.line], 10);
+    void this.push(STATUS_KEYS.turns, [turn.line], L.turnLines);
   }
 
   async finish(key: string, token: number, replyTs: string | null, turn?: TurnLine): Promise<LeaseReply> {
@@ -194,19 +237,19 @@ export class MemoryStore implements SharedStore {
     const record = this.#record(key);
     if (!owns(record, token)) return 'lost';
     const { body: _body, ...rest } = record;
-    this.#rewrite(key, { ...rest, state: 'done', ...(replyTs ? { reply_ts: replyTs } : {}) }, CLAIM_TTL_SECONDS * 1000);
+    this.#rewrite(key, { ...rest, state: 'done', ...(replyTs ? { reply_ts: replyTs } : {}) }, L.claimTtlSeconds * 1000);
     this.#leases.delete(key);
     this.#turnLine(turn);
     if (turn?.cloud) {
-      void this.push(STATUS_KEYS.failovers, [turn.at], 500);
-      void this.note(STATUS_KEYS.cloudLastServed, turn.at, 30 * 24 * 60 * 60);
+      void this.push(STATUS_KEYS.failovers, [turn.at], L.failoverLines);
+      void this.note(STATUS_KEYS.cloudLastServed, turn.at, L.cloudServedTtlSeconds);
     }
     return 'ok';
   }
 
   #toDead(key: string, record: LeaseRecord, turn: TurnLine | undefined): void {
     const now = this.#now();
-    this.#rewrite(key, { ...record, state: 'dead', dead_at: now }, DEAD_TTL_SECONDS * 1000);
+    this.#rewrite(key, { ...record, state: 'dead', dead_at: now }, L.deadTtlSeconds * 1000);
     this.#leases.delete(key);
     this.#dead.set(key, now);
     this.#turnLine(turn);
@@ -286,18 +329,15 @@ export class MemoryStore implements SharedStore {
       else taken.push(this.#take(key, next, owner, leaseMs));
     }
     const reindexed = this.#indexed ? 0 : this.#reindex(leaseMs);
-    if (heartbeat) {
-      const copies = this.#hashes.get(STATUS_KEYS.copies) ?? new Map<string, string>();
-      copies.set(owner.instance, heartbeat);
-      this.#hashes.set(STATUS_KEYS.copies, copies);
-    }
+    if (heartbeat) this.#hset(STATUS_KEYS.copies, owner.instance, heartbeat, L.heartbeatTtlSeconds);
     const next = Math.min(...this.#leases.values());
-    const gap = this.#gaps[0];
+    const served = this.#live(SERVED_KEY, now);
+    const gap = this.#lists.get(GAPS_KEY, now)?.[0];
     return {
       taken,
       nextDueMs: Number.isFinite(next) ? Math.max(0, next - now) : null,
-      sinceServedMs: this.#servedAt === undefined ? null : now - this.#servedAt,
-      gap: gap ? { raw: `${gap.from}:${gap.to}`, startedMsAgo: now - gap.from, endedMsAgo: now - gap.to } : null,
+      sinceServedMs: served === undefined ? null : Math.max(0, now - Number(served)),
+      gap: gap === undefined ? null : parseGap(`gap:${gap}:${now}`),
       dead,
       reindexed,
       nowMs: now,
@@ -308,14 +348,7 @@ export class MemoryStore implements SharedStore {
   #diedOut(key: string, record: LeaseRecord): DeadLetter {
     const reason = ownerDiedReason(record.deaths ?? 1);
     this.#toDead(key, { ...record, reason }, undefined);
-    return {
-      key,
-      eventId: record.event_id ?? key.split(':').pop() ?? key,
-      channel: record.channel ?? null,
-      reason,
-      attempts: record.attempts ?? 1,
-      at: new Date(this.#now()).toISOString(),
-    };
+    return deadLetterFrom({ ...record, reason, dead_at: this.#now() }, key);
   }
 
   /** A lost lease set rebuilt from the records (REINDEX_SCRIPT): each live turn missing from it, due a lease from now. */
@@ -336,7 +369,7 @@ export class MemoryStore implements SharedStore {
 
   /** What Upstash does to a full database: one key evicted. For tests and the drill. */
   evict(key: string): void {
-    this.#entries.delete(key);
+    for (const space of [this.#entries, this.#lists, this.#hashes]) space.delete(key);
   }
 
   /** The lease set deleted (or evicted) on its own. For tests and the drill. */
@@ -351,14 +384,13 @@ export class MemoryStore implements SharedStore {
     this.#dead.clear();
     this.#lists.clear();
     this.#hashes.clear();
-    this.#gaps.splice(0);
-    this.#servedAt = undefined;
     this.dropIndex();
   }
 
   async dropGap(raw: string): Promise<void> {
-    const i = this.#gaps.findIndex((g) => `${g.from}:${g.to}` === raw);
-    if (i >= 0) this.#gaps.splice(i, 1);
+    const gaps = this.#lists.get(GAPS_KEY, this.#now());
+    const i = gaps?.indexOf(raw) ?? -1;
+    if (i >= 0) gaps?.splice(i, 1);
   }
 
   async pending(): Promise<number> {
@@ -374,14 +406,7 @@ export class MemoryStore implements SharedStore {
         continue;
       }
       if (out.length >= limit) break;
-      out.push({
-        key,
-        eventId: record.event_id ?? key.split(':').pop() ?? key,
-        channel: record.channel ?? null,
-        reason: record.reason ?? 'unknown',
-        attempts: record.attempts ?? 1,
-        at: new Date(at).toISOString(),
-      });
+      out.push(deadLetterFrom({ ...record, dead_at: at }, key));
     }
     return out;
   }
@@ -397,7 +422,7 @@ export class MemoryStore implements SharedStore {
     const record = this.#record(key);
     if (!record || record.state !== 'dead') return false;
     const { body: _body, ...rest } = record;
-    this.#rewrite(key, { ...rest, state: 'dropped' }, CLAIM_TTL_SECONDS * 1000);
+    this.#rewrite(key, { ...rest, state: 'dropped' }, L.claimTtlSeconds * 1000);
     this.#dead.delete(key);
     return true;
   }
@@ -405,13 +430,13 @@ export class MemoryStore implements SharedStore {
   async lock(key: string, ttlSeconds: number, holder: string): Promise<boolean> {
     const now = this.#now();
     const held = this.#live(key, now);
-    if (held && held.value !== holder) return false;
+    if (held !== undefined && held !== holder) return false;
     this.#set(key, holder, ttlSeconds * 1000, now);
     return true;
   }
 
   async unlock(key: string, holder: string): Promise<void> {
-    if (this.#live(key, this.#now())?.value === holder) this.#entries.delete(key);
+    if (this.#live(key, this.#now()) === holder) this.#entries.delete(key);
   }
 
   async note(key: string, value: string, ttlSeconds: number): Promise<void> {
@@ -419,20 +444,31 @@ export class MemoryStore implements SharedStore {
   }
 
   async read(key: string): Promise<string | null> {
-    return this.#live(key, this.#now())?.value ?? null;
+    return this.#live(key, this.#now()) ?? null;
   }
 
   async readHash(key: string): Promise<Record<string, string>> {
-    return Object.fromEntries(this.#hashes.get(key) ?? []);
+    return Object.fromEntries(this.#hashes.get(key, this.#now()) ?? []);
   }
 
+  /** HSET then EXPIRE: the whole hash lives `ttlSeconds` from this write. */
+  #hset(key: string, field: string, value: string, ttlSeconds: number): void {
+    const now = this.#now();
+    const hash = this.#hashes.get(key, now) ?? new Map<string, string>();
+    hash.set(field, value);
+    this.#hashes.set(key, hash, now + ttlSeconds * 1000);
+  }
+
+  /** LPUSH, LTRIM to `max`, EXPIRE: as the Upstash store's pipeline and the scripts' status lines. */
   async push(key: string, values: readonly string[], max: number): Promise<void> {
-    const list = [...[...values].reverse(), ...(this.#lists.get(key) ?? [])].slice(0, max);
-    this.#lists.set(key, list);
+    if (values.length === 0) return;
+    const now = this.#now();
+    const list = [...[...values].reverse(), ...(this.#lists.get(key, now) ?? [])].slice(0, max);
+    this.#lists.set(key, list, now + L.listTtlSeconds * 1000);
   }
 
   async range(key: string, count: number): Promise<string[]> {
-    return (this.#lists.get(key) ?? []).slice(0, count);
+    return (this.#lists.get(key, this.#now()) ?? []).slice(0, count);
   }
 
   async ping(): Promise<StoreHealth> {
@@ -448,24 +484,13 @@ export class MemoryStore implements SharedStore {
     return this.#entries.size;
   }
 
-  /** turn key -> its kept steps and when they lapse (as long as a claim). */
-  readonly #steps = new Map<string, { results: Map<string, string>; expiresAt: number }>();
-
+  /** A step's result kept in the turn's steps hash, which lives as long as a claim (KEEP_STEP_SCRIPT). */
   async keepStep(turnKey: string, name: string, json: string): Promise<boolean> {
-    const now = this.#now();
-    const held = this.#steps.get(turnKey);
-    const results = held && held.expiresAt > now ? held.results : new Map<string, string>();
-    results.set(name, json);
-    this.#steps.set(turnKey, { results, expiresAt: now + CLAIM_TTL_SECONDS * 1000 });
+    this.#hset(stepsKey(turnKey), name, json, L.claimTtlSeconds);
     return true;
   }
 
   async loadSteps(turnKey: string): Promise<Record<string, string>> {
-    const held = this.#steps.get(turnKey);
-    if (!held || held.expiresAt <= this.#now()) {
-      this.#steps.delete(turnKey);
-      return {};
-    }
-    return Object.fromEntries(held.results);
+    return this.readHash(stepsKey(turnKey));
   }
 }

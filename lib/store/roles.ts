@@ -179,11 +179,6 @@ export interface SharedStore extends Claims, Leases, DeadLetters, Records, Lists
   readonly windows: SharedWindows;
 }
 
-/** Claims outlive Slack's retry window (about 6 minutes) many times over; a done turn is kept a day. */
-export const CLAIM_TTL_SECONDS = 24 * 60 * 60;
-/** Dead letters are kept a week. */
-export const DEAD_TTL_SECONDS = 7 * 24 * 60 * 60;
-
 /**
  * A turn's steps (ctx.step, lib/turn/steps.ts): each step's JSON result kept
  * with the turn, sealed like its body, for as long as its claim, so a retry

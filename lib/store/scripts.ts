@@ -6,6 +6,7 @@
  */
 import { LEASES_INDEXED, LEASES_INDEXED_SCORE } from './keys.js';
 import { OWNER_DIED_FORMAT } from './lease.js';
+import { STORE_LIMITS as L } from './limits.js';
 
 const NOW = `local t = redis.call('TIME'); local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
 
@@ -66,10 +67,10 @@ if not out[1] then
   local gap = tonumber(ARGV[6]) or 0
   if prev and gap > 0 and now - prev > gap then
     redis.call('RPUSH', KEYS[n + 4], string.format('%d:%d', prev, now))
-    redis.call('LTRIM', KEYS[n + 4], -20, -1)
-    redis.call('EXPIRE', KEYS[n + 4], 172800)
+    redis.call('LTRIM', KEYS[n + 4], -${L.gapsKept}, -1)
+    redis.call('EXPIRE', KEYS[n + 4], ${L.gapsTtlSeconds})
   end
-  redis.call('SET', KEYS[n + 3], now, 'EX', 172800)
+  redis.call('SET', KEYS[n + 3], now, 'EX', ${L.servedTtlSeconds})
   out[1] = 'claimed'
 end
 ${WINDOWS('KEYS[n + 2]')}
@@ -183,7 +184,7 @@ return added`;
 
 /** The turn's line on the status page, pushed in the same round trip. KEYS[T]: turns list. */
 const TURN_RECORD = (t: string, a: string) => `if ${a} ~= '' then
-  redis.call('LPUSH', ${t}, ${a}); redis.call('LTRIM', ${t}, 0, 9); redis.call('EXPIRE', ${t}, 172800)
+  redis.call('LPUSH', ${t}, ${a}); redis.call('LTRIM', ${t}, 0, ${L.turnLines - 1}); redis.call('EXPIRE', ${t}, ${L.listTtlSeconds})
 end`;
 
 /**
@@ -201,8 +202,8 @@ redis.call('SET', KEYS[1], cjson.encode(rec), 'EX', tonumber(ARGV[3]))
 redis.call('ZREM', KEYS[2], KEYS[1])
 ${TURN_RECORD('KEYS[3]', 'ARGV[4]')}
 if ARGV[5] == '1' then
-  redis.call('LPUSH', KEYS[4], ARGV[6]); redis.call('LTRIM', KEYS[4], 0, 499); redis.call('EXPIRE', KEYS[4], 172800)
-  redis.call('SET', KEYS[5], ARGV[6], 'EX', 2592000)
+  redis.call('LPUSH', KEYS[4], ARGV[6]); redis.call('LTRIM', KEYS[4], 0, ${L.failoverLines - 1}); redis.call('EXPIRE', KEYS[4], ${L.listTtlSeconds})
+  redis.call('SET', KEYS[5], ARGV[6], 'EX', ${L.cloudServedTtlSeconds})
 end
 return 1`;
 
@@ -285,7 +286,7 @@ local out = { -1, -1, '', 0, now, -1 }
 local sent = tonumber(ARGV[9]) or 0
 if sent > 0 then
   out[6] = redis.call('INCRBY', KEYS[6], sent)
-  redis.call('EXPIRE', KEYS[6], 3456000)
+  redis.call('EXPIRE', KEYS[6], ${L.usageTtlSeconds})
 else
   out[6] = tonumber(redis.call('GET', KEYS[6])) or 0
 end
@@ -326,7 +327,7 @@ for _, key in ipairs(due) do
     end
   end
 end
-if ARGV[5] ~= '' then redis.call('HSET', KEYS[2], ARGV[1], ARGV[5]); redis.call('EXPIRE', KEYS[2], 604800) end
+if ARGV[5] ~= '' then redis.call('HSET', KEYS[2], ARGV[1], ARGV[5]); redis.call('EXPIRE', KEYS[2], ${L.heartbeatTtlSeconds}) end
 local nxt = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
 if nxt[2] and nxt[1] ~= indexed_member then out[1] = math.max(0, tonumber(nxt[2]) - now) end
 return out`;

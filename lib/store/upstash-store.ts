@@ -13,22 +13,24 @@ import type { UpstashSettings } from './roles.js';
 import { withDeadline } from '../time/index.js';
 import { claimDeadlineMs, DEFAULT_CLAIM_BUDGET, type ClaimBudget } from './budget.js';
 import { usageKey, DEAD_KEY, EVENT_KEYS_MATCH, GAPS_KEY, LEASES_INDEXED_SCORE, LEASES_KEY, SERVED_KEY, STATUS_KEYS, WINDOWS_KEY } from './keys.js';
-import { parseGap, parseTakeover, type EndReply, type Look, type LeaseReply, type ReleaseReply, type RestoreDetail, type Takeover } from './lease.js';
+import {
+  parseDeadLetter,
+  parseGap,
+  parseTakeover,
+  type EndReply,
+  type Look,
+  type LeaseReply,
+  type ReleaseReply,
+  type RestoreDetail,
+  type Takeover,
+} from './lease.js';
 import { Observed } from './observed.js';
 import { WindowBook } from './window-book.js';
 import { classifyClaimReply, failOpen, type ClaimOutcome } from './outcome.js';
 import { encodeAlias, encodeClaim, encodeRestored, type ClaimOwner, type LeaseRequest } from './record.js';
 import type { StoreReporter } from './reporter.js';
-import {
-  CLAIM_TTL_SECONDS,
-  DEAD_TTL_SECONDS,
-  type ConfirmReply,
-  type DeadLetter,
-  type LookOptions,
-  type SharedStore,
-  type StoreHealth,
-  type TurnLine,
-} from './roles.js';
+import type { ConfirmReply, DeadLetter, LookOptions, SharedStore, StoreHealth, TurnLine } from './roles.js';
+import { STORE_LIMITS as L } from './limits.js';
 import * as S from './scripts.js';
 import { isSealed, type Sealer } from './seal.js';
 import { createUpstashClient, type StoreClient } from './upstash-client.js';
@@ -71,14 +73,6 @@ function reasonOf(error: unknown): string {
 
 type Op = 'claim' | 'note' | 'window' | 'lease' | 'ping' | 'read';
 
-/**
- * A lost lease set is rebuilt by scanning the event keys: this many keys a
- * SCAN page, at most this many pages a look (10,000 keys, a day of about
- * 5,000 mentions with their aliases), the rest at the next looks.
- */
-const REINDEX_SCAN_COUNT = 1000;
-const REINDEX_PAGES_PER_LOOK = 10;
-
 export class UpstashStore implements SharedStore {
   readonly kind = 'upstash' as const;
   readonly budget: ClaimBudget;
@@ -104,7 +98,7 @@ export class UpstashStore implements SharedStore {
     else if (options.settings) this.#client = createUpstashClient(options.settings, this.budget.attemptMs, (n) => void (this.#sent += n));
     else throw new TypeError('UpstashStore needs `settings` or `client`');
     this.#report = options.reporter;
-    this.#ttlSeconds = options.ttlSeconds ?? CLAIM_TTL_SECONDS;
+    this.#ttlSeconds = options.ttlSeconds ?? L.claimTtlSeconds;
     this.#now = options.now ?? Date.now;
     this.#nonce = options.nonce ?? (() => crypto.randomUUID());
     this.#observed = new Observed(this.#now);
@@ -219,7 +213,7 @@ export class UpstashStore implements SharedStore {
 
   async finish(key: string, token: number, replyTs: string | null, turn?: TurnLine): Promise<LeaseReply> {
     const keys = [key, LEASES_KEY, STATUS_KEYS.turns, STATUS_KEYS.failovers, STATUS_KEYS.cloudLastServed];
-    const args = [token, replyTs ?? '', CLAIM_TTL_SECONDS, turn?.line ?? '', turn?.cloud ? '1' : '0', turn?.at ?? ''];
+    const args = [token, replyTs ?? '', L.claimTtlSeconds, turn?.line ?? '', turn?.cloud ? '1' : '0', turn?.at ?? ''];
     return leaseReplyOf(await this.#lease(keys, S.FINISH_SCRIPT, args));
   }
 
@@ -231,7 +225,7 @@ export class UpstashStore implements SharedStore {
       f.ambiguous ? '1' : '0',
       f.policy.attempts,
       f.policy.windowMs,
-      DEAD_TTL_SECONDS,
+      L.deadTtlSeconds,
       f.turn?.line ?? '',
       f.free ? '1' : '0',
     ];
@@ -241,7 +235,7 @@ export class UpstashStore implements SharedStore {
   }
 
   async deadLetter(key: string, token: number, reason: string, turn?: TurnLine): Promise<LeaseReply> {
-    const args = [token, reason, DEAD_TTL_SECONDS, turn?.line ?? ''];
+    const args = [token, reason, L.deadTtlSeconds, turn?.line ?? ''];
     return leaseReplyOf(await this.#lease([key, LEASES_KEY, DEAD_KEY, STATUS_KEYS.turns], S.DEAD_SCRIPT, args));
   }
 
@@ -262,7 +256,7 @@ export class UpstashStore implements SharedStore {
       heartbeat ?? '',
       policy?.attempts ?? 0,
       policy?.windowMs ?? 0,
-      DEAD_TTL_SECONDS,
+      L.deadTtlSeconds,
       sent,
       ...running,
     ];
@@ -275,7 +269,7 @@ export class UpstashStore implements SharedStore {
     for (const item of reply.slice(6)) {
       const text = String(item);
       if (text.startsWith('dead:')) {
-        const letter = deadLetterOf(text.slice('dead:'.length));
+        const letter = parseDeadLetter(text.slice('dead:'.length));
         if (letter) dead.push(letter);
       } else {
         const t = parseTakeover(text);
@@ -307,9 +301,9 @@ export class UpstashStore implements SharedStore {
    */
   async #reindex(leaseMs: number): Promise<number> {
     let added = 0;
-    for (let page = 0; page < REINDEX_PAGES_PER_LOOK; page++) {
+    for (let page = 0; page < L.reindexPagesPerLook; page++) {
       const scanned = await this.#bounded('lease', LEASES_KEY, () =>
-        this.#client.scan(this.#reindexCursor, { match: EVENT_KEYS_MATCH, count: REINDEX_SCAN_COUNT }),
+        this.#client.scan(this.#reindexCursor, { match: EVENT_KEYS_MATCH, count: L.reindexScanCount }),
       );
       if (!Array.isArray(scanned)) return added;
       const cursor = String(scanned[0]);
@@ -338,7 +332,7 @@ export class UpstashStore implements SharedStore {
 
   async listDead(limit: number): Promise<DeadLetter[] | undefined> {
     const reply = await this.#bounded('read', DEAD_KEY, () => this.#run(S.DEAD_LIST_SCRIPT, [DEAD_KEY], [limit]));
-    return Array.isArray(reply) ? reply.flatMap((item) => deadLetterOf(item) ?? []) : undefined;
+    return Array.isArray(reply) ? reply.flatMap((item) => parseDeadLetter(item) ?? []) : undefined;
   }
 
   async replayDead(key: string, owner: ClaimOwner, leaseMs: number): Promise<Takeover | undefined> {
@@ -358,7 +352,7 @@ export class UpstashStore implements SharedStore {
   }
 
   async dropDead(key: string): Promise<boolean> {
-    return (await this.#lease([key, DEAD_KEY], S.DROP_SCRIPT, [CLAIM_TTL_SECONDS])) === 1;
+    return (await this.#lease([key, DEAD_KEY], S.DROP_SCRIPT, [L.claimTtlSeconds])) === 1;
   }
 
   async lock(key: string, ttlSeconds: number, holder: string): Promise<boolean | undefined> {
@@ -398,7 +392,7 @@ export class UpstashStore implements SharedStore {
       const pipe = this.#client.pipeline();
       pipe.lpush(key, ...values);
       pipe.ltrim(key, 0, max - 1);
-      pipe.expire(key, 2 * CLAIM_TTL_SECONDS);
+      pipe.expire(key, L.listTtlSeconds);
       return pipe.exec();
     });
   }
@@ -423,7 +417,7 @@ export class UpstashStore implements SharedStore {
   async keepStep(turnKey: string, name: string, json: string): Promise<boolean> {
     const key = stepsKey(turnKey);
     const value = this.#sealer ? this.#sealer.seal(json) : json;
-    return (await this.#bounded('note', key, () => this.#run(S.KEEP_STEP_SCRIPT, [key], [name, value, CLAIM_TTL_SECONDS]))) === 1;
+    return (await this.#bounded('note', key, () => this.#run(S.KEEP_STEP_SCRIPT, [key], [name, value, L.claimTtlSeconds]))) === 1;
   }
 
   /** A turn's kept steps in one HGETALL; a result no key here opens is left out (that step runs again). */
@@ -448,22 +442,3 @@ function replyOf(reply: unknown): EndReply {
 function leaseReplyOf(reply: unknown): LeaseReply {
   return reply === 2 ? 'missing' : replyOf(reply);
 }
-
-function deadLetterOf(item: unknown): DeadLetter | undefined {
-  try {
-    const r = JSON.parse(String(item)) as Record<string, unknown>;
-    if (typeof r.key !== 'string') return undefined;
-    return {
-      key: r.key,
-      eventId: typeof r.event_id === 'string' ? r.event_id : (r.key.split(':').pop() ?? r.key),
-      channel: typeof r.channel === 'string' ? r.channel : null,
-      reason: typeof r.reason === 'string' ? r.reason : 'unknown',
-      attempts: typeof r.attempts === 'number' ? r.attempts : 1,
-      at: new Date(typeof r.dead_at === 'number' ? r.dead_at : 0).toISOString(),
-    };
-  } catch {
-    return undefined;
-  }
-}
-
-export { deadLetterOf };

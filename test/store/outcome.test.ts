@@ -1,6 +1,6 @@
 import { fc, test as fcTest } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { classifyClaimReply } from '../../lib/store/index.js';
+import { classifyClaimReply } from '../../lib/store/outcome.js';
 
 const kind = (reply: unknown) => classifyClaimReply(reply, undefined).outcome.kind;
 

@@ -1,0 +1,49 @@
+/**
+ * Every bound the store keeps, in one table: how long each thing lives and
+ * how many of each are kept. The Redis scripts (scripts.ts) have these values
+ * written in and the in-process store (memory-store.ts) reads the same ones
+ * against its own clock, so the two cannot drift apart; tests read them too
+ * instead of restating a number. Lifetimes are in seconds, as Redis takes them.
+ */
+const HOUR = 60 * 60;
+const DAY = 24 * HOUR;
+
+export const STORE_LIMITS = Object.freeze({
+  /**
+   * A claim, its message aliases, a done turn's record (its reply's ts), a
+   * dropped dead letter and a turn's kept steps: a day, many times Slack's
+   * retry window (about 6 minutes).
+   */
+  claimTtlSeconds: DAY,
+  /** A dead letter's record, and the dead set after the last one: a week. */
+  deadTtlSeconds: 7 * DAY,
+  /** The served mark (when a copy last claimed a delivery, the catch-up's watermark): 48 h after that claim. */
+  servedTtlSeconds: 2 * DAY,
+  /** Gaps in serving kept for the catch-up sweep: the newest 20; a 21st drops the oldest. */
+  gapsKept: 20,
+  /** The gaps list: 48 h after the last gap was recorded (the sweep reads back 24 h at most). */
+  gapsTtlSeconds: 2 * DAY,
+  /** The status page's turn lines (`STATUS_KEYS.turns`): the newest 10. */
+  turnLines: 10,
+  /** Turns served by the cloud copy (`STATUS_KEYS.failovers`): the newest 500, what the status page counts. */
+  failoverLines: 500,
+  /** Rate-limit refusals on the status page (`STATUS_KEYS.refusals`): the newest 200. */
+  refusalLines: 200,
+  /** Every capped list (turn lines, failovers, refusals): 48 h after its last push. */
+  listTtlSeconds: 2 * DAY,
+  /** When the cloud copy last served a turn (`STATUS_KEYS.cloudLastServed`): 30 days. */
+  cloudServedTtlSeconds: 30 * DAY,
+  /** The copies' heartbeats (`STATUS_KEYS.copies`): a week after the last look that wrote one. */
+  heartbeatTtlSeconds: 7 * DAY,
+  /** A month's command count (`usageKey`): 40 days, past the month's end. */
+  usageTtlSeconds: 40 * DAY,
+  /** A lost lease set is rebuilt by SCAN (Upstash): this many keys a page. */
+  reindexScanCount: 1000,
+  /** ... and at most this many pages a look (10,000 keys, a day of about 5,000 mentions with their aliases); the rest at the next looks. */
+  reindexPagesPerLook: 10,
+});
+
+export type StoreLimits = typeof STORE_LIMITS;
+
+/** A claim's life, under the name its callers keep things "as long as a claim" by (ctx.step's results). */
+export const CLAIM_TTL_SECONDS = STORE_LIMITS.claimTtlSeconds;
