@@ -105,19 +105,20 @@ export function createAutohub(options: AutohubOptions): Autohub {
   const status = statusRecorder(store);
   const loop = new LoopDelay();
   const keeper = new LeaseKeeper(store, config.lease, log, now);
+  const common = { store, log, now: options.now };
   // The parts call one another only through `wakes`, answered once they all exist (below).
   const wakes = relay<Wakes>();
   const slack = buildSlackClient({ config, log, store, fetch: options.fetch, now: options.now, sleep: options.sleep, wakes: wakes.calls });
   const { client } = slack;
   const refusals = refusalSink({ path: config.refusalLog, log });
-  const notices = buildNotices({ store, instance: config.instance, log, now: options.now, wakes: wakes.calls });
-  const health = buildHealth({ config, store, version: VERSION, now: options.now, loop, wakes: wakes.calls });
+  const notices = buildNotices({ ...common, config, wakes: wakes.calls });
+  const health = buildHealth({ ...common, config, version: VERSION, loop, wakes: wakes.calls });
   const journal = buildJournal(config);
-  const handleFor = turnHandles({ config, store, slack, log, now: options.now });
-  const receiver = buildReceiver({ config, log, store, keeper, health, journal, handleFor, now: options.now, wakes: wakes.calls });
+  const handleFor = turnHandles({ ...common, config, slack });
+  const receiver = buildReceiver({ ...common, config, keeper, health, journal, handleFor, wakes: wakes.calls });
   const heartbeat = buildHeartbeat({ config, health, receiver, log, now });
-  const sweeper = buildSweeper({ config, client, store, log, now: options.now, wakes: wakes.calls });
-  const reaper = buildReaper({ config, store, log, now: options.now, wakes: wakes.calls });
+  const sweeper = buildSweeper({ ...common, config, client, wakes: wakes.calls });
+  const reaper = buildReaper({ ...common, config, wakes: wakes.calls });
   const peer = buildPeerWatch({ config, log, wakes: wakes.calls });
   const legs = createLegChecker(config, { store, client, log, now: options.now });
   /** Since when this copy serves (a sweep finding mentions from after it means they were never delivered here). */

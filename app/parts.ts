@@ -26,6 +26,13 @@ import type { Wakes } from './wiring.js';
 
 type Now = (() => number) | undefined;
 
+/** What most parts are given: the shared store, the log, and the clock (undefined: Date.now). */
+export interface Common {
+  store: SharedStore;
+  log: Logger;
+  now: Now;
+}
+
 /** The bot: a module as AUTOHUB_TURN names it, or its takeTurn alone; the demo turn without either. */
 export function botOf(turn: TurnModule | TakeTurn | undefined, config: Pick<AppConfig, 'demoThinkMs' | 'demoChunkMs' | 'demoReplyChars'>): TurnModule {
   if (typeof turn === 'function') return { takeTurn: turn };
@@ -84,18 +91,13 @@ export function ownerDMs(client: WebClient, owners: readonly string[], log: Logg
 }
 
 /** With no AUTOHUB_OWNER, a notice is still logged and on the status page; nobody gets a DM. */
-export function buildNotices(o: { store: SharedStore; instance: string; log: Logger; now: Now; wakes: Pick<Wakes, 'tell'> }): OwnerNotices {
-  return new OwnerNotices({ store: o.store, instance: o.instance, log: o.log, now: o.now, tell: o.wakes.tell });
+export function buildNotices(o: Common & { config: Pick<AppConfig, 'instance'>; wakes: Pick<Wakes, 'tell'> }): OwnerNotices {
+  return new OwnerNotices({ store: o.store, instance: o.config.instance, log: o.log, now: o.now, tell: o.wakes.tell });
 }
 
-export function buildHealth(o: {
-  config: Pick<AppConfig, 'role' | 'instance'>;
-  store: SharedStore;
-  version: string;
-  now: Now;
-  loop: LoopDelay;
-  wakes: Pick<Wakes, 'turns'>;
-}): HealthMonitor {
+export function buildHealth(
+  o: Pick<Common, 'store' | 'now'> & { config: Pick<AppConfig, 'role' | 'instance'>; version: string; loop: LoopDelay; wakes: Pick<Wakes, 'turns'> },
+): HealthMonitor {
   return new HealthMonitor({
     store: o.store,
     role: o.config.role,
@@ -114,7 +116,7 @@ export function buildJournal(config: Pick<AppConfig, 'journal' | 'sealKeys'>): T
 }
 
 /** Every turn answers through a handle whose client is fenced by the turn's lease at each write (issue 23). */
-export function turnHandles(o: { config: Pick<AppConfig, 'instance' | 'role' | 'botToken'>; store: SharedStore; slack: SlackClient; log: Logger; now: Now }) {
+export function turnHandles(o: Common & { config: Pick<AppConfig, 'instance' | 'role' | 'botToken'>; slack: SlackClient }) {
   const { rateLimit, clientOptions, client } = o.slack;
   const copy = { instance: o.config.instance, role: o.config.role };
   const noStream = new Set<string>();
@@ -134,17 +136,16 @@ export function turnHandles(o: { config: Pick<AppConfig, 'instance' | 'role' | '
     });
 }
 
-export function buildReceiver(o: {
-  config: AppConfig;
-  log: Logger;
-  store: SharedStore;
-  keeper: LeaseKeeper;
-  health: HealthMonitor;
-  journal: TurnJournal | undefined;
-  handleFor: ReturnType<typeof turnHandles>;
-  now: Now;
-  wakes: Pick<Wakes, 'retryIn' | 'idle' | 'appRateLimited' | 'failOpen' | 'dead' | 'hint' | 'failover'>;
-}): FailoverReceiver {
+export function buildReceiver(
+  o: Common & {
+    config: AppConfig;
+    keeper: LeaseKeeper;
+    health: HealthMonitor;
+    journal: TurnJournal | undefined;
+    handleFor: ReturnType<typeof turnHandles>;
+    wakes: Pick<Wakes, 'retryIn' | 'idle' | 'appRateLimited' | 'failOpen' | 'dead' | 'hint' | 'failover'>;
+  },
+): FailoverReceiver {
   const { config, wakes } = o;
   return new FailoverReceiver({
     journal: o.journal,
@@ -215,14 +216,9 @@ export function failoverNoter(store: Pick<SharedStore, 'note'>, now: () => numbe
 }
 
 /** After an outage longer than Slack's retries, read back what Slack gave up on (AUTOHUB_CATCHUP); undefined when off. */
-export function buildSweeper(o: {
-  config: Pick<AppConfig, 'catchup' | 'instance'>;
-  client: WebClient;
-  store: SharedStore;
-  log: Logger;
-  now: Now;
-  wakes: Pick<Wakes, 'inject'>;
-}): CatchupSweeper | undefined {
+export function buildSweeper(
+  o: Common & { config: Pick<AppConfig, 'catchup' | 'instance'>; client: WebClient; wakes: Pick<Wakes, 'inject'> },
+): CatchupSweeper | undefined {
   const { catchup } = o.config;
   if (!catchup) return undefined;
   return new CatchupSweeper({
@@ -240,13 +236,12 @@ export function buildSweeper(o: {
 }
 
 /** Takes over turns whose owner's lease lapsed, and retries that fall due; runs on every copy. */
-export function buildReaper(o: {
-  config: Pick<AppConfig, 'instance' | 'role' | 'lease' | 'retry'>;
-  store: SharedStore;
-  log: Logger;
-  now: Now;
-  wakes: Pick<Wakes, 'dead' | 'running' | 'resume' | 'capacity' | 'heartbeat' | 'look'>;
-}): Reaper {
+export function buildReaper(
+  o: Common & {
+    config: Pick<AppConfig, 'instance' | 'role' | 'lease' | 'retry'>;
+    wakes: Pick<Wakes, 'dead' | 'running' | 'resume' | 'capacity' | 'heartbeat' | 'look'>;
+  },
+): Reaper {
   const { config, wakes } = o;
   return new Reaper({
     store: o.store,
