@@ -1,0 +1,329 @@
+/**
+ * The parts of a copy, one builder each, given only what the part needs. A
+ * part that calls another does so through `wakes` (app/wiring.ts says who
+ * answers each call); app/create-app.ts lists the parts and wires them.
+ */
+import { App } from '@slack/bolt';
+import { WebClient, type WebClientOptions } from '@slack/web-api';
+import type { AppConfig } from '../lib/config/index.js';
+import { slackLogger, type Logger } from '../lib/log/index.js';
+import { createRateLimitFetch, type RateLimitFetch } from '../lib/ratelimit/index.js';
+import { FailoverReceiver, HealthMonitor, type LeaseKeeper, PeerWatch, Reaper, TurnJournal, type DeadTurn, type TurnContext } from '../lib/receiver/index.js';
+import { CatchupSweeper } from '../lib/catchup/index.js';
+import { OwnerNotices, type NoticeCause } from '../lib/notice/index.js';
+import { STATUS_KEYS, type CopyRecord } from '../lib/status/index.js';
+import { createSealer, type SharedStore } from '../lib/store/index.js';
+import type { LoopDelay, Sleep } from '../lib/time/index.js';
+import { TurnHandle, type TakeTurn, type TurnModule } from '../lib/turn/index.js';
+import { resilientAuthorize } from './authorize.js';
+import { announceDeadLetter, announceNotice } from './listeners/announce.js';
+import { registerCommand } from './listeners/command.js';
+import { registerConversation } from './listeners/conversation.js';
+import { registerHome } from './listeners/home.js';
+import { demoTurn } from './turn.js';
+import type { RegisterHelpers } from './create-app.js';
+import type { Wakes } from './wiring.js';
+
+type Now = (() => number) | undefined;
+
+/** What most parts are given: the shared store, the log, and the clock (undefined: Date.now). */
+export interface Common {
+  store: SharedStore;
+  log: Logger;
+  now: Now;
+}
+
+/** The bot: a module as AUTOHUB_TURN names it, or its takeTurn alone; the demo turn without either. */
+export function botOf(turn: TurnModule | TakeTurn | undefined, config: Pick<AppConfig, 'demoThinkMs' | 'demoChunkMs' | 'demoReplyChars'>): TurnModule {
+  if (typeof turn === 'function') return { takeTurn: turn };
+  return turn ?? { takeTurn: demoTurn({ thinkMs: config.demoThinkMs, chunkMs: config.demoChunkMs, replyChars: config.demoReplyChars }) as TakeTurn };
+}
+
+export interface SlackClient {
+  /** The rate-limit layer every Web API call goes through. */
+  rateLimit: RateLimitFetch;
+  /** What every WebClient of this copy is made with. */
+  clientOptions: WebClientOptions;
+  /** A WebClient with the bot token (not fenced: for writes outside a turn). */
+  client: WebClient;
+}
+
+export function buildSlackClient(o: {
+  config: Pick<AppConfig, 'slackApiUrl' | 'botToken' | 'rateLimit' | 'instance'>;
+  log: Logger;
+  store: Pick<SharedStore, 'windows'>;
+  fetch: typeof fetch | undefined;
+  now: Now;
+  sleep: Sleep | undefined;
+  wakes: Pick<Wakes, 'refused' | 'answered'>;
+}): SlackClient {
+  const rateLimit = createRateLimitFetch({
+    fetch: o.fetch,
+    now: o.now,
+    sleep: o.sleep,
+    maxAttempts: o.config.rateLimit.attempts,
+    budgetMs: o.config.rateLimit.budgetMs,
+    shared: o.store.windows,
+    onRefusal: o.wakes.refused,
+    instance: o.config.instance,
+    onAnswer: o.wakes.answered,
+  });
+  const clientOptions: WebClientOptions = {
+    slackApiUrl: o.config.slackApiUrl,
+    // Retries are the rate-limit layer's job, so no wait is doubled and a
+    // post whose response was lost is not sent a second time.
+    retryConfig: { retries: 0 },
+    logger: slackLogger(o.log),
+    fetch: rateLimit,
+  };
+  return { rateLimit, clientOptions, client: new WebClient(o.config.botToken, clientOptions) };
+}
+
+/** What the owners hear by DM: the notices, and each dead letter (logged, told once, whether a failed run or a look made it). */
+export function ownerDMs(client: WebClient, owners: readonly string[], log: Logger) {
+  return {
+    notice: (text: string, cause: NoticeCause) => announceNotice(client, owners, text, cause, log),
+    deadLetter: (dead: DeadTurn): void => {
+      log.error('turn.dead_letter', { ...dead });
+      if (owners.length > 0) void announceDeadLetter(client, owners, dead, log);
+    },
+  };
+}
+
+/** With no AUTOHUB_OWNER, a notice is still logged and on the status page; nobody gets a DM. */
+export function buildNotices(o: Common & { config: Pick<AppConfig, 'instance'>; wakes: Pick<Wakes, 'tell'> }): OwnerNotices {
+  return new OwnerNotices({ store: o.store, instance: o.config.instance, log: o.log, now: o.now, tell: o.wakes.tell });
+}
+
+export function buildHealth(
+  o: Pick<Common, 'store' | 'now'> & { config: Pick<AppConfig, 'role' | 'instance'>; version: string; loop: LoopDelay; wakes: Pick<Wakes, 'turns'> },
+): HealthMonitor {
+  return new HealthMonitor({
+    store: o.store,
+    role: o.config.role,
+    instance: o.config.instance,
+    version: o.version,
+    now: o.now,
+    turns: o.wakes.turns,
+    loop: () => o.loop.take(),
+  });
+}
+
+/** Acked turns that a stop could hand to nobody (the store refusing): kept here, drained at the next start. */
+export function buildJournal(config: Pick<AppConfig, 'journal' | 'sealKeys'>): TurnJournal | undefined {
+  if (!config.journal) return undefined;
+  return new TurnJournal({ path: config.journal, sealer: config.sealKeys ? createSealer(config.sealKeys.current, config.sealKeys.previous) : undefined });
+}
+
+/** Every turn answers through a handle whose client is fenced by the turn's lease at each write (issue 23). */
+export function turnHandles(o: Common & { config: Pick<AppConfig, 'instance' | 'role' | 'botToken'>; slack: SlackClient }) {
+  const { rateLimit, clientOptions, client } = o.slack;
+  const copy = { instance: o.config.instance, role: o.config.role };
+  const noStream = new Set<string>();
+  return (lease: ConstructorParameters<typeof TurnHandle>[0]['lease'], key: string | undefined): TurnHandle =>
+    new TurnHandle({
+      lease,
+      key,
+      steps: o.store,
+      clientFor: (guard) => new WebClient(o.config.botToken, { ...clientOptions, fetch: rateLimit.fenced(guard) }),
+      plain: client,
+      closed: rateLimit.closed,
+      copy,
+      log: o.log,
+      botToken: o.config.botToken,
+      noStream,
+      now: o.now,
+    });
+}
+
+export function buildReceiver(
+  o: Common & {
+    config: AppConfig;
+    keeper: LeaseKeeper;
+    health: HealthMonitor;
+    journal: TurnJournal | undefined;
+    handleFor: ReturnType<typeof turnHandles>;
+    wakes: Pick<Wakes, 'retryIn' | 'idle' | 'appRateLimited' | 'failOpen' | 'dead' | 'hint' | 'failover'>;
+  },
+): FailoverReceiver {
+  const { config, wakes } = o;
+  return new FailoverReceiver({
+    journal: o.journal,
+    signingSecret: config.signingSecret,
+    healthToken: config.healthToken,
+    store: o.store,
+    keeper: o.keeper,
+    health: o.health,
+    role: config.role,
+    instance: config.instance,
+    log: o.log,
+    maxBodyBytes: config.maxBodyBytes,
+    drainMs: config.drainMs,
+    lease: config.lease,
+    retry: config.retry,
+    maxTurns: config.maxTurns,
+    shedAt: config.shedAt,
+    now: o.now,
+    onRetry: wakes.retryIn,
+    onIdle: wakes.idle,
+    onAppRateLimited: wakes.appRateLimited,
+    onFailOpen: wakes.failOpen,
+    handleFor: o.handleFor,
+    onDead: wakes.dead,
+    onHint: wakes.hint,
+    onFailover: wakes.failover,
+  });
+}
+
+/** This copy's record on the status page, written by every look; a late event loop is logged. */
+export function buildHeartbeat(o: {
+  config: Pick<AppConfig, 'instance' | 'role'>;
+  health: HealthMonitor;
+  receiver: Pick<FailoverReceiver, 'inFlight' | 'queued'>;
+  log: Logger;
+  now: () => number;
+}): () => string {
+  return () => {
+    const loopDelay = o.health.sampleLoop();
+    // A late loop makes this copy slow through no fault of the store or the peer: say so.
+    if (loopDelay.p99Ms > 200) o.log.warn('loop.delayed', { p99Ms: loopDelay.p99Ms, maxMs: loopDelay.maxMs });
+    const { body } = o.health.report();
+    const record: CopyRecord = {
+      at: new Date(o.now()).toISOString(),
+      instance: o.config.instance,
+      role: o.config.role,
+      status: body.status,
+      storeOk: body.store.ok,
+      loopP99Ms: loopDelay.p99Ms,
+      running: o.receiver.inFlight,
+      waiting: o.receiver.queued,
+    };
+    return JSON.stringify(record);
+  };
+}
+
+/** The edge's failover reasons are written to the status page at most this often. */
+const FAILOVER_NOTE_MS = 10_000;
+
+/** The edge's last failover reason, to the status page (a week), at most every FAILOVER_NOTE_MS. */
+export function failoverNoter(store: Pick<SharedStore, 'note'>, now: () => number): (reason: string) => void {
+  let lastNote = -Infinity;
+  return (reason) => {
+    if (now() - lastNote < FAILOVER_NOTE_MS) return;
+    lastNote = now();
+    void store.note(STATUS_KEYS.lastFailover, JSON.stringify({ at: new Date(now()).toISOString(), reason }), 7 * 24 * 3600);
+  };
+}
+
+/** After an outage longer than Slack's retries, read back what Slack gave up on (AUTOHUB_CATCHUP); undefined when off. */
+export function buildSweeper(
+  o: Common & { config: Pick<AppConfig, 'catchup' | 'instance'>; client: WebClient; wakes: Pick<Wakes, 'inject'> },
+): CatchupSweeper | undefined {
+  const { catchup } = o.config;
+  if (!catchup) return undefined;
+  return new CatchupSweeper({
+    client: o.client,
+    store: o.store,
+    inject: o.wakes.inject,
+    instance: o.config.instance,
+    log: o.log,
+    maxMs: catchup.maxMs,
+    retryWindowMs: catchup.retryWindowMs,
+    paceMs: catchup.paceMs,
+    everyMs: catchup.everyMs,
+    now: o.now,
+  });
+}
+
+/** Takes over turns whose owner's lease lapsed, and retries that fall due; runs on every copy. */
+export function buildReaper(
+  o: Common & {
+    config: Pick<AppConfig, 'instance' | 'role' | 'lease' | 'retry'>;
+    wakes: Pick<Wakes, 'dead' | 'running' | 'resume' | 'capacity' | 'heartbeat' | 'look'>;
+  },
+): Reaper {
+  const { config, wakes } = o;
+  return new Reaper({
+    store: o.store,
+    owner: { instance: config.instance, role: config.role },
+    settings: config.lease,
+    retry: config.retry,
+    onDead: wakes.dead,
+    running: wakes.running,
+    resume: wakes.resume,
+    capacity: wakes.capacity,
+    heartbeat: wakes.heartbeat,
+    onLook: wakes.look,
+    log: o.log,
+    now: o.now,
+  });
+}
+
+/** Watches the other copy's health route (no store command) for fast takeovers; undefined without AUTOHUB_PEER_URL. */
+export function buildPeerWatch(o: { config: Pick<AppConfig, 'peer' | 'healthToken'>; log: Logger; wakes: Pick<Wakes, 'peerLost'> }): PeerWatch | undefined {
+  const { peer, healthToken } = o.config;
+  if (!peer) return undefined;
+  return new PeerWatch({ url: peer.url, token: healthToken ?? undefined, everyMs: peer.everyMs, log: o.log, onPeerLost: o.wakes.peerLost });
+}
+
+/** The Bolt app on the receiver, with autohub's listeners and the bot's own; `registered` settles when the bot's register does. */
+export function buildApp(o: {
+  config: Pick<AppConfig, 'botToken' | 'owners'>;
+  receiver: FailoverReceiver;
+  clientOptions: WebClientOptions;
+  client: WebClient;
+  health: HealthMonitor;
+  store: SharedStore;
+  bot: TurnModule;
+  log: Logger;
+}): { app: App; registered: void | Promise<void> } {
+  const { log, bot } = o;
+  const app = new App({
+    receiver: o.receiver,
+    authorize: resilientAuthorize(new WebClient(undefined, o.clientOptions), o.config.botToken),
+    clientOptions: o.clientOptions,
+    logger: slackLogger(log),
+  });
+  // Rethrown, so the turn runner sees every failure: it retries or dead-letters the turn (issue 11).
+  app.error(async (error) => {
+    log.debug('bolt.error', { code: error.code });
+    throw error;
+  });
+  registerConversation(app, log, { turn: bot.takeTurn });
+  // Your module's own listeners: every delivery they see was claimed first, and events hold a lease.
+  const helpers: RegisterHelpers = {
+    log,
+    client: o.client,
+    turnOf: (context) => (context as Partial<TurnContext>).autohubTurn,
+    answer: async (args, takeTurn = bot.takeTurn) => {
+      const handle = (args.context as Partial<TurnContext>).autohubTurn;
+      if (!handle) throw new Error('answer() needs the context of a delivery autohub received');
+      await handle.answer(args as Parameters<TurnHandle['answer']>[0], takeTurn);
+    },
+  };
+  const registered = bot.register?.(app, helpers);
+  registerCommand(app, o.health, o.store, o.config.owners);
+  registerHome(app, o.health, o.store, log, o.config.owners);
+  return { app, registered };
+}
+
+/**
+ * The turns a stopping copy journaled: claimed now like any delivery (one
+ * answered meanwhile is a duplicate), run with nobody waiting for an ack; one
+ * the store still cannot take goes back into the journal.
+ */
+export async function drainJournal(journal: TurnJournal, receiver: FailoverReceiver, log: Logger): Promise<void> {
+  let taken: ReturnType<TurnJournal['take']>;
+  try {
+    taken = journal.take();
+  } catch (error) {
+    log.error('journal.unreadable', { path: journal.path, error });
+    return;
+  }
+  if (taken.unreadable > 0) log.error('journal.entries_unreadable', { path: journal.path, count: taken.unreadable, detail: 'sealed under another store key' });
+  for (const envelope of taken.envelopes) {
+    const claim = await receiver.inject(envelope, { recovered: true });
+    if (claim === 'fail-open') journal.keep(envelope);
+    log.info('journal.drained', { eventId: envelope.event_id, claim });
+  }
+}

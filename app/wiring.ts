@@ -1,0 +1,158 @@
+/**
+ * Who wakes whom in a copy: every call one of its parts makes into another,
+ * in one place. The parts (app/parts.ts) are built with the calls of a
+ * `relay<Wakes>()` and never hold one another; `wire` answers those calls
+ * once every part exists (app/create-app.ts binds it before start()).
+ */
+import type { ClaimKind, Look, Takeover } from '../lib/store/index.js';
+import type { AppRateLimited, DeadTurn, TurnsView } from '../lib/receiver/index.js';
+import type { SweepRecord } from '../lib/catchup/index.js';
+import type { Logger } from '../lib/log/index.js';
+import { allowanceReached, appRateLimitedDetail, isAuthFailure, missedWhileServing, type NoticeCause } from '../lib/notice/index.js';
+import type { RefusalRecord, WebApiAnswer } from '../lib/ratelimit/index.js';
+
+/** The calls between the parts, named by what happened; each says who makes it and who it reaches. */
+export interface Wakes {
+  /** receiver -> reaper: a turn was handed back for a retry due in `ms`. */
+  retryIn(ms: number): void;
+  /** receiver -> reaper: a turn slot came free. */
+  idle(): void;
+  /** receiver -> reaper: the edge's hint, the other copy acked a turn under a lease. */
+  hint(): void;
+  /** receiver -> reaper, status page: the edge sent this delivery here because the hub failed. */
+  failover(reason: string): void;
+  /** peer watch -> reaper: the other copy stopped answering its health. */
+  peerLost(reason: string): void;
+  /** reaper -> receiver: the turns running here whose claim may not have landed. */
+  running(): readonly string[];
+  /** reaper -> receiver: how many turns this copy can take over now. */
+  capacity(): number;
+  /** reaper -> receiver: a turn taken over, to run here. */
+  resume(takeover: Takeover, sentAt: number): void;
+  /** reaper -> heartbeat: this copy's record on the status page. */
+  heartbeat(): string;
+  /** reaper -> notices, sweeper -> notices: a look at the store (the month's commands, how long since a copy claimed). */
+  look(look: Look): void;
+  /** sweeper -> receiver: a mention Slack gave up on, claimed like any delivery. */
+  inject(envelope: Record<string, unknown>): Promise<ClaimKind>;
+  /** health -> receiver, keeper: the turns and leases of this copy. */
+  turns(): TurnsView;
+  /** receiver, reaper -> owners: a turn became a dead letter. */
+  dead(dead: DeadTurn): void;
+  /** receiver -> notices: Slack said it is dropping this app's events. */
+  appRateLimited(notice: AppRateLimited): void;
+  /** receiver -> notices: a live claim failed open. */
+  failOpen(reason: string): void;
+  /** Web API (rate-limit layer) -> notices: every answer, for an auth failure. */
+  answered(answer: WebApiAnswer): void;
+  /** Web API (rate-limit layer) -> refusal log, status: Slack refused a call for its rate. */
+  refused(record: RefusalRecord): void;
+  /** notices -> owners: a fault only the owner can fix, to tell now. */
+  tell(text: string, cause: NoticeCause): Promise<void>;
+}
+
+/** The parts `wire` calls into, each as narrow as the calls it takes. */
+export interface WiredParts {
+  receiver: { readonly unleased: readonly string[]; readonly capacity: number; readonly inFlight: number; readonly queued: number } & {
+    resume(takeover: Takeover, sentAt: number): void;
+    inject(envelope: Record<string, unknown>): Promise<ClaimKind>;
+  };
+  reaper: { wakeIn(ms: number): void; poke(): void };
+  keeper: { readonly size: number };
+  /** Undefined without AUTOHUB_CATCHUP. */
+  sweeper: { maybeSweep(look: Look): Promise<SweepRecord | undefined> } | undefined;
+  notices: { raise(cause: NoticeCause, detail: string): void };
+  status: { refusal(record: RefusalRecord): void };
+  /** The refusal log (AUTOHUB_REFUSAL_LOG). */
+  refusals: (record: RefusalRecord) => void;
+  owners: { notice(text: string, cause: NoticeCause): Promise<void>; deadLetter(dead: DeadTurn): void };
+  heartbeat: () => string;
+  /** The edge's failover reasons, to the status page (throttled). */
+  noteFailover: (reason: string) => void;
+  /** Since when this copy serves: a sweep finding mentions from after it means Slack never delivered them here. */
+  servingSince: () => number;
+  log: Logger;
+  leaseMs: number;
+  /** The store plan's monthly commands (AUTOHUB_STORE_ALLOWANCE). */
+  storeAllowance: number;
+}
+
+/** How far to look when another copy's leases will have lapsed: a lease and a little. */
+export const lapsedIn = (leaseMs: number): number => leaseMs + 250;
+
+export function wire(p: WiredParts): Wakes {
+  const lookInMs = lapsedIn(p.leaseMs);
+  return {
+    retryIn: (ms) => p.reaper.wakeIn(ms),
+    idle: () => p.reaper.poke(),
+    // wakeIn only moves a look earlier: many hints, one look.
+    hint: () => p.reaper.wakeIn(lookInMs),
+    // The hub's leases lapse within a lease, so look then.
+    failover: (reason) => {
+      p.reaper.wakeIn(lookInMs);
+      p.noteFailover(reason);
+    },
+    peerLost: (reason) => {
+      p.log.warn('peer.lost', { reason, lookInMs });
+      p.reaper.wakeIn(lookInMs);
+    },
+    // A claim that timed out may have landed: the look keeps its lease alive until the runner confirms it.
+    running: () => p.receiver.unleased,
+    capacity: () => p.receiver.capacity,
+    resume: (takeover, sentAt) => p.receiver.resume(takeover, sentAt),
+    heartbeat: () => p.heartbeat(),
+    look: (look) => {
+      // The plan's monthly commands, as the looks add them up (Upstash only): the owner hears at 80%.
+      if (look.monthCommands !== undefined && allowanceReached(look.monthCommands, p.storeAllowance)) {
+        p.notices.raise('store_allowance', `${look.monthCommands} of ${p.storeAllowance} commands this month`);
+      }
+      // Every look says how long ago any copy last claimed a delivery: the sweep decides from that.
+      void p.sweeper?.maybeSweep(look).then((sweep) => {
+        if (sweep && missedWhileServing(sweep, p.servingSince()))
+          p.notices.raise('slack_not_delivering', `${sweep.answered} mention(s) from ${sweep.from} to ${sweep.to}`);
+      });
+    },
+    inject: (envelope) => p.receiver.inject(envelope),
+    turns: () => ({ running: p.receiver.inFlight, waiting: p.receiver.queued, leases: p.keeper.size }),
+    dead: (dead) => p.owners.deadLetter(dead),
+    appRateLimited: (notice) => p.notices.raise('app_rate_limited', appRateLimitedDetail(notice)),
+    failOpen: (reason) => p.notices.raise('claims_fail_open', reason),
+    answered: (answer) => {
+      if (isAuthFailure(answer.error)) p.notices.raise('web_api_auth', `${answer.method}: ${answer.error}`);
+    },
+    refused: (record) => {
+      p.refusals(record);
+      p.status.refusal(record);
+    },
+    tell: (text, cause) => p.owners.notice(text, cause),
+  };
+}
+
+/**
+ * Calls that reach their target once it is bound: what lets parts that call
+ * one another be built one after the other. A call before `bind` throws (a
+ * part woke another during construction, before the copy was wired).
+ */
+export function relay<T extends object>(): { calls: T; bind(target: T): void } {
+  let target: T | undefined;
+  const forwarders = new Map<PropertyKey, (...args: unknown[]) => unknown>();
+  const forwarder =
+    (key: PropertyKey) =>
+    (...args: unknown[]) => {
+      if (!target) throw new Error(`${String(key)} was called before the copy was wired`);
+      return (target[key as keyof T] as (...args: unknown[]) => unknown)(...args);
+    };
+  const calls = new Proxy({} as T, {
+    get: (_, key) => {
+      let call = forwarders.get(key);
+      if (!call) forwarders.set(key, (call = forwarder(key)));
+      return call;
+    },
+  });
+  return {
+    calls,
+    bind: (bound) => {
+      target = bound;
+    },
+  };
+}

@@ -1,0 +1,152 @@
+import { describe, expect, it, vi } from 'vitest';
+import { createMemoryLogger } from '../../lib/log/index.js';
+import type { Look, Takeover } from '../../lib/store/index.js';
+import type { RefusalRecord } from '../../lib/ratelimit/index.js';
+import type { DeadTurn } from '../../lib/receiver/index.js';
+import { failoverNoter } from '../../app/parts.js';
+import { relay, wire, type WiredParts } from '../../app/wiring.js';
+
+const LEASE_MS = 10_000;
+
+function parts(over: Partial<WiredParts> = {}) {
+  const p = {
+    receiver: { unleased: ['e1'], capacity: 3, inFlight: 2, queued: 1, resume: vi.fn(), inject: vi.fn(async () => 'claimed' as const) },
+    reaper: { wakeIn: vi.fn(), poke: vi.fn() },
+    keeper: { size: 4 },
+    sweeper: undefined,
+    notices: { raise: vi.fn() },
+    status: { refusal: vi.fn() },
+    refusals: vi.fn(),
+    owners: { notice: vi.fn(async () => {}), deadLetter: vi.fn() },
+    heartbeat: vi.fn(() => '{}'),
+    noteFailover: vi.fn(),
+    servingSince: () => Date.parse('2026-01-01T00:00:00Z'),
+    log: createMemoryLogger(),
+    leaseMs: LEASE_MS,
+    storeAllowance: 500_000,
+    ...over,
+  };
+  return { p, wakes: wire(p) };
+}
+
+const look = (over: Partial<Look> = {}): Look => ({ taken: [], nextDueMs: null, sinceServedMs: null, gap: null, dead: [], reindexed: 0, ...over });
+
+describe('who wakes whom in a copy (app/wiring.ts)', () => {
+  it('a failover at the edge wakes the reaper a lease later, and notes the reason for the status page', () => {
+    const { p, wakes } = parts();
+    wakes.failover('hub 530');
+    expect(p.reaper.wakeIn).toHaveBeenCalledWith(LEASE_MS + 250);
+    expect(p.noteFailover).toHaveBeenCalledWith('hub 530');
+  });
+
+  it("the edge's hint (the other copy holds a lease) wakes the reaper a lease later", () => {
+    const { p, wakes } = parts();
+    wakes.hint();
+    expect(p.reaper.wakeIn).toHaveBeenCalledWith(LEASE_MS + 250);
+  });
+
+  it('a lost peer wakes the reaper a lease later, and says so', () => {
+    const log = createMemoryLogger();
+    const { p, wakes } = parts({ log });
+    wakes.peerLost('timeout');
+    expect(p.reaper.wakeIn).toHaveBeenCalledWith(LEASE_MS + 250);
+    expect(log.lines).toContainEqual(expect.objectContaining({ event: 'peer.lost', reason: 'timeout', lookInMs: LEASE_MS + 250 }));
+  });
+
+  it('a retry handed back wakes the reaper when it falls due; a freed slot pokes it', () => {
+    const { p, wakes } = parts();
+    wakes.retryIn(1234);
+    wakes.idle();
+    expect(p.reaper.wakeIn).toHaveBeenCalledWith(1234);
+    expect(p.reaper.poke).toHaveBeenCalledOnce();
+  });
+
+  it('the reaper hands takeovers to the receiver and reads its room and its unconfirmed claims from it', () => {
+    const { p, wakes } = parts();
+    const takeover = { eventId: 'e2' } as unknown as Takeover;
+    wakes.resume(takeover, 7);
+    expect(p.receiver.resume).toHaveBeenCalledWith(takeover, 7);
+    expect([wakes.capacity(), wakes.running()]).toEqual([3, ['e1']]);
+  });
+
+  it("health counts the receiver's turns and the keeper's leases", () => {
+    expect(parts().wakes.turns()).toEqual({ running: 2, waiting: 1, leases: 4 });
+  });
+
+  it("a look past 80% of the store's monthly allowance tells the owner; one under it does not", () => {
+    const { p, wakes } = parts();
+    wakes.look(look({ monthCommands: 399_999 }));
+    expect(p.notices.raise).not.toHaveBeenCalled();
+    wakes.look(look({ monthCommands: 400_000 }));
+    expect(p.notices.raise).toHaveBeenCalledWith('store_allowance', '400000 of 500000 commands this month');
+  });
+
+  it('every look reaches the sweeper; a sweep answering mentions from while this copy served tells the owner Slack is not delivering', async () => {
+    const sweep = { from: '2026-01-01T01:00:00.000Z', to: '2026-01-01T02:00:00.000Z', answered: 2 };
+    const maybeSweep = vi.fn(async () => sweep as never);
+    const { p, wakes } = parts({ sweeper: { maybeSweep } });
+    const seen = look({ sinceServedMs: 600_000 });
+    wakes.look(seen);
+    expect(maybeSweep).toHaveBeenCalledWith(seen);
+    await vi.waitFor(() => expect(p.notices.raise).toHaveBeenCalledWith('slack_not_delivering', `2 mention(s) from ${sweep.from} to ${sweep.to}`));
+  });
+
+  it("the sweeper's mentions are claimed by the receiver", async () => {
+    const { p, wakes } = parts();
+    await expect(wakes.inject({ event_id: 'e3' })).resolves.toBe('claimed');
+    expect(p.receiver.inject).toHaveBeenCalledWith({ event_id: 'e3' });
+  });
+
+  it('the Web API: an auth failure raises a notice; a refusal reaches both the refusal log and the status page', () => {
+    const { p, wakes } = parts();
+    wakes.answered({ method: 'chat.postMessage', status: 200, error: 'not_in_channel' });
+    expect(p.notices.raise).not.toHaveBeenCalled();
+    wakes.answered({ method: 'chat.postMessage', status: 200, error: 'invalid_auth' });
+    expect(p.notices.raise).toHaveBeenCalledWith('web_api_auth', 'chat.postMessage: invalid_auth');
+    const record = { method: 'chat.postMessage' } as unknown as RefusalRecord;
+    wakes.refused(record);
+    expect(p.refusals).toHaveBeenCalledWith(record);
+    expect(p.status.refusal).toHaveBeenCalledWith(record);
+  });
+
+  it("the receiver's faults reach the notices, a dead letter reaches the owners, a notice goes out by DM", async () => {
+    const { p, wakes } = parts();
+    wakes.failOpen('store timeout');
+    expect(p.notices.raise).toHaveBeenCalledWith('claims_fail_open', 'store timeout');
+    wakes.appRateLimited({ kind: 'app_rate_limited', teamId: 'T1', apiAppId: 'A1', minuteRateLimited: undefined });
+    expect(p.notices.raise).toHaveBeenCalledWith('app_rate_limited', 'workspace T1');
+    const dead = { eventId: 'e4' } as unknown as DeadTurn;
+    wakes.dead(dead);
+    expect(p.owners.deadLetter).toHaveBeenCalledWith(dead);
+    await wakes.tell('text', 'web_api_auth');
+    expect(p.owners.notice).toHaveBeenCalledWith('text', 'web_api_auth');
+  });
+});
+
+describe('relay: parts built one after the other that call one another', () => {
+  it('a call reaches the target bound later', () => {
+    const { calls, bind } = relay<{ add: (a: number, b: number) => number }>();
+    const add = calls.add;
+    bind({ add: (a, b) => a + b });
+    expect(add(2, 3)).toBe(5);
+  });
+
+  it('a part that wakes another before the copy is wired fails loudly, not silently', () => {
+    const { calls } = relay<{ idle: () => void }>();
+    expect(() => calls.idle()).toThrow('idle was called before the copy was wired');
+  });
+});
+
+describe('failoverNoter', () => {
+  it("the edge's failover reasons reach the status page at most every 10 s", () => {
+    let clock = 0;
+    const note = vi.fn(async () => {});
+    const noteFailover = failoverNoter({ note } as never, () => clock);
+    noteFailover('a');
+    clock = 9_999;
+    noteFailover('b');
+    clock = 10_000;
+    noteFailover('c');
+    expect(note.mock.calls.map((call) => JSON.parse((call as unknown as string[])[1] as string).reason)).toEqual(['a', 'c']);
+  });
+});
