@@ -6,9 +6,14 @@
  * API, a cuttable tunnel. No workspace, tunnel or cloud account needed.
  * Exit 1 when any scenario loses a mention, answers one twice (unless it
  * said up front that it may), leaves one half-written or acks a delivery
- * after Slack's 3 s; 2 for a usage error.
+ * after Slack's 3 s; 2 for a usage error, or a report that cannot be written
+ * (checked before the run: a missing folder is made, as `mkdir -p` makes it).
+ * A line per scenario as it starts and as it ends goes to stderr, so a log
+ * shows life; on a terminal a line below it counts the mentions meanwhile.
  */
+import { accessSync, constants, mkdirSync, statSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import { runDrill } from './drill.js';
 import { renderHtml } from './report-html.js';
 import { failed, renderTable } from './report-table.js';
@@ -56,24 +61,62 @@ export function parseDrillArgs(argv: readonly string[]): DrillArgs {
   };
 }
 
+/**
+ * Makes sure `path` can take the report before the drill spends minutes on a
+ * run: makes its folder (and any folder above it) when missing, and throws a
+ * one-line UsageError when the path is a folder, or its folder cannot be made
+ * or written to.
+ */
+export function prepareReportPath(path: string, flag = '--report'): void {
+  const target = resolve(path);
+  const problem = (why: string) => new UsageError(`${flag} ${path}: ${why}`);
+  if (path === '' || path.endsWith('/')) throw problem('give a file name, e.g. --report drill.html');
+  const existing = statSync(target, { throwIfNoEntry: false });
+  if (existing?.isDirectory()) throw problem('is a folder; give a file name, e.g. --report drill.html');
+  const folder = dirname(target);
+  try {
+    mkdirSync(folder, { recursive: true });
+    accessSync(folder, constants.W_OK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why =
+      code === 'ENOTDIR' || code === 'EEXIST'
+        ? 'a part of its folder is a file, not a folder'
+        : code === 'EACCES' || code === 'EPERM' || code === 'EROFS'
+          ? `its folder ${folder} cannot be written to`
+          : `its folder ${folder} cannot be made (${code ?? (error as Error).message})`;
+    throw problem(why);
+  }
+}
+
 async function main(argv: readonly string[]): Promise<number> {
   let args: DrillArgs;
   try {
     args = parseDrillArgs(argv);
+    if (args.report !== undefined) prepareReportPath(args.report);
   } catch (error) {
     process.stderr.write(`drill: ${(error as Error).message}\n`);
     return 2;
   }
   const tty = Boolean(process.stderr.isTTY);
+  // On a terminal the counting line is redrawn in place, under the lines that stay.
   const progress = (line: string) => {
     if (tty) process.stderr.write(`\r\x1b[2K${line}`);
   };
+  const step = (line: string) => process.stderr.write(`${tty ? '\r\x1b[2K' : ''}drill: ${line}\n`);
   process.stderr.write(
     `drill: ${args.scenarios.length} scenario(s), ${args.events} mention(s) each; time factor ${args.factor} ` +
       `(Slack's 1- and 5-minute retries after ${(60 / args.factor).toFixed(2)} s and ${(300 / args.factor).toFixed(2)} s)\n`,
   );
   if (args.noisy > 0) process.stderr.write(`drill: ${args.noisy} busy process(es) beside the system\n`);
-  const drill = await runDrill({ scenarios: args.scenarios, events: args.events, factor: args.factor, noisy: args.noisy, onProgress: progress });
+  const drill = await runDrill({
+    scenarios: args.scenarios,
+    events: args.events,
+    factor: args.factor,
+    noisy: args.noisy,
+    onProgress: progress,
+    onScenario: step,
+  });
   if (tty) process.stderr.write('\r\x1b[2K');
   process.stderr.write(
     `drill: claim store: ${drill.store === 'redis-server' ? 'a private redis-server behind an Upstash REST bridge' : 'in-process, shared by both copies in this process (no redis-server found)'}\n`,
@@ -86,8 +129,14 @@ async function main(argv: readonly string[]): Promise<number> {
   } else {
     process.stdout.write(`${renderTable(drill.results, Boolean(process.stdout.isTTY))}\n`);
   }
-  if (args.report) {
-    await writeFile(args.report, renderHtml(drill.results, { factor: drill.factor, store: drill.store, generatedAt: new Date().toISOString() }));
+  if (args.report !== undefined) {
+    try {
+      await writeFile(args.report, renderHtml(drill.results, { factor: drill.factor, store: drill.store, generatedAt: new Date().toISOString() }));
+    } catch (error) {
+      // Checked before the run; a folder taken away meanwhile still ends in one line, not a stack trace.
+      process.stderr.write(`drill: --report ${args.report}: not written: ${(error as Error).message}\n`);
+      return 2;
+    }
     process.stderr.write(`drill: report written to ${args.report}\n`);
   }
   return drill.results.some((r) => failed(r)) ? 1 : 0;

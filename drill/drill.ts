@@ -3,6 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { startHarness } from './harness.js';
 import { runScenario, type ScenarioResult } from './run-scenario.js';
 import type { Scenario } from './scenarios.js';
+import { verdict } from './report-table.js';
 
 export interface DrillOptions {
   scenarios: readonly Scenario[];
@@ -13,7 +14,10 @@ export interface DrillOptions {
   inProcess?: boolean;
   /** Busy processes beside the system for the whole run, as on a loaded machine (each spins one core). @default 0 */
   noisy?: number;
+  /** Counts while a scenario runs, for a line redrawn in place (many a second). */
   onProgress?: (line: string) => void;
+  /** One line as each scenario starts and one as it ends, with its figures: a log that shows life. */
+  onScenario?: (line: string) => void;
 }
 
 export interface DrillResult {
@@ -42,9 +46,16 @@ export async function runDrill(options: DrillOptions): Promise<DrillResult> {
   const harness = await startHarness({ factor: options.factor, inProcess: options.inProcess });
   try {
     const results: ScenarioResult[] = [];
-    for (const scenario of options.scenarios) {
+    for (const [i, scenario] of options.scenarios.entries()) {
+      const at = `[${i + 1}/${options.scenarios.length}] ${scenario.name}`;
+      options.onScenario?.(`${at}: started`);
       options.onProgress?.(`${scenario.name}: starting`);
-      results.push(await runScenario(harness, scenario, options));
+      const result = await runScenario(harness, scenario, options);
+      results.push(result);
+      const s = result.score;
+      options.onScenario?.(
+        `${at}: ${verdict(result)} in ${((result.endedAt - result.startedAt) / 1000).toFixed(1)} s: ${s.answered}/${s.sent} answered, ${s.lost} lost, ${s.duplicateReplies} dup, ${s.halfWritten ?? 0} half-written`,
+      );
     }
     return { store: harness.storeKind, factor: options.factor, results };
   } finally {

@@ -18,54 +18,55 @@ export function failed(result: ScenarioResult, options: { slowAcks?: boolean } =
   );
 }
 
+/** What a scenario's verdict says: a FAIL, a pass with duplicates it stated up front, or a plain pass. */
+export function verdict(result: ScenarioResult): 'FAIL' | 'ok (dups stated)' | 'ok' {
+  return failed(result) ? 'FAIL' : result.score.duplicateReplies > 0 ? 'ok (dups stated)' : 'ok';
+}
+
+export interface Column {
+  header: string;
+  /** What the column says of one scenario, as both the terminal table and the HTML report show it. */
+  cell(result: ScenarioResult): string;
+}
+
+const pct = (n: number, of: number) => (of === 0 ? '-' : `${Math.round((n / of) * 100)}%`);
+const served = (r: ScenarioResult) => r.score.servedByHub + r.score.servedByCloud;
+
+/** The drill's columns: one list, so the table and the HTML report cannot drift apart. */
+export const COLUMNS: readonly Column[] = [
+  { header: 'scenario', cell: (r) => r.name },
+  { header: 'sent', cell: (r) => String(r.score.sent) },
+  { header: 'answered', cell: (r) => String(r.score.answered) },
+  { header: 'lost', cell: (r) => String(r.score.lost) },
+  { header: 'dup', cell: (r) => String(r.score.duplicateReplies) },
+  { header: 'retries', cell: (r) => String(r.score.retries) },
+  { header: 'hub', cell: (r) => pct(r.score.servedByHub, served(r)) },
+  { header: 'cloud', cell: (r) => pct(r.score.servedByCloud, served(r)) },
+  { header: 'taken over', cell: (r) => String(r.score.takenOver) },
+  { header: 'dead', cell: (r) => String(r.score.deadLetters ?? 0) },
+  { header: 'half', cell: (r) => String(r.score.halfWritten ?? 0) },
+  { header: 'caught up', cell: (r) => String(r.score.caughtUp) },
+  { header: 'late', cell: (r) => String(r.score.late) },
+  { header: 'max wait', cell: (r) => `${(r.score.maxWaitMs / 1000).toFixed(1)} s` },
+  { header: 'ack p50', cell: (r) => `${Math.round(r.score.ackP50Ms)} ms` },
+  { header: 'ack p99', cell: (r) => `${Math.round(r.score.ackP99Ms)} ms` },
+  { header: '>3s', cell: (r) => String(r.score.deadlineMisses) },
+  { header: 'verdict', cell: verdict },
+];
+
+/** The lines under the table: each stated duplicate, each fault not staged, each expectation unmet. */
+export function notes(results: readonly ScenarioResult[]): string[] {
+  return [
+    ...results.filter((r) => r.duplicatesPossible).map((r) => `note: ${r.name}: ${r.duplicatesPossible}`),
+    ...results.flatMap((r) => r.faults.filter((f) => f.error).map((f) => `fault not staged: ${r.name}: ${f.label}: ${f.error}`)),
+    ...results.flatMap((r) => (r.unmet ?? []).map((u) => `unmet: ${r.name}: ${u}`)),
+  ];
+}
+
 export function renderTable(results: readonly ScenarioResult[], colour: boolean): string {
   const paint = (code: number, text: string) => (colour ? `\x1b[${code}m${text}\x1b[0m` : text);
-  const pct = (n: number, of: number) => (of === 0 ? '-' : `${Math.round((n / of) * 100)}%`);
-  const header = [
-    'scenario',
-    'sent',
-    'answered',
-    'lost',
-    'dup',
-    'retries',
-    'hub',
-    'cloud',
-    'taken over',
-    'dead',
-    'half',
-    'caught up',
-    'late',
-    'max wait',
-    'ack p50',
-    'ack p99',
-    '>3s',
-    'verdict',
-  ];
-  const rows = results.map((r) => {
-    const s = r.score;
-    const served = s.servedByHub + s.servedByCloud;
-    const verdict = failed(r) ? 'FAIL' : s.duplicateReplies > 0 ? 'ok (dups stated)' : 'ok';
-    return [
-      r.name,
-      String(s.sent),
-      String(s.answered),
-      String(s.lost),
-      String(s.duplicateReplies),
-      String(s.retries),
-      pct(s.servedByHub, served),
-      pct(s.servedByCloud, served),
-      String(s.takenOver),
-      String(s.deadLetters ?? 0),
-      String(s.halfWritten ?? 0),
-      String(s.caughtUp),
-      String(s.late),
-      `${(s.maxWaitMs / 1000).toFixed(1)} s`,
-      `${Math.round(s.ackP50Ms)} ms`,
-      `${Math.round(s.ackP99Ms)} ms`,
-      String(s.deadlineMisses),
-      verdict,
-    ];
-  });
+  const header = COLUMNS.map((c) => c.header);
+  const rows = results.map((r) => COLUMNS.map((c) => c.cell(r)));
   const widths = header.map((_, i) => Math.max(header[i]!.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ');
   const out = [paint(1, line(header)), widths.map((w) => '-'.repeat(w)).join('  ')];
@@ -74,7 +75,6 @@ export function renderTable(results: readonly ScenarioResult[], colour: boolean)
     const text = line(cells);
     out.push(failed(r) ? paint(31, text) : r.score.duplicateReplies > 0 ? paint(33, text) : paint(32, text));
   });
-  for (const r of results) if (r.duplicatesPossible) out.push(`note: ${r.name}: ${r.duplicatesPossible}`);
-  for (const r of results) for (const f of r.faults) if (f.error) out.push(`fault not staged: ${r.name}: ${f.label}: ${f.error}`);
+  out.push(...notes(results));
   return out.join('\n');
 }

@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +7,8 @@ import { runDrill, type DrillResult } from '../../drill/drill.js';
 import { renderHtml } from '../../drill/report-html.js';
 import { failed, renderTable } from '../../drill/report-table.js';
 import { SCENARIOS } from '../../drill/scenarios.js';
+import { dumpDom } from '../support/chromium.js';
+import { scenarioResult } from '../support/drill-result.js';
 
 describe('parseDrillArgs', () => {
   it('runs every scenario by default, 30 mentions each, time factor 120', () => {
@@ -27,6 +28,24 @@ describe('parseDrillArgs', () => {
 // An ack's 3 s is a wall-clock bound a busy CI machine can miss for reasons of its own: counted and shown, not judged here.
 const ACKS_REPORTED = { slowAcks: false } as const;
 
+describe("the drill's verdict", () => {
+  it('an ack later than 3 s fails the verdict npm run drill prints (Slack would retry it), unless only reported', () => {
+    const onTime = scenarioResult('on-time', { deadlineMisses: 0 });
+    const late = scenarioResult('late', { deadlineMisses: 1 });
+    expect(failed(onTime)).toBe(false);
+    expect(failed(late)).toBe(true);
+    expect(failed(late, ACKS_REPORTED)).toBe(false);
+  });
+});
+
+/** The drill's line a scenario, as it starts and as it ends, kept for a test and shown live in the log (CI saw 70 s of silence). */
+function showLive(into: string[]) {
+  return (line: string) => {
+    into.push(line);
+    process.stderr.write(`drill: ${line}\n`);
+  };
+}
+
 describe('the failover drill, every scenario end to end (fewer mentions than `npm run drill`)', () => {
   let drill: DrillResult;
   const result = (name: string) => {
@@ -36,10 +55,20 @@ describe('the failover drill, every scenario end to end (fewer mentions than `np
   };
   const exact = SCENARIOS.filter((s) => !s.duplicatesPossible).map((s) => s.name);
   const stated = SCENARIOS.filter((s) => s.duplicatesPossible).map((s) => s.name);
+  const lines: string[] = [];
 
   beforeAll(async () => {
-    drill = await runDrill({ scenarios: SCENARIOS, events: 12, factor: 120 });
+    drill = await runDrill({ scenarios: SCENARIOS, events: 12, factor: 120, onScenario: showLive(lines) });
   }, 240_000);
+
+  it('says a line as each scenario starts and one as it ends, with its verdict (the drill was silent for 70 s in CI)', () => {
+    const n = SCENARIOS.length;
+    expect(lines).toHaveLength(2 * n);
+    SCENARIOS.forEach((s, i) => {
+      expect(lines[2 * i]).toBe(`[${i + 1}/${n}] ${s.name}: started`);
+      expect(lines[2 * i + 1]).toMatch(new RegExp(`^\\[${i + 1}/${n}\\] ${s.name}: (ok|ok \\(dups stated\\)|FAIL) in \\d+\\.\\d s: \\d+/\\d+ answered, `));
+    });
+  });
 
   it('runs all scenarios against real copies, a real Redis and the edge', () => {
     expect(drill.store).toBe('redis-server');
@@ -70,7 +99,14 @@ describe('the failover drill, every scenario end to end (fewer mentions than `np
     expect(result('hub-flapping').score.servedByHub).toBeGreaterThan(0);
     // Seed 000's hole: the first cloud forward failed, so Slack had to retry, and the retry still landed.
     expect(result('cloud-500-once').score.retries).toBeGreaterThanOrEqual(1);
-    expect(result('hub-slow').score.ackP99Ms).toBeLessThan(3000);
+  });
+
+  it('hub-slow: the edge stops waiting for the slow hub and the cloud copy acks instead, while the hub, which took the turns, answers them all', () => {
+    // Not an ack's wall-clock time (see ACKS_REPORTED): which copy acked and which answered.
+    const r = result('hub-slow');
+    expect(r.attempts.filter((a) => a.route === 'cloud' && a.status === 200).length).toBeGreaterThanOrEqual(1);
+    expect(r.score.servedByHub).toBe(12);
+    expect(r.score.servedByCloud).toBe(0);
   });
 
   it('hub-misconfigured: a hub refusing every delivery (stale secret) costs nothing: the cloud answers all', () => {
@@ -93,14 +129,6 @@ describe('the failover drill, every scenario end to end (fewer mentions than `np
     expect(result('hub-dies-mid-stream').score.duplicateReplies).toBe(0);
   });
 
-  it('an ack later than 3 s fails the verdict npm run drill prints (Slack would retry it), unless only reported', () => {
-    const r = result('steady');
-    const late = { ...r, score: { ...r.score, deadlineMisses: 1 } };
-    expect(failed(r)).toBe(r.score.deadlineMisses > 0);
-    expect(failed(late)).toBe(true);
-    expect(failed(late, ACKS_REPORTED)).toBe(false);
-  });
-
   it('both-down: the mentions Slack gave up on are read back from its history and answered, late', () => {
     expect(result('both-down').score.caughtUp).toBeGreaterThanOrEqual(1);
     expect(result('both-down').score.lost).toBe(0);
@@ -114,30 +142,13 @@ describe('the failover drill, every scenario end to end (fewer mentions than `np
     const dir = mkdtempSync(join(tmpdir(), 'autohub-drill-'));
     const path = join(dir, 'report.html');
     writeFileSync(path, renderHtml(drill.results, { factor: 120, store: drill.store, generatedAt: 'test' }));
-    // CHROMIUM_BIN points elsewhere on machines without Debian's chromium (e.g. Chrome on a Mac).
-    const dom = execFileSync(
-      process.env.CHROMIUM_BIN ?? 'chromium',
-      [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        `--user-data-dir=${mkdtempSync(join(tmpdir(), 'chromium-'))}`,
-        '--dump-dom',
-        `file://${path}`,
-      ],
-      { encoding: 'utf8', timeout: 60_000, stdio: ['ignore', 'pipe', 'ignore'] },
-    );
+    const dom = dumpDom(path);
     for (const r of drill.results) {
       const svg = dom.match(new RegExp(`<svg class="timeline" data-scenario="${r.name}"[\\s\\S]*?</svg>`))?.[0];
       expect(svg, `timeline of ${r.name}`).toBeDefined();
       expect(svg!.match(/<circle class="attempt/g)).toHaveLength(r.attempts.length);
     }
-    expect(dom).toContain('<td>hub-offline</td>');
+    expect(dom).toContain('<td><a href="#scenario-hub-offline">hub-offline</a></td>');
     expect(renderTable(drill.results, false)).toMatch(/^scenario +sent +answered +lost/);
   });
 });
@@ -145,7 +156,13 @@ describe('the failover drill, every scenario end to end (fewer mentions than `np
 describe('the drill without a redis-server', () => {
   it('runs both copies in this process on a shared in-process store, and says so', async () => {
     const names = ['steady', 'hub-offline', 'redis-hang', 'slack-duplicate-message'];
-    const drill = await runDrill({ scenarios: SCENARIOS.filter((s) => names.includes(s.name)), events: 8, factor: 120, inProcess: true });
+    const drill = await runDrill({
+      scenarios: SCENARIOS.filter((s) => names.includes(s.name)),
+      events: 8,
+      factor: 120,
+      inProcess: true,
+      onScenario: showLive([]),
+    });
     expect(drill.store).toBe('in-process');
     for (const r of drill.results) {
       expect(r.score.lostMentions, r.name).toEqual([]);
