@@ -7,37 +7,50 @@
  */
 import type { SharedStore } from '../lib/store/index.js';
 
+const REASON = 'drill: store hung';
+
+type Operations = Omit<SharedStore, 'kind' | 'windows' | 'observed'>;
+
+/** What each operation answers while the store is hung. */
+const WHILE_HUNG: { [K in keyof Operations]: (...a: Parameters<Operations[K]>) => Awaited<ReturnType<Operations[K]>> } = {
+  claim: () => ({ kind: 'fail-open', reason: REASON }),
+  confirm: () => 'unreachable',
+  lock: () => undefined,
+  unlock: () => undefined,
+  note: () => undefined,
+  read: () => undefined,
+  readHash: () => undefined,
+  push: () => undefined,
+  range: () => [],
+  ping: () => ({ ok: false, reason: REASON }),
+  renew: (leases) => leases.map(() => 'unreachable' as const),
+  markStream: () => 'unreachable',
+  commit: () => 'unreachable',
+  restore: () => 'unreachable',
+  finish: () => 'unreachable',
+  release: () => 'unreachable',
+  deadLetter: () => 'unreachable',
+  pending: () => undefined,
+  dropGap: () => undefined,
+  look: () => undefined,
+  listDead: () => undefined,
+  replayDead: () => undefined,
+  dropDead: () => false,
+  keepStep: () => false,
+  loadSteps: () => undefined,
+};
+
 export function hangable(store: SharedStore): SharedStore & { hung: boolean } {
-  const wrapper: SharedStore & { hung: boolean } = {
+  const wrapper = {
     kind: store.kind,
     windows: store.windows,
     hung: false,
-    claim: async (...a) => (wrapper.hung ? { kind: 'fail-open', reason: 'drill: store hung' } : store.claim(...a)),
-    confirm: async (...a) => (wrapper.hung ? 'unreachable' : store.confirm(...a)),
-    lock: async (...a) => (wrapper.hung ? undefined : store.lock(...a)),
-    unlock: async (...a) => (wrapper.hung ? undefined : store.unlock(...a)),
-    note: async (...a) => (wrapper.hung ? undefined : store.note(...a)),
-    read: async (...a) => (wrapper.hung ? undefined : store.read(...a)),
-    readHash: async (...a) => (wrapper.hung ? undefined : store.readHash(...a)),
-    push: async (...a) => (wrapper.hung ? undefined : store.push(...a)),
-    range: async (...a) => (wrapper.hung ? [] : store.range(...a)),
-    ping: async () => (wrapper.hung ? { ok: false, reason: 'drill: store hung' } : store.ping()),
-    observed: () => (wrapper.hung ? { ok: false, reason: 'drill: store hung', at: Date.now() } : store.observed()),
-    renew: async (leases, ms) => (wrapper.hung ? leases.map(() => 'unreachable' as const) : store.renew(leases, ms)),
-    markStream: async (...a) => (wrapper.hung ? 'unreachable' : store.markStream(...a)),
-    commit: async (...a) => (wrapper.hung ? 'unreachable' : store.commit(...a)),
-    restore: async (...a) => (wrapper.hung ? 'unreachable' : store.restore(...a)),
-    finish: async (...a) => (wrapper.hung ? 'unreachable' : store.finish(...a)),
-    release: async (...a) => (wrapper.hung ? 'unreachable' : store.release(...a)),
-    deadLetter: async (...a) => (wrapper.hung ? 'unreachable' : store.deadLetter(...a)),
-    pending: async () => (wrapper.hung ? undefined : store.pending()),
-    dropGap: async (...a) => (wrapper.hung ? undefined : store.dropGap(...a)),
-    look: async (...a) => (wrapper.hung ? undefined : store.look(...a)),
-    listDead: async (...a) => (wrapper.hung ? undefined : store.listDead(...a)),
-    replayDead: async (...a) => (wrapper.hung ? undefined : store.replayDead(...a)),
-    dropDead: async (...a) => (wrapper.hung ? false : store.dropDead(...a)),
-    keepStep: async (...a) => (wrapper.hung ? false : store.keepStep(...a)),
-    loadSteps: async (...a) => (wrapper.hung ? undefined : store.loadSteps(...a)),
-  };
+    observed: () => (wrapper.hung ? { ok: false, reason: REASON, at: Date.now() } : store.observed()),
+  } as SharedStore & { hung: boolean };
+  for (const name of Object.keys(WHILE_HUNG) as (keyof Operations)[]) {
+    const hungAnswer = WHILE_HUNG[name] as (...a: unknown[]) => unknown;
+    const operation = (store[name] as (...a: unknown[]) => Promise<unknown>).bind(store);
+    (wrapper as unknown as Record<string, unknown>)[name] = async (...a: unknown[]) => (wrapper.hung ? hungAnswer(...a) : operation(...a));
+  }
   return wrapper;
 }

@@ -84,6 +84,33 @@ const killHubMidTurn: (label: string, from: number) => Fault = (label, from) => 
 });
 
 /** The owner the leg checks tell, in the drill (AUTOHUB_OWNER). */
+/** Slack's first writes (chat.postMessage, chat.startStream) answer HTTP 500 for `forMs` from `from`. */
+const postsFail: (label: string, from: number, forMs: number) => Fault = (label, from, forMs) => ({
+  label,
+  from,
+  to: 'end',
+  forMs,
+  start: (h) => {
+    for (const method of ['chat.postMessage', 'chat.startStream']) h.api.fail(method, { status: 500, body: { ok: false, error: 'internal' } });
+  },
+  stop: (h) => {
+    for (const method of ['chat.postMessage', 'chat.startStream']) h.api.fail(method, null);
+  },
+});
+
+/** The tunnel and the cloud copy both cut from 0.2 for `forMs`. */
+const bothDown = (forMs: number): Fault[] => [
+  { ...cutHub(0.2, 'end'), forMs },
+  {
+    label: 'cloud unreachable (530)',
+    from: 0.2,
+    to: 'end',
+    forMs,
+    start: (h) => void (h.cloudTunnel.mode = 'cut'),
+    stop: (h) => void (h.cloudTunnel.mode = 'pass'),
+  },
+];
+
 const DRILL_OWNER = 'U0DRILLOWNER';
 
 /** Until `check` holds, polling; throws `what` after `timeoutMs` (the fault is then not staged, and the scenario fails). */
@@ -196,20 +223,7 @@ export const SCENARIOS: Scenario[] = [
   {
     name: 'web-api-outage',
     summary: 'posts fail with HTTP 500 for 3 s, then Slack recovers: the failed turns are retried (reading the thread first) and answered once',
-    faults: [
-      {
-        label: 'posts answer HTTP 500',
-        from: 0.2,
-        to: 'end',
-        forMs: 3000,
-        start: (h) => {
-          for (const method of ['chat.postMessage', 'chat.startStream']) h.api.fail(method, { status: 500, body: { ok: false, error: 'internal' } });
-        },
-        stop: (h) => {
-          for (const method of ['chat.postMessage', 'chat.startStream']) h.api.fail(method, null);
-        },
-      },
-    ],
+    faults: [postsFail('posts answer HTTP 500', 0.2, 3000)],
   },
   {
     name: 'hub-misconfigured',
@@ -265,34 +279,14 @@ export const SCENARIOS: Scenario[] = [
     summary:
       "the tunnel and the cloud copy are both unreachable for longer than Slack's retries; the mentions Slack gave up on are read back from its history and answered, late",
     // 4 s: longer than Slack's last retry (5 minutes / the factor) of every mention sent in it.
-    faults: [
-      { ...cutHub(0.2, 'end'), forMs: 4000 },
-      {
-        label: 'cloud unreachable (530)',
-        from: 0.2,
-        to: 'end',
-        forMs: 4000,
-        start: (h) => void (h.cloudTunnel.mode = 'cut'),
-        stop: (h) => void (h.cloudTunnel.mode = 'pass'),
-      },
-    ],
+    faults: bothDown(4000),
   },
   {
     name: 'both-down-threads',
     summary:
       "as both-down, with 30% of the outage's mentions inside threads (by turns a thread people started before the scenario, and a follow-up in the bot's own thread): the catch-up reads the threads back and answers each in its thread",
     threads: 0.3,
-    faults: [
-      { ...cutHub(0.2, 'end'), forMs: 4000 },
-      {
-        label: 'cloud unreachable (530)',
-        from: 0.2,
-        to: 'end',
-        forMs: 4000,
-        start: (h) => void (h.cloudTunnel.mode = 'cut'),
-        stop: (h) => void (h.cloudTunnel.mode = 'pass'),
-      },
-    ],
+    faults: bothDown(4000),
   },
   {
     name: 'overload',
@@ -347,19 +341,8 @@ export const SCENARIOS: Scenario[] = [
     quirks: { dmPairs: 1 / 3, splitPairs: 1 / 2, stop: 1 / 5, stopAfterMs: 40, otherApp: 1 / 5, notices: true },
     noDeadLetters: true,
     faults: [
-      {
-        // Failed first writes are retried reading the thread first, where another app's reply may be.
-        label: 'posts and stream starts answer HTTP 500',
-        from: 0.4,
-        to: 'end',
-        forMs: 1500,
-        start: (h) => {
-          for (const method of ['chat.postMessage', 'chat.startStream']) h.api.fail(method, { status: 500, body: { ok: false, error: 'internal' } });
-        },
-        stop: (h) => {
-          for (const method of ['chat.postMessage', 'chat.startStream']) h.api.fail(method, null);
-        },
-      },
+      // Failed first writes are retried reading the thread first, where another app's reply may be.
+      postsFail('posts and stream starts answer HTTP 500', 0.4, 1500),
     ],
   },
   {
