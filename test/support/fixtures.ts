@@ -4,11 +4,12 @@
  * Vitest runs `afterAll` hooks in reverse order, so a copy stops before the
  * fake Web API and the Redis it uses close.
  */
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { startFakeWebApi, type FakeWebApi } from '../../drill/sim/fake-web-api.js';
 import type { SharedStore } from '../../lib/store/index.js';
 import type { TakeTurn, TurnModule } from '../../lib/turn/index.js';
 import { startCopy, type RunningCopy } from './copies.js';
+import { startFakeCopy, type FakeCopy } from './fake-copy.js';
 import type { RedisFixture } from './redis-fixture.js';
 
 /**
@@ -95,4 +96,63 @@ export function useCopy(o: CopyFixtureOptions): RunningCopy {
     await started?.stop();
   });
   return copy.value;
+}
+
+/**
+ * A fresh fake Web API for each test of this file: started before each test,
+ * closed after. For tests that read back all of Slack's history (the catch-up
+ * sweep), where one test's messages would be found by the next.
+ */
+export function useFakeWebApiPerTest(options: Parameters<typeof startFakeWebApi>[0] = {}): FakeWebApi {
+  const api = startedLater<FakeWebApi>('the fake Web API');
+  let started: FakeWebApi | undefined;
+  beforeEach(async () => {
+    started = await startFakeWebApi(options);
+    api.set(started);
+  });
+  afterEach(async () => {
+    await started?.close();
+    started = undefined;
+    api.set(undefined);
+  });
+  return api.value;
+}
+
+/** A loopback stand-in for a copy (test/support/fake-copy.ts) for this file: started before its tests, closed after. */
+export function useFakeCopy(name: string): FakeCopy {
+  const copy = startedLater<FakeCopy>(`the fake ${name} copy`);
+  let started: FakeCopy | undefined;
+  beforeAll(async () => {
+    started = await startFakeCopy(name);
+    copy.set(started);
+  });
+  afterAll(async () => {
+    await started?.close();
+  });
+  return copy.value;
+}
+
+export interface CopiesPerTest {
+  /** Start a copy on this file's fake Web API and Redis (`env` on top of the file's); it is stopped after the test. */
+  start(role: 'hub' | 'cloud', o?: { env?: Record<string, string>; now?: () => number }): Promise<RunningCopy>;
+  /** Stop every copy this test started so far (both copies down). */
+  stopAll(): Promise<void>;
+}
+
+/** Copies each test starts for itself, when it needs them (after an outage, with a clock of its own): stopped after each test. */
+export function useCopiesPerTest(o: { api: FakeWebApi; redis: RedisFixture; env?: Record<string, string> }): CopiesPerTest {
+  const running: RunningCopy[] = [];
+  const stopAll = async () => {
+    await Promise.all(running.splice(0).map((c) => c.stop()));
+  };
+  afterEach(stopAll);
+  return {
+    start: async (role, extra = {}) => {
+      const upstash = { url: o.redis.bridge.url, token: o.redis.bridge.token };
+      const copy = await startCopy({ role, webApiUrl: o.api.url, upstash, env: { ...o.env, ...extra.env }, ...(extra.now ? { now: extra.now } : {}) });
+      running.push(copy);
+      return copy;
+    },
+    stopAll,
+  };
 }
