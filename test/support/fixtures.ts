@@ -45,18 +45,37 @@ export function startedLater<T extends object>(what: string): { value: T; set(va
   };
 }
 
+/**
+ * What `start` resolves to, started by `before` and stopped by `after` (the
+ * file's or each test's hooks), usable from where it is declared.
+ */
+function useStarted<T extends object>(
+  what: string,
+  start: () => Promise<T>,
+  stop: (started: T) => Promise<void>,
+  hooks: { before: typeof beforeAll; after: typeof afterAll } = { before: beforeAll, after: afterAll },
+): T {
+  const later = startedLater<T>(what);
+  let started: T | undefined;
+  hooks.before(async () => {
+    started = await start();
+    later.set(started);
+  });
+  hooks.after(async () => {
+    const was = started;
+    started = undefined;
+    if (was) await stop(was);
+  });
+  return later.value;
+}
+
 /** The fake Slack Web API for this file (drill/sim/fake-web-api.ts): started before its tests, closed after. */
 export function useFakeWebApi(options: Parameters<typeof startFakeWebApi>[0] = {}): FakeWebApi {
-  const api = startedLater<FakeWebApi>('the fake Web API');
-  let started: FakeWebApi | undefined;
-  beforeAll(async () => {
-    started = await startFakeWebApi(options);
-    api.set(started);
-  });
-  afterAll(async () => {
-    await started?.close();
-  });
-  return api.value;
+  return useStarted(
+    'the fake Web API',
+    () => startFakeWebApi(options),
+    (api) => api.close(),
+  );
 }
 
 export interface CopyFixtureOptions {
@@ -78,24 +97,21 @@ export interface CopyFixtureOptions {
 
 /** One copy in this process (real Bolt, real receiver, a real socket) for this file: started before its tests, stopped after. */
 export function useCopy(o: CopyFixtureOptions): RunningCopy {
-  const copy = startedLater<RunningCopy>(`the ${o.role} copy`);
-  let started: RunningCopy | undefined;
-  beforeAll(async () => {
-    const { api, redis, turn, loadTurn, store, ...rest } = o;
-    const resolved = turn ?? (await loadTurn?.());
-    started = await startCopy({
-      ...rest,
-      ...(store ? { store: store() } : {}),
-      webApiUrl: api.url,
-      ...(redis ? { upstash: { url: redis.bridge.url, token: redis.bridge.token } } : {}),
-      ...(resolved ? { turn: resolved } : {}),
-    });
-    copy.set(started);
-  });
-  afterAll(async () => {
-    await started?.stop();
-  });
-  return copy.value;
+  return useStarted(
+    `the ${o.role} copy`,
+    async () => {
+      const { api, redis, turn, loadTurn, store, ...rest } = o;
+      const resolved = turn ?? (await loadTurn?.());
+      return startCopy({
+        ...rest,
+        ...(store ? { store: store() } : {}),
+        webApiUrl: api.url,
+        ...(redis ? { upstash: { url: redis.bridge.url, token: redis.bridge.token } } : {}),
+        ...(resolved ? { turn: resolved } : {}),
+      });
+    },
+    (copy) => copy.stop(),
+  );
 }
 
 /**
@@ -104,32 +120,21 @@ export function useCopy(o: CopyFixtureOptions): RunningCopy {
  * sweep), where one test's messages would be found by the next.
  */
 export function useFakeWebApiPerTest(options: Parameters<typeof startFakeWebApi>[0] = {}): FakeWebApi {
-  const api = startedLater<FakeWebApi>('the fake Web API');
-  let started: FakeWebApi | undefined;
-  beforeEach(async () => {
-    started = await startFakeWebApi(options);
-    api.set(started);
-  });
-  afterEach(async () => {
-    await started?.close();
-    started = undefined;
-    api.set(undefined);
-  });
-  return api.value;
+  return useStarted(
+    'the fake Web API',
+    () => startFakeWebApi(options),
+    (api) => api.close(),
+    { before: beforeEach, after: afterEach },
+  );
 }
 
 /** A loopback stand-in for a copy (test/support/fake-copy.ts) for this file: started before its tests, closed after. */
 export function useFakeCopy(name: string): FakeCopy {
-  const copy = startedLater<FakeCopy>(`the fake ${name} copy`);
-  let started: FakeCopy | undefined;
-  beforeAll(async () => {
-    started = await startFakeCopy(name);
-    copy.set(started);
-  });
-  afterAll(async () => {
-    await started?.close();
-  });
-  return copy.value;
+  return useStarted(
+    `the fake ${name} copy`,
+    () => startFakeCopy(name),
+    (copy) => copy.close(),
+  );
 }
 
 export interface CopiesPerTest {
