@@ -2,13 +2,14 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WebClient } from '@slack/web-api';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runAudit } from '../../app/cli/audit.js';
 import { silentLogger } from '../../lib/log/index.js';
 import { createRateLimitFetch, refusalSink } from '../../lib/ratelimit/index.js';
-import { startFakeWebApi, type FakeWebApi, type ScriptedAnswer } from '../../drill/sim/fake-web-api.js';
+import type { ScriptedAnswer } from '../../drill/sim/fake-web-api.js';
 import { capture } from '../support/capture.js';
 import { eventually } from '../support/copies.js';
+import { useFakeWebApi } from '../support/fixtures.js';
 import { virtualTime } from '../support/virtual-time.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'autohub-audit-'));
@@ -19,13 +20,7 @@ const file = (name: string, text: string) => {
 };
 
 describe('npm run audit', () => {
-  let api: FakeWebApi;
-  beforeAll(async () => {
-    api = await startFakeWebApi();
-  });
-  afterAll(async () => {
-    await api?.close();
-  });
+  const api = useFakeWebApi();
 
   it("judges every refusal in this client's own log of a storm as honoured", async () => {
     const path = join(dir, 'storm.jsonl');

@@ -1,15 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { parseDeadletterArgs, runDeadletter } from '../../app/cli/deadletter.js';
-import { startFakeWebApi, type FakeWebApi } from '../../drill/sim/fake-web-api.js';
 import { deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
+import { capture } from '../support/capture.js';
 import { useRedisBridge } from '../support/redis-fixture.js';
-import { eventually, repliesTo, SECRET, startCopy, type RunningCopy } from '../support/copies.js';
-
-function capture() {
-  const lines: string[] = [];
-  const errors: string[] = [];
-  return { out: { log: (l: string) => void lines.push(l), error: (l: string) => void errors.push(l) }, lines, errors };
-}
+import { eventually, repliesTo, SECRET } from '../support/copies.js';
+import { useCopy, useFakeWebApi } from '../support/fixtures.js';
 
 describe('parseDeadletterArgs', () => {
   it.each([
@@ -30,12 +25,13 @@ describe('parseDeadletterArgs', () => {
 
 describe('npm run deadletter against the shared store', () => {
   const fx = useRedisBridge();
-  let api: FakeWebApi;
-  let hub: RunningCopy;
+  const api = useFakeWebApi();
+  const hub = useCopy({ role: 'hub', api, redis: fx });
+  /** What `npm run deadletter` is run with: the same store and Web API as the hub. */
   let env: Record<string, string>;
 
+  // Two turns dead-lettered (the channel refuses the bot).
   beforeAll(async () => {
-    api = await startFakeWebApi();
     env = {
       AUTOHUB_ROLE: 'hub',
       SLACK_SIGNING_SECRET: SECRET,
@@ -46,7 +42,6 @@ describe('npm run deadletter against the shared store', () => {
       AUTOHUB_REFUSAL_LOG: 'off',
       AUTOHUB_LOG_LEVEL: 'error',
     };
-    hub = await startCopy({ role: 'hub', webApiUrl: api.url, upstash: { url: fx.bridge.url, token: fx.bridge.token } });
     for (const [eventId, ts] of [
       ['Ev-dl-1', '1700003000.000001'],
       ['Ev-dl-2', '1700003000.000002'],
@@ -55,10 +50,6 @@ describe('npm run deadletter against the shared store', () => {
       await deliver(hub.eventsUrl, mentionEnvelope({ eventId, ts, channel: 'C0PRIVATE' }), { signingSecret: SECRET });
     }
     await eventually(async () => ((await hub.store.listDead(10)) ?? []).length === 2, 'two dead letters', 10_000);
-  });
-  afterAll(async () => {
-    await hub?.stop();
-    await api?.close();
   });
 
   it('lists them as JSON with id, event_id, channel, reason, attempts and when', async () => {

@@ -6,23 +6,18 @@
  * against the fake Web API; pauses on a virtual clock.
  */
 import { WebClient } from '@slack/web-api';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CatchupSweeper } from '../../lib/catchup/index.js';
 import { silentLogger } from '../../lib/log/index.js';
 import { MemoryStore } from '../../lib/store/index.js';
-import { startFakeWebApi, type FakeWebApi } from '../../drill/sim/fake-web-api.js';
+import { useFakeWebApiPerTest } from '../support/fixtures.js';
 import { virtualTime } from '../support/virtual-time.js';
 
 const PACE_MS = 1200;
 
 describe('the Slack calls of one catch-up sweep', () => {
-  let api: FakeWebApi;
-  beforeEach(async () => {
-    api = await startFakeWebApi();
-  });
-  afterEach(async () => {
-    await api?.close();
-  });
+  // A sweep reads every conversation: each test gets a Slack of its own.
+  const api = useFakeWebApiPerTest();
 
   it('reads each thread active in the window once per page, no quiet thread and none only the bot replied in, one call per paceMs', async () => {
     const now = Date.now();

@@ -15,22 +15,16 @@
  *   drill's `store-blip-mid-turn`, one duplicate on a loaded machine).
  */
 import { WebClient } from '@slack/web-api';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CatchupSweeper, sweepLockMs } from '../../lib/catchup/index.js';
 import { silentLogger } from '../../lib/log/index.js';
 import { MemoryStore, STATUS_KEYS, SWEEP_LOCK_KEY } from '../../lib/store/index.js';
-import { startFakeWebApi, type FakeWebApi } from '../../drill/sim/fake-web-api.js';
 import { mentionEnvelope } from '../../drill/sim/slack-events.js';
 import { eventually, startCopy } from '../support/copies.js';
+import { useFakeWebApi } from '../support/fixtures.js';
 
 describe('the catch-up sweep when the store stumbles', () => {
-  let api: FakeWebApi;
-  beforeAll(async () => {
-    api = await startFakeWebApi();
-  });
-  afterAll(async () => {
-    await api?.close();
-  });
+  const api = useFakeWebApi();
 
   const sweeper = (
     store: MemoryStore,

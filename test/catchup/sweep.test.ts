@@ -4,44 +4,48 @@
  * before is not answered again. Real copies, real Bolt, the real WebClient,
  * a fake Web API serving Slack's history with its paging, a real Redis.
  * Slack's retry window is compressed to 1 s here; a copy started after an
- * outage sweeps at its first look past it.
+ * outage sweeps at its first look past it. Where a test needs the outage to
+ * be over before it goes on, the store's mark of when a copy last served is
+ * moved back instead of waiting it out: the silence is on the store's clock
+ * (Redis TIME), which no test can inject.
  */
-import { afterEach, beforeAll, afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { LATE_NOTE } from '../../app/listeners/conversation.js';
-import { startFakeWebApi, type FakeWebApi } from '../../drill/sim/fake-web-api.js';
+import { RespClient } from '../../drill/sim/resp-client.js';
 import { deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
+import { SERVED_KEY } from '../../lib/store/index.js';
 import { useRedisBridge } from '../support/redis-fixture.js';
-import { eventually, SECRET, startCopy, type RunningCopy } from '../support/copies.js';
+import { eventually, SECRET } from '../support/copies.js';
+import { useCopiesPerTest, useFakeWebApi } from '../support/fixtures.js';
 
 const ENV = { AUTOHUB_CATCHUP_RETRY_WINDOW_MS: '1000', AUTOHUB_CATCHUP_EVERY_MS: '1000', AUTOHUB_CATCHUP_PACE_MS: '0', AUTOHUB_REAPER_MS: '300' };
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Longer than the retry window (1 s): a silence a sweep is due after. */
+const OUTAGE_MS = 2000;
 
 describe('catching up on the mentions Slack gave up on', () => {
   const fx = useRedisBridge();
-  let api: FakeWebApi;
-  const running: RunningCopy[] = [];
+  const api = useFakeWebApi();
+  const { start, stopAll } = useCopiesPerTest({ api, redis: fx, env: ENV });
   let n = 0;
 
-  beforeAll(async () => {
-    api = await startFakeWebApi();
-  });
-  afterEach(async () => {
-    await Promise.all(running.splice(0).map((c) => c.stop()));
-  });
-  afterAll(async () => {
-    await api?.close();
-  });
-
-  const start = async (role: 'hub' | 'cloud', env: Record<string, string> = {}) => {
-    const copy = await startCopy({ role, webApiUrl: api.url, upstash: { url: fx.bridge.url, token: fx.bridge.token }, env: { ...ENV, ...env } });
-    running.push(copy);
-    return copy;
-  };
-  const stopAll = async () => Promise.all(running.splice(0).map((c) => c.stop()));
   const repliesIn = (channel: string, ts: string) => api.posts().filter((c) => c.params.channel === channel && c.params.thread_ts === ts);
-  /** A mention Slack holds, as if every delivery of it had failed. */
-  const sentDuringOutage = (channel: string) => {
-    const ts = (Date.now() / 1000 + ++n / 1e6).toFixed(6);
+  /**
+   * No copy has served for `ms` on the store's clock, at once: the served mark
+   * (Redis ms) moved `ms` back, as if the last claim had been then.
+   */
+  const silentFor = async (ms: number) => {
+    const redis = await RespClient.open(fx.redis.port);
+    try {
+      const [seconds, micros] = (await redis.command(['TIME'])) as [string, string];
+      const now = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+      await redis.command(['SET', SERVED_KEY, String(now - ms), 'EX', '172800']);
+    } finally {
+      redis.close();
+    }
+  };
+  /** A mention Slack holds, as if every delivery of it had failed; sent `agoMs` ago. */
+  const sentDuringOutage = (channel: string, agoMs = 0) => {
+    const ts = ((Date.now() - agoMs) / 1000 + ++n / 1e6).toFixed(6);
     api.addMessage(channel, { ts, user: 'U0PERSON', text: '<@UAUTOHUB> are you there?' });
     return ts;
   };
@@ -79,8 +83,8 @@ describe('catching up on the mentions Slack gave up on', () => {
     };
     await live('Ev-gap-before');
     const missed = sentDuringOutage('C0CATCH5');
-    // a real silence on the store's clock (Redis TIME is not injected): the claim after it records the gap.
-    await sleep(1300);
+    // A silence longer than the retry window on the store's clock: the claim after it records the gap.
+    await silentFor(OUTAGE_MS);
     // Traffic resumes: no silence is left to notice, but the first claim after the gap recorded it.
     const after = await live('Ev-gap-after');
     await eventually(() => repliesIn('C0CATCH5', missed).length === 1, 'the missed mention, caught up', 10_000);
@@ -103,9 +107,10 @@ describe('catching up on the mentions Slack gave up on', () => {
 
   it("Slack's last retry racing the sweep: answered once", async () => {
     await answeredLive('C0CATCH3');
-    const missed = sentDuringOutage('C0CATCH3');
-    // a real silence on the store's clock, or the retry's claim ends no gap and nothing is swept.
-    await sleep(1300);
+    // Sent in the outage and older than the sweep's lag (half the retry window), so the first sweep reads it too.
+    const missed = sentDuringOutage('C0CATCH3', OUTAGE_MS / 2);
+    // A silence on the store's clock, or the retry's claim ends no gap and nothing is swept.
+    await silentFor(OUTAGE_MS);
     const copy = await start('hub');
     // The retry carries the original event id; the sweep claims under its own, and both under the message's key.
     const retry = await deliver(copy.eventsUrl, mentionEnvelope({ eventId: 'Ev-race', ts: missed, channel: 'C0CATCH3' }), {
@@ -121,10 +126,10 @@ describe('catching up on the mentions Slack gave up on', () => {
 
   it('with AUTOHUB_CATCHUP=off nothing is read back', async () => {
     await answeredLive('C0CATCH4');
-    const missed = sentDuringOutage('C0CATCH4');
-    // a real silence on the store's clock, so a sweep would be due were the catch-up on.
-    await sleep(1300);
-    const copy = await start('hub', { AUTOHUB_CATCHUP: 'off' });
+    const missed = sentDuringOutage('C0CATCH4', OUTAGE_MS / 2);
+    // A silence on the store's clock, so a sweep would be due at the first look were the catch-up on.
+    await silentFor(OUTAGE_MS);
+    const copy = await start('hub', { env: { AUTOHUB_CATCHUP: 'off' } });
     await eventually(() => copy.reaper.looks >= 3, 'three looks');
     expect(api.calls.some((c) => c.method === 'conversations.history' && c.params.channel === 'C0CATCH4')).toBe(false);
     expect(repliesIn('C0CATCH4', missed)).toHaveLength(0);

@@ -9,35 +9,23 @@
  * to 1 s; the outage is the time until the new copy's next look finds the
  * silence longer than that (no fixed sleep).
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { LATE_NOTE } from '../../app/listeners/conversation.js';
-import { startFakeWebApi, type FakeWebApi } from '../../drill/sim/fake-web-api.js';
 import { deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
 import { useRedisBridge } from '../support/redis-fixture.js';
-import { eventually, quiescent, repliesTo, SECRET, startCopy, type RunningCopy } from '../support/copies.js';
+import { eventually, quiescent, repliesTo, SECRET, type RunningCopy } from '../support/copies.js';
+import { useCopiesPerTest, useFakeWebApiPerTest } from '../support/fixtures.js';
 
 const ENV = { AUTOHUB_CATCHUP_RETRY_WINDOW_MS: '1000', AUTOHUB_CATCHUP_EVERY_MS: '1000', AUTOHUB_CATCHUP_PACE_MS: '0', AUTOHUB_REAPER_MS: '300' };
 const BOT = '<@UAUTOHUB>';
 
 describe('catching up on mentions in threads, on one clock', () => {
   const fx = useRedisBridge();
-  let api: FakeWebApi;
-  const running: RunningCopy[] = [];
+  // A sweep reads every conversation: each test gets a Slack of its own.
+  const api = useFakeWebApiPerTest();
+  const { start, stopAll } = useCopiesPerTest({ api, redis: fx, env: ENV });
   let n = 0;
 
-  beforeEach(async () => {
-    api = await startFakeWebApi();
-  });
-  afterEach(async () => {
-    await Promise.all(running.splice(0).map((c) => c.stop()));
-    await api?.close();
-  });
-
-  const start = async (role: 'hub' | 'cloud', now?: () => number) => {
-    const copy = await startCopy({ role, webApiUrl: api.url, upstash: { url: fx.bridge.url, token: fx.bridge.token }, env: ENV, ...(now ? { now } : {}) });
-    running.push(copy);
-    return copy;
-  };
   /** A Slack ts `agoMs` before now, unique in the run. */
   const tsAgo = (agoMs: number) => ((Date.now() - agoMs) / 1000 + ++n / 1e6).toFixed(6);
   /** A message Slack holds, its deliveries all lost. */
@@ -61,7 +49,7 @@ describe('catching up on mentions in threads, on one clock', () => {
     await deliver(hub.eventsUrl, envelope, { signingSecret: SECRET });
     await eventually(() => repliesTo(api, eventId).length === 1, 'the live reply');
     await quiescent([hub]);
-    await Promise.all(running.splice(0).map((c) => c.stop()));
+    await stopAll();
     return { ts, eventId };
   };
   const caughtUp = (channel: string, ts: string) => repliesTo(api, `Ev-catchup-${channel}-${ts}`);
@@ -138,7 +126,7 @@ describe('catching up on mentions in threads, on one clock', () => {
       const top = held('C0SKEW', `${BOT} anyone?`);
       const inThread = held('C0SKEW', `${BOT} thoughts?`, { threadTs: peoples });
 
-      const cloud = await start('cloud', () => Date.now() + skewMs);
+      const cloud = await start('cloud', { now: () => Date.now() + skewMs });
       await eventually(() => caughtUp('C0SKEW', top).length === 1 && caughtUp('C0SKEW', inThread).length === 1, 'both late replies', 10_000);
       await eventually(() => swept(cloud) !== undefined, 'the sweep to end');
       await quiescent([cloud]);

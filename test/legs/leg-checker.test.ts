@@ -4,57 +4,45 @@
  * checker driven by hand under an injected clock, its DMs sent by the real
  * WebClient to the fake Web API.
  */
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeWebApi, type FakeWebApi } from '../../drill/sim/fake-web-api.js';
 import { deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
 import { startTunnel, type Tunnel } from '../../drill/sim/tunnel.js';
 import { tellOwners } from '../../app/listeners/tell-owner.js';
-import { createEdgeRouter, parseEdgeSettings } from '../../lib/edge/index.js';
-import { serveFetchHandler } from '../../lib/edge-node/index.js';
 import { LegChecker } from '../../lib/legs/index.js';
 import { createMemoryLogger } from '../../lib/log/index.js';
 import { statusPage } from '../../lib/status/index.js';
 import { PROBE_EVENT_TYPE, signedSynthetic } from '../../lib/synthetic/index.js';
-import { eventually, SECRET, startCopy, type RunningCopy } from '../support/copies.js';
+import { eventually, SECRET, startCopy } from '../support/copies.js';
+import { useCopy, useFakeWebApi } from '../support/fixtures.js';
 import { LEGS_LOCK_KEY, STATUS_KEYS } from '../../lib/store/index.js';
 import { useRedisBridge } from '../support/redis-fixture.js';
+import { startNodeEdge, type NodeEdge } from './node-edge.js';
 
 const OWNER = 'U0OWNER';
 
 describe('the legs proven continuously through the edge', () => {
   const fx = useRedisBridge();
-  let api: FakeWebApi;
-  let hub: RunningCopy;
-  let cloud: RunningCopy;
+  const api = useFakeWebApi();
+  const hub = useCopy({ role: 'hub', api, redis: fx });
+  const cloud = useCopy({ role: 'cloud', api, redis: fx });
+  // Each copy behind a tunnel that can fail, the edge in front of the tunnels.
   let hubTunnel: Tunnel;
   let cloudTunnel: Tunnel;
-  let edge: Server;
+  let edge: NodeEdge;
   let edgeUrl: string;
   let clock = Date.now();
   const log = createMemoryLogger();
 
   beforeAll(async () => {
-    api = await startFakeWebApi();
-    const upstash = { url: fx.bridge.url, token: fx.bridge.token };
-    hub = await startCopy({ role: 'hub', webApiUrl: api.url, upstash });
-    cloud = await startCopy({ role: 'cloud', webApiUrl: api.url, upstash });
     hubTunnel = await startTunnel(hub.url);
     cloudTunnel = await startTunnel(cloud.url);
-    const router = createEdgeRouter({ settings: parseEdgeSettings({ HUB_URL: hubTunnel.url, CLOUD_URL: cloudTunnel.url, SLACK_SIGNING_SECRET: SECRET }) });
-    edge = serveFetchHandler(router.handle);
-    await new Promise<void>((resolve) => edge.listen(0, '127.0.0.1', resolve));
-    edgeUrl = `http://127.0.0.1:${(edge.address() as AddressInfo).port}`;
+    edge = await startNodeEdge(hubTunnel.url, cloudTunnel.url);
+    edgeUrl = edge.url;
   });
   afterAll(async () => {
-    edge?.closeAllConnections();
     edge?.close();
     await hubTunnel?.close();
     await cloudTunnel?.close();
-    await hub?.stop();
-    await cloud?.stop();
-    await api?.close();
   });
 
   const checker = (holder: string) =>

@@ -5,17 +5,14 @@
  * The reaper's idle period is an hour here, so only the hint can explain a
  * takeover.
  */
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeWebApi, type FakeWebApi } from '../../drill/sim/fake-web-api.js';
 import { deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
-import { createEdgeRouter, parseEdgeSettings } from '../../lib/edge/index.js';
-import { serveFetchHandler } from '../../lib/edge-node/index.js';
 import { HINT_EVENT_TYPE, signedSynthetic } from '../../lib/synthetic/index.js';
 import { spawnHub, type ChildApp } from '../support/child-app.js';
-import { eventually, repliesTo, SECRET, startCopy, turnOver, type RunningCopy } from '../support/copies.js';
+import { eventually, repliesTo, SECRET, turnOver } from '../support/copies.js';
+import { useCopy, useFakeWebApi } from '../support/fixtures.js';
 import { useRedisBridge } from '../support/redis-fixture.js';
+import { startNodeEdge, type NodeEdge } from './node-edge.js';
 
 const LEASE = { AUTOHUB_LEASE_MS: '1500', AUTOHUB_LEASE_RENEW_MS: '400' };
 /** An hour: the idle look never comes within a test. */
@@ -23,27 +20,21 @@ const QUIET_REAPER = { AUTOHUB_REAPER_MS: '3600000' };
 
 describe('a quiet hub that dies mid-turn, no peer URL, the edge in front', () => {
   const fx = useRedisBridge();
-  let api: FakeWebApi;
-  let cloud: RunningCopy;
-  let edge: Server;
-  let edgeUrl: string;
+  const api = useFakeWebApi();
+  const cloud = useCopy({ role: 'cloud', api, redis: fx, env: { ...LEASE, ...QUIET_REAPER } });
+  // The hub as a child process the test can kill, the edge in front of both.
   let hub: ChildApp;
+  let edge: NodeEdge;
+  let edgeUrl: string;
 
   beforeAll(async () => {
-    api = await startFakeWebApi();
-    cloud = await startCopy({ role: 'cloud', webApiUrl: api.url, upstash: { url: fx.bridge.url, token: fx.bridge.token }, env: { ...LEASE, ...QUIET_REAPER } });
     hub = await spawnHub({ webApiUrl: api.url, upstash: fx.bridge, secret: SECRET }, { ...LEASE, ...QUIET_REAPER });
-    const router = createEdgeRouter({ settings: parseEdgeSettings({ HUB_URL: hub.url, CLOUD_URL: cloud.url, SLACK_SIGNING_SECRET: SECRET }) });
-    edge = serveFetchHandler(router.handle);
-    await new Promise<void>((resolve) => edge.listen(0, '127.0.0.1', resolve));
-    edgeUrl = `http://127.0.0.1:${(edge.address() as AddressInfo).port}`;
+    edge = await startNodeEdge(hub.url, cloud.url);
+    edgeUrl = edge.url;
   });
-  afterAll(async () => {
+  afterAll(() => {
     hub?.child.kill('SIGKILL');
-    edge?.closeAllConnections();
     edge?.close();
-    await cloud?.stop();
-    await api?.close();
   });
 
   /** The cloud's reaper has nothing planned before its idle hour. */

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkSignature, signedHeaders } from '../../lib/slack/index.js';
 import { HINT_EVENT_TYPE, LEASE_HEADER } from '../../lib/synthetic/index.js';
 import { eventually } from '../support/copies.js';
-import { startFakeCopy, type FakeCopy } from '../support/fake-copy.js';
+import { useFakeCopy } from '../support/fixtures.js';
 import { bundleWorker } from '../support/worker-bundle.js';
 
 const SECRET = 'edge-secret';
@@ -12,13 +12,11 @@ const mention = (id: string) =>
   JSON.stringify({ type: 'event_callback', event_id: id, team_id: 'T1', event: { type: 'app_mention', ts: '1.1', channel: 'C1' } });
 
 describe('the Worker hints the other copy after the hub acks a leased turn', () => {
-  let hub: FakeCopy;
-  let cloud: FakeCopy;
+  const hub = useFakeCopy('hub');
+  const cloud = useFakeCopy('cloud');
+  // The Worker in front of the two stand-ins.
   let mf: Miniflare;
-
   beforeAll(async () => {
-    hub = await startFakeCopy('hub');
-    cloud = await startFakeCopy('cloud');
     mf = new Miniflare({
       modules: true,
       script: await bundleWorker(),
@@ -29,8 +27,6 @@ describe('the Worker hints the other copy after the hub acks a leased turn', () 
   }, 60_000);
   afterAll(async () => {
     await mf?.dispose();
-    await hub?.close();
-    await cloud?.close();
   });
 
   const post = async (body: string) =>

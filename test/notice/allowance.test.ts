@@ -5,14 +5,14 @@
  * serving (Slack stopped delivering them). The month's commands are added up
  * by the looks the copies make anyway: no extra command.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeWebApi, type FakeWebApi } from '../../drill/sim/fake-web-api.js';
+import { describe, expect, it } from 'vitest';
 import { allowanceReached, missedWhileServing } from '../../lib/notice/index.js';
 import { logReporter, UpstashStore, usageKey } from '../../lib/store/index.js';
 import { silentLogger } from '../../lib/log/index.js';
 import { useRedisBridge } from '../support/redis-fixture.js';
 import { SHORT_LEASE } from '../support/child-app.js';
-import { eventually, startCopy, type RunningCopy } from '../support/copies.js';
+import { eventually, startCopy } from '../support/copies.js';
+import { useFakeWebApi } from '../support/fixtures.js';
 
 describe('allowanceReached', () => {
   it.each([
@@ -39,15 +39,7 @@ describe('missedWhileServing', () => {
 
 describe("the month's commands, added up by the looks", () => {
   const fx = useRedisBridge();
-  let api: FakeWebApi;
-  let copy: RunningCopy;
-  beforeAll(async () => {
-    api = await startFakeWebApi();
-  });
-  afterAll(async () => {
-    await copy?.stop();
-    await api?.close();
-  });
+  const api = useFakeWebApi();
 
   it('each look adds what its copy sent since the last one, at no extra command: the count is what the bridge saw', async () => {
     const store = new UpstashStore({ settings: { url: fx.bridge.url, token: fx.bridge.token }, reporter: logReporter(silentLogger) });
@@ -65,17 +57,22 @@ describe("the month's commands, added up by the looks", () => {
   });
 
   it('a copy whose store has used 80% of AUTOHUB_UPSTASH_MONTHLY_COMMANDS tells the owner once', async () => {
-    copy = await startCopy({
+    // Started here, not for the whole describe: its looks would add to the count the test above reads.
+    const copy = await startCopy({
       role: 'hub',
       webApiUrl: api.url,
       upstash: { url: fx.bridge.url, token: fx.bridge.token },
       env: { ...SHORT_LEASE, AUTOHUB_OWNER: 'U0OWNER', AUTOHUB_UPSTASH_MONTHLY_COMMANDS: '10' },
     });
-    const dms = () => api.calls.filter((c) => c.method === 'chat.postMessage' && c.params.channel === 'U0OWNER');
-    await eventually(() => dms().length > 0, 'the owner to be told', 10_000);
-    expect(dms()[0]!.params.text).toMatch(/monthly allowance is nearly spent/);
-    expect(dms()[0]!.params.text).toMatch(/of 10 commands this month/);
-    await copy.notices.settled();
-    expect(dms()).toHaveLength(1);
+    try {
+      const dms = () => api.calls.filter((c) => c.method === 'chat.postMessage' && c.params.channel === 'U0OWNER');
+      await eventually(() => dms().length > 0, 'the owner to be told', 10_000);
+      expect(dms()[0]!.params.text).toMatch(/monthly allowance is nearly spent/);
+      expect(dms()[0]!.params.text).toMatch(/of 10 commands this month/);
+      await copy.notices.settled();
+      expect(dms()).toHaveLength(1);
+    } finally {
+      await copy.stop();
+    }
   });
 });

@@ -4,13 +4,14 @@
  * the real WebClient against the fake Web API; a real Upstash bridge where
  * the store must fail.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeWebApi, type FakeWebApi } from '../../drill/sim/fake-web-api.js';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import type { FakeWebApi } from '../../drill/sim/fake-web-api.js';
 import { commandForm, deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
 import { NOTICE_EVERY_MS } from '../../lib/notice/index.js';
 import { MemoryStore, noticeStatusKey } from '../../lib/store/index.js';
 import { useRedisBridge } from '../support/redis-fixture.js';
-import { eventually, HEALTH_AUTH, repliesTo, SECRET, startCopy, type RunningCopy } from '../support/copies.js';
+import { eventually, HEALTH_AUTH, repliesTo, SECRET, type RunningCopy } from '../support/copies.js';
+import { useCopy, useFakeWebApi } from '../support/fixtures.js';
 
 const OWNER = 'U0OWNER';
 
@@ -26,24 +27,13 @@ const rateLimited = (minute = 1518467820) => ({
 const dmsTo = (api: FakeWebApi, owner: string) => api.calls.filter((c) => c.method === 'chat.postMessage' && c.params.channel === owner && c.status === 200);
 
 describe('app_rate_limited: answered 200, told to the owner once per hour it happens, on the status page', () => {
-  let api: FakeWebApi;
-  let hub: RunningCopy;
-  let cloud: RunningCopy;
   // One clock for the copies and their store, moved forward by the tests.
   let offset = 0;
   const now = () => Date.now() + offset;
   const store = new MemoryStore({ now });
-
-  beforeAll(async () => {
-    api = await startFakeWebApi();
-    hub = await startCopy({ role: 'hub', webApiUrl: api.url, store, now, env: { AUTOHUB_OWNER: OWNER } });
-    cloud = await startCopy({ role: 'cloud', webApiUrl: api.url, store, now, env: { AUTOHUB_OWNER: OWNER } });
-  });
-  afterAll(async () => {
-    await hub?.stop();
-    await cloud?.stop();
-    await api?.close();
-  });
+  const api = useFakeWebApi();
+  const hub = useCopy({ role: 'hub', api, store: () => store, now, env: { AUTOHUB_OWNER: OWNER } });
+  const cloud = useCopy({ role: 'cloud', api, store: () => store, now, env: { AUTOHUB_OWNER: OWNER } });
 
   const send = async (copy: RunningCopy) => {
     const response = await deliver(copy.eventsUrl, rateLimited(), { signingSecret: SECRET, now: now() });
@@ -83,17 +73,8 @@ describe('app_rate_limited: answered 200, told to the owner once per hour it hap
 });
 
 describe('Web API auth failures: the owner is told once per hour', () => {
-  let api: FakeWebApi;
-  let hub: RunningCopy;
-
-  beforeAll(async () => {
-    api = await startFakeWebApi();
-    hub = await startCopy({ role: 'hub', webApiUrl: api.url, store: new MemoryStore(), env: { AUTOHUB_OWNER: OWNER } });
-  });
-  afterAll(async () => {
-    await hub?.stop();
-    await api?.close();
-  });
+  const api = useFakeWebApi();
+  const hub = useCopy({ role: 'hub', api, store: () => new MemoryStore(), env: { AUTOHUB_OWNER: OWNER } });
   afterEach(() => api.fail('auth.test', null));
 
   it.each(['invalid_auth', 'token_revoked'])('%s in a Web API answer DMs the owner once, however many calls see it', async (error) => {
@@ -118,17 +99,11 @@ describe('Web API auth failures: the owner is told once per hour', () => {
 
 describe('claims failing open: the owner is told, with the count of turns that failed open', () => {
   const fx = useRedisBridge();
-  let api: FakeWebApi;
-  let hub: RunningCopy;
-
-  beforeAll(async () => {
-    api = await startFakeWebApi();
-    hub = await startCopy({ role: 'hub', webApiUrl: api.url, upstash: { url: fx.bridge.url, token: fx.bridge.token }, env: { AUTOHUB_OWNER: OWNER } });
-  });
-  afterAll(async () => {
+  const api = useFakeWebApi();
+  const hub = useCopy({ role: 'hub', api, redis: fx, env: { AUTOHUB_OWNER: OWNER } });
+  // Before the copy stops (hooks after run last first), so it stops on a store that answers.
+  afterAll(() => {
     fx.bridge.mode = 'normal';
-    await hub?.stop();
-    await api?.close();
   });
 
   it('two mentions whose claims fail open are both answered, and the owner gets one DM saying claims fail open', async () => {

@@ -1,20 +1,14 @@
 /** The rate-limit fetch's `onAnswer` hook sees every Web API answer (the owner notices read auth failures from it) and changes none. */
 import { WebClient } from '@slack/web-api';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeWebApi, type FakeWebApi } from '../../drill/sim/fake-web-api.js';
+import { describe, expect, it } from 'vitest';
 import { silentLogger, slackLogger } from '../../lib/log/index.js';
 import { createRateLimitFetch, type WebApiAnswer } from '../../lib/ratelimit/index.js';
 import { eventually } from '../support/copies.js';
+import { useFakeWebApi } from '../support/fixtures.js';
 import { virtualTime } from '../support/virtual-time.js';
 
 describe('onAnswer under a real WebClient, against a loopback Web API', () => {
-  let api: FakeWebApi;
-  beforeAll(async () => {
-    api = await startFakeWebApi();
-  });
-  afterAll(async () => {
-    await api?.close();
-  });
+  const api = useFakeWebApi();
 
   const client = (onAnswer: (a: WebApiAnswer) => void) => {
     const time = virtualTime();

@@ -1,22 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeWebApi, type FakeWebApi } from '../../drill/sim/fake-web-api.js';
+import { describe, expect, it } from 'vitest';
 import { deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
-import { eventually, quiescent, SECRET, startCopy, type RunningCopy } from '../support/copies.js';
+import { eventually, quiescent, SECRET } from '../support/copies.js';
+import { useCopy, useFakeWebApi } from '../support/fixtures.js';
 import { virtualTime } from '../support/virtual-time.js';
 
 describe("a real Bolt listener's client goes through the rate-limit fetch", () => {
-  let api: FakeWebApi;
-  let hub: RunningCopy;
   const time = virtualTime();
-
-  beforeAll(async () => {
-    api = await startFakeWebApi();
-    hub = await startCopy({ role: 'hub', webApiUrl: api.url, now: time.now, sleep: time.sleep });
-  });
-  afterAll(async () => {
-    await hub?.stop();
-    await api?.close();
-  });
+  const api = useFakeWebApi();
+  const hub = useCopy({ role: 'hub', api, now: time.now, sleep: time.sleep });
 
   it('a 30 s window on the reply is waited out (on the injected clock) and the reply posts exactly once', async () => {
     api.script('chat.startStream', { status: 429, body: { ok: false, error: 'ratelimited' }, headers: { 'retry-after': '30' } });

@@ -1,9 +1,11 @@
 import { WebClient } from '@slack/web-api';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryStore, UpstashStore } from '../../lib/store/index.js';
 import { silentLogger, slackLogger } from '../../lib/log/index.js';
 import { createRateLimitFetch, type RefusalRecord } from '../../lib/ratelimit/index.js';
-import { startFakeWebApi, type FakeWebApi, type ScriptedAnswer } from '../../drill/sim/fake-web-api.js';
+import type { ScriptedAnswer } from '../../drill/sim/fake-web-api.js';
+import { eventually } from '../support/copies.js';
+import { useFakeWebApi } from '../support/fixtures.js';
 import { useRedisBridge } from '../support/redis-fixture.js';
 import { virtualTime } from '../support/virtual-time.js';
 
@@ -15,13 +17,7 @@ const throttled429 = (retryAfter?: string): ScriptedAnswer => ({
 const throttled200: ScriptedAnswer = { status: 200, body: { ok: false, error: 'ratelimited' }, headers: { 'retry-after': '4' } };
 
 describe('the rate-limit fetch under a real WebClient, against a loopback Web API', () => {
-  let api: FakeWebApi;
-  beforeAll(async () => {
-    api = await startFakeWebApi();
-  });
-  afterAll(async () => {
-    await api?.close();
-  });
+  const api = useFakeWebApi();
   afterEach(() => {
     api.calls.length = 0;
   });
@@ -95,7 +91,8 @@ describe('the rate-limit fetch under a real WebClient, against a loopback Web AP
     const { web, time } = client();
     api.script('chat.postMessage', throttled429('10'));
     const first = web.chat.postMessage({ channel: 'C1', text: 'a' });
-    await new Promise((r) => setTimeout(r, 50));
+    // Refused, and its wait for the window begun: from here chat.postMessage waits (its window, then its pace), users.list does not.
+    await eventually(() => time.slept.length === 1, 'the first post to be refused and wait for its window');
     const t0 = time.now();
     const other = await web.users.list({ limit: 1 });
     expect(other.ok).toBe(true);
@@ -174,13 +171,7 @@ describe('the rate-limit fetch under a real WebClient, against a loopback Web AP
 });
 
 describe('the stock WebClient on the same fake, recorded for the README', () => {
-  let api: FakeWebApi;
-  beforeAll(async () => {
-    api = await startFakeWebApi();
-  });
-  afterAll(async () => {
-    await api?.close();
-  });
+  const api = useFakeWebApi();
 
   const stock = () => new WebClient('xoxb-test', { slackApiUrl: api.url, retryConfig: { retries: 2 }, logger: slackLogger(silentLogger) });
 
@@ -200,13 +191,7 @@ describe('the stock WebClient on the same fake, recorded for the README', () => 
 
 describe('windows shared through the store, read from claim replies', () => {
   const fx = useRedisBridge();
-  let api: FakeWebApi;
-  beforeAll(async () => {
-    api = await startFakeWebApi();
-  });
-  afterAll(async () => {
-    await api?.close();
-  });
+  const api = useFakeWebApi();
   const copy = () => {
     const store = new UpstashStore({ settings: { url: fx.bridge.url, token: fx.bridge.token }, reporter: () => {} });
     const web = new WebClient('xoxb-shared', { slackApiUrl: api.url, retryConfig: { retries: 0 }, fetch: createRateLimitFetch({ shared: store.windows }) });

@@ -3,39 +3,30 @@
  * post, a dead letter, a takeover and a command, carry neither the message
  * text nor the bot token nor the signing secret.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeWebApi, type FakeWebApi } from '../../drill/sim/fake-web-api.js';
+import { describe, expect, it } from 'vitest';
 import { commandForm, deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
 import { eventKey } from '../../lib/store/index.js';
 import { useRedisBridge } from '../support/redis-fixture.js';
-import { eventually, repliesTo, SECRET, startCopy, type RunningCopy } from '../support/copies.js';
+import { eventually, repliesTo, SECRET } from '../support/copies.js';
+import { useCopy, useFakeWebApi } from '../support/fixtures.js';
 
 const MARKER = 'LOGMARKER-91c2';
 
 describe('what a copy logs', () => {
   const fx = useRedisBridge();
-  let api: FakeWebApi;
-  let hub: RunningCopy;
-
-  beforeAll(async () => {
-    api = await startFakeWebApi();
-    hub = await startCopy({
-      role: 'hub',
-      webApiUrl: api.url,
-      upstash: { url: fx.bridge.url, token: fx.bridge.token },
-      env: {
-        AUTOHUB_LOG_LEVEL: 'debug',
-        AUTOHUB_TURN_RETRY_DELAY_MS: '50',
-        AUTOHUB_TURN_ATTEMPTS: '2',
-        AUTOHUB_LEASE_MS: '1000',
-        AUTOHUB_LEASE_RENEW_MS: '300',
-        AUTOHUB_REAPER_MS: '200',
-      },
-    });
-  });
-  afterAll(async () => {
-    await hub?.stop();
-    await api?.close();
+  const api = useFakeWebApi();
+  const hub = useCopy({
+    role: 'hub',
+    api,
+    redis: fx,
+    env: {
+      AUTOHUB_LOG_LEVEL: 'debug',
+      AUTOHUB_TURN_RETRY_DELAY_MS: '50',
+      AUTOHUB_TURN_ATTEMPTS: '2',
+      AUTOHUB_LEASE_MS: '1000',
+      AUTOHUB_LEASE_RENEW_MS: '300',
+      AUTOHUB_REAPER_MS: '200',
+    },
   });
 
   it('never carries the message, the bot token or the signing secret, whatever happens to the turn', async () => {

@@ -4,30 +4,26 @@
  * every key, every type.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeWebApi, type FakeWebApi } from '../../drill/sim/fake-web-api.js';
 import { RespClient } from '../../drill/sim/resp-client.js';
 import { deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
 import { createSealer, deriveStoreKey, eventKey } from '../../lib/store/index.js';
 import { useRedisBridge } from '../support/redis-fixture.js';
-import { eventually, repliesTo, SECRET, startCopy, type RunningCopy } from '../support/copies.js';
+import { eventually, repliesTo, SECRET } from '../support/copies.js';
+import { useCopy, useFakeWebApi } from '../support/fixtures.js';
 
 const MARKER = 'MARKERWORD-7f3a';
 
 describe('what the store keeps of a message', () => {
   const fx = useRedisBridge();
-  let api: FakeWebApi;
-  let hub: RunningCopy;
+  const api = useFakeWebApi();
+  const hub = useCopy({ role: 'hub', api, redis: fx });
+  // Straight to the database, past the bridge, as someone holding it would read.
   let redis: RespClient;
-
   beforeAll(async () => {
-    api = await startFakeWebApi();
-    hub = await startCopy({ role: 'hub', webApiUrl: api.url, upstash: { url: fx.bridge.url, token: fx.bridge.token } });
     redis = await RespClient.open(fx.redis.port);
   });
-  afterAll(async () => {
+  afterAll(() => {
     redis?.close();
-    await hub?.stop();
-    await api?.close();
   });
 
   /** Every value in the database, as text. */

@@ -4,6 +4,16 @@ import { statusBlocks, type StatusSnapshot } from '../../lib/status/index.js';
 const NOW = Date.parse('2026-11-29T12:00:00Z');
 const iso = (msAgo: number) => new Date(NOW - msAgo).toISOString();
 const text = (blocks: ReturnType<typeof statusBlocks>) => JSON.stringify(blocks);
+/** A 429 refusal on record, `msAgo`, that named a window of `retryAfter` s and was waited `waited` s. */
+const refusal = (method: string, retryAfter: string, waited: number, msAgo: number) => ({
+  method,
+  status: 429,
+  body: { ok: false, error: 'ratelimited' },
+  headers: { 'retry-after': retryAfter },
+  waited,
+  at: iso(msAgo),
+  instance: 'hub-mac',
+});
 
 const base: StatusSnapshot = {
   answering: { role: 'hub', instance: 'hub-mac' },
@@ -26,35 +36,7 @@ const base: StatusSnapshot = {
     { at: iso(2 * 3_600_000), role: 'hub', instance: 'hub-mac', outcome: 'dead', attempts: 4, reason: 'slack: not_in_channel' },
   ],
   failoverTimes: [iso(30_000), iso(3_600_000), iso(2 * 86_400_000)],
-  refusals: [
-    {
-      method: 'chat.postMessage',
-      status: 429,
-      body: { ok: false, error: 'ratelimited' },
-      headers: { 'retry-after': '3' },
-      waited: 3,
-      at: iso(60_000),
-      instance: 'hub-mac',
-    },
-    {
-      method: 'chat.postMessage',
-      status: 429,
-      body: { ok: false, error: 'ratelimited' },
-      headers: { 'retry-after': '30' },
-      waited: 1,
-      at: iso(60_000),
-      instance: 'hub-mac',
-    },
-    {
-      method: 'users.list',
-      status: 429,
-      body: { ok: false, error: 'ratelimited' },
-      headers: { 'retry-after': '3' },
-      waited: 3,
-      at: iso(3 * 86_400_000),
-      instance: 'hub-mac',
-    },
-  ],
+  refusals: [refusal('chat.postMessage', '3', 3, 60_000), refusal('chat.postMessage', '30', 1, 60_000), refusal('users.list', '3', 3, 3 * 86_400_000)],
   cloudLastServed: iso(30_000),
   dead: [{ key: 'k', eventId: 'Ev123', channel: 'C42', reason: 'slack: not_in_channel', attempts: 1, at: iso(2 * 3_600_000) }],
   lastFailover: { at: iso(30_000), reason: 'hub refusing (401)' },

@@ -1,29 +1,23 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { MemoryStore, STATUS_KEYS } from '../../lib/store/index.js';
-import { startFakeWebApi, type FakeWebApi } from '../../drill/sim/fake-web-api.js';
 import { commandForm, deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
-import { eventually, SECRET, startCopy, type RunningCopy } from '../support/copies.js';
+import { eventually, SECRET, type RunningCopy } from '../support/copies.js';
+import { useCopy, useFakeWebApi } from '../support/fixtures.js';
+import { openHome } from './app-home.js';
 
 describe('the status page in Slack, from the shared store', () => {
-  let api: FakeWebApi;
-  let hub: RunningCopy;
-  let cloud: RunningCopy;
   const store = new MemoryStore();
+  const api = useFakeWebApi();
+  const hub = useCopy({ role: 'hub', api, store: () => store });
+  const cloud = useCopy({ role: 'cloud', api, store: () => store });
 
+  // One turn served by each copy.
   beforeAll(async () => {
-    api = await startFakeWebApi();
-    hub = await startCopy({ role: 'hub', webApiUrl: api.url, store });
-    cloud = await startCopy({ role: 'cloud', webApiUrl: api.url, store });
     await deliver(hub.eventsUrl, mentionEnvelope({ eventId: 'Ev-s1', ts: '1700000300.000100' }), { signingSecret: SECRET });
     await deliver(cloud.eventsUrl, mentionEnvelope({ eventId: 'Ev-s2', ts: '1700000300.000200' }), { signingSecret: SECRET });
     await eventually(() => api.posts().length === 2, 'both replies');
     // A turn's line is written with its lease's finish, right after the post.
     await eventually(async () => (await store.range(STATUS_KEYS.turns, 10)).length === 2, 'both turn lines');
-  });
-  afterAll(async () => {
-    await hub?.stop();
-    await cloud?.stop();
-    await api?.close();
   });
 
   const status = async (copy: RunningCopy, trigger: string) => {
@@ -52,18 +46,7 @@ describe('the status page in Slack, from the shared store', () => {
   });
 
   it('publishes the App Home tab when it is opened', async () => {
-    const opened = {
-      token: 'x',
-      team_id: 'T0AUTOHUB',
-      api_app_id: 'A0AUTOHUB',
-      type: 'event_callback',
-      event_id: 'Ev-home',
-      event_time: 1700000300,
-      event: { type: 'app_home_opened', user: 'U0PERSON', channel: 'D0HOME', tab: 'home', event_ts: '1700000300.000300' },
-    };
-    expect((await deliver(hub.eventsUrl, opened, { signingSecret: SECRET })).status).toBe(200);
-    await eventually(() => api.calls.some((c) => c.method === 'views.publish'), 'the home tab');
-    const call = api.calls.find((c) => c.method === 'views.publish')!;
+    const call = await openHome(hub, api, { user: 'U0PERSON', eventId: 'Ev-home', eventTs: '1700000300.000300' });
     expect(call.params.user_id).toBe('U0PERSON');
     const view = JSON.parse(call.params.view!) as { type: string; blocks: unknown[] };
     expect(view.type).toBe('home');

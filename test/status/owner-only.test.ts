@@ -1,26 +1,24 @@
 /** Issue 24: `/autohub` and the App Home say only "ok" or "degraded" to anyone but the owners (no instance, version or store error). */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeWebApi, type FakeWebApi } from '../../drill/sim/fake-web-api.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { commandForm, deliver } from '../../drill/sim/slack-events.js';
 import { CLOSED_URL } from '../support/fake-copy.js';
-import { eventually, SECRET, startCopy, type RunningCopy } from '../support/copies.js';
+import { SECRET } from '../support/copies.js';
+import { useCopy, useFakeWebApi } from '../support/fixtures.js';
+import { openHome } from './app-home.js';
 
 const OWNER = 'U0OWNER';
 const MEMBER = 'U0MEMBER';
 
 describe('a copy whose store is unreachable, asked by a member and by the owner', () => {
-  let api: FakeWebApi;
-  let hub: RunningCopy;
-
-  beforeAll(async () => {
-    api = await startFakeWebApi();
-    // An Upstash URL nobody listens on: the store's error names the address, which only the owner may read.
-    hub = await startCopy({ role: 'hub', webApiUrl: api.url, upstash: { url: CLOSED_URL, token: 'upstash-token' }, env: { AUTOHUB_OWNER: OWNER } });
-    expect(hub.health.report().body.status).toBe('degraded');
+  const api = useFakeWebApi();
+  // An Upstash URL nobody listens on: the store's error names the address, which only the owner may read.
+  const hub = useCopy({
+    role: 'hub',
+    api,
+    env: { UPSTASH_REDIS_REST_URL: CLOSED_URL, UPSTASH_REDIS_REST_TOKEN: 'upstash-token', AUTOHUB_OWNER: OWNER },
   });
-  afterAll(async () => {
-    await hub?.stop();
-    await api?.close();
+  beforeAll(() => {
+    expect(hub.health.report().body.status).toBe('degraded');
   });
 
   const ask = async (user: string, text: string, trigger: string) => {
@@ -45,18 +43,7 @@ describe('a copy whose store is unreachable, asked by a member and by the owner'
   });
 
   it('the App Home shows a member the state word only', async () => {
-    const opened = {
-      token: 'x',
-      team_id: 'T0AUTOHUB',
-      api_app_id: 'A0AUTOHUB',
-      type: 'event_callback',
-      event_id: 'Ev-home-member',
-      event_time: 1700000300,
-      event: { type: 'app_home_opened', user: MEMBER, channel: 'D0HOME', tab: 'home', event_ts: '1700000300.000400' },
-    };
-    expect((await deliver(hub.eventsUrl, opened, { signingSecret: SECRET })).status).toBe(200);
-    await eventually(() => api.calls.some((c) => c.method === 'views.publish'), 'the home tab', 10_000);
-    const view = api.calls.find((c) => c.method === 'views.publish')!.params.view!;
+    const view = (await openHome(hub, api, { user: MEMBER, eventId: 'Ev-home-member', eventTs: '1700000300.000400' })).params.view!;
     expect(view).toContain('autohub: degraded');
     expect(view).not.toContain('hub-test');
   });

@@ -4,7 +4,7 @@
  * Vitest runs `afterAll` hooks in reverse order, so a copy stops before the
  * fake Web API and the Redis it uses close.
  */
-import { afterAll, afterEach, beforeAll } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { startFakeWebApi, type FakeWebApi } from '../../drill/sim/fake-web-api.js';
 import type { SharedStore } from '../../lib/store/index.js';
 import type { TakeTurn, TurnModule } from '../../lib/turn/index.js';
@@ -45,18 +45,37 @@ export function startedLater<T extends object>(what: string): { value: T; set(va
   };
 }
 
+/**
+ * What `start` resolves to, started by `before` and stopped by `after` (the
+ * file's or each test's hooks), usable from where it is declared.
+ */
+function useStarted<T extends object>(
+  what: string,
+  start: () => Promise<T>,
+  stop: (started: T) => Promise<void>,
+  hooks: { before: typeof beforeAll; after: typeof afterAll } = { before: beforeAll, after: afterAll },
+): T {
+  const later = startedLater<T>(what);
+  let started: T | undefined;
+  hooks.before(async () => {
+    started = await start();
+    later.set(started);
+  });
+  hooks.after(async () => {
+    const was = started;
+    started = undefined;
+    if (was) await stop(was);
+  });
+  return later.value;
+}
+
 /** The fake Slack Web API for this file (drill/sim/fake-web-api.ts): started before its tests, closed after. */
 export function useFakeWebApi(options: Parameters<typeof startFakeWebApi>[0] = {}): FakeWebApi {
-  const api = startedLater<FakeWebApi>('the fake Web API');
-  let started: FakeWebApi | undefined;
-  beforeAll(async () => {
-    started = await startFakeWebApi(options);
-    api.set(started);
-  });
-  afterAll(async () => {
-    await started?.close();
-  });
-  return api.value;
+  return useStarted(
+    'the fake Web API',
+    () => startFakeWebApi(options),
+    (api) => api.close(),
+  );
 }
 
 export interface CopyFixtureOptions {
@@ -78,24 +97,69 @@ export interface CopyFixtureOptions {
 
 /** One copy in this process (real Bolt, real receiver, a real socket) for this file: started before its tests, stopped after. */
 export function useCopy(o: CopyFixtureOptions): RunningCopy {
-  const copy = startedLater<RunningCopy>(`the ${o.role} copy`);
-  let started: RunningCopy | undefined;
-  beforeAll(async () => {
-    const { api, redis, turn, loadTurn, store, ...rest } = o;
-    const resolved = turn ?? (await loadTurn?.());
-    started = await startCopy({
-      ...rest,
-      ...(store ? { store: typeof store === 'function' ? store() : store } : {}),
-      webApiUrl: api.url,
-      ...(redis ? { upstash: { url: redis.bridge.url, token: redis.bridge.token } } : {}),
-      ...(resolved ? { turn: resolved } : {}),
-    });
-    copy.set(started);
-  });
-  afterAll(async () => {
-    await started?.stop();
-  });
-  return copy.value;
+  return useStarted(
+    `the ${o.role} copy`,
+    async () => {
+      const { api, redis, turn, loadTurn, store, ...rest } = o;
+      const resolved = turn ?? (await loadTurn?.());
+      return startCopy({
+        ...rest,
+        ...(store ? { store: typeof store === 'function' ? store() : store } : {}),
+        webApiUrl: api.url,
+        ...(redis ? { upstash: { url: redis.bridge.url, token: redis.bridge.token } } : {}),
+        ...(resolved ? { turn: resolved } : {}),
+      });
+    },
+    (copy) => copy.stop(),
+  );
+}
+
+/**
+ * A fresh fake Web API for each test of this file: started before each test,
+ * closed after. For tests that read back all of Slack's history (the catch-up
+ * sweep), where one test's messages would be found by the next.
+ */
+export function useFakeWebApiPerTest(options: Parameters<typeof startFakeWebApi>[0] = {}): FakeWebApi {
+  return useStarted(
+    'the fake Web API',
+    () => startFakeWebApi(options),
+    (api) => api.close(),
+    { before: beforeEach, after: afterEach },
+  );
+}
+
+/** A loopback stand-in for a copy (test/support/fake-copy.ts) for this file: started before its tests, closed after. */
+export function useFakeCopy(name: string): FakeCopy {
+  return useStarted(
+    `the fake ${name} copy`,
+    () => startFakeCopy(name),
+    (copy) => copy.close(),
+  );
+}
+
+export interface CopiesPerTest {
+  /** Start a copy on this file's fake Web API and Redis (`env` on top of the file's); it is stopped after the test. */
+  start(role: 'hub' | 'cloud', o?: { env?: Record<string, string>; now?: () => number }): Promise<RunningCopy>;
+  /** Stop every copy this test started so far (both copies down). */
+  stopAll(): Promise<void>;
+}
+
+/** Copies each test starts for itself, when it needs them (after an outage, with a clock of its own): stopped after each test. */
+export function useCopiesPerTest(o: { api: FakeWebApi; redis: RedisFixture; env?: Record<string, string> }): CopiesPerTest {
+  const running: RunningCopy[] = [];
+  const stopAll = async () => {
+    await Promise.all(running.splice(0).map((c) => c.stop()));
+  };
+  afterEach(stopAll);
+  return {
+    start: async (role, extra = {}) => {
+      const upstash = { url: o.redis.bridge.url, token: o.redis.bridge.token };
+      const copy = await startCopy({ role, webApiUrl: o.api.url, upstash, env: { ...o.env, ...extra.env }, ...(extra.now ? { now: extra.now } : {}) });
+      running.push(copy);
+      return copy;
+    },
+    stopAll,
+  };
 }
 
 /**
@@ -103,20 +167,11 @@ export function useCopy(o: CopyFixtureOptions): RunningCopy {
  * file's tests, set back to answering 200 and emptied of what they received after each, closed after all.
  */
 export function useFakeCopies(): { hub: FakeCopy; cloud: FakeCopy } {
-  const hub = startedLater<FakeCopy>('the fake hub');
-  const cloud = startedLater<FakeCopy>('the fake cloud copy');
-  const started: FakeCopy[] = [];
-  beforeAll(async () => {
-    const [h, c] = await Promise.all([startFakeCopy('hub'), startFakeCopy('cloud')]);
-    started.push(h, c);
-    hub.set(h);
-    cloud.set(c);
-  });
+  const hub = useFakeCopy('hub');
+  const cloud = useFakeCopy('cloud');
   afterEach(() => {
-    for (const c of started) resetFakeCopy(c);
+    resetFakeCopy(hub);
+    resetFakeCopy(cloud);
   });
-  afterAll(async () => {
-    await Promise.all(started.map((c) => c.close()));
-  });
-  return { hub: hub.value, cloud: cloud.value };
+  return { hub, cloud };
 }
