@@ -13,7 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { LATE_NOTE } from '../../app/listeners/conversation.js';
 import { RespClient } from '../../drill/sim/resp-client.js';
 import { deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
-import { SERVED_KEY } from '../../lib/store/index.js';
+import { SERVED_KEY } from '../../lib/store/keys.js';
 import { useRedisBridge } from '../support/redis-fixture.js';
 import { eventually, SECRET } from '../support/copies.js';
 import { useCopiesPerTest, useFakeWebApi } from '../support/fixtures.js';
