@@ -1,7 +1,9 @@
 /**
  * Section `drill`: every scenario at 1,000 mentions (25 a second), with the
  * drill's figures. Aim: 0 lost and 0 duplicates wherever the store is up;
- * ack p99 under 1 s everywhere but hub-slow and redis-hang, under 3 s there.
+ * ack p99 under 1 s everywhere but where a delivery must wait out the edge's
+ * hub timeout (1.4 s: hub-slow, fence's frozen hub) or the store's deadline
+ * (redis-hang), under Slack's 3 s there.
  */
 import { runDrill } from '../drill/drill.js';
 import { renderTable } from '../drill/report-table.js';
@@ -21,7 +23,8 @@ export async function benchDrill(events = 1000): Promise<void> {
   });
   console.log(`\n## drill: every scenario at ${events} mentions, ${rate} a second, time factor ${drill.factor}, store ${drill.store}`);
   console.log(renderTable(drill.results, false));
-  const slowOk = new Set(['hub-slow', 'redis-hang']);
+  // A hub that answers late or is frozen (SIGSTOP) holds each delivery for the edge's hub timeout; a hung store, for the claim's deadline.
+  const slowOk = new Set(['hub-slow', 'fence', 'redis-hang']);
   for (const r of drill.results) {
     const bound = slowOk.has(r.name) ? 3000 : 1000;
     const met = r.score.lost === 0 && (r.score.duplicateReplies === 0 || Boolean(r.duplicatesPossible)) && r.score.ackP99Ms < bound;

@@ -5,7 +5,7 @@ import { checkSignature, signedHeaders } from '../../lib/slack/index.js';
 import { HINT_EVENT_TYPE, LEASE_HEADER } from '../../lib/synthetic/index.js';
 import { eventually } from '../support/copies.js';
 import { useFakeCopy } from '../support/fixtures.js';
-import { bundleWorker } from '../support/worker-bundle.js';
+import { bundleWorker, WORKER_COMPATIBILITY_DATE } from '../support/worker-bundle.js';
 
 const SECRET = 'edge-secret';
 const mention = (id: string) =>
@@ -20,7 +20,7 @@ describe('the Worker hints the other copy after the hub acks a leased turn', () 
     mf = new Miniflare({
       modules: true,
       script: await bundleWorker(),
-      compatibilityDate: '2025-06-01',
+      compatibilityDate: WORKER_COMPATIBILITY_DATE,
       bindings: { HUB_URL: hub.url, CLOUD_URL: cloud.url, SLACK_SIGNING_SECRET: SECRET, EDGE_LOG: 'off' },
     });
     await mf.ready;
