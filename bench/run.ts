@@ -2,7 +2,7 @@
  * `npm run bench [-- --section NAME]`: every section, or one, each printing
  * its figures beside the baseline its issue names, measured in the same run.
  */
-import { parseCli } from '../app/cli/args.js';
+import { helpAsked, parseCli } from '../app/cli/args.js';
 import { UsageError } from '../lib/errors/index.js';
 import { benchClaim } from './claim.js';
 import { benchCost } from './cost.js';
@@ -27,6 +27,7 @@ const sections: Record<string, () => Promise<void>> = {
 };
 
 const USAGE = `usage: npm run bench -- [--section ${Object.keys(sections).join('|')}]`;
+if (helpAsked(process.argv.slice(2), USAGE)) process.exit(0);
 let only: string | undefined;
 try {
   only = parseCli(process.argv.slice(2), { section: { type: 'string' } }, USAGE).values.section;

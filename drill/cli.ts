@@ -19,7 +19,7 @@ import { renderHtml } from './report-html.js';
 import { failed, renderTable } from './report-table.js';
 import { findScenario, SCENARIOS, type Scenario } from './scenarios.js';
 import { UsageError } from '../lib/errors/index.js';
-import { parseCli, wholeNumber } from '../app/cli/args.js';
+import { helpAsked, parseCli, wholeNumber } from '../app/cli/args.js';
 import { isMain } from '../app/cli/is-main.js';
 
 export interface DrillArgs {
@@ -143,5 +143,6 @@ async function main(argv: readonly string[]): Promise<number> {
 }
 
 if (isMain(import.meta.url)) {
-  process.exitCode = await main(process.argv.slice(2));
+  const argv = process.argv.slice(2);
+  process.exitCode = helpAsked(argv, USAGE) ? 0 : await main(argv);
 }

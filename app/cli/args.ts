@@ -28,6 +28,17 @@ export function parseCli<O extends Options>(argv: readonly string[], options: O,
   }
 }
 
+/**
+ * `--help` or `-h` anywhere in the arguments: the tool's usage line on
+ * stdout, and true (the entry point then exits 0: a person who asks is not
+ * making a usage error).
+ */
+export function helpAsked(argv: readonly string[], usage: string, print: (line: string) => void = console.log): boolean {
+  if (!argv.includes('--help') && !argv.includes('-h')) return false;
+  print(usage);
+  return true;
+}
+
 /** A whole number within [min, max], or a UsageError naming the flag. */
 export function wholeNumber(text: string | undefined, flag: string, min: number, max: number, fallback: number): number {
   if (text === undefined) return fallback;

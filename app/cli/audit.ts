@@ -9,7 +9,7 @@
 import { loadEnv, readUrl } from '../../lib/config/index.js';
 import { isCodedError, UsageError } from '../../lib/errors/index.js';
 import { countMishandled, readRefusals, replayAll, sweepOnce, type AuditReport } from '../../lib/ratelimit/index.js';
-import { parseCli } from './args.js';
+import { helpAsked, parseCli } from './args.js';
 import { isMain } from './is-main.js';
 
 interface Args {
@@ -79,5 +79,6 @@ export async function runAudit(argv: readonly string[], env = loadEnv(), out = c
 }
 
 if (isMain(import.meta.url)) {
-  process.exitCode = await runAudit(process.argv.slice(2));
+  const argv = process.argv.slice(2);
+  process.exitCode = helpAsked(argv, USAGE) ? 0 : await runAudit(argv);
 }

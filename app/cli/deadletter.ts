@@ -12,7 +12,7 @@ import { ConfigError, UsageError } from '../../lib/errors/index.js';
 import { createLogger, silentLogger, type Logger } from '../../lib/log/index.js';
 import { createStore, parseLeaseRecord, type DeadLetter, type SharedStore } from '../../lib/store/index.js';
 import { createAutohub } from '../create-app.js';
-import { parseCli } from './args.js';
+import { helpAsked, parseCli } from './args.js';
 import { isMain } from './is-main.js';
 
 const USAGE = 'usage: npm run deadletter -- list [--json] | replay ID | drop ID';
@@ -115,5 +115,6 @@ export async function runDeadletter(argv: readonly string[], env: Env = loadEnv(
 }
 
 if (isMain(import.meta.url)) {
-  process.exitCode = await runDeadletter(process.argv.slice(2));
+  const argv = process.argv.slice(2);
+  process.exitCode = helpAsked(argv, USAGE) ? 0 : await runDeadletter(argv);
 }

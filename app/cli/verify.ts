@@ -10,7 +10,7 @@ import { loadEnv } from '../../lib/config/index.js';
 import { UsageError } from '../../lib/errors/index.js';
 import { verifyFailures, type VerifyAnswers } from '../../lib/verify/checks.js';
 import { readHealth, sendProbe, type ProbeAnswer } from '../../lib/verify/probe.js';
-import { parseCli } from './args.js';
+import { helpAsked, parseCli } from './args.js';
 import { isMain } from './is-main.js';
 
 interface VerifyArgs {
@@ -101,5 +101,6 @@ export async function runVerify(argv: readonly string[], env = loadEnv(), out = 
 }
 
 if (isMain(import.meta.url)) {
-  process.exitCode = await runVerify(process.argv.slice(2));
+  const argv = process.argv.slice(2);
+  process.exitCode = helpAsked(argv, USAGE) ? 0 : await runVerify(argv);
 }

@@ -14,6 +14,22 @@ const run = (entry: string, env: Record<string, string>) =>
   });
 
 describe('entry points', () => {
+  it.each([
+    ['app/cli/deadletter.ts', 'npm run deadletter'],
+    ['app/cli/verify.ts', 'npm run verify'],
+    ['app/cli/audit.ts', 'npm run audit'],
+    ['drill/cli.ts', 'npm run drill'],
+    ['bench/run.ts', 'npm run bench'],
+  ])('%s --help prints its usage line and exits 0 (before: "unknown argument", exit 2)', (entry, command) => {
+    const result = spawnSync(process.execPath, ['--import', 'tsx', entry, '--help'], {
+      env: { PATH: process.env.PATH ?? '', AUTOHUB_ENV_FILE: 'none' },
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    expect(result.status).toBe(0);
+    expect(result.stdout.trim()).toMatch(new RegExp(`^usage: ${command} `));
+  });
+
   it('`npm start` with a missing setting stops with one line naming it', () => {
     const result = run('app/main.ts', { SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 's' });
     expect(result.status).toBe(1);
