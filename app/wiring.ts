@@ -144,6 +144,8 @@ export function relay<T extends object>(): { calls: T; bind(target: T): void } {
     };
   const calls = new Proxy({} as T, {
     get: (_, key) => {
+      // Not a promise: awaiting the calls (or returning them from an async function) must not call a `then`.
+      if (key === 'then') return undefined;
       let call = forwarders.get(key);
       if (!call) forwarders.set(key, (call = forwarder(key)));
       return call;

@@ -135,6 +135,11 @@ describe('relay: parts built one after the other that call one another', () => {
     const { calls } = relay<{ idle: () => void }>();
     expect(() => calls.idle()).toThrow('idle was called before the copy was wired');
   });
+
+  it('is not taken for a promise: awaiting the calls resolves to them, instead of throwing from a `then` before the copy is wired', async () => {
+    const { calls } = relay<{ idle: () => void }>();
+    await expect(Promise.resolve(calls)).resolves.toBe(calls);
+  });
 });
 
 describe('failoverNoter', () => {
