@@ -116,7 +116,7 @@ export function buildJournal(config: Pick<AppConfig, 'journal' | 'sealKeys'>): T
 }
 
 /** Every turn answers through a handle whose client is fenced by the turn's lease at each write (issue 23). */
-export function turnHandles(o: Common & { config: Pick<AppConfig, 'instance' | 'role' | 'botToken'>; slack: SlackClient }) {
+export function turnHandles(o: Common & { config: Pick<AppConfig, 'instance' | 'role' | 'botToken' | 'maxReplyChars'>; slack: SlackClient }) {
   const { rateLimit, clientOptions, client } = o.slack;
   const copy = { instance: o.config.instance, role: o.config.role };
   const noStream = new Set<string>();
@@ -132,6 +132,7 @@ export function turnHandles(o: Common & { config: Pick<AppConfig, 'instance' | '
       log: o.log,
       botToken: o.config.botToken,
       noStream,
+      maxReplyChars: o.config.maxReplyChars,
       now: o.now,
     });
 }

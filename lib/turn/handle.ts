@@ -18,6 +18,7 @@ import type { WebClient } from '@slack/web-api';
 import { isLeaseLost, LeaseLostError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
 import { noteMetadata } from './parts.js';
+import { capReply, DEFAULT_MAX_REPLY_CHARS } from './reply-cap.js';
 import { readHistory } from './history.js';
 import { threadOf, turnRequest, type EnvelopeFields, type MessageEvent } from './request.js';
 import { StepBook } from './steps.js';
@@ -70,6 +71,8 @@ export interface TurnHandleOptions {
   botToken?: string | undefined;
   /** Channels where Slack refused a stream as unsupported: one set per copy, kept across its turns. */
   noStream?: Set<string> | undefined;
+  /** The longest answer shown (AUTOHUB_MAX_REPLY_CHARS); past it the answer is cut, with a note. @default DEFAULT_MAX_REPLY_CHARS */
+  maxReplyChars?: number | undefined;
   now?: () => number;
 }
 
@@ -172,7 +175,8 @@ export class TurnHandle {
         log.info('turn.no_reply', { eventId: request.eventId });
         return;
       }
-      const text = reply?.text ?? '';
+      const max = this.o.maxReplyChars ?? DEFAULT_MAX_REPLY_CHARS;
+      const text = capReply(reply?.text ?? '', max, () => log.info('turn.answer_cut', { eventId: request.eventId, max }));
       const late = request.late ? `${LATE_NOTE}\n` : '';
       // The lease as it is at each write: a claim that timed out may be confirmed (its lease attached) mid-turn.
       const ledger: PartsLedger = {
