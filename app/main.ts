@@ -31,7 +31,7 @@ function readConfig(): AppConfig {
 const config = readConfig();
 // Your bot (AUTOHUB_TURN), or the demo turn: imported and checked before anything listens.
 const turn: TurnModule = await loadTurnModule(config.turn, {
-  demo: { thinkMs: config.demoThinkMs, chunkMs: config.demoChunkMs, replyChars: config.demoReplyChars },
+  demo: { thinkMs: config.demoThinkMs, chunkMs: config.demoChunkMs, replyChars: config.demoReplyChars, ticketUrl: config.demoTicketUrl },
 }).catch(stopOnConfigError);
 const log = createLogger({ level: config.logLevel, base: { instance: config.instance, role: config.role }, secrets: secretsOf(config) });
 const autohub = createAutohub({ config, log, turn });

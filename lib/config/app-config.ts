@@ -60,6 +60,8 @@ export interface AppConfig {
   demoChunkMs: number;
   /** AUTOHUB_DEMO_REPLY_CHARS: the demo turn's answer grows to this many characters (N, or MIN-MAX by the question); null: its short greeting. */
   demoReplyChars: { min: number; max: number } | null;
+  /** AUTOHUB_DEMO_TICKET_URL: the demo turn files a "ticket" there (a POST) in a ctx.step after thinking; for the drill's frozen-step. null: no step. */
+  demoTicketUrl: string | null;
   /**
    * AUTOHUB_TURN: the ES module with your bot's `takeTurn` (app/turn-module.ts
    * loads it), as given: relative to the project root, or absolute.
@@ -267,6 +269,7 @@ export function parseAppConfig(env: Env): AppConfig {
     demoThinkMs: readInt(env, 'AUTOHUB_DEMO_THINK_MS', 0, { min: 0, max: 600_000 }),
     demoChunkMs: readInt(env, 'AUTOHUB_DEMO_CHUNK_MS', 0, { min: 0, max: 600_000 }),
     demoReplyChars: readCharRange(env, 'AUTOHUB_DEMO_REPLY_CHARS'),
+    demoTicketUrl: readRaw(env, 'AUTOHUB_DEMO_TICKET_URL') === undefined ? null : readUrl(env, 'AUTOHUB_DEMO_TICKET_URL'),
     turn: readTurnPath(env),
     catchup:
       readEnum(env, 'AUTOHUB_CATCHUP', ['on', 'off'], 'on') === 'off'
