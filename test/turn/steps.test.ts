@@ -126,6 +126,20 @@ describe('ctx.step over Upstash: sealed, kept as long as the claim, one command 
     expect(fx.bridge.commands - mid).toBe(1);
   });
 
+  it(`a turn of ${STEPS_PER_TURN} steps costs ${STEPS_PER_TURN} store commands; the next step is refused before fn, at no cost (before: 500 steps cost 517)`, async () => {
+    const store = upstash();
+    const key = turnKey();
+    await new StepBook({ store, key: turnKey(), kept: undefined }).run('warm-up', () => 1);
+    const before = fx.bridge.commands;
+    const book = new StepBook({ store, key, kept: undefined });
+    for (let i = 0; i < STEPS_PER_TURN; i++) await book.run(`search-${i}`, () => i);
+    expect(fx.bridge.commands - before).toBe(STEPS_PER_TURN);
+    let ran = false;
+    await expect(book.run('one-too-many', () => (ran = true))).rejects.toBeInstanceOf(StepLimitError);
+    expect(ran).toBe(false);
+    expect(fx.bridge.commands - before).toBe(STEPS_PER_TURN);
+  });
+
   it('a load the store cannot answer is a transient failure, not steps run blind', async () => {
     const dead = new UpstashStore({ settings: { url: 'http://127.0.0.1:9/', token: 't' }, reporter: () => {}, budget: { attemptMs: 100, attempts: 1 } });
     await expect(StepBook.load(dead, turnKey())).rejects.toBeInstanceOf(StoreUnavailableError);
