@@ -21,7 +21,7 @@
  */
 import type { WebClient } from '@slack/web-api';
 import { partMetadata, PART_CHARS, splitText } from './parts.js';
-import { rollover, startTake } from './split.js';
+import { rollover, startOf, type Rollover } from './split.js';
 import type { ReplyTarget } from './thread.js';
 
 export interface StreamTarget extends ReplyTarget {
@@ -222,12 +222,12 @@ export class ReplyWriter {
       return 'started';
     };
 
-    const firstTake = startTake('', pending, this.#max);
-    if ((await startPart('', pending.slice(0, firstTake))) === 'cannot') {
+    const first = startOf('', pending, this.#max);
+    if ((await startPart('', pending.slice(0, first.take))) === 'cannot') {
       const rest = await collectRest(iterator);
       return { ...(await this.post(pending + rest.text, blocks)), chunks: count + rest.count };
     }
-    pending = pending.slice(firstTake);
+    pending = pending.slice(first.take);
 
     type Ended = 'expired' | 'stopped' | undefined;
     // Send `text` into the open message: an append, or (last) the stop with metadata; `tail` closes a code block left open.
@@ -260,20 +260,22 @@ export class ReplyWriter {
       return undefined;
     };
     // Roll over before the limit: fill this message (closing a code block left open), stop it, start the next (reopening it).
-    const roll = async (): Promise<Ended> => {
-      for (let r = rollover(held, pending, this.#max); r; r = rollover(held, pending, this.#max)) {
-        const ended = await send(pending.slice(0, r.take), { final: false }, r.tail);
+    // A message started full (cut where it reads well) is stopped right there: `planned` says how.
+    const roll = async (planned?: Rollover): Promise<Ended> => {
+      for (let plan = planned ?? rollover(held, pending, this.#max); plan; ) {
+        const ended = await send(pending.slice(0, plan.take), { final: false }, plan.tail);
         if (ended) return ended;
-        pending = pending.slice(r.take);
-        const take = startTake(r.head, pending, this.#max);
-        await startPart(r.head, pending.slice(0, take));
-        pending = pending.slice(take);
+        pending = pending.slice(plan.take);
+        const start = startOf(plan.head, pending, this.#max);
+        await startPart(plan.head, pending.slice(0, start.take));
+        pending = pending.slice(start.take);
+        plan = start.then ?? rollover(held, pending, this.#max);
       }
       return undefined;
     };
 
-    let ended: Ended;
-    for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
+    let ended: Ended = first.then ? await roll(first.then) : undefined;
+    for (let next = ended ? { done: true as const, value: undefined } : await iterator.next(); !next.done; next = await iterator.next()) {
       count += 1;
       full += next.value;
       pending += next.value;

@@ -29,13 +29,15 @@ const CODE_CHUNKS = [
 ];
 const CODE_ANSWER = CODE_CHUNKS.join('');
 const REOPEN = '```python\n';
+/** One chunk longer than a message: a paragraph break at 7,000, a line break at 11,000. */
+const ONE_CHUNK = `${'a '.repeat(3_500)}\n\n${'b '.repeat(2_000)}\n${'c '.repeat(5_000)}`;
 
 describe('long answers', () => {
   let reply: 'stream' | 'string' = 'stream';
-  let answer: 'words' | 'code' = 'words';
+  let answer: 'words' | 'code' | 'one-chunk' = 'words';
   let n = 0;
   const turn: TakeTurn = async () => {
-    const chunks = answer === 'code' ? CODE_CHUNKS : CHUNKS;
+    const chunks = answer === 'code' ? CODE_CHUNKS : answer === 'one-chunk' ? [ONE_CHUNK] : CHUNKS;
     return reply === 'string'
       ? chunks.join('')
       : (async function* () {
@@ -136,4 +138,19 @@ describe('long answers', () => {
       expectCodeWhole(`Ev-code-${how}-${lifeMs}`);
     },
   );
+
+  it('a streamed first chunk longer than a message is cut where a post would be (the paragraph break), not topped up to a later line', async () => {
+    reply = 'stream';
+    answer = 'one-chunk';
+    try {
+      await ask('Ev-one-chunk');
+    } finally {
+      answer = 'words';
+    }
+    const texts = messagesFor(api, 'Ev-one-chunk')
+      .sort((a, b) => payload(a).part - payload(b).part)
+      .map(textOf);
+    expect(texts[0]).toBe(`${'a '.repeat(3_500)}\n\n`);
+    expect(texts.join('')).toBe(ONE_CHUNK);
+  });
 });

@@ -7,7 +7,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { cutIn, fenceAt, rollover, splitPieces, splitText, startTake } from '../../lib/turn/split.js';
+import { cutIn, fenceAt, rollover, splitPieces, splitText, startOf, type Rollover } from '../../lib/turn/split.js';
 
 const PART = 12_000;
 const prose = (n: number) => 'lorem ipsum dolor sit amet. '.repeat(Math.ceil(n / 28)).slice(0, n);
@@ -90,7 +90,46 @@ describe('lists, quotes and paragraphs', () => {
   });
 });
 
+/** The writer's stream (lib/turn/writer.ts #stream) with Slack taken out: the messages it would leave, and the answer's own text in them. */
+function stream(chunks: readonly string[], max: number): { messages: string[]; body: string } {
+  const messages: string[] = [];
+  let held = '';
+  let pending = '';
+  let body = '';
+  const start = (head: string) => {
+    const s = startOf(head, pending, max);
+    held = head + pending.slice(0, s.take);
+    body += pending.slice(0, s.take);
+    pending = pending.slice(s.take);
+    return s.then;
+  };
+  const roll = (planned?: Rollover) => {
+    for (let plan = planned ?? rollover(held, pending, max); plan; ) {
+      body += pending.slice(0, plan.take);
+      messages.push(held + pending.slice(0, plan.take) + plan.tail);
+      pending = pending.slice(plan.take);
+      plan = start(plan.head) ?? rollover(held, pending, max);
+    }
+  };
+  for (const [i, chunk] of chunks.entries()) {
+    pending += chunk;
+    if (i === 0) roll(start(''));
+    else roll();
+    held += pending;
+    body += pending;
+    pending = '';
+  }
+  messages.push(held);
+  return { messages, body };
+}
+
 describe('the stream rolls over the same way', () => {
+  it('a message started full at a paragraph break is stopped there, not topped up to a worse cut', () => {
+    const answer = `${prose(7_000)}\n\n${prose(4_000)} ${prose(6_000)}`;
+    expect(stream([answer], PART).messages[0]).toBe(splitText(answer, PART)[0]);
+    expect(stream([answer], PART).messages[0]!.endsWith('\n\n')).toBe(true);
+  });
+
   it('a message holding an open code block closes it at the rollover and the next reopens it', () => {
     const held = `intro\n\`\`\`ts\n${codeLines(900)}\n`;
     const r = rollover(held, `${codeLines(400)}\n`, 1_000)!;
@@ -149,32 +188,10 @@ describe('properties', () => {
     );
   });
 
-  it('a streamed message rolled over by rollover and startTake is as a post: within the limit, each closed', () => {
+  it('a streamed answer rolled over as the writer does (rollover, startOf) is as a post: within the limit, each closed, nothing lost', () => {
     fc.assert(
       fc.property(fc.array(markdown, { maxLength: 12 }), fc.integer({ min: 60, max: 400 }), (chunks, max) => {
-        const messages: string[] = [];
-        let held = '';
-        let pending = '';
-        let body = '';
-        const roll = () => {
-          for (let r = rollover(held, pending, max); r; r = rollover(held, pending, max)) {
-            body += pending.slice(0, r.take);
-            messages.push(held + pending.slice(0, r.take) + r.tail);
-            pending = pending.slice(r.take);
-            const take = startTake(r.head, pending, max);
-            held = r.head + pending.slice(0, take);
-            body += pending.slice(0, take);
-            pending = pending.slice(take);
-          }
-        };
-        for (const chunk of chunks) {
-          pending += chunk;
-          roll();
-          held += pending;
-          body += pending;
-          pending = '';
-        }
-        messages.push(held);
+        const { messages, body } = stream(chunks, max);
         expect(body).toBe(chunks.join(''));
         for (const m of messages) expect(m.length).toBeLessThanOrEqual(max);
         for (const m of messages.slice(0, -1)) expect(fenceAt(m)).toBeUndefined();
