@@ -114,7 +114,7 @@ describe("npm run deadletter -- replay runs the owner's bot, and leaves what it 
   beforeAll(async () => {
     const dir = mkdtempSync(join(tmpdir(), 'autohub-replay-bot-'));
     const bot = join(dir, 'my-bot.mjs');
-    writeFileSync(bot, "export function takeTurn(request) { return \"the owner's bot heard: \" + request.text.trim(); }\n");
+    writeFileSync(bot, 'export function takeTurn(request) { return "the owner\'s bot heard: " + request.text.trim(); }\n');
     env = {
       AUTOHUB_ROLE: 'hub',
       SLACK_SIGNING_SECRET: SECRET,
