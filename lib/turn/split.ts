@@ -184,13 +184,13 @@ export function rollover(held: string, pending: string, max: number): Rollover |
 /**
  * How a new streamed message starting with `head` begins: `take` characters
  * of `pending` (all that fit, cut where it reads well, at least one), and
- * `then`, when that cut left more: the message is full as planned, and is
+ * `full`, when that cut left more: the message is full as planned, and is
  * stopped at once with the rollover's closing (take 0).
  */
-export function startOf(head: string, pending: string, max: number): { take: number; then: Rollover | undefined } {
+export function startOf(head: string, pending: string, max: number): { take: number; full: Rollover | undefined } {
   const plan = rollover(head, pending, max);
-  if (!plan) return { take: pending.length, then: undefined };
-  if (plan.take > 0) return { take: plan.take, then: { ...plan, take: 0 } };
+  if (!plan) return { take: pending.length, full: undefined };
+  if (plan.take > 0) return { take: plan.take, full: { ...plan, take: 0 } };
   // A room too small for anything that reads well: one character (or a surrogate pair), and plan again.
-  return { take: Math.min(pending.length, /[\ud800-\udbff]/.test(pending[0] ?? '') ? 2 : 1), then: undefined };
+  return { take: Math.min(pending.length, /[\ud800-\udbff]/.test(pending[0] ?? '') ? 2 : 1), full: undefined };
 }

@@ -269,12 +269,12 @@ export class ReplyWriter {
         const start = startOf(plan.head, pending, this.#max);
         await startPart(plan.head, pending.slice(0, start.take));
         pending = pending.slice(start.take);
-        plan = start.then ?? rollover(held, pending, this.#max);
+        plan = start.full ?? rollover(held, pending, this.#max);
       }
       return undefined;
     };
 
-    let ended: Ended = first.then ? await roll(first.then) : undefined;
+    let ended: Ended = first.full ? await roll(first.full) : undefined;
     for (let next = ended ? { done: true as const, value: undefined } : await iterator.next(); !next.done; next = await iterator.next()) {
       count += 1;
       full += next.value;

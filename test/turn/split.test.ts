@@ -101,7 +101,7 @@ function stream(chunks: readonly string[], max: number): { messages: string[]; b
     held = head + pending.slice(0, s.take);
     body += pending.slice(0, s.take);
     pending = pending.slice(s.take);
-    return s.then;
+    return s.full;
   };
   const roll = (planned?: Rollover) => {
     for (let plan = planned ?? rollover(held, pending, max); plan; ) {
