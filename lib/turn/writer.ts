@@ -274,20 +274,19 @@ export class ReplyWriter {
       return undefined;
     };
 
+    // A first chunk longer than a message has filled this one: it rolls over before the next chunk is read.
     let ended: Ended = first.full ? await roll(first.full) : undefined;
-    for (let next = ended ? { done: true as const, value: undefined } : await iterator.next(); !next.done; next = await iterator.next()) {
+    while (!ended) {
+      const next = await iterator.next();
+      if (next.done) break;
       count += 1;
       full += next.value;
       pending += next.value;
       ended = await roll();
-      if (ended) break;
-      if (pending === '' || this.#now() - lastAppend < this.#every) continue;
+      if (ended || pending === '' || this.#now() - lastAppend < this.#every) continue;
       ended = await send(pending, undefined);
-      if (ended) break;
-      pending = '';
+      if (!ended) pending = '';
     }
-    // A first chunk longer than a message rolls over here too.
-    if (!ended) ended = await roll();
     if (ended === 'stopped') {
       // The person pressed Stop: the answer ends where Slack stopped it. Nothing more is written.
       await iterator.return?.();
