@@ -176,6 +176,8 @@ export interface LeaseRecord {
   stream_confirmed?: number;
   /** Lapsed leases taken over or dead-lettered: how often a copy died (or froze) running this turn. */
   deaths?: number;
+  /** 1 while a look's take has not been acknowledged by its taker's renewal (LOOK_SCRIPT). */
+  unacked?: number;
 }
 
 export function parseLeaseRecord(stored: unknown): LeaseRecord | undefined {

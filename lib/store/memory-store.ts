@@ -191,7 +191,11 @@ export class MemoryStore implements SharedStore {
       const record = this.#record(key);
       if (!owns(record, token)) return 'lost';
       this.#leases.set(key, this.#now() + leaseMs);
-      if (confirmed !== undefined) this.#rewrite(key, { ...record, stream_confirmed: confirmed });
+      // A renewal acknowledges a look's take (as RENEW_SCRIPT does).
+      if (confirmed !== undefined || record.unacked !== undefined) {
+        const { unacked: _acked, ...rest } = record;
+        this.#rewrite(key, { ...rest, ...(confirmed !== undefined ? { stream_confirmed: confirmed } : {}) });
+      }
       return 'ok';
     });
   }
@@ -322,11 +326,14 @@ export class MemoryStore implements SharedStore {
         continue;
       }
       // Its owner died (or froze past its lease): that run counts, as the look script counts it.
-      const died = record.state !== 'retry';
-      const next = died ? { ...record, deaths: (record.deaths ?? 0) + 1 } : record;
-      const verdict = policy ? lapsedVerdict({ attempts: record.attempts ?? 1, firstAt: record.first_at ?? now, now, policy }) : 'take';
+      // Taken before and never acknowledged by its taker's renewal: no run, no death (as the look script).
+      const unacked = record.unacked === 1 && record.state === 'claimed';
+      const base = unacked ? { ...record, attempts: Math.max(1, (record.attempts ?? 1) - 1) } : record;
+      const died = record.state !== 'retry' && !unacked;
+      const next = died ? { ...base, deaths: (base.deaths ?? 0) + 1 } : base;
+      const verdict = policy ? lapsedVerdict({ attempts: base.attempts ?? 1, firstAt: base.first_at ?? now, now, policy }) : 'take';
       if (died && verdict === 'dead') dead.push(this.#diedOut(key, next));
-      else taken.push(this.#take(key, next, owner, leaseMs));
+      else taken.push(this.#take(key, { ...next, unacked: 1 }, owner, leaseMs));
     }
     const reindexed = this.#indexed ? 0 : this.#reindex(leaseMs);
     if (heartbeat) this.#hset(STATUS_KEYS.copies, owner.instance, heartbeat, L.heartbeatTtlSeconds);

@@ -95,7 +95,8 @@ return 'mine'`;
  * KEYS: the lease set, then each lease's key. ARGV: lease ms, then per lease
  * its token and how much of its streamed reply Slack has confirmed ('' when
  * it streams nothing). Returns 1 (renewed), 0 (lost) or 2 (missing: no
- * record at all) per lease.
+ * record at all) per lease. A renewal acknowledges a look's take (`unacked`
+ * cleared): from then a lapse of it is its owner's death.
  */
 export const RENEW_SCRIPT = `${NOW}
 local out = {}
@@ -108,10 +109,13 @@ for i = 2, #KEYS do
   if not raw then out[#out + 1] = 2
   elseif ok and type(rec) == 'table' and tonumber(rec.token) == tonumber(token) and (rec.state == 'claimed' or rec.state == 'posting') then
     redis.call('ZADD', KEYS[1], now + tonumber(ARGV[1]), KEYS[i]); out[#out + 1] = 1
+    local changed = rec.unacked ~= nil
+    rec.unacked = nil
     if confirmed ~= '' and tonumber(confirmed) ~= tonumber(rec.stream_confirmed) then
       rec.stream_confirmed = tonumber(confirmed)
-      redis.call('SET', KEYS[i], cjson.encode(rec), 'KEEPTTL')
+      changed = true
     end
+    if changed then redis.call('SET', KEYS[i], cjson.encode(rec), 'KEEPTTL') end
   else out[#out + 1] = 0 end
 end
 return out`;
@@ -264,6 +268,10 @@ out[#out + 1] = cjson.encode({ key = key, token = rec.token, state = prev, body 
  * One look at the store: take up to ARGV[4] lapsed leases, write this copy's
  * heartbeat, and say when the next lease falls due and how long ago any copy
  * last claimed a delivery, and the oldest gap in serving not swept yet.
+ * A take is unacknowledged (`unacked`) until the taker's first renewal: a
+ * lapsed lease still unacknowledged (the look's answer never reached its copy,
+ * a store slower than the fuse) is taken again without counting a run or a
+ * death, so a slow store never turns an answered mention into a dead letter.
  * A lapsed lease whose owner died (claimed or posting) counts that run: when
  * its runs (ARGV[6]; 0: no policy) or its retry window (ARGV[7]) are spent it
  * is dead-lettered here instead of taken, and only this look reports it.
@@ -308,7 +316,10 @@ for _, key in ipairs(due) do
   elseif running[key] then
     redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), key)
   else
-    local died = rec.state ~= 'retry'
+    -- Taken by a look whose taker never renewed it (the look's answer lost, a slow store): no run, no death.
+    local unacked = rec.unacked == 1 and rec.state == 'claimed'
+    if unacked then rec.attempts = math.max(1, (tonumber(rec.attempts) or 1) - 1) end
+    local died = rec.state ~= 'retry' and not unacked
     if died then rec.deaths = (tonumber(rec.deaths) or 0) + 1 end
     local attempts, first = tonumber(rec.attempts) or 1, tonumber(rec.first_at) or now
     if died and runs > 0 and (attempts >= runs or now - first > window) then
@@ -323,6 +334,7 @@ for _, key in ipairs(due) do
       rec.key = key
       out[#out + 1] = 'dead:' .. cjson.encode(rec)
     else
+      rec.unacked = 1
       ${TAKE}
     end
   end
