@@ -97,6 +97,18 @@ export class LeaseKeeper {
     this.#timer = undefined;
   }
 
+  /**
+   * Renew at once (a taken-over turn just started here): the renewal tells the
+   * store this copy took the turn, and from then on its lapse counts as a death
+   * (LOOK_SCRIPT's `unacked`). One more command per takeover, none on a first run.
+   */
+  renewSoon(): void {
+    if (this.#renewing) this.#again = true;
+    else void this.renewNow();
+  }
+
+  #again = false;
+
   /** One batched renewal of every lease held (skipped while the last one is still out). */
   async renewNow(): Promise<void> {
     if (this.#renewing || this.#held.size === 0) return;
@@ -128,6 +140,10 @@ export class LeaseKeeper {
       await Promise.all(restores);
     } finally {
       this.#renewing = false;
+      if (this.#again) {
+        this.#again = false;
+        void this.renewNow();
+      }
     }
   }
 
