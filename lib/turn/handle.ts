@@ -180,6 +180,9 @@ export class TurnHandle {
         client,
         log,
       };
+      // A copy that lost the turn before it began (frozen between its ack and here, woken to find it taken
+      // over) does not begin it: the signal would be aborted already, and a bot waiting for its 'abort' event would wait forever.
+      this.signal.throwIfAborted();
       const reply = normalise(await takeTurn(request, ctx));
       if (!reply && (lease?.parts.length ?? 0) === 0) {
         log.info('turn.no_reply', { eventId: request.eventId });
