@@ -178,6 +178,8 @@ export interface LeaseRecord {
   deaths?: number;
   /** 1 while a look's take has not been acknowledged by its taker's renewal (LOOK_SCRIPT). */
   unacked?: number;
+  /** 1 while a dead letter a look made has not been told to the owner: every look reports it (LOOK_SCRIPT). */
+  untold?: number;
 }
 
 export function parseLeaseRecord(stored: unknown): LeaseRecord | undefined {

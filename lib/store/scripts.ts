@@ -274,12 +274,15 @@ out[#out + 1] = cjson.encode({ key = key, token = rec.token, state = prev, body 
  * death, so a slow store never turns an answered mention into a dead letter.
  * A lapsed lease whose owner died (claimed or posting) counts that run: when
  * its runs (ARGV[6]; 0: no policy) or its retry window (ARGV[7]) are spent it
- * is dead-lettered here instead of taken, and only this look reports it.
+ * is dead-lettered here instead of taken, and this look reports it; it is
+ * reported again, a lease later, by any look, until a look carries
+ * 'told:<key>' (the copy told the owner), so a dead letter is always announced.
  * KEYS: lease set, copies hash, served mark, gaps list, dead set, the month's usage.
  * ARGV: instance, role, lease ms, limit, heartbeat ('' for none), max runs,
  * window ms, dead ttl s, commands this copy sent since its last look (added to
  * the month's count, KEYS[6]), then the keys this copy runs without their lease
- * (never taken by its own look: their lease is kept a lease from now).
+ * (never taken by its own look: their lease is kept a lease from now), and
+ * 'told:<key>' for each dead letter this copy has told its owner of.
  * Returns {ms until the next lease is due or -1, ms since the last claim or -1,
  * the oldest gap as ms ago "from:to" or '', 1 when the lease set is known
  * whole else 0, Redis's now in ms (the catch-up's clock), the month's commands
@@ -289,7 +292,20 @@ export const LOOK_SCRIPT = `${NOW}
 ${INDEXED}
 local runs, window, dead_ttl = tonumber(ARGV[6]) or 0, tonumber(ARGV[7]) or 0, tonumber(ARGV[8]) or 0
 local running = {}
-for i = 10, #ARGV do running[ARGV[i]] = true end
+for i = 10, #ARGV do
+  local k = ARGV[i]
+  if string.sub(k, 1, 5) == 'told:' then
+    -- A dead letter this copy has told its owner of: reported no more.
+    local tk = string.sub(k, 6)
+    local traw = redis.call('GET', tk)
+    local tok, trec = false, nil
+    if traw then tok, trec = pcall(cjson.decode, traw) end
+    if tok and type(trec) == 'table' and trec.state == 'dead' then
+      if trec.untold then trec.untold = nil; redis.call('SET', tk, cjson.encode(trec), 'KEEPTTL') end
+      redis.call('ZREM', KEYS[1], tk)
+    end
+  else running[k] = true end
+end
 local out = { -1, -1, '', 0, now, -1 }
 local sent = tonumber(ARGV[9]) or 0
 if sent > 0 then
@@ -311,7 +327,13 @@ for _, key in ipairs(due) do
   local raw = redis.call('GET', key)
   local ok, rec = false, nil
   if raw then ok, rec = pcall(cjson.decode, raw) end
-  if not ok or type(rec) ~= 'table' or not rec.body or (rec.state ~= 'claimed' and rec.state ~= 'posting' and rec.state ~= 'retry') then
+  if ok and type(rec) == 'table' and rec.state == 'dead' and rec.untold then
+    -- A look's dead letter not yet told (that look's answer lost): reported again, a lease from now unless told.
+    redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), key)
+    rec.body = nil
+    rec.key = key
+    out[#out + 1] = 'dead:' .. cjson.encode(rec)
+  elseif not ok or type(rec) ~= 'table' or not rec.body or (rec.state ~= 'claimed' and rec.state ~= 'posting' and rec.state ~= 'retry') then
     redis.call('ZREM', KEYS[1], key)
   elseif running[key] then
     redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), key)
@@ -326,8 +348,10 @@ for _, key in ipairs(due) do
       rec.state = 'dead'
       rec.dead_at = now
       rec.reason = string.format('${OWNER_DIED_FORMAT}', rec.deaths)
+      rec.untold = 1
       redis.call('SET', key, cjson.encode(rec), 'EX', dead_ttl)
-      redis.call('ZREM', KEYS[1], key)
+      -- Kept in the lease set until a look says it was told ('told:' ARGV), so a lost answer cannot leave it unannounced.
+      redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), key)
       redis.call('ZADD', KEYS[5], now, key)
       redis.call('EXPIRE', KEYS[5], dead_ttl)
       rec.body = nil

@@ -442,8 +442,17 @@ describe.each([inProcess, overRedis()])('the store contract, on the $name store'
       expect(dying?.taken).toEqual([]);
       expect(dying?.dead).toEqual([expect.objectContaining({ key: k, eventId: 'EvDies', channel: 'C9', reason: 'owner died 3 times', attempts: 3 })]);
       expect(JSON.stringify(dying?.dead)).not.toContain('marker');
+      // That look's answer lost (nobody told the owner): a lease later any look reports it again, never takes it.
+      await x.elapse(LEASE + 1);
+      const again = await x.a.look(hub, LEASE, 100, undefined, { policy });
+      expect(again?.taken).toEqual([]);
+      expect(again?.dead).toEqual([expect.objectContaining({ key: k, eventId: 'EvDies', reason: 'owner died 3 times' })]);
+      expect(JSON.stringify(again?.dead)).not.toContain('marker');
+      // Told: the next look says so, and no look reports it again.
+      expect(await x.a.look(hub, LEASE, 100, undefined, { policy, told: [k] })).toMatchObject({ dead: [], taken: [] });
       await x.elapse(LEASE + 1);
       expect(await x.b.look(cloud, LEASE, 100, undefined, { policy })).toMatchObject({ dead: [], taken: [] });
+      expect(await x.a.pending()).toBe(0);
       expect((await x.a.listDead(50))!.find((d) => d.key === k)).toMatchObject({ reason: 'owner died 3 times', attempts: 3 });
       expect(JSON.parse((await x.a.read(k))!)).toMatchObject({ state: 'dead', deaths: 3 });
       // A replay counts its runs and deaths afresh.
