@@ -427,7 +427,7 @@ describe.each([inProcess, overRedis()])('the store contract, on the $name store'
       expect((await x.b.look(cloud, LEASE, 100))?.reindexed).toBe(0);
     });
 
-    it("a lapsed lease whose owner died counts that run: past the policy's runs it is dead-lettered by the look, not taken, and reported once", async () => {
+    it("a lapsed lease whose owner died counts that run: past the policy's runs it is dead-lettered by the look, not taken, and reported until a look says the owner was told", async () => {
       // The bug: a takeover counted no run, and a turn that killed every copy running it was taken over forever.
       const x = store.open();
       const k = key();
