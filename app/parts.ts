@@ -148,7 +148,7 @@ export function buildReceiver(
     health: HealthMonitor;
     journal: TurnJournal | undefined;
     handleFor: ReturnType<typeof turnHandles>;
-    wakes: Pick<Wakes, 'retryIn' | 'idle' | 'appRateLimited' | 'failOpen' | 'dead' | 'hint' | 'failover'>;
+    wakes: Pick<Wakes, 'retryIn' | 'idle' | 'appRateLimited' | 'failOpen' | 'dead' | 'hint' | 'failover' | 'waitingOnStore'>;
   },
 ): FailoverReceiver {
   const { config, wakes } = o;
@@ -173,6 +173,7 @@ export function buildReceiver(
     onIdle: wakes.idle,
     onAppRateLimited: wakes.appRateLimited,
     onFailOpen: wakes.failOpen,
+    onWaitingOnStore: wakes.waitingOnStore,
     handleFor: o.handleFor,
     onDead: wakes.dead,
     onHint: wakes.hint,

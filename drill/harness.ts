@@ -40,6 +40,15 @@ export interface Harness {
   flushStore(): Promise<void>;
   /** Dead letters in the store now. */
   deadLetters(): Promise<number>;
+  /** The event ids of the dead letters in the store now. */
+  deadEventIds(): Promise<string[]>;
+  /**
+   * The store refuses every request as Upstash does past the plan's monthly
+   * limit (`ERR max requests limit exceeded`), or answers again. In process, it hangs instead (the copies see the same).
+   */
+  spendStore(spent: boolean): void;
+  /** Every store round trip takes `ms` longer (its commands still run, after the delay); 0: normal. Needs redis-server. */
+  slowStore(ms: number): void;
   /** Turns still live in the store (leased or waiting for a retry); undefined when it cannot say. */
   pending(): Promise<number | undefined>;
   /** More cloud copies behind the cloud's balancer, taken in turn with the first (Railway's `replicas`). */
@@ -147,6 +156,15 @@ export async function startHarness(options: { factor: number; inProcess?: boolea
       await Promise.all(replicas.splice(0).map((r) => r.stop()));
     },
     deadLetters: async () => (await reader?.listDead(10_000))?.length ?? 0,
+    deadEventIds: async () => ((await reader?.listDead(10_000)) ?? []).map((d) => d.eventId),
+    spendStore: (spent) => {
+      if (bridge) bridge.mode = spent ? 'quota' : 'normal';
+      else if (shared) shared.hung = spent;
+    },
+    slowStore: (ms) => {
+      if (!bridge) throw new Error('a slow store needs redis-server (the in-process store has no round trip)');
+      bridge.delayMs = ms;
+    },
     flushStore: async () => {
       if (memory) return memory.flush();
       const client = await RespClient.open(redis!.port);

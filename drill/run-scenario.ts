@@ -119,6 +119,8 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
   /** Mentions whose person presses Stop (by ts; the stream's thread). */
   const stoppers = new Set<string>();
   let dmPairs = 0;
+  /** Mentions the bot is asked to hang on (scenario.hangs): each must end as a dead letter. */
+  const hanging = new Set<string>();
   if (quirks) {
     h.api.pressStopWhen((st) => stoppers.has(st.thread_ts ?? ''), quirks.stopAfterMs);
     // What else Slack sends to the same URL (https://docs.slack.dev/reference/events/app_rate_limited;
@@ -170,7 +172,10 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
     const threadTs = inThread ? (threaded++ % 2 === 0 ? peoplesThread : mentions[0]!) : undefined;
     // Each question its own text under the quirks: the demo turn picks a long answer's length from it, so a
     // retry or a taker-over writes the same answer.
-    const text = quirks ? `<@UAUTOHUB> hello, question ${i}` : undefined;
+    // scenario.hangs: the bot is asked to hang on this share, alternately ignoring its signal and waiting for it.
+    const hang = scenario.hangs !== undefined && inShare(i, scenario.hangs, 3);
+    if (hang) hanging.add(ts);
+    const text = quirks ? `<@UAUTOHUB> hello, question ${i}` : hang ? `<@UAUTOHUB> hang: ${hanging.size % 2 ? 'ignore' : 'listen'} (${i})` : undefined;
     const envelope = mentionEnvelope({ eventId, ts, channel, ...(text ? { text } : {}), ...(threadTs ? { threadTs } : {}) });
     const body = JSON.stringify(envelope);
     // Slack holds the message whatever happens to its deliveries: the catch-up sweep reads it back.
@@ -257,6 +262,11 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
     : undefined;
   if (tickets?.sideEffects === 0) unmet.push('no step filed a ticket: the scenario did not test what it says');
   if (scenario.noDeadLetters && deadLetters > 0) unmet.push(`${deadLetters} dead letters, none of them a real failure`);
+  // Each mention's end: its replies, and whether it is a dead letter (by the event ids of this scenario's deliveries).
+  const dead = new Set((await h.deadEventIds()).map((id) => mentionByEventId.get(id)).filter((m): m is string => m !== undefined));
+  const score = scoreScenario(mentions, slack.attempts, replies, { dead, expectedDead: hanging });
+  const hungNotDead = [...hanging].filter((m) => !dead.has(m)).length;
+  if (hungNotDead > 0) unmet.push(`${hungNotDead} of ${hanging.size} hanging turns did not end as dead letters`);
   return {
     name: scenario.name,
     summary: scenario.summary,
@@ -264,7 +274,7 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
     startedAt,
     endedAt: Date.now(),
     score: {
-      ...scoreScenario(mentions, slack.attempts, replies),
+      ...score,
       deadLetters,
       // A stream left open or closed by Slack without its ending, or an answer cut: a reply the user sees cut off.
       halfWritten:

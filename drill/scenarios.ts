@@ -39,6 +39,11 @@ export interface Scenario {
   quirks?: Quirks;
   /** Every dead letter fails the scenario: its faults are all passing ones, so none is a real failure. */
   noDeadLetters?: boolean;
+  /**
+   * This share of the mentions asks the bot (drill/bots/hang-bot.ts) to hang, half ignoring ctx.signal,
+   * half waiting for it: each must end as a dead letter (not lost, never answered), and none may hold up the others.
+   */
+  hangs?: number;
   /** The demo turn files a ticket (a side effect outside Slack) in a ctx.step: a turn's ticket filed twice fails the scenario. */
   tickets?: boolean;
 }
@@ -123,6 +128,9 @@ async function until(check: () => boolean, what: string, timeoutMs: number): Pro
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+/** The drill copies' retry window in the scenarios that outlast it: a run lasts this long at most. */
+const SHORT_WINDOW = { AUTOHUB_TURN_RETRY_WINDOW_MS: '3000' };
 
 export const SCENARIOS: Scenario[] = [
   { name: 'steady', summary: 'no faults: every mention goes to the hub', faults: [] },
@@ -384,6 +392,36 @@ export const SCENARIOS: Scenario[] = [
     // The hub's turn thinks 5 s, so it is killed with the turn in flight.
     hubEnv: { AUTOHUB_DEMO_THINK_MS: '5000' },
     faults: [killHubMidTurn('hub process dead mid-turn, nothing sent after', 0)],
+  },
+  {
+    name: 'store-spent',
+    summary:
+      "the store's monthly quota is spent (every request refused: ERR max requests limit exceeded) for longer than the retry window, and Slack's first writes fail meanwhile: the failed turns are kept by their copy and answered once the store answers, the owner told",
+    copyEnv: { ...SHORT_WINDOW, AUTOHUB_OWNER: DRILL_OWNER },
+    duplicatesPossible:
+      "while the store refuses every claim, a delivery that reaches both copies (an ack past the edge's hub leg, a Slack retry) can be answered twice; they are counted, not hidden",
+    faults: [
+      // From the first mention: a turn whose lease the owner holds when the store stops answering ends as a dead letter (told) once the outage outlasts its window.
+      { label: 'store quota spent', from: 0, to: 'end', forMs: 6000, start: (h) => h.spendStore(true), stop: (h) => h.spendStore(false) },
+      postsFail('posts and stream starts answer HTTP 500', 0.2, 1500),
+    ],
+  },
+  {
+    name: 'bot-hangs',
+    summary:
+      'a tenth of the questions make the bot hang (half ignore ctx.signal, half wait for it) with 4 turn slots: each ends at its deadline as a dead letter, told to the owner, and the other mentions are answered, never starved',
+    copyEnv: { ...SHORT_WINDOW, AUTOHUB_TURN: 'drill/bots/hang-bot.ts', AUTOHUB_MAX_TURNS: '4', AUTOHUB_OWNER: DRILL_OWNER },
+    hangs: 0.1,
+    faults: [],
+  },
+  {
+    name: 'slow-store',
+    summary:
+      "every store round trip takes 500 ms, just past the claim's 450 ms fuse, for 8 s: claims, renewals and looks land though their copy gave up on them; every mention is answered once, and none becomes a dead letter",
+    duplicatesPossible:
+      'while no claim is seen to land, a delivery that reaches both copies (a Slack retry, a slow hub) can be answered twice; they are counted, not hidden',
+    noDeadLetters: true,
+    faults: [{ label: 'store round trips 500 ms', from: 0.1, to: 'end', forMs: 8000, start: (h) => h.slowStore(500), stop: (h) => h.slowStore(0) }],
   },
   {
     name: 'cloud-broken',

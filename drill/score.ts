@@ -28,6 +28,9 @@ export interface ScenarioScore {
   doubledMentions: string[];
   /** Turns that ended as dead letters during the scenario (a lost mention that was at least recorded). */
   deadLetters?: number;
+  /** Mentions answered and also dead-lettered: two ends for one mention (the owner told of a failure that was none). */
+  answeredThenDead?: number;
+  answeredThenDeadMentions?: string[];
   /** Mentions answered more than LATE_MS after Slack first sent them. */
   late: number;
   /** The longest a mention waited for its first reply, ms. */
@@ -100,10 +103,24 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
 }
 
-export function scoreScenario(mentions: readonly string[], attempts: readonly Attempt[], replies: readonly Reply[]): ScenarioScore {
+/**
+ * `ends.dead`: mentions that are dead letters. A mention answered and dead
+ * too is counted (`answeredThenDead`). `ends.expectedDead`: mentions meant to
+ * end as dead letters (a bot that hangs on them): one of those that is a dead
+ * letter has its end, and is not lost.
+ */
+export function scoreScenario(
+  mentions: readonly string[],
+  attempts: readonly Attempt[],
+  replies: readonly Reply[],
+  ends: { dead?: ReadonlySet<string>; expectedDead?: ReadonlySet<string> } = {},
+): ScenarioScore {
   const counts = new Map<string, number>(mentions.map((m) => [m, 0]));
   for (const r of replies) if (counts.has(r.mention)) counts.set(r.mention, counts.get(r.mention)! + 1);
-  const lostMentions = [...counts].filter(([, n]) => n === 0).map(([m]) => m);
+  const dead = ends.dead ?? new Set<string>();
+  const endedDead = (m: string) => dead.has(m) && (ends.expectedDead?.has(m) ?? false);
+  const lostMentions = [...counts].filter(([m, n]) => n === 0 && !endedDead(m)).map(([m]) => m);
+  const answeredThenDeadMentions = [...counts].filter(([m, n]) => n > 0 && dead.has(m)).map(([m]) => m);
   const doubledMentions = [...counts].filter(([, n]) => n > 1).map(([m]) => m);
   const latencies = attempts
     .filter((a) => a.answeredAt !== undefined)
@@ -117,7 +134,7 @@ export function scoreScenario(mentions: readonly string[], attempts: readonly At
   const waits = [...firstReply].map(([m, at]) => at - (firstSent.get(m) ?? at));
   return {
     sent: mentions.length,
-    answered: mentions.length - lostMentions.length,
+    answered: [...counts.values()].filter((n) => n > 0).length,
     lost: lostMentions.length,
     duplicateReplies: [...counts.values()].reduce((sum, n) => sum + Math.max(0, n - 1), 0),
     retries: attempts.filter((a) => a.retryNum > 0).length,
@@ -132,6 +149,8 @@ export function scoreScenario(mentions: readonly string[], attempts: readonly At
     deadlineMisses: attempts.filter((a) => a.status === 'timeout' || (a.answeredAt !== undefined && a.answeredAt - a.sentAt > 3000)).length,
     lostMentions,
     doubledMentions,
+    answeredThenDead: answeredThenDeadMentions.length,
+    answeredThenDeadMentions,
     late: waits.filter((w) => w > LATE_MS).length,
     caughtUp: new Set(ours.filter((r) => r.caughtUp).map((r) => r.mention)).size,
     maxWaitMs: waits.length ? Math.max(...waits) : 0,

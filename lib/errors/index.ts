@@ -15,6 +15,7 @@ export const ErrorCode = {
   StoreUnavailable: 'autohub_store_unavailable',
   LeaseLost: 'autohub_lease_lost',
   Retryable: 'autohub_retryable',
+  TurnDeadline: 'autohub_turn_deadline',
   StepLimit: 'autohub_step_limit',
 } as const;
 
@@ -138,6 +139,20 @@ export class RetryableError extends Error implements CodedError {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'RetryableError';
     this.retryAfterMs = options?.retryAfterMs;
+  }
+}
+
+/**
+ * A turn's deadline passed (its retry window is over, or the copy is stopping
+ * past its drain): `ctx.signal` aborts with this as its reason, so a bot can
+ * read `signal.reason.code`. A turn still running a short grace later is
+ * failed (dead-lettered, the owner told) whether or not it listened.
+ */
+export class TurnDeadlineError extends Error implements CodedError {
+  readonly code = ErrorCode.TurnDeadline;
+  constructor(readonly why: string) {
+    super(`the turn's deadline passed: ${why}`);
+    this.name = 'TurnDeadlineError';
   }
 }
 

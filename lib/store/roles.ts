@@ -55,6 +55,8 @@ export interface LookOptions {
    * look, whose lease is kept alive instead until the copy confirms it.
    */
   running?: readonly string[];
+  /** Keys of dead letters this copy's earlier looks reported and it has told the owner of: reported no more. */
+  told?: readonly string[];
 }
 
 /** The status page's line for a turn that ended, written with the lease's last operation. */

@@ -243,7 +243,7 @@ export class UpstashStore implements SharedStore {
   #sent = 0;
 
   async look(owner: ClaimOwner, leaseMs: number, limit: number, heartbeat?: string, options: LookOptions = {}): Promise<Look | undefined> {
-    const { policy, running = [] } = options;
+    const { policy, running = [], told = [] } = options;
     const keys = [LEASES_KEY, STATUS_KEYS.copies, SERVED_KEY, GAPS_KEY, DEAD_KEY, usageKey(new Date(this.#now()))];
     // What was sent since the last look (this look's own request is counted by the next one).
     const sent = this.#sent;
@@ -259,6 +259,7 @@ export class UpstashStore implements SharedStore {
       L.deadTtlSeconds,
       sent,
       ...running,
+      ...told.map((key) => `told:${key}`),
     ];
     const reply = await this.#lease(keys, S.LOOK_SCRIPT, args);
     // Not added (the look failed): counted with the next one.

@@ -37,6 +37,8 @@ export const RETRYING_NOTE = '_(This is taking longer than usual: I am trying ag
 export const RETRYING_NOTE_AFTER_MS = 30_000;
 /** Added to a message left open by a run that failed mid-stream; the next run rewrites it. */
 export const INTERRUPTED_NOTE = '\n\n_(interrupted: trying again)_';
+/** Added to a message left open by a turn cut off past its deadline (the dead letter's note follows). */
+export const CUT_OFF_NOTE = '\n\n_(interrupted)_';
 
 /** What the handle needs of the turn's lease (lib/receiver's TurnLease is one). */
 export interface TurnFence extends PartsLedger {
@@ -113,6 +115,22 @@ export class TurnHandle {
 
   #stood: string | undefined;
   #abandoned = false;
+  /** The reply's writer while the turn writes: a turn cut off past its deadline has its open message closed. */
+  #writer: ReplyWriter | undefined;
+
+  /** The turn's deadline passed: `ctx.signal` aborts with `reason` (a TurnDeadlineError); its writes still leave, for its grace. */
+  expire(reason: Error): void {
+    if (!this.#local.signal.aborted) this.#local.abort(reason);
+  }
+
+  /** The grace is over too: no write of this turn leaves from now on, and a message it left streaming is closed as interrupted. */
+  async cutOff(reason: string): Promise<void> {
+    this.#stood ??= `cut off: ${reason}`;
+    this.#local.abort(new LeaseLostError(this.#stood));
+    const open = this.#writer?.open;
+    const target = this.#target;
+    if (open && target) await this.o.plain.chat.stopStream({ channel: target.channel, ts: open, markdown_text: CUT_OFF_NOTE });
+  }
 
   /** The turn stood down at the fence (this copy no longer owns it): nothing more is written, nothing finished. */
   get abandoned(): boolean {
@@ -170,6 +188,9 @@ export class TurnHandle {
         client,
         log,
       };
+      // A copy that lost the turn before it began (frozen between its ack and here, woken to find it taken
+      // over) does not begin it: the signal would be aborted already, and a bot waiting for its 'abort' event would wait forever.
+      this.signal.throwIfAborted();
       const reply = normalise(await takeTurn(request, ctx));
       if (!reply && (lease?.parts.length ?? 0) === 0) {
         log.info('turn.no_reply', { eventId: request.eventId });
@@ -192,6 +213,7 @@ export class TurnHandle {
         now: this.#now,
         ...(this.o.noStream ? { noStream: this.o.noStream } : {}),
       });
+      this.#writer = writer;
       const outcome: WriteOutcome =
         typeof text === 'string' ? await writer.writeText(late + text, reply?.blocks) : await writer.write(late ? prepend(late, text) : text, reply?.blocks);
       const ms = this.#now() - started;
