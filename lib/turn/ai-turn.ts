@@ -32,7 +32,7 @@ export class AiTurn {
 
   constructor(
     ai: TurnAi | undefined,
-    private readonly o: { client: () => WebClient; plain: WebClient; log: Logger; now: () => number },
+    private readonly o: { client: () => WebClient; plain: WebClient; log: Logger },
   ) {
     this.#ai = ai ?? fallback;
   }
@@ -56,7 +56,6 @@ export class AiTurn {
       loadingMessages: await this.#loadingMessages(request),
       book: this.#ai.book,
       timers: this.#ai.timers ?? realTimers,
-      now: this.o.now,
       log: this.o.log,
       eventId: request.eventId,
     });

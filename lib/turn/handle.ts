@@ -136,7 +136,7 @@ export class TurnHandle {
     const lease = this.o.lease();
     const client = this.client;
     let writer: ReplyWriter | undefined;
-    const ai = new AiTurn(this.o.ai, { client: () => this.client, plain: this.o.plain, log, now: this.#now });
+    const ai = new AiTurn(this.o.ai, { client: () => this.client, plain: this.o.plain, log });
     try {
       if (lease?.checkThreadFirst || body.autohub_recovered === true) {
         // A taken-over turn, or a retry after an ambiguous failure, may have been answered already

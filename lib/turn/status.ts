@@ -26,13 +26,15 @@ export const STATUS_REFRESH_MS = 90_000;
 /** Slack's refusals that will not change for the conversation: stop asking. */
 const REFUSED_FOR_GOOD = new Set(['channel_not_found', 'method_not_supported_for_channel_type', 'missing_scope', 'not_allowed_token_type', 'not_in_channel']);
 
-/** How a status waits for its next refresh; tests give a clock of their own. */
+/** The clock a status runs on, and how it waits for its next refresh; tests give a clock of their own. */
 export interface StatusTimers {
+  now(): number;
   /** Call `fn` after `ms`; returns its cancel. */
   after(ms: number, fn: () => void): () => void;
 }
 
 export const realTimers: StatusTimers = {
+  now: () => Date.now(),
   after: (ms, fn) => {
     const timer = setTimeout(fn, ms);
     // A pending refresh never keeps a stopping process alive.
@@ -75,7 +77,6 @@ export interface ThinkingStatusOptions {
   loadingMessages: readonly string[];
   book: StatusBook;
   timers: StatusTimers;
-  now: () => number;
   log: Logger;
   eventId: string;
 }
@@ -119,7 +120,7 @@ export class ThinkingStatus {
 
   #set(): void {
     const { o } = this;
-    const at = o.now();
+    const at = o.timers.now();
     o.book.lastSet.set(this.#thread, at);
     this.#schedule(STATUS_REFRESH_MS);
     o.client.assistant.threads
@@ -150,7 +151,7 @@ export class ThinkingStatus {
     if (this.#ended) return;
     const { o } = this;
     // Another turn in this thread may have refreshed it meanwhile: wait out the rest of its 90 s.
-    const wait = refreshIn(o.book.lastSet.get(this.#thread) ?? -Infinity, o.now());
+    const wait = refreshIn(o.book.lastSet.get(this.#thread) ?? -Infinity, o.timers.now());
     if (wait > 0) this.#schedule(wait);
     else this.#set();
   }
