@@ -42,11 +42,11 @@ describe("a bot module's AI-app exports", () => {
     ['export const status = 42;', /status, when exported, to be a non-empty string, but it is a number/],
     ["export const loadingMessages = 'Thinking';", /loadingMessages, when exported, to be an array of non-empty strings or a function/],
     [
-      'export const loadingMessages = Array.from({ length: 11 }, (_, i) => `m${i}`);',
+      "export const loadingMessages = Array.from({ length: 11 }, (_, i) => 'm' + i);",
       /loadingMessages to hold at most 10 strings \(Slack's limit\), but it holds 11/,
     ],
     ["export const prompts = [{ title: 'no message' }];", /prompts, when exported, to be an array of \{ title, message \}/],
-    ['export const prompts = [1, 2, 3, 4, 5].map((i) => ({ title: `t${i}`, message: `m${i}` }));', /prompts to hold at most 4 prompts/],
+    ["export const prompts = [1, 2, 3, 4, 5].map((i) => ({ title: 't' + i, message: 'm' + i }));", /prompts to hold at most 4 prompts/],
     ["export const title = 'A title';", /title, when exported, to be a function, but it is a string/],
     ['export const onFeedback = {};', /onFeedback, when exported, to be a function, but it is a object/],
   ])('%s stops start-up with a line naming AUTOHUB_TURN', async (source, why) => {
