@@ -4,6 +4,7 @@
  * the fault until the scenario has been scored).
  */
 import type { Harness } from './harness.js';
+import type { AssistantTraffic } from './assistant-traffic.js';
 
 export interface Fault {
   label: string;
@@ -39,6 +40,8 @@ export interface Scenario {
   quirks?: Quirks;
   /** Every dead letter fails the scenario: its faults are all passing ones, so none is a real failure. */
   noDeadLetters?: boolean;
+  /** The mentions are messages in split-view threads (drill/assistant-traffic.ts), with context changes and feedback clicks. */
+  assistant?: AssistantTraffic;
 }
 
 export interface Quirks {
@@ -396,6 +399,19 @@ export const SCENARIOS: Scenario[] = [
         },
       },
     ],
+  },
+  // Slack's AI-app surface under failover (docs/ai-apps.md).
+  {
+    name: 'assistant',
+    summary:
+      'split-view threads (each opened on both copies), context switches, messages in them as turns, posts taking 800 ms and the hub killed mid-turn, then a feedback click on answers handed to both copies: prompts and titles set once a thread, each click heard once',
+    copyEnv: { AUTOHUB_TURN: 'drill/assistant-bot.ts' },
+    assistant: { threads: 3, contextChanges: 1 / 4, clicks: 1 / 2 },
+    faults: [
+      { label: 'posts take 800 ms', from: 0, to: 'end', start: (h) => h.api.holdPosts(800), stop: (h) => h.api.holdPosts(0) },
+      killHubMidTurn('hub process dead mid-turn', 0.5),
+    ],
+    noDeadLetters: true,
   },
 ];
 
