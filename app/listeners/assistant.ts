@@ -41,7 +41,13 @@ export function registerAssistant(
     if (!(await threads.firstStart(thread.channel, thread.threadTs, eventId))) {
       return void log.info('assistant.prompts_set_already', { eventId });
     }
-    const prompts = clampPrompts(typeof bot.prompts === 'function' ? await bot.prompts(thread) : bot.prompts);
+    let prompts: ReturnType<typeof clampPrompts>;
+    try {
+      prompts = clampPrompts(typeof bot.prompts === 'function' ? await bot.prompts(thread) : bot.prompts);
+    } catch (error) {
+      // The bot's own function failed: the thread opens without prompts, and nothing is retried for it.
+      return void log.warn('assistant.prompts_failed', { eventId, error });
+    }
     if (prompts.length === 0) return;
     // Fenced by the event's lease: a copy that lost it stands down before this leaves.
     const client = (context as Partial<TurnContext>).autohubTurn?.client ?? o.client;
