@@ -11,7 +11,7 @@ import { createRateLimitFetch, type RateLimitFetch } from '../lib/ratelimit/inde
 import { FailoverReceiver, HealthMonitor, type LeaseKeeper, PeerWatch, Reaper, TurnJournal, type DeadTurn, type TurnContext } from '../lib/receiver/index.js';
 import { CatchupSweeper } from '../lib/catchup/index.js';
 import { OwnerNotices, type NoticeCause } from '../lib/notice/index.js';
-import { STATUS_KEYS, type CopyRecord } from '../lib/status/index.js';
+import { STATUS_KEYS, type CopyRecord, type PeerView } from '../lib/status/index.js';
 import { createSealer, type SharedStore } from '../lib/store/index.js';
 import type { LoopDelay, Sleep } from '../lib/time/index.js';
 import { AssistantThreads, StatusBook, TurnHandle, type StatusTimers, type TakeTurn, type TurnModule } from '../lib/turn/index.js';
@@ -35,9 +35,13 @@ export interface Common {
 }
 
 /** The bot: a module as AUTOHUB_TURN names it, or its takeTurn alone; the demo turn without either. */
-export function botOf(turn: TurnModule | TakeTurn | undefined, config: Pick<AppConfig, 'demoThinkMs' | 'demoChunkMs' | 'demoReplyChars'>): TurnModule {
+export function botOf(
+  turn: TurnModule | TakeTurn | undefined,
+  config: Pick<AppConfig, 'demoThinkMs' | 'demoChunkMs' | 'demoReplyChars' | 'demoTicketUrl'>,
+): TurnModule {
   if (typeof turn === 'function') return { takeTurn: turn };
-  return turn ?? { takeTurn: demoTurn({ thinkMs: config.demoThinkMs, chunkMs: config.demoChunkMs, replyChars: config.demoReplyChars }) as TakeTurn };
+  const demo = { thinkMs: config.demoThinkMs, chunkMs: config.demoChunkMs, replyChars: config.demoReplyChars, ticketUrl: config.demoTicketUrl };
+  return turn ?? { takeTurn: demoTurn(demo) as TakeTurn };
 }
 
 export interface SlackClient {
@@ -118,7 +122,7 @@ export function buildJournal(config: Pick<AppConfig, 'journal' | 'sealKeys'>): T
 
 /** Every turn answers through a handle whose client is fenced by the turn's lease at each write (issue 23). */
 export function turnHandles(
-  o: Common & { config: Pick<AppConfig, 'instance' | 'role' | 'botToken'>; slack: SlackClient; ai?: ReturnType<typeof buildAi> | undefined },
+  o: Common & { config: Pick<AppConfig, 'instance' | 'role' | 'botToken' | 'maxReplyChars'>; slack: SlackClient; ai?: ReturnType<typeof buildAi> | undefined },
 ) {
   const { rateLimit, clientOptions, client } = o.slack;
   const copy = { instance: o.config.instance, role: o.config.role };
@@ -135,6 +139,7 @@ export function turnHandles(
       log: o.log,
       botToken: o.config.botToken,
       noStream,
+      maxReplyChars: o.config.maxReplyChars,
       now: o.now,
       ai: o.ai?.turn,
     });
@@ -192,7 +197,7 @@ export function buildReceiver(
 
 /** This copy's record on the status page, written by every look; a late event loop is logged. */
 export function buildHeartbeat(o: {
-  config: Pick<AppConfig, 'instance' | 'role'>;
+  config: Pick<AppConfig, 'instance' | 'role' | 'lease'>;
   health: HealthMonitor;
   receiver: Pick<FailoverReceiver, 'inFlight' | 'queued'>;
   log: Logger;
@@ -212,6 +217,8 @@ export function buildHeartbeat(o: {
       loopP99Ms: loopDelay.p99Ms,
       running: o.receiver.inFlight,
       waiting: o.receiver.queued,
+      // Heartbeats ride on the looks: at most a jittered reaper interval apart (x 1.1) while the store answers.
+      everyMs: Math.ceil(o.config.lease.reaperMs * 1.1),
     };
     return JSON.stringify(record);
   };
@@ -291,6 +298,8 @@ export function buildApp(o: {
   store: SharedStore;
   bot: TurnModule;
   log: Logger;
+  /** What this copy's peer watch sees of the other copy, for the status page. */
+  peer?: (() => PeerView | undefined) | undefined;
   ai?: ReturnType<typeof buildAi> | undefined;
 }): { app: App; registered: void | Promise<void> } {
   const { log, bot } = o;
@@ -319,8 +328,8 @@ export function buildApp(o: {
     },
   };
   const registered = bot.register?.(app, helpers);
-  registerCommand(app, o.health, o.store, o.config.owners);
-  registerHome(app, o.health, o.store, log, o.config.owners);
+  registerCommand(app, o.health, o.store, o.config.owners, o.peer);
+  registerHome(app, o.health, o.store, log, o.config.owners, o.peer);
   return { app, registered };
 }
 
