@@ -14,12 +14,13 @@ import { OwnerNotices, type NoticeCause } from '../lib/notice/index.js';
 import { STATUS_KEYS, type CopyRecord, type PeerView } from '../lib/status/index.js';
 import { createSealer, type SharedStore } from '../lib/store/index.js';
 import type { LoopDelay, Sleep } from '../lib/time/index.js';
-import { TurnHandle, type TakeTurn, type TurnModule } from '../lib/turn/index.js';
+import { AssistantThreads, StatusBook, TurnHandle, type StatusTimers, type TakeTurn, type TurnModule } from '../lib/turn/index.js';
 import { resilientAuthorize } from './authorize.js';
 import { announceDeadLetter, announceNotice } from './listeners/announce.js';
 import { registerCommand } from './listeners/command.js';
 import { registerConversation } from './listeners/conversation.js';
 import { registerHome } from './listeners/home.js';
+import { registerAssistant } from './listeners/assistant.js';
 import { demoTurn } from './turn.js';
 import type { RegisterHelpers } from './create-app.js';
 import type { Wakes } from './wiring.js';
@@ -120,7 +121,9 @@ export function buildJournal(config: Pick<AppConfig, 'journal' | 'sealKeys'>): T
 }
 
 /** Every turn answers through a handle whose client is fenced by the turn's lease at each write (issue 23). */
-export function turnHandles(o: Common & { config: Pick<AppConfig, 'instance' | 'role' | 'botToken' | 'maxReplyChars'>; slack: SlackClient }) {
+export function turnHandles(
+  o: Common & { config: Pick<AppConfig, 'instance' | 'role' | 'botToken' | 'maxReplyChars'>; slack: SlackClient; ai?: ReturnType<typeof buildAi> | undefined },
+) {
   const { rateLimit, clientOptions, client } = o.slack;
   const copy = { instance: o.config.instance, role: o.config.role };
   const noStream = new Set<string>();
@@ -138,7 +141,19 @@ export function turnHandles(o: Common & { config: Pick<AppConfig, 'instance' | '
       noStream,
       maxReplyChars: o.config.maxReplyChars,
       now: o.now,
+      ai: o.ai?.turn,
     });
+}
+
+/**
+ * Slack's AI-app surface for this copy: the bot's status exports, one status
+ * book (when each thread's status was set, where Slack refuses it), and the
+ * assistant threads in the shared store, sealed with the store key.
+ */
+export function buildAi(o: { bot: TurnModule; store: SharedStore; config: Pick<AppConfig, 'sealKeys'>; timers?: StatusTimers | undefined }) {
+  const { sealKeys } = o.config;
+  const threads = new AssistantThreads({ store: o.store, sealer: sealKeys ? createSealer(sealKeys.current, sealKeys.previous) : undefined });
+  return { threads, turn: { bot: o.bot, book: new StatusBook(), timers: o.timers, threads } };
 }
 
 export function buildReceiver(
@@ -286,6 +301,7 @@ export function buildApp(o: {
   log: Logger;
   /** What this copy's peer watch sees of the other copy, for the status page. */
   peer?: (() => PeerView | undefined) | undefined;
+  ai?: ReturnType<typeof buildAi> | undefined;
 }): { app: App; registered: void | Promise<void> } {
   const { log, bot } = o;
   const app = new App({
@@ -300,6 +316,7 @@ export function buildApp(o: {
     throw error;
   });
   registerConversation(app, log, { turn: bot.takeTurn });
+  if (o.ai) registerAssistant(app, { bot, threads: o.ai.threads, client: o.client, log });
   // Your module's own listeners: every delivery they see was claimed first, and events hold a lease.
   const helpers: RegisterHelpers = {
     log,

@@ -10,6 +10,7 @@ import { DRILL_SECRET, type Harness } from './harness.js';
 import { inShare, type Scenario } from './scenarios.js';
 import { countSideEffects, isContinuation, isWholeAnswer, scoreScenario, type Reply, type ScenarioScore } from './score.js';
 import { SlackSim, type Attempt } from './slack-sim.js';
+import { AssistantThreadsDrill } from './assistant-traffic.js';
 
 export interface FaultWindow {
   label: string;
@@ -95,6 +96,8 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
   h.resetEdge();
   const deadBefore = await h.deadLetters();
   const slack = new SlackSim({ url: h.edgeUrl, signingSecret: DRILL_SECRET, factor: options.factor });
+  // Split-view threads, opened before the first mention (their messages are the mentions).
+  const assistant = scenario.assistant ? await AssistantThreadsDrill.open(h, slack, scenario.assistant, `${scenario.name}-${Date.now()}`) : undefined;
   const rate = options.rate ?? 20;
   const sendMs = Math.max(1000, (options.events / rate) * 1000);
   const startedAt = Date.now();
@@ -162,21 +165,30 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
     const ts = `${Math.floor(sentAt / 1000)}.${String(sentAt % 1000).padStart(3, '0')}${String(i % 1000).padStart(3, '0')}`;
     mentions.push(ts);
     const channels = scenario.channels ?? 1;
-    const dm = quirks !== undefined && inShare(i, quirks.dmPairs);
-    const channel = dm ? 'D0DRILL' : channels > 1 ? `C0DRILL${i % channels}` : 'C0DRILL';
+    const inAssistant = assistant?.mention(i);
+    const dm = (quirks !== undefined && inShare(i, quirks.dmPairs)) || inAssistant !== undefined;
+    const channel = inAssistant?.channel ?? (dm ? 'D0DRILL' : channels > 1 ? `C0DRILL${i % channels}` : 'C0DRILL');
     const eventId = `Ev-${scenario.name}-${startedAt}-${i}`;
     for (const id of [eventId, `${eventId}-again`, `${eventId}-mention`, `${eventId}-im`]) mentionByEventId.set(id, ts);
     // Of the mentions sent while a fault is on, the share `threads` is in a thread: by turns one people started, and the bot's own.
     const share = !dm && i > 0 && windows.some((w) => Number.isNaN(w.end)) ? scenario.threads : undefined;
     const inThread = share !== undefined && Math.floor((duringFaults + 1) * share) > Math.floor(duringFaults++ * share);
-    const threadTs = inThread ? (threaded++ % 2 === 0 ? peoplesThread : mentions[0]!) : undefined;
+    const threadTs = inAssistant?.threadTs ?? (inThread ? (threaded++ % 2 === 0 ? peoplesThread : mentions[0]!) : undefined);
     // Each question its own text under the quirks: the demo turn picks a long answer's length from it, so a
     // retry or a taker-over writes the same answer.
     // scenario.hangs: the bot is asked to hang on this share, alternately ignoring its signal and waiting for it.
     const hang = scenario.hangs !== undefined && inShare(i, scenario.hangs, 3);
     if (hang) hanging.add(ts);
     const text = quirks ? `<@UAUTOHUB> hello, question ${i}` : hang ? `<@UAUTOHUB> hang: ${hanging.size % 2 ? 'ignore' : 'listen'} (${i})` : undefined;
-    const envelope = mentionEnvelope({ eventId, ts, channel, ...(text ? { text } : {}), ...(threadTs ? { threadTs } : {}) });
+    const envelope = mentionEnvelope({
+      eventId,
+      ts,
+      channel,
+      ...(text ? { text } : {}),
+      ...(threadTs ? { threadTs } : {}),
+      // A message in an assistant thread is a DM: `message` with channel_type im.
+      ...(inAssistant ? { type: 'message' as const, channelType: 'im' as const, text: `what about question ${i}?` } : {}),
+    });
     const body = JSON.stringify(envelope);
     // Slack holds the message whatever happens to its deliveries: the catch-up sweep reads it back.
     h.api.addMessage(channel, {
@@ -188,11 +200,11 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
     });
     if (quirks && inShare(i, quirks.stop, 1)) stoppers.add(ts);
     if (quirks && inShare(i, quirks.otherApp, 2)) setTimeout(() => h.api.addOtherAppReply(channel, ts), 30).unref();
-    if (dm) {
+    if (dm && !inAssistant) {
       // One message typed in the DM, two events: in either order, the second a moment later, some straight to the cloud copy.
       const ids = [`${eventId}-mention`, `${eventId}-im`] as const;
       const [first, second] = dmMentionPair({ eventIds: ids, ts, channel, ...(text ? { text } : {}), order: i % 2 === 0 ? 'mention-first' : 'im-first' });
-      const split = inShare(dmPairs++, quirks.splitPairs);
+      const split = quirks !== undefined && inShare(dmPairs++, quirks.splitPairs);
       deliveries.push(slack.deliver(ts, String(first.event_id), JSON.stringify(first)));
       deliveries.push(
         sleep(i % 50).then(() => slack.deliver(ts, String(second.event_id), JSON.stringify(second), split ? `${h.cloudTunnel.url}/slack/events` : undefined)),
@@ -256,6 +268,10 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
         ([thread, parts]) => mentions.includes(thread) && !stoppedByUser.has(thread) && !isWholeAnswer(parts.map((p) => textOf(p.params))),
       ).length
     : 0;
+  if (assistant) {
+    const answers = final.filter((c) => !isContinuation(textOf(c.params), c.params.metadata) && mentions.includes(mentionOf(c.params)));
+    unmet.push(...(await assistant.finish(answers)));
+  }
   const deadLetters = (await h.deadLetters()) - deadBefore;
   const tickets = scenario.tickets
     ? countSideEffects(h.tickets.filed.filter((t) => t.at >= startedAt).map((t) => mentionByEventId.get(t.eventId) ?? t.eventId))

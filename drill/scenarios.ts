@@ -4,6 +4,7 @@
  * the fault until the scenario has been scored).
  */
 import type { Harness } from './harness.js';
+import type { AssistantTraffic } from './assistant-traffic.js';
 
 export interface Fault {
   label: string;
@@ -46,6 +47,8 @@ export interface Scenario {
   hangs?: number;
   /** The demo turn files a ticket (a side effect outside Slack) in a ctx.step: a turn's ticket filed twice fails the scenario. */
   tickets?: boolean;
+  /** The mentions are messages in split-view threads (drill/assistant-traffic.ts), with context changes and feedback clicks. */
+  assistant?: AssistantTraffic;
 }
 
 export interface Quirks {
@@ -458,6 +461,19 @@ export const SCENARIOS: Scenario[] = [
         },
       },
     ],
+  },
+  // Slack's AI-app surface under failover (docs/ai-apps.md).
+  {
+    name: 'assistant',
+    summary:
+      'split-view threads (each opened on both copies), context switches, messages in them as turns, posts taking 800 ms and the hub killed mid-turn, then a feedback click on answers handed to both copies: prompts and titles set once a thread, each click heard once',
+    copyEnv: { AUTOHUB_TURN: 'drill/assistant-bot.ts' },
+    assistant: { threads: 3, contextChanges: 1 / 4, clicks: 1 / 2 },
+    faults: [
+      { label: 'posts take 800 ms', from: 0, to: 'end', start: (h) => h.api.holdPosts(800), stop: (h) => h.api.holdPosts(0) },
+      killHubMidTurn('hub process dead mid-turn', 0.5),
+    ],
+    noDeadLetters: true,
   },
 ];
 

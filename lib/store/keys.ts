@@ -96,3 +96,13 @@ export function stepsKey(turnKey: string): string {
 export function usageKey(at: Date): string {
   return `${PREFIX}:usage:${at.toISOString().slice(0, 7)}`;
 }
+
+/** An assistant thread (Slack's split view): its latest context, sealed, whichever copy saw the change. */
+export function assistantThreadKey(channel: string, threadTs: string): string {
+  return `${PREFIX}:assistant:${part(channel)}:${part(threadTs)}`;
+}
+
+/** Taken once per assistant thread for `what` (its suggested prompts, its title), by the event that does it. */
+export function assistantOnceKey(what: 'prompts' | 'title', channel: string, threadTs: string): string {
+  return `${PREFIX}:assistant:${part(what)}:${part(channel)}:${part(threadTs)}`;
+}

@@ -26,6 +26,7 @@ import type { TurnSteps } from '../store/index.js';
 import { checkThread, type BotIdentity } from './thread.js';
 import type { CopyRole, ReplyText, TakeTurn, TurnContext, TurnReply } from './types.js';
 import { ReplyWriter, type PartsLedger, type WriteOutcome } from './writer.js';
+import { AiTurn, type TurnAi } from './ai-turn.js';
 
 /** The first line of a reply found by the catch-up sweep. */
 export const LATE_NOTE = '_(Sorry, this answer comes late: I could not be reached when you wrote.)_';
@@ -76,10 +77,9 @@ export interface TurnHandleOptions {
   /** The longest answer shown (AUTOHUB_MAX_REPLY_CHARS); past it the answer is cut, with a note. @default DEFAULT_MAX_REPLY_CHARS */
   maxReplyChars?: number | undefined;
   now?: () => number;
+  /** Slack's AI-app surface (the thinking status, assistant threads' context and title); without it, the default status. */
+  ai?: TurnAi | undefined;
 }
-
-/** Conversations where Slack refused the thinking status once: not asked again. */
-const noStatus = new Set<string>();
 
 export class TurnHandle {
   #client: WebClient | undefined;
@@ -162,6 +162,7 @@ export class TurnHandle {
     const lease = this.o.lease();
     const client = this.client;
     let writer: ReplyWriter | undefined;
+    const ai = new AiTurn(this.o.ai, { client: () => this.client, plain: this.o.plain, log });
     try {
       if (lease?.checkThreadFirst || body.autohub_recovered === true) {
         // A taken-over turn, or a retry after an ambiguous failure, may have been answered already
@@ -178,7 +179,7 @@ export class TurnHandle {
           await lease.recordParts(found);
         }
       }
-      this.#thinking(request.via === 'dm', target);
+      await ai.begin(request, target, event.thread_ts !== undefined);
       const started = this.#now();
       const steps = await this.#steps(lease, request.eventId);
       const ctx: TurnContext = {
@@ -193,6 +194,7 @@ export class TurnHandle {
       this.signal.throwIfAborted();
       const reply = normalise(await takeTurn(request, ctx));
       if (!reply && (lease?.parts.length ?? 0) === 0) {
+        ai.nothingPosted();
         log.info('turn.no_reply', { eventId: request.eventId });
         return;
       }
@@ -214,14 +216,18 @@ export class TurnHandle {
         ...(this.o.noStream ? { noStream: this.o.noStream } : {}),
       });
       this.#writer = writer;
+      if (typeof text === 'string') ai.writing(text);
       const outcome: WriteOutcome =
-        typeof text === 'string' ? await writer.writeText(late + text, reply?.blocks) : await writer.write(late ? prepend(late, text) : text, reply?.blocks);
+        typeof text === 'string'
+          ? await writer.writeText(late + text, reply?.blocks)
+          : await writer.write(ai.watch(late ? prepend(late, text) : text), reply?.blocks);
       const ms = this.#now() - started;
       if (outcome.how === 'stopped') {
         // The person pressed Stop: answered as far as it got. The model's call is stood down.
         this.#local.abort(new Error('stopped by the person'));
         log.info('turn.stopped_by_user', { eventId: request.eventId, ts: outcome.ts, parts: outcome.parts.length });
       }
+      await ai.answered(outcome.ts);
       await this.o.lease()?.finish(outcome.ts ?? null, { how: outcome.how, chunks: outcome.chunks, ms });
       log.info('turn.replied', {
         eventId: request.eventId,
@@ -240,11 +246,15 @@ export class TurnHandle {
         log.warn('turn.abandoned', { eventId: request.eventId, reason: 'this copy no longer owns the turn' });
         return;
       }
+      // Nothing of this run in the thread: the status goes (the retry, or the dead letter's note, follows).
+      if (!writer?.open) ai.nothingPosted();
       // No message is left streaming: the next run (or the dead letter's note) completes it.
       if (writer?.open) {
         await client.chat.stopStream({ channel: target.channel, ts: writer.open, markdown_text: INTERRUPTED_NOTE }).catch(() => undefined);
       }
       throw error;
+    } finally {
+      ai.end();
     }
   }
 
@@ -286,15 +296,6 @@ export class TurnHandle {
     await this.o.plain.chat
       .postMessage({ channel: target.channel, thread_ts: target.threadTs, text, metadata: noteMetadata(target.eventId) })
       .catch((error: unknown) => log.warn(failed, { eventId: target.eventId, error }));
-  }
-
-  /** "is thinking..." in a DM's thread until the first chunk; where Slack refuses it, never asked again and never a failure. */
-  #thinking(im: boolean, target: { channel: string; threadTs: string }): void {
-    if (!im || noStatus.has(target.channel)) return;
-    const { client } = this;
-    client.assistant.threads
-      .setStatus({ channel_id: target.channel, thread_ts: target.threadTs, status: 'is thinking...' })
-      .catch(() => noStatus.add(target.channel));
   }
 }
 
