@@ -7,7 +7,7 @@ import { App } from '@slack/bolt';
 import { WebClient, type WebClientOptions } from '@slack/web-api';
 import type { AppConfig } from '../lib/config/index.js';
 import { slackLogger, type Logger } from '../lib/log/index.js';
-import { createRateLimitFetch, type RateLimitFetch } from '../lib/ratelimit/index.js';
+import { createRateLimitFetch, guardedClients, type RateLimitFetch } from '../lib/ratelimit/index.js';
 import { FailoverReceiver, HealthMonitor, type LeaseKeeper, PeerWatch, Reaper, TurnJournal, type DeadTurn, type TurnContext } from '../lib/receiver/index.js';
 import { CatchupSweeper } from '../lib/catchup/index.js';
 import { OwnerNotices, type NoticeCause } from '../lib/notice/index.js';
@@ -115,23 +115,30 @@ export function buildJournal(config: Pick<AppConfig, 'journal' | 'sealKeys'>): T
   return new TurnJournal({ path: config.journal, sealer: config.sealKeys ? createSealer(config.sealKeys.current, config.sealKeys.previous) : undefined });
 }
 
-/** Every turn answers through a handle whose client is fenced by the turn's lease at each write (issue 23). */
+/**
+ * Every turn answers through a handle whose client is fenced by the turn's
+ * lease at each write: a view of the copy's one WebClient whose requests each
+ * pass the fence right before they leave (lib/ratelimit/guarded-client.ts).
+ */
 export function turnHandles(o: Common & { config: Pick<AppConfig, 'instance' | 'role' | 'botToken'>; slack: SlackClient }) {
-  const { rateLimit, clientOptions, client } = o.slack;
+  const { rateLimit, client } = o.slack;
   const copy = { instance: o.config.instance, role: o.config.role };
   const noStream = new Set<string>();
+  const noStatus = new Set<string>();
+  const clientFor = guardedClients(client, rateLimit.fenced);
   return (lease: ConstructorParameters<typeof TurnHandle>[0]['lease'], key: string | undefined): TurnHandle =>
     new TurnHandle({
       lease,
       key,
       steps: o.store,
-      clientFor: (guard) => new WebClient(o.config.botToken, { ...clientOptions, fetch: rateLimit.fenced(guard) }),
+      clientFor,
       plain: client,
       closed: rateLimit.closed,
       copy,
       log: o.log,
       botToken: o.config.botToken,
       noStream,
+      noStatus,
       now: o.now,
     });
 }

@@ -15,7 +15,12 @@ process.on('message', (message) => {
   if (message === 'usage') {
     const cpu = process.cpuUsage();
     const memory = process.memoryUsage();
-    process.send?.({ cpuUs: cpu.user + cpu.system, heapKb: memory.heapUsed / 1024, rssKb: memory.rss / 1024, busy: autohub.receiver.inFlight + autohub.receiver.queued });
+    process.send?.({
+      cpuUs: cpu.user + cpu.system,
+      heapKb: memory.heapUsed / 1024,
+      rssKb: memory.rss / 1024,
+      busy: autohub.receiver.inFlight + autohub.receiver.queued,
+    });
   }
 });
 process.on('SIGTERM', () => void autohub.stop().then(() => process.exit(0)));

@@ -86,7 +86,10 @@ async function deliveries(n: number): Promise<Array<{ body: string; headers: Rec
   return Promise.all(
     Array.from({ length: n }, async (_, i) => {
       const body = JSON.stringify(mentionEnvelope({ eventId: `Ev-turn-${batch}-${i}`, ts: `${1_700_800_000 + batch}.${String(i).padStart(6, '0')}` }));
-      return { body, headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...(await signedHeaders(SECRET, body, Date.now())) } };
+      return {
+        body,
+        headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...(await signedHeaders(SECRET, body, Date.now())) },
+      };
     }),
   );
 }
@@ -268,7 +271,14 @@ export async function benchTurn(options: TurnBenchOptions = {}): Promise<void> {
       AUTOHUB_HEALTH_TOKEN: BENCH_TOKEN,
     };
     const copy = await started(startServer('autohub', here('./turn-copy.mjs'), copyEnv, profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []));
-    const stock = await started(startServer('stock Bolt', here('./turn-stock.mjs'), { secret: SECRET, apiUrl }));
+    const stock = await started(
+      startServer(
+        'stock Bolt',
+        here('./turn-stock.mjs'),
+        { secret: SECRET, apiUrl },
+        profileDir && process.env.PROFILE_STOCK ? ['--cpu-prof', '--cpu-prof-dir', `${profileDir}/stock`] : [],
+      ),
+    );
     const servers = [copy, stock];
     for (const s of servers) totals.set(s.name, { acks1: [], turns32: 0, seconds32: 0, cpuUs: 0, delivered: 0, failures: 0, heapPerTurn: 0 });
     // Warm-up: the JIT, Bolt's first auth.test, the keep-alive sockets, the store's scripts loaded.
@@ -308,11 +318,23 @@ export async function benchTurn(options: TurnBenchOptions = {}): Promise<void> {
     `turn: an @mention answered with a streamed reply (four chunks), ${rounds} interleaved rounds of ${n1} one at a time and ${n32} 32 at a time, each server in its own process`,
     [
       ['figure', 'autohub (dist/node, Upstash over Redis)', 'stock Bolt (HTTPReceiver + chatStream)', 'autohub vs stock', 'aim'],
-      ['ack p50, one at a time (ms)', fmt(a.p50, 2), fmt(b.p50, 2), `+${fmt(a.p50 - b.p50, 2)} ms`, `<= +${fmt(roundTrip + 0.5, 2)} ms (a store round trip, ${fmt(roundTrip, 2)} ms, + 0.5)`],
+      [
+        'ack p50, one at a time (ms)',
+        fmt(a.p50, 2),
+        fmt(b.p50, 2),
+        `+${fmt(a.p50 - b.p50, 2)} ms`,
+        `<= +${fmt(roundTrip + 0.5, 2)} ms (a store round trip, ${fmt(roundTrip, 2)} ms, + 0.5)`,
+      ],
       ['ack p99, one at a time (ms)', fmt(a.p99, 2), fmt(b.p99, 2), `+${fmt(a.p99 - b.p99, 2)} ms`, '-'],
       ['turns done per second, 32 at once', fmt(rps(ours), 0), fmt(rps(base), 0), `${fmt(rps(ours) / rps(base))}x`, '>= 0.9x'],
       ['server CPU per delivery (us)', fmt(cpu(ours), 0), fmt(cpu(base), 0), `${fmt(cpu(ours) / cpu(base))}x`, '<= 1.25x'],
-      ['heap per turn held mid-reply (KB)', fmt(ours.heapPerTurn / 1024, 1), fmt(base.heapPerTurn / 1024, 1), `${fmt(ours.heapPerTurn / base.heapPerTurn)}x`, '-'],
+      [
+        'heap per turn held mid-reply (KB)',
+        fmt(ours.heapPerTurn / 1024, 1),
+        fmt(base.heapPerTurn / 1024, 1),
+        `${fmt(ours.heapPerTurn / base.heapPerTurn)}x`,
+        '-',
+      ],
       ['non-200 answers', String(ours.failures), String(base.failures), '-', '0'],
     ],
   );

@@ -68,11 +68,10 @@ export interface TurnHandleOptions {
   botToken?: string | undefined;
   /** Channels where Slack refused a stream as unsupported: one set per copy, kept across its turns. */
   noStream?: Set<string> | undefined;
+  /** Conversations where Slack refused the thinking status: one set per copy, not asked again there. Without it, always asked. */
+  noStatus?: Set<string> | undefined;
   now?: () => number;
 }
-
-/** Conversations where Slack refused the thinking status once: not asked again. */
-const noStatus = new Set<string>();
 
 export class TurnHandle {
   #client: WebClient | undefined;
@@ -253,11 +252,12 @@ export class TurnHandle {
 
   /** "is thinking..." in a DM's thread until the first chunk; where Slack refuses it, never asked again and never a failure. */
   #thinking(im: boolean, target: { channel: string; threadTs: string }): void {
-    if (!im || noStatus.has(target.channel)) return;
+    const { noStatus } = this.o;
+    if (!im || noStatus?.has(target.channel)) return;
     const { client } = this;
     client.assistant.threads
       .setStatus({ channel_id: target.channel, thread_ts: target.threadTs, status: 'is thinking...' })
-      .catch(() => noStatus.add(target.channel));
+      .catch(() => noStatus?.add(target.channel));
   }
 }
 
