@@ -21,7 +21,7 @@ import { registerCommand } from './listeners/command.js';
 import { registerConversation } from './listeners/conversation.js';
 import { registerHome } from './listeners/home.js';
 import { demoTurn } from './turn.js';
-import type { RegisterHelpers } from './create-app.js';
+import type { RegisterHelpers } from './register-helpers.js';
 import type { Wakes } from './wiring.js';
 
 type Now = (() => number) | undefined;

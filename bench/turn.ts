@@ -224,9 +224,9 @@ function topSelfTime(file: string, top: number): string[][] {
 export interface TurnBenchOptions {
   /** Rounds of the interleaved load. @default 3 */
   rounds?: number;
-  /** Deliveries one at a time, per round and server. @default 300 */
+  /** Deliveries one at a time, per round and server. @default 200 */
   oneAtATime?: number;
-  /** Deliveries 32 at a time, per round and server. @default 1000 */
+  /** Deliveries 32 at a time, per round and server. @default 800 */
   atThirtyTwo?: number;
   /** Write a CPU profile of the copy and print its top self-time functions. @default false */
   profile?: boolean;
@@ -234,8 +234,8 @@ export interface TurnBenchOptions {
 
 export async function benchTurn(options: TurnBenchOptions = {}): Promise<void> {
   const rounds = options.rounds ?? 3;
-  const n1 = options.oneAtATime ?? 300;
-  const n32 = options.atThirtyTwo ?? 1000;
+  const n1 = options.oneAtATime ?? 200;
+  const n32 = options.atThirtyTwo ?? 800;
   console.error('bench turn: building dist/node (npm run build) ...');
   execFileSync(process.execPath, [join(ROOT, 'scripts/build.mjs')], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
   const profileDir = options.profile ? mkdtempSync(join(tmpdir(), 'autohub-turn-prof-')) : undefined;
