@@ -15,7 +15,7 @@ import { statusRecorder, type StatusRecorder } from '../lib/status/index.js';
 import { createStore, type SharedStore } from '../lib/store/index.js';
 import { LoopDelay, type Sleep } from '../lib/time/index.js';
 import { createLegChecker } from './legs.js';
-import type { TakeTurn, TurnHandle, TurnModule } from '../lib/turn/index.js';
+import type { TakeTurn, TurnModule } from '../lib/turn/index.js';
 import {
   botOf,
   buildApp,

@@ -12,6 +12,8 @@ const autohub = createAutohub({ config: parseAppConfig(env), log: silentLogger }
 await autohub.start();
 process.on('message', (message) => {
   if (message === 'gc') globalThis.gc?.();
+  // Polled while a batch drains: its answer costs the server as little as can be.
+  if (message === 'busy') process.send?.({ busy: autohub.receiver.inFlight + autohub.receiver.queued });
   if (message === 'usage') {
     const cpu = process.cpuUsage();
     const memory = process.memoryUsage();

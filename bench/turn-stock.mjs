@@ -31,6 +31,8 @@ app.event('app_mention', async ({ event, client, body }) => {
 const server = await app.start(0);
 process.on('message', (message) => {
   if (message === 'gc') globalThis.gc?.();
+  // Polled while a batch drains: its answer costs the server as little as can be.
+  if (message === 'busy') process.send?.({ busy: started - done });
   if (message === 'usage') {
     const cpu = process.cpuUsage();
     const memory = process.memoryUsage();

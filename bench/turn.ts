@@ -45,6 +45,8 @@ interface Server {
   port: number;
   child: ChildProcess;
   usage(gc?: boolean): Promise<Usage>;
+  /** Turns taken and not yet ended. */
+  busy(): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -69,6 +71,11 @@ async function startServer(name: string, file: string, arg: Record<string, strin
         child.once('message', (m) => resolve(m as Usage));
         if (gc) child.send('gc');
         child.send('usage');
+      }),
+    busy: () =>
+      new Promise((resolve) => {
+        child.once('message', (m) => resolve((m as { busy: number }).busy));
+        child.send('busy');
       }),
     stop: async () => {
       const exited = new Promise((r) => child.once('exit', r));
@@ -115,7 +122,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Until every turn the server took has ended (its reply stopped, its lease finished). */
 async function drained(server: Server): Promise<void> {
-  while ((await server.usage()).busy > 0) await sleep(2);
+  while ((await server.busy()) > 0) await sleep(2);
 }
 
 interface Batch {
@@ -167,7 +174,7 @@ async function heapPerTurn(server: Server, api: ChildProcess, n: number): Promis
   api.send({ hold: HOLD_MS });
   for (const d of await deliveries(n)) await post(server.port, d);
   // Every turn taken, and the held writes no longer growing: all that will wait on Slack does.
-  for (let last = -1, now = await held(); (await server.usage()).busy < n || now !== last; last = now, now = await held()) await sleep(50);
+  for (let last = -1, now = await held(); (await server.busy()) < n || now !== last; last = now, now = await held()) await sleep(50);
   const during = await server.usage(true);
   api.send({ hold: 0 });
   await drained(server);
