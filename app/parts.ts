@@ -8,7 +8,7 @@ import { WebClient, type WebClientOptions } from '@slack/web-api';
 import type { AppConfig } from '../lib/config/index.js';
 import { slackLogger, type Logger } from '../lib/log/index.js';
 import { createRateLimitFetch, guardedClients, type RateLimitFetch } from '../lib/ratelimit/index.js';
-import { FailoverReceiver, HealthMonitor, type LeaseKeeper, PeerWatch, Reaper, TurnJournal, type DeadTurn, type TurnContext } from '../lib/receiver/index.js';
+import { FailoverReceiver, HealthMonitor, type LeaseKeeper, PeerWatch, Reaper, TurnJournal, type DeadTurn } from '../lib/receiver/index.js';
 import { CatchupSweeper } from '../lib/catchup/index.js';
 import { OwnerNotices, type NoticeCause } from '../lib/notice/index.js';
 import { STATUS_KEYS, type CopyRecord } from '../lib/status/index.js';
@@ -22,6 +22,7 @@ import { registerConversation } from './listeners/conversation.js';
 import { registerHome } from './listeners/home.js';
 import { demoTurn } from './turn.js';
 import type { RegisterHelpers } from './register-helpers.js';
+import { turnOf, type AutohubContext } from './turn-context.js';
 import type { Wakes } from './wiring.js';
 
 type Now = (() => number) | undefined;
@@ -283,15 +284,15 @@ export function buildApp(o: {
   store: SharedStore;
   bot: TurnModule;
   log: Logger;
-}): { app: App; registered: void | Promise<void> } {
+}): { app: App<AutohubContext>; registered: void | Promise<void> } {
   const { log, bot } = o;
-  const app = new App({
+  const app = new App<AutohubContext>({
     receiver: o.receiver,
     authorize: resilientAuthorize(new WebClient(undefined, o.clientOptions), o.config.botToken),
     clientOptions: o.clientOptions,
     logger: slackLogger(log),
   });
-  // Rethrown, so the turn runner sees every failure: it retries or dead-letters the turn (issue 11).
+  // Rethrown, so the turn runner sees every failure: it retries or dead-letters the turn (none is dropped after the ack).
   app.error(async (error) => {
     log.debug('bolt.error', { code: error.code });
     throw error;
@@ -301,9 +302,9 @@ export function buildApp(o: {
   const helpers: RegisterHelpers = {
     log,
     client: o.client,
-    turnOf: (context) => (context as Partial<TurnContext>).autohubTurn,
+    turnOf,
     answer: async (args, takeTurn = bot.takeTurn) => {
-      const handle = (args.context as Partial<TurnContext>).autohubTurn;
+      const handle = turnOf(args.context);
       if (!handle) throw new Error('answer() needs the context of a delivery autohub received');
       await handle.answer(args as Parameters<TurnHandle['answer']>[0], takeTurn);
     },

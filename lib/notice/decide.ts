@@ -5,7 +5,7 @@
  * Pure: plain state and `now` in, the decision and the next state out.
  */
 
-/** The faults the owner hears of (issue 24). */
+/** The faults the owner hears of: each one only the owner can fix. */
 export const NOTICE_CAUSES = ['app_rate_limited', 'claims_fail_open', 'web_api_auth', 'store_allowance', 'slack_not_delivering'] as const;
 export type NoticeCause = (typeof NOTICE_CAUSES)[number];
 

@@ -192,7 +192,8 @@ export type RateLimitFetch = typeof fetch & {
   /**
    * The same fetch, sharing every window, whose requests each pass `guard`
    * at the moment they would leave: a turn's writes go out only while it
-   * still owns the turn, however long they waited (issue 23).
+   * still owns the turn, however long they waited (a copy frozen in a
+   * window, then taken over, writes nothing when it wakes).
    */
   fenced(guard: SendGuard): typeof fetch;
   /**
