@@ -11,7 +11,7 @@ import { createRateLimitFetch, guardedClients, type RateLimitFetch } from '../li
 import { FailoverReceiver, HealthMonitor, type LeaseKeeper, PeerWatch, Reaper, TurnJournal, type DeadTurn } from '../lib/receiver/index.js';
 import { CatchupSweeper } from '../lib/catchup/index.js';
 import { OwnerNotices, type NoticeCause } from '../lib/notice/index.js';
-import { STATUS_KEYS, type CopyRecord } from '../lib/status/index.js';
+import { STATUS_KEYS, type CopyRecord, type PeerView } from '../lib/status/index.js';
 import { createSealer, type SharedStore } from '../lib/store/index.js';
 import type { LoopDelay, Sleep } from '../lib/time/index.js';
 import { TurnHandle, type TakeTurn, type TurnModule } from '../lib/turn/index.js';
@@ -35,9 +35,13 @@ export interface Common {
 }
 
 /** The bot: a module as AUTOHUB_TURN names it, or its takeTurn alone; the demo turn without either. */
-export function botOf(turn: TurnModule | TakeTurn | undefined, config: Pick<AppConfig, 'demoThinkMs' | 'demoChunkMs' | 'demoReplyChars'>): TurnModule {
+export function botOf(
+  turn: TurnModule | TakeTurn | undefined,
+  config: Pick<AppConfig, 'demoThinkMs' | 'demoChunkMs' | 'demoReplyChars' | 'demoTicketUrl'>,
+): TurnModule {
   if (typeof turn === 'function') return { takeTurn: turn };
-  return turn ?? { takeTurn: demoTurn({ thinkMs: config.demoThinkMs, chunkMs: config.demoChunkMs, replyChars: config.demoReplyChars }) as TakeTurn };
+  const demo = { thinkMs: config.demoThinkMs, chunkMs: config.demoChunkMs, replyChars: config.demoReplyChars, ticketUrl: config.demoTicketUrl };
+  return turn ?? { takeTurn: demoTurn(demo) as TakeTurn };
 }
 
 export interface SlackClient {
@@ -121,7 +125,7 @@ export function buildJournal(config: Pick<AppConfig, 'journal' | 'sealKeys'>): T
  * lease at each write: a view of the copy's one WebClient whose requests each
  * pass the fence right before they leave (lib/ratelimit/guarded-client.ts).
  */
-export function turnHandles(o: Common & { config: Pick<AppConfig, 'instance' | 'role' | 'botToken'>; slack: SlackClient }) {
+export function turnHandles(o: Common & { config: Pick<AppConfig, 'instance' | 'role' | 'botToken' | 'maxReplyChars'>; slack: SlackClient }) {
   const { rateLimit, client } = o.slack;
   const copy = { instance: o.config.instance, role: o.config.role };
   const noStream = new Set<string>();
@@ -140,6 +144,7 @@ export function turnHandles(o: Common & { config: Pick<AppConfig, 'instance' | '
       botToken: o.config.botToken,
       noStream,
       noStatus,
+      maxReplyChars: o.config.maxReplyChars,
       now: o.now,
     });
 }
@@ -185,7 +190,7 @@ export function buildReceiver(
 
 /** This copy's record on the status page, written by every look; a late event loop is logged. */
 export function buildHeartbeat(o: {
-  config: Pick<AppConfig, 'instance' | 'role'>;
+  config: Pick<AppConfig, 'instance' | 'role' | 'lease'>;
   health: HealthMonitor;
   receiver: Pick<FailoverReceiver, 'inFlight' | 'queued'>;
   log: Logger;
@@ -205,6 +210,8 @@ export function buildHeartbeat(o: {
       loopP99Ms: loopDelay.p99Ms,
       running: o.receiver.inFlight,
       waiting: o.receiver.queued,
+      // Heartbeats ride on the looks: at most a jittered reaper interval apart (x 1.1) while the store answers.
+      everyMs: Math.ceil(o.config.lease.reaperMs * 1.1),
     };
     return JSON.stringify(record);
   };
@@ -284,6 +291,8 @@ export function buildApp(o: {
   store: SharedStore;
   bot: TurnModule;
   log: Logger;
+  /** What this copy's peer watch sees of the other copy, for the status page. */
+  peer?: (() => PeerView | undefined) | undefined;
 }): { app: App<AutohubContext>; registered: void | Promise<void> } {
   const { log, bot } = o;
   const app = new App<AutohubContext>({
@@ -310,8 +319,8 @@ export function buildApp(o: {
     },
   };
   const registered = bot.register?.(app, helpers);
-  registerCommand(app, o.health, o.store, o.config.owners);
-  registerHome(app, o.health, o.store, log, o.config.owners);
+  registerCommand(app, o.health, o.store, o.config.owners, o.peer);
+  registerHome(app, o.health, o.store, log, o.config.owners, o.peer);
   return { app, registered };
 }
 

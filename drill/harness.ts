@@ -11,6 +11,7 @@ import { serveFetchHandler } from '../lib/edge-node/index.js';
 import { startFakeWebApi, type FakeWebApi } from './sim/fake-web-api.js';
 import { startRedis, type PrivateRedis } from './sim/redis-server.js';
 import { RespClient } from './sim/resp-client.js';
+import { startTicketDesk, type TicketDesk } from './sim/ticket-desk.js';
 import { startTunnel, type Tunnel } from './sim/tunnel.js';
 import { startUpstashBridge, type UpstashBridge } from './sim/upstash-bridge.js';
 import { DRILL_HEALTH_TOKEN, startChildCopy, startInProcessCopy, type CopyHandle } from './copies.js';
@@ -28,6 +29,8 @@ export interface Harness {
   hubTunnel: Tunnel;
   cloudTunnel: Tunnel;
   edgeUrl: string;
+  /** Where the demo turn files its step's tickets when a scenario asks (AUTOHUB_DEMO_TICKET_URL). */
+  tickets: TicketDesk;
   router(): EdgeRouter;
   /** A fresh edge isolate (no memory of the hub), for the next scenario. */
   resetEdge(): void;
@@ -54,6 +57,7 @@ export interface Harness {
 
 export async function startHarness(options: { factor: number; inProcess?: boolean }): Promise<Harness> {
   const api = await startFakeWebApi();
+  const tickets = await startTicketDesk();
   let redis: PrivateRedis | undefined;
   let bridge: UpstashBridge | undefined;
   if (!options.inProcess) {
@@ -102,6 +106,7 @@ export async function startHarness(options: { factor: number; inProcess?: boolea
     hubTunnel,
     cloudTunnel,
     edgeUrl,
+    tickets,
     router: () => router,
     resetEdge: () => {
       router = createEdgeRouter({ settings });
@@ -161,7 +166,7 @@ export async function startHarness(options: { factor: number; inProcess?: boolea
       edge.closeAllConnections();
       edge.close();
       await Promise.all([hub!.stop(), cloud!.stop(), ...replicas.map((r) => r.stop())]);
-      await Promise.all([hubTunnel.close(), cloudTunnel.close(), api.close()]);
+      await Promise.all([hubTunnel.close(), cloudTunnel.close(), api.close(), tickets.close()]);
       await bridge?.close();
       await redis?.stop();
     },

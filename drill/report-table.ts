@@ -3,7 +3,7 @@ import type { ScenarioResult } from './run-scenario.js';
 
 /**
  * A scenario fails on a fault it could not stage, a mention lost or left
- * half-written, an expectation of its own unmet (`unmet`), a duplicate it did not state up front, or (unless
+ * half-written, a step's side effect run twice for one mention, an expectation of its own unmet (`unmet`), a duplicate it did not state up front, or (unless
  * `slowAcks: false`) an ack later than Slack's 3 s: Slack would retry it.
  */
 export function failed(result: ScenarioResult, options: { slowAcks?: boolean } = {}): boolean {
@@ -13,6 +13,7 @@ export function failed(result: ScenarioResult, options: { slowAcks?: boolean } =
     (result.unmet?.length ?? 0) > 0 ||
     s.lost > 0 ||
     (s.halfWritten ?? 0) > 0 ||
+    (s.sideEffectsTwice ?? 0) > 0 ||
     (s.duplicateReplies > 0 && !result.duplicatesPossible) ||
     (options.slowAcks !== false && s.deadlineMisses > 0)
   );
@@ -45,6 +46,8 @@ export const COLUMNS: readonly Column[] = [
   { header: 'taken over', cell: (r) => String(r.score.takenOver) },
   { header: 'dead', cell: (r) => String(r.score.deadLetters ?? 0) },
   { header: 'half', cell: (r) => String(r.score.halfWritten ?? 0) },
+  // A step's side effect run twice for one mention (scenarios whose turns file tickets; '-' elsewhere).
+  { header: 'step x2', cell: (r) => (r.score.sideEffects === undefined ? '-' : String(r.score.sideEffectsTwice ?? 0)) },
   { header: 'caught up', cell: (r) => String(r.score.caughtUp) },
   { header: 'late', cell: (r) => String(r.score.late) },
   { header: 'max wait', cell: (r) => `${(r.score.maxWaitMs / 1000).toFixed(1)} s` },
