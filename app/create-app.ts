@@ -15,7 +15,7 @@ import { statusRecorder, type StatusRecorder } from '../lib/status/index.js';
 import { createStore, type SharedStore } from '../lib/store/index.js';
 import { LoopDelay, type Sleep } from '../lib/time/index.js';
 import { createLegChecker } from './legs.js';
-import type { StatusTimers, TakeTurn, TurnHandle, TurnModule } from '../lib/turn/index.js';
+import type { StatusTimers, TakeTurn, TurnModule } from '../lib/turn/index.js';
 import {
   botOf,
   buildAi,
@@ -66,16 +66,7 @@ export interface AutohubOptions {
   timers?: StatusTimers | undefined;
 }
 
-/** What `register(app, helpers)` gets besides the Bolt app. */
-export interface RegisterHelpers {
-  log: Logger;
-  /** The copy's rate-limit-aware WebClient (not fenced: for writes outside a turn). */
-  client: WebClient;
-  /** The turn handle of the delivery a listener is answering (its `client` is fenced by the turn's lease). */
-  turnOf(context: unknown): TurnHandle | undefined;
-  /** Answer a message event like an @mention: the whole reply protocol, with `takeTurn` (default: the bot's). */
-  answer(args: { event: unknown; body: unknown; context: unknown }, takeTurn?: TakeTurn): Promise<void>;
-}
+export type { RegisterHelpers } from './register-helpers.js';
 
 export interface Autohub {
   app: App;

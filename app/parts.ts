@@ -7,8 +7,8 @@ import { App } from '@slack/bolt';
 import { WebClient, type WebClientOptions } from '@slack/web-api';
 import type { AppConfig } from '../lib/config/index.js';
 import { slackLogger, type Logger } from '../lib/log/index.js';
-import { createRateLimitFetch, type RateLimitFetch } from '../lib/ratelimit/index.js';
-import { FailoverReceiver, HealthMonitor, type LeaseKeeper, PeerWatch, Reaper, TurnJournal, type DeadTurn, type TurnContext } from '../lib/receiver/index.js';
+import { createRateLimitFetch, guardedClients, type RateLimitFetch } from '../lib/ratelimit/index.js';
+import { FailoverReceiver, HealthMonitor, type LeaseKeeper, PeerWatch, Reaper, TurnJournal, type DeadTurn } from '../lib/receiver/index.js';
 import { CatchupSweeper } from '../lib/catchup/index.js';
 import { OwnerNotices, type NoticeCause } from '../lib/notice/index.js';
 import { STATUS_KEYS, type CopyRecord, type PeerView } from '../lib/status/index.js';
@@ -22,7 +22,8 @@ import { registerConversation } from './listeners/conversation.js';
 import { registerHome } from './listeners/home.js';
 import { registerAssistant } from './listeners/assistant.js';
 import { demoTurn } from './turn.js';
-import type { RegisterHelpers } from './create-app.js';
+import type { RegisterHelpers } from './register-helpers.js';
+import { turnOf, type AutohubContext } from './turn-context.js';
 import type { Wakes } from './wiring.js';
 
 type Now = (() => number) | undefined;
@@ -120,19 +121,24 @@ export function buildJournal(config: Pick<AppConfig, 'journal' | 'sealKeys'>): T
   return new TurnJournal({ path: config.journal, sealer: config.sealKeys ? createSealer(config.sealKeys.current, config.sealKeys.previous) : undefined });
 }
 
-/** Every turn answers through a handle whose client is fenced by the turn's lease at each write (issue 23). */
+/**
+ * Every turn answers through a handle whose client is fenced by the turn's
+ * lease at each write: a view of the copy's one WebClient whose requests each
+ * pass the fence right before they leave (lib/ratelimit/guarded-client.ts).
+ */
 export function turnHandles(
   o: Common & { config: Pick<AppConfig, 'instance' | 'role' | 'botToken' | 'maxReplyChars'>; slack: SlackClient; ai?: ReturnType<typeof buildAi> | undefined },
 ) {
-  const { rateLimit, clientOptions, client } = o.slack;
+  const { rateLimit, client } = o.slack;
   const copy = { instance: o.config.instance, role: o.config.role };
   const noStream = new Set<string>();
+  const clientFor = guardedClients(client, rateLimit.fenced);
   return (lease: ConstructorParameters<typeof TurnHandle>[0]['lease'], key: string | undefined): TurnHandle =>
     new TurnHandle({
       lease,
       key,
       steps: o.store,
-      clientFor: (guard) => new WebClient(o.config.botToken, { ...clientOptions, fetch: rateLimit.fenced(guard) }),
+      clientFor,
       plain: client,
       closed: rateLimit.closed,
       copy,
@@ -302,15 +308,15 @@ export function buildApp(o: {
   /** What this copy's peer watch sees of the other copy, for the status page. */
   peer?: (() => PeerView | undefined) | undefined;
   ai?: ReturnType<typeof buildAi> | undefined;
-}): { app: App; registered: void | Promise<void> } {
+}): { app: App<AutohubContext>; registered: void | Promise<void> } {
   const { log, bot } = o;
-  const app = new App({
+  const app = new App<AutohubContext>({
     receiver: o.receiver,
     authorize: resilientAuthorize(new WebClient(undefined, o.clientOptions), o.config.botToken),
     clientOptions: o.clientOptions,
     logger: slackLogger(log),
   });
-  // Rethrown, so the turn runner sees every failure: it retries or dead-letters the turn (issue 11).
+  // Rethrown, so the turn runner sees every failure: it retries or dead-letters the turn (none is dropped after the ack).
   app.error(async (error) => {
     log.debug('bolt.error', { code: error.code });
     throw error;
@@ -321,9 +327,9 @@ export function buildApp(o: {
   const helpers: RegisterHelpers = {
     log,
     client: o.client,
-    turnOf: (context) => (context as Partial<TurnContext>).autohubTurn,
+    turnOf,
     answer: async (args, takeTurn = bot.takeTurn) => {
-      const handle = (args.context as Partial<TurnContext>).autohubTurn;
+      const handle = turnOf(args.context);
       if (!handle) throw new Error('answer() needs the context of a delivery autohub received');
       await handle.answer(args as Parameters<TurnHandle['answer']>[0], takeTurn);
     },

@@ -110,7 +110,7 @@ export const SLACK_METHODS: readonly MethodRow[] = [
   {
     method: 'auth.test',
     doc: `${DOCS}auth.test`,
-    calledFrom: ['app/authorize.ts', 'lib/catchup/sweeper.ts', 'lib/ratelimit/audit.ts (sweep, by fetch)'],
+    calledFrom: ['app/authorize.ts', 'lib/catchup/read-back.ts', 'lib/ratelimit/audit.ts (sweep, by fetch)'],
     tier: 'Special',
     args: {},
     limits: [],
@@ -121,7 +121,7 @@ export const SLACK_METHODS: readonly MethodRow[] = [
   {
     method: 'chat.postMessage',
     doc: `${DOCS}chat.postMessage`,
-    calledFrom: ['app/listeners/reply.ts (postReply)', 'app/listeners/announce.ts (owner DM)'],
+    calledFrom: ['lib/turn/writer.ts (the reply, posted)', 'lib/turn/handle.ts (the retrying and dead notes)', 'app/listeners/announce.ts (owner DM)'],
     // "Special": about one message a second per channel, bursts allowed (the page's "Rate limits" section).
     tier: 'Special',
     args: {
@@ -155,7 +155,7 @@ export const SLACK_METHODS: readonly MethodRow[] = [
   {
     method: 'chat.startStream',
     doc: `${DOCS}chat.startStream`,
-    calledFrom: ['app/listeners/stream-reply.ts'],
+    calledFrom: ['lib/turn/writer.ts (the reply, streamed)'],
     tier: 'Tier 2',
     args: {
       channel: { required: true, missing: 'channel_not_found' },
@@ -184,7 +184,7 @@ export const SLACK_METHODS: readonly MethodRow[] = [
   {
     method: 'chat.appendStream',
     doc: `${DOCS}chat.appendStream`,
-    calledFrom: ['app/listeners/stream-reply.ts'],
+    calledFrom: ['lib/turn/writer.ts (the reply, streamed)'],
     // Per app per workspace, not per stream.
     tier: 'Tier 4',
     args: {
@@ -210,7 +210,7 @@ export const SLACK_METHODS: readonly MethodRow[] = [
   {
     method: 'chat.stopStream',
     doc: `${DOCS}chat.stopStream`,
-    calledFrom: ['app/listeners/stream-reply.ts'],
+    calledFrom: ['lib/turn/writer.ts (the reply, streamed)'],
     tier: 'Tier 2',
     args: {
       channel: { required: true, missing: 'channel_not_found' },
@@ -235,7 +235,7 @@ export const SLACK_METHODS: readonly MethodRow[] = [
   {
     method: 'chat.update',
     doc: `${DOCS}chat.update`,
-    calledFrom: ['app/listeners/stream-reply.ts (completing an expired or taken-over stream)'],
+    calledFrom: ['lib/turn/writer.ts (completing an expired or taken-over stream)'],
     tier: 'Tier 3',
     args: {
       channel: { required: true, missing: 'channel_not_found' },
@@ -341,7 +341,7 @@ export const SLACK_METHODS: readonly MethodRow[] = [
   {
     method: 'conversations.replies',
     doc: `${DOCS}conversations.replies`,
-    calledFrom: ['app/listeners/reply.ts (checkThread: the thread check before a retry or a takeover)'],
+    calledFrom: ['lib/turn/thread.ts (checkThread: the thread check before a retry or a takeover)', 'lib/turn/history.ts (ctx.history())'],
     // Tier 3 for internal and Marketplace apps; 1 a minute (and `limit` at most 15) for other commercially distributed apps since 2025.
     tier: 'Tier 3',
     args: {

@@ -8,9 +8,7 @@
 export const ErrorCode = {
   ConfigInvalid: 'autohub_config_invalid',
   RateLimitExhausted: 'autohub_rate_limit_exhausted',
-  BodyTooLarge: 'autohub_body_too_large',
   RequestInvalid: 'autohub_request_invalid',
-  SignatureInvalid: 'autohub_signature_invalid',
   UsageInvalid: 'autohub_usage_invalid',
   StoreUnavailable: 'autohub_store_unavailable',
   LeaseLost: 'autohub_lease_lost',
@@ -54,15 +52,6 @@ export class RateLimitExhaustedError extends Error implements CodedError {
   ) {
     super(`${method} was still rate limited after ${attempts} attempt(s); last window ${lastWindowSeconds}s`, options);
     this.name = 'RateLimitExhaustedError';
-  }
-}
-
-/** A request body went past the receiver's limit. */
-export class BodyTooLargeError extends Error implements CodedError {
-  readonly code = ErrorCode.BodyTooLarge;
-  constructor(readonly limitBytes: number) {
-    super(`request body is larger than ${limitBytes} bytes`);
-    this.name = 'BodyTooLargeError';
   }
 }
 

@@ -21,7 +21,7 @@ import type { Role } from '../store/index.js';
 import { RequestInvalidError } from '../errors/index.js';
 import { answerThenLinger, serverOptions, serverTimeouts, type ServerTimeouts } from '../http/index.js';
 import type { Logger } from '../log/index.js';
-import { checkSignature, isSslCheck, parseRetryHeaders } from '../slack/index.js';
+import { checkSignature, EVENTS_PATH, HEALTH_PATH, isSslCheck, parseRetryHeaders } from '../slack/index.js';
 import { parseDelivery, type AppRateLimited, type Delivery } from './delivery.js';
 import { withDeadline } from '../time/index.js';
 import { AckGate } from './ack-gate.js';
@@ -35,8 +35,7 @@ import { LEASE_HEADER } from '../synthetic/index.js';
 
 export type { DeadTurn, TurnContext } from './turn-runner.js';
 
-export const EVENTS_PATH = '/slack/events';
-export const HEALTH_PATH = '/slack/health';
+export { EVENTS_PATH, HEALTH_PATH };
 
 export interface FailoverReceiverOptions {
   signingSecret: string;

@@ -6,7 +6,9 @@
  *
  * None of these methods throws: expected faults are values.
  */
-import type { EndReply, Look, LeaseReply, ReleaseReply, RestoreDetail, RetryPolicy, Takeover } from './lease.js';
+import type { DeadLetter, EndReply, Look, LeaseReply, ReleaseReply, RestoreDetail, RetryPolicy, Takeover } from './lease.js';
+
+export type { DeadLetter };
 import type { ClaimOutcome } from './outcome.js';
 import type { ClaimOwner, LeaseRequest } from './record.js';
 
@@ -112,16 +114,6 @@ export interface Leases {
    * the records.
    */
   look(owner: ClaimOwner, leaseMs: number, limit: number, heartbeat?: string, options?: LookOptions): Promise<Look | undefined>;
-}
-
-/** A dead letter as listed: no body. */
-export interface DeadLetter {
-  key: string;
-  eventId: string;
-  channel: string | null;
-  reason: string;
-  attempts: number;
-  at: string;
 }
 
 export interface DeadLetters {

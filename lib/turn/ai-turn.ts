@@ -21,9 +21,6 @@ export interface TurnAi {
   threads?: AssistantThreads | undefined;
 }
 
-/** For a handle built without one (a test's, a tool's): the default status, one book per process. */
-const fallback: TurnAi = { bot: {}, book: new StatusBook() };
-
 export class AiTurn {
   #status: ThinkingStatus | undefined;
   #answer = '';
@@ -34,7 +31,8 @@ export class AiTurn {
     ai: TurnAi | undefined,
     private readonly o: { client: () => WebClient; plain: WebClient; log: Logger },
   ) {
-    this.#ai = ai ?? fallback;
+    // A handle built without one (a test's, a tool's): the default status and a book of its own (no state shared across copies).
+    this.#ai = ai ?? { bot: {}, book: new StatusBook() };
   }
 
   /**
