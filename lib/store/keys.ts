@@ -96,3 +96,12 @@ export function stepsKey(turnKey: string): string {
 export function usageKey(at: Date): string {
   return `${PREFIX}:usage:${at.toISOString().slice(0, 7)}`;
 }
+
+/**
+ * One conversation's turns in order (a sorted set of turn keys) and the ones
+ * skipped past its bound (a set): `conversation` from lib/conversation's
+ * conversationOf (team, channel, thread).
+ */
+export function conversationKeys(conversation: string): { order: string; skipped: string } {
+  return { order: `${PREFIX}:conv:${conversation}`, skipped: `${PREFIX}:conv:${conversation}:skipped` };
+}

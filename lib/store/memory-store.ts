@@ -5,7 +5,7 @@
  * cap is the scripts' own (STORE_LIMITS), kept on the injected clock as Redis
  * keeps its TTLs; test/store/contract.test.ts runs both against one table.
  */
-import { GAPS_KEY, SERVED_KEY, STATUS_KEYS, stepsKey } from './keys.js';
+import { conversationKeys, GAPS_KEY, SERVED_KEY, STATUS_KEYS, stepsKey } from './keys.js';
 import {
   deadLetterFrom,
   lapsedVerdict,
@@ -27,7 +27,7 @@ import { WindowBook } from './window-book.js';
 import { CLAIMED, DUPLICATE, type ClaimOutcome } from './outcome.js';
 import { encodeAlias, encodeClaim, encodeRestored, type ClaimOwner, type LeaseRequest } from './record.js';
 import { STORE_LIMITS as L } from './limits.js';
-import type { ConfirmReply, DeadLetter, LookOptions, SharedStore, StoreHealth, TurnLine } from './roles.js';
+import type { ConfirmReply, ConversationPlace, DeadLetter, LookOptions, SharedStore, StoreHealth, TurnLine } from './roles.js';
 
 /** A value and when it lapses (ms on the store's clock), as Redis keeps a key with a TTL. */
 interface Timed<T> {
@@ -492,5 +492,39 @@ export class MemoryStore implements SharedStore {
 
   async loadSteps(turnKey: string): Promise<Record<string, string>> {
     return this.readHash(stepsKey(turnKey));
+  }
+
+  /** Conversation order: turn key -> the store's time of its first look, as the script's sorted set (kept in insertion order, which is time order here). */
+  readonly #conversations = new Keyspace<Map<string, number>>();
+  readonly #skipped = new Keyspace<Set<string>>();
+
+  /** As CONVERSATION_SCRIPT: take (or keep) a place, drop the turns ahead that ended, skip the oldest waiting one past the bound. */
+  async enterConversation(conversation: string, turnKey: string, maxWaiting: number): Promise<ConversationPlace> {
+    const now = this.#now();
+    const keys = conversationKeys(conversation);
+    const until = now + L.conversationTtlSeconds * 1000;
+    const skipped = this.#skipped.get(keys.skipped, now) ?? new Set<string>();
+    if (skipped.has(turnKey)) return { kind: 'skipped', ahead: 0 };
+    const order = this.#conversations.get(keys.order, now) ?? new Map<string, number>();
+    if (!order.has(turnKey)) order.set(turnKey, now);
+    const ahead: string[] = [];
+    const sorted = [...order].sort(([ka, a], [kb, b]) => a - b || (ka < kb ? -1 : ka > kb ? 1 : 0));
+    for (const [member] of sorted) {
+      if (member === turnKey) break;
+      const state = this.#record(member)?.state;
+      if (state === 'claimed' || state === 'posting' || state === 'retry') ahead.push(member);
+      else order.delete(member);
+    }
+    let skippedNow: string | undefined;
+    if (ahead.length > maxWaiting) {
+      skippedNow = ahead.splice(1, 1)[0];
+      if (skippedNow !== undefined) {
+        skipped.add(skippedNow);
+        order.delete(skippedNow);
+        this.#skipped.set(keys.skipped, skipped, until);
+      }
+    }
+    this.#conversations.set(keys.order, order, until);
+    return { kind: ahead.length === 0 ? 'go' : 'wait', ahead: ahead.length, ...(skippedNow ? { skippedNow } : {}) };
   }
 }

@@ -405,3 +405,39 @@ local ttl = tonumber(ARGV[3])
 redis.call('HSET', steps, name, result)
 redis.call('EXPIRE', steps, ttl)
 return 1`;
+
+/**
+ * A turn takes its place in its conversation (lib/conversation): one command
+ * per look. KEYS: the conversation's order (a sorted set of turn keys, by
+ * the store's time of their first look), its skipped set. ARGV: this turn's
+ * key, the most turns that may wait, the keys' ttl s.
+ * The turns ahead that are no longer live (done, dead, gone) are dropped on
+ * the way, so a finish costs nothing here. Past the bound the oldest waiting
+ * turn is marked skipped (its owner answers it with a short note).
+ * Returns {'go' | 'wait' | 'skipped', turns ahead, the key skipped now or ''}.
+ */
+export const CONVERSATION_SCRIPT = `${NOW}
+local me = ARGV[1]
+if redis.call('SISMEMBER', KEYS[2], me) == 1 then return {'skipped', '0', ''} end
+redis.call('ZADD', KEYS[1], 'NX', now, me)
+local ahead = {}
+for _, m in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+  if m == me then break end
+  local raw = redis.call('GET', m)
+  local live = false
+  if raw then
+    local ok, rec = pcall(cjson.decode, raw)
+    live = ok and type(rec) == 'table' and (rec.state == 'claimed' or rec.state == 'posting' or rec.state == 'retry')
+  end
+  if live then ahead[#ahead + 1] = m else redis.call('ZREM', KEYS[1], m) end
+end
+local skipped = ''
+if #ahead > tonumber(ARGV[2]) then
+  skipped = ahead[2]
+  redis.call('SADD', KEYS[2], skipped)
+  redis.call('EXPIRE', KEYS[2], tonumber(ARGV[3]))
+  redis.call('ZREM', KEYS[1], skipped)
+  table.remove(ahead, 2)
+end
+redis.call('EXPIRE', KEYS[1], tonumber(ARGV[3]))
+return {#ahead == 0 and 'go' or 'wait', tostring(#ahead), skipped}`;
