@@ -3,6 +3,7 @@
  * part that calls another does so through `wakes` (app/wiring.ts says who
  * answers each call); app/create-app.ts lists the parts and wires them.
  */
+import type { conversationAdmit } from '../lib/conversation/index.js';
 import { App } from '@slack/bolt';
 import { WebClient, type WebClientOptions } from '@slack/web-api';
 import type { AppConfig } from '../lib/config/index.js';
@@ -143,6 +144,8 @@ export function buildReceiver(
     health: HealthMonitor;
     journal: TurnJournal | undefined;
     handleFor: ReturnType<typeof turnHandles>;
+    /** One turn at a time per conversation (lib/conversation); undefined: turns of a thread run side by side. */
+    conversation?: ReturnType<typeof conversationAdmit> | undefined;
     wakes: Pick<Wakes, 'retryIn' | 'idle' | 'appRateLimited' | 'failOpen' | 'dead' | 'hint' | 'failover'>;
   },
 ): FailoverReceiver {
@@ -169,6 +172,7 @@ export function buildReceiver(
     onAppRateLimited: wakes.appRateLimited,
     onFailOpen: wakes.failOpen,
     handleFor: o.handleFor,
+    ...(o.conversation ? { admit: o.conversation.admit, ended: o.conversation.ended } : {}),
     onDead: wakes.dead,
     onHint: wakes.hint,
     onFailover: wakes.failover,

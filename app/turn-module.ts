@@ -13,6 +13,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseConcurrency } from '../lib/conversation/index.js';
 import { ConfigError } from '../lib/errors/index.js';
 import type { TurnModule } from '../lib/turn/types.js';
 import { demoTurn, type DemoTurnOptions } from './turn.js';
@@ -87,5 +88,15 @@ export async function loadTurnModule(path: string | undefined, options: LoadTurn
   return {
     takeTurn: exports.takeTurn as TurnModule['takeTurn'],
     ...(exports.register ? { register: exports.register as NonNullable<TurnModule['register']> } : {}),
+    ...conversationExports(exports, path, file),
   };
+}
+
+// --- Conversations and tasks (docs/tasks-and-conversations.md): kept apart from the checks above. ---
+
+/** `concurrency`, checked once here: a wrong value stops start-up with one line. */
+function conversationExports(exports: Record<string, unknown>, path: string, file: string): Pick<TurnModule, 'concurrency'> {
+  const concurrency = parseConcurrency(exports.concurrency);
+  if (!concurrency.ok) throw invalid(path, `${concurrency.expected} in ${file}`);
+  return exports.concurrency === undefined ? {} : { concurrency: concurrency.mode };
 }

@@ -74,8 +74,19 @@ export interface TurnRunnerOptions {
   sleep?: ((ms: number) => Promise<void>) | undefined;
   /** The handle a turn's listener answers through; its lease is read when needed (one may be attached late). */
   handleFor?: ((lease: () => TurnFence | undefined, key: string | undefined) => TurnHandle) | undefined;
+  /**
+   * Before a turn takes a slot, it may wait for its conversation
+   * (lib/conversation: one turn at a time per thread, across the copies).
+   * `stop` aborts when this copy stops. Absent: every turn takes a slot at once.
+   */
+  admit?: ((t: Turn, stop: AbortSignal) => Promise<AdmitVerdict>) | undefined;
+  /** A turn ended here, however it ended (turns waiting behind it look again). */
+  ended?: ((t: Turn) => void) | undefined;
   now: () => number;
 }
+
+/** What the admit hook decided: run the turn, finish it (answered by the hook), or nothing (this copy lost it). */
+export type AdmitVerdict = { kind: 'run' } | { kind: 'answered'; ts: string | null } | { kind: 'gone' };
 
 export interface Turn {
   delivery: Extract<Delivery, { body: unknown }>;
@@ -90,6 +101,8 @@ export interface Turn {
   nonce?: string | undefined;
   /** The confirm of that claim, while it is asked. */
   confirming?: Promise<void> | undefined;
+  /** Its wait for its conversation (the admit hook), while it waits. */
+  admitted?: Promise<void> | undefined;
 }
 
 /** Events that answer a person: the status page counts these. */
@@ -115,6 +128,8 @@ export class TurnRunner {
   app: App | undefined;
   readonly #running = new Set<Promise<void>>();
   readonly #waiting: Turn[] = [];
+  /** Turns waiting for their conversation (the admit hook), each with its stop. */
+  readonly #admitting = new Map<Turn, AbortController>();
   /** Turns running or waiting here, by their primary claim key: a takeover of one of them is attached, not run twice. */
   readonly #here = new Map<string, Turn>();
 
@@ -130,6 +145,11 @@ export class TurnRunner {
     return this.#waiting.length;
   }
 
+  /** Turns acked and waiting for an earlier turn of their conversation (they hold no slot). */
+  get conversing(): number {
+    return this.#admitting.size;
+  }
+
   /** How many more turns could start now. */
   get capacity(): number {
     return Math.max(0, this.o.maxTurns - this.#running.size - this.#waiting.length);
@@ -142,13 +162,19 @@ export class TurnRunner {
 
   /** Resolves when every turn running or waiting now has ended. */
   async drained(): Promise<void> {
-    while (this.#running.size > 0 || this.#waiting.length > 0) await Promise.allSettled([...this.#running]);
+    while (this.#running.size > 0 || this.#waiting.length > 0 || this.#admitting.size > 0) {
+      await Promise.allSettled([...this.#running, ...[...this.#admitting.keys()].map((t) => t.admitted)]);
+    }
   }
 
   /** On shutdown: turns that never started go back to the store at once, for another copy. */
   async handBack(): Promise<void> {
     const waiting = this.#waiting.splice(0);
-    await Promise.all(waiting.map((t) => this.#handBackOne(t, false)));
+    // Turns waiting for their conversation go back too, their places kept: the copy that takes them keeps the order.
+    const conversing = [...this.#admitting];
+    for (const [, stop] of conversing) stop.abort(new Error('this copy is stopping'));
+    this.#admitting.clear();
+    await Promise.all([...waiting, ...conversing.map(([t]) => t)].map((t) => this.#handBackOne(t, false)));
   }
 
   /**
@@ -307,17 +333,61 @@ export class TurnRunner {
       this.#here.set(key, t);
       if (!t.lease && t.nonce !== undefined) t.confirming = this.#confirm(t, key, t.nonce).finally(() => (t.confirming = undefined));
     }
-    if (this.#running.size >= o.maxTurns) {
+    if (o.admit) {
+      t.handle ??= o.handleFor?.(() => t.lease, t.delivery.kind === 'event' ? t.delivery.claimKeys[0] : undefined);
+      t.admitted = this.#admit(t, o.admit);
+      return;
+    }
+    this.#slot(t);
+  }
+
+  /** A slot now, or a place in this copy's queue for one. */
+  #slot(t: Turn): void {
+    if (this.#running.size >= this.o.maxTurns) {
       this.#waiting.push(t);
       return;
     }
     this.#start(t);
   }
 
+  /** The turn waits for its conversation, holding no slot (its lease kept alive), then runs, is finished, or is left to its owner. */
+  async #admit(t: Turn, admit: NonNullable<TurnRunnerOptions['admit']>): Promise<void> {
+    const { o } = this;
+    const stop = new AbortController();
+    this.#admitting.set(t, stop);
+    let verdict: AdmitVerdict;
+    try {
+      verdict = await admit(t, stop.signal);
+    } catch (error) {
+      this.#admitting.delete(t);
+      await this.#failed(t, error);
+      this.#over(t);
+      return;
+    }
+    // Handed back at shutdown meanwhile: that is its end here.
+    if (!this.#admitting.delete(t)) return;
+    if (verdict.kind === 'run') {
+      this.#slot(t);
+      return;
+    }
+    if (verdict.kind === 'answered') {
+      await t.lease?.finish(verdict.ts);
+      o.log.info('turn.replied', { ...t.logFields, ts: verdict.ts, stream: 'skipped' });
+    }
+    this.#over(t);
+  }
+
+  /** A turn that never took a slot has ended here. */
+  #over(t: Turn): void {
+    const key = t.delivery.claimKeys[0];
+    if (key !== undefined && this.#here.get(key) === t) this.#here.delete(key);
+    this.o.ended?.(t);
+  }
+
   #start(t: Turn): void {
     const { o } = this;
     const claimHeader = { 'x-autohub-claim': t.logFields.claim as string };
-    t.handle = o.handleFor?.(() => t.lease, t.delivery.kind === 'event' ? t.delivery.claimKeys[0] : undefined);
+    t.handle ??= o.handleFor?.(() => t.lease, t.delivery.kind === 'event' ? t.delivery.claimKeys[0] : undefined);
     const context: TurnContext = {
       autohubClaim: t.claim,
       autohubInstance: o.instance,
@@ -352,6 +422,7 @@ export class TurnRunner {
         this.#running.delete(turn);
         const key = t.delivery.claimKeys[0];
         if (key !== undefined && this.#here.get(key) === t) this.#here.delete(key);
+        o.ended?.(t);
         const next = this.#waiting.shift();
         if (next) this.#start(next);
         else o.onIdle?.();

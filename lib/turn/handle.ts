@@ -157,7 +157,9 @@ export class TurnHandle {
       const steps = await this.#steps(lease, request.eventId);
       const ctx: TurnContext = {
         signal: this.signal,
-        history: () => readHistory(client, { channel: target.channel, threadTs: target.threadTs, beforeTs: event.ts, ...identity(me) }),
+        // With the answers written while this turn waited for its conversation (lib/conversation).
+        history: () =>
+          readHistory(client, { channel: target.channel, threadTs: target.threadTs, beforeTs: event.ts, answersAfter: request.eventId, ...identity(me) }),
         step: (name, fn) => (steps ? steps.run(name, fn) : Promise.resolve(fn())),
         client,
         log,

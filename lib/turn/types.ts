@@ -94,3 +94,17 @@ export interface TurnModule {
   /** Add slash commands, actions and other listeners; they get the same claim and lease protection. */
   register?: (app: unknown, helpers: unknown) => void | Promise<void>;
 }
+
+// --- Conversations and tasks (docs/tasks-and-conversations.md): kept apart from the blocks above. ---
+
+/**
+ * What a message written while a turn of its thread still runs does:
+ * `queue` (the default) waits for that turn, across the copies, and then
+ * runs knowing its answer; `parallel` runs at once beside it.
+ */
+export type TurnConcurrency = 'queue' | 'parallel';
+
+export interface TurnModule {
+  /** @default 'queue' */
+  concurrency?: TurnConcurrency;
+}
