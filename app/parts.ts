@@ -4,6 +4,7 @@
  * answers each call); app/create-app.ts lists the parts and wires them.
  */
 import type { conversationAdmit } from '../lib/conversation/index.js';
+import type { TaskDisplayMode } from '../lib/turn/index.js';
 import { App } from '@slack/bolt';
 import { WebClient, type WebClientOptions } from '@slack/web-api';
 import type { AppConfig } from '../lib/config/index.js';
@@ -117,7 +118,9 @@ export function buildJournal(config: Pick<AppConfig, 'journal' | 'sealKeys'>): T
 }
 
 /** Every turn answers through a handle whose client is fenced by the turn's lease at each write (issue 23). */
-export function turnHandles(o: Common & { config: Pick<AppConfig, 'instance' | 'role' | 'botToken'>; slack: SlackClient }) {
+export function turnHandles(
+  o: Common & { config: Pick<AppConfig, 'instance' | 'role' | 'botToken'>; slack: SlackClient; taskDisplayMode?: TaskDisplayMode | undefined },
+) {
   const { rateLimit, clientOptions, client } = o.slack;
   const copy = { instance: o.config.instance, role: o.config.role };
   const noStream = new Set<string>();
@@ -133,6 +136,7 @@ export function turnHandles(o: Common & { config: Pick<AppConfig, 'instance' | '
       log: o.log,
       botToken: o.config.botToken,
       noStream,
+      taskDisplayMode: o.taskDisplayMode,
       now: o.now,
     });
 }

@@ -16,6 +16,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseConcurrency } from '../lib/conversation/index.js';
 import { ConfigError } from '../lib/errors/index.js';
 import type { TurnModule } from '../lib/turn/types.js';
+import { TASK_DISPLAY_MODES, type TaskDisplayMode } from '../lib/turn/index.js';
 import { demoTurn, type DemoTurnOptions } from './turn.js';
 
 export interface LoadTurnOptions {
@@ -95,8 +96,18 @@ export async function loadTurnModule(path: string | undefined, options: LoadTurn
 // --- Conversations and tasks (docs/tasks-and-conversations.md): kept apart from the checks above. ---
 
 /** `concurrency`, checked once here: a wrong value stops start-up with one line. */
-function conversationExports(exports: Record<string, unknown>, path: string, file: string): Pick<TurnModule, 'concurrency'> {
+function conversationExports(exports: Record<string, unknown>, path: string, file: string): Pick<TurnModule, 'concurrency' | 'taskDisplayMode'> {
   const concurrency = parseConcurrency(exports.concurrency);
   if (!concurrency.ok) throw invalid(path, `${concurrency.expected} in ${file}`);
-  return exports.concurrency === undefined ? {} : { concurrency: concurrency.mode };
+  const mode = exports.taskDisplayMode;
+  if (mode !== undefined && !(TASK_DISPLAY_MODES as readonly unknown[]).includes(mode)) {
+    throw invalid(
+      path,
+      `taskDisplayMode, when exported, to be one of ${TASK_DISPLAY_MODES.join(', ')}, but it is ${JSON.stringify(mode) ?? typeof mode} in ${file}`,
+    );
+  }
+  return {
+    ...(exports.concurrency === undefined ? {} : { concurrency: concurrency.mode }),
+    ...(mode === undefined ? {} : { taskDisplayMode: mode as TaskDisplayMode }),
+  };
 }

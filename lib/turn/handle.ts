@@ -25,6 +25,7 @@ import type { TurnSteps } from '../store/index.js';
 import { checkThread, type BotIdentity } from './thread.js';
 import type { CopyRole, ReplyText, TakeTurn, TurnContext, TurnReply } from './types.js';
 import { ReplyWriter, type PartsLedger, type WriteOutcome } from './writer.js';
+import { stepTask, TaskBoard, type TaskDisplayMode } from './tasks.js';
 
 /** The first line of a reply found by the catch-up sweep. */
 export const LATE_NOTE = '_(Sorry, this answer comes late: I could not be reached when you wrote.)_';
@@ -68,6 +69,8 @@ export interface TurnHandleOptions {
   botToken?: string | undefined;
   /** Channels where Slack refused a stream as unsupported: one set per copy, kept across its turns. */
   noStream?: Set<string> | undefined;
+  /** The bot's `taskDisplayMode`: its streams send `chunks` from the first call, shown so. */
+  taskDisplayMode?: TaskDisplayMode | undefined;
   now?: () => number;
 }
 
@@ -155,12 +158,27 @@ export class TurnHandle {
       this.#thinking(request.via === 'dm', target);
       const started = this.#now();
       const steps = await this.#steps(lease, request.eventId);
+      // The turn's tasks: yielded task chunks and steps shown as tasks (a kept step shows complete, not run again).
+      const tasks = new TaskBoard();
+      const step: TurnContext['step'] = async (name, fn, options) => {
+        const run = () => (steps ? steps.run(name, fn) : Promise.resolve(fn()));
+        if (!options?.task) return run();
+        tasks.update(stepTask(name, options.task, 'in_progress'));
+        try {
+          const result = await run();
+          tasks.update(stepTask(name, options.task, 'complete'));
+          return result;
+        } catch (error) {
+          tasks.update(stepTask(name, options.task, 'error'));
+          throw error;
+        }
+      };
       const ctx: TurnContext = {
         signal: this.signal,
         // With the answers written while this turn waited for its conversation (lib/conversation).
         history: () =>
           readHistory(client, { channel: target.channel, threadTs: target.threadTs, beforeTs: event.ts, answersAfter: request.eventId, ...identity(me) }),
-        step: (name, fn) => (steps ? steps.run(name, fn) : Promise.resolve(fn())),
+        step,
         client,
         log,
       };
@@ -183,6 +201,8 @@ export class TurnHandle {
       writer = new ReplyWriter(client, { ...target, recipientUser: event.user, recipientTeam: event.user_team ?? event.team ?? body.team_id }, ledger, {
         closed: this.o.closed,
         now: this.#now,
+        tasks,
+        taskDisplayMode: this.o.taskDisplayMode,
         ...(this.o.noStream ? { noStream: this.o.noStream } : {}),
       });
       const outcome: WriteOutcome =
@@ -212,9 +232,8 @@ export class TurnHandle {
         return;
       }
       // No message is left streaming: the next run (or the dead letter's note) completes it.
-      if (writer?.open) {
-        await client.chat.stopStream({ channel: target.channel, ts: writer.open, markdown_text: INTERRUPTED_NOTE }).catch(() => undefined);
-      }
+      // Its tasks end as `error` (this run gave up on them).
+      if (writer?.open) await writer.interrupt(INTERRUPTED_NOTE).catch(() => undefined);
       throw error;
     }
   }
@@ -278,7 +297,7 @@ function normalise(reply: TurnReply): { text: ReplyText; blocks?: readonly Recor
   return { text: withBlocks.text, ...(withBlocks.blocks ? { blocks: withBlocks.blocks } : {}) };
 }
 
-async function* prepend(first: string, rest: AsyncIterable<string>): AsyncIterable<string> {
+async function* prepend<T>(first: string, rest: AsyncIterable<T>): AsyncIterable<string | T> {
   yield first;
   yield* rest;
 }

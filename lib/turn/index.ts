@@ -24,3 +24,5 @@ export type {
   TurnReply,
   TurnRequest,
 } from './types.js';
+export { readChunk, stepTask, TaskBoard, TASK_DISPLAY_MODES } from './tasks.js';
+export type { MarkdownTextChunk, PlanUpdateChunk, ReplyChunk, TaskDisplayMode, TaskSource, TaskStatus, TaskUpdateChunk } from './tasks.js';
