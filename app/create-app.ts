@@ -115,7 +115,7 @@ export function createAutohub(options: AutohubOptions): Autohub {
   const notices = buildNotices({ ...common, config, wakes: wakes.calls });
   const health = buildHealth({ ...common, config, version: VERSION, loop, wakes: wakes.calls });
   const journal = buildJournal(config);
-  const handleFor = turnHandles({ ...common, config, slack, taskDisplayMode: bot.taskDisplayMode });
+  const handleFor = turnHandles({ ...common, config, slack, taskDisplayMode: bot.taskDisplayMode, ordered: bot.concurrency !== 'parallel' });
   // One turn at a time per conversation, unless the bot asks for parallel turns (lib/conversation).
   const conversation = bot.concurrency === 'parallel' ? undefined : conversationAdmit(new ConversationGate({ store, log, now }));
   const receiver = buildReceiver({ ...common, config, keeper, health, journal, handleFor, conversation, wakes: wakes.calls });

@@ -119,7 +119,12 @@ export function buildJournal(config: Pick<AppConfig, 'journal' | 'sealKeys'>): T
 
 /** Every turn answers through a handle whose client is fenced by the turn's lease at each write (issue 23). */
 export function turnHandles(
-  o: Common & { config: Pick<AppConfig, 'instance' | 'role' | 'botToken'>; slack: SlackClient; taskDisplayMode?: TaskDisplayMode | undefined },
+  o: Common & {
+    config: Pick<AppConfig, 'instance' | 'role' | 'botToken'>;
+    slack: SlackClient;
+    taskDisplayMode?: TaskDisplayMode | undefined;
+    ordered?: boolean | undefined;
+  },
 ) {
   const { rateLimit, clientOptions, client } = o.slack;
   const copy = { instance: o.config.instance, role: o.config.role };
@@ -137,6 +142,7 @@ export function turnHandles(
       botToken: o.config.botToken,
       noStream,
       taskDisplayMode: o.taskDisplayMode,
+      ordered: o.ordered,
       now: o.now,
     });
 }

@@ -98,10 +98,14 @@ export function usageKey(at: Date): string {
 }
 
 /**
- * One conversation's turns in order (a sorted set of turn keys) and the ones
- * skipped past its bound (a set): `conversation` from lib/conversation's
+ * One conversation's turns in order (a sorted set of turn keys), the ones
+ * skipped past its bound and the ones that went (sets): `conversation` from lib/conversation's
  * conversationOf (team, channel, thread).
  */
-export function conversationKeys(conversation: string): { order: string; skipped: string } {
-  return { order: `${PREFIX}:conv:${conversation}`, skipped: `${PREFIX}:conv:${conversation}:skipped` };
+export function conversationKeys(conversation: string): { order: string; skipped: string; admitted: string } {
+  return {
+    order: `${PREFIX}:conv:${conversation}`,
+    skipped: `${PREFIX}:conv:${conversation}:skipped`,
+    admitted: `${PREFIX}:conv:${conversation}:admitted`,
+  };
 }

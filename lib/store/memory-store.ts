@@ -494,11 +494,15 @@ export class MemoryStore implements SharedStore {
     return this.readHash(stepsKey(turnKey));
   }
 
-  /** Conversation order: turn key -> the store's time of its first look, as the script's sorted set (kept in insertion order, which is time order here). */
+  /** Conversation order: turn key -> the store's time of its claim, as the script's sorted set. */
   readonly #conversations = new Keyspace<Map<string, number>>();
   readonly #skipped = new Keyspace<Set<string>>();
+  readonly #admitted = new Keyspace<Set<string>>();
 
-  /** As CONVERSATION_SCRIPT: take (or keep) a place, drop the turns ahead that ended, skip the oldest waiting one past the bound. */
+  /**
+   * As CONVERSATION_SCRIPT: take (or keep) a place in claim order, drop the turns that ended, go when
+   * nothing live is ahead or has gone already; skip the oldest waiting one past the bound.
+   */
   async enterConversation(conversation: string, turnKey: string, maxWaiting: number): Promise<ConversationPlace> {
     const now = this.#now();
     const keys = conversationKeys(conversation);
@@ -506,25 +510,41 @@ export class MemoryStore implements SharedStore {
     const skipped = this.#skipped.get(keys.skipped, now) ?? new Set<string>();
     if (skipped.has(turnKey)) return { kind: 'skipped', ahead: 0 };
     const order = this.#conversations.get(keys.order, now) ?? new Map<string, number>();
-    if (!order.has(turnKey)) order.set(turnKey, now);
-    const ahead: string[] = [];
+    const admitted = this.#admitted.get(keys.admitted, now) ?? new Set<string>();
+    if (!order.has(turnKey)) order.set(turnKey, this.#record(turnKey)?.first_at ?? now);
+    const gone = admitted.has(turnKey);
+    let running = 0;
+    const waiting: string[] = [];
+    let before = true;
     const sorted = [...order].sort(([ka, a], [kb, b]) => a - b || (ka < kb ? -1 : ka > kb ? 1 : 0));
     for (const [member] of sorted) {
-      if (member === turnKey) break;
+      if (member === turnKey) {
+        before = false;
+        continue;
+      }
       const state = this.#record(member)?.state;
-      if (state === 'claimed' || state === 'posting' || state === 'retry') ahead.push(member);
-      else order.delete(member);
+      if (state !== 'claimed' && state !== 'posting' && state !== 'retry') {
+        order.delete(member);
+        admitted.delete(member);
+      } else if (admitted.has(member)) running += 1;
+      else if (before) waiting.push(member);
     }
     let skippedNow: string | undefined;
-    if (ahead.length > maxWaiting) {
-      skippedNow = ahead.splice(1, 1)[0];
+    if (!gone && waiting.length >= maxWaiting) {
+      skippedNow = waiting.shift();
       if (skippedNow !== undefined) {
         skipped.add(skippedNow);
         order.delete(skippedNow);
         this.#skipped.set(keys.skipped, skipped, until);
       }
     }
+    const ahead = running + waiting.length;
+    const go = gone || ahead === 0;
+    if (go) {
+      admitted.add(turnKey);
+      this.#admitted.set(keys.admitted, admitted, until);
+    }
     this.#conversations.set(keys.order, order, until);
-    return { kind: ahead.length === 0 ? 'go' : 'wait', ahead: ahead.length, ...(skippedNow ? { skippedNow } : {}) };
+    return { kind: go ? 'go' : 'wait', ahead: gone ? 0 : ahead, ...(skippedNow ? { skippedNow } : {}) };
   }
 }

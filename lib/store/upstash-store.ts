@@ -435,9 +435,9 @@ export class UpstashStore implements SharedStore {
 
   /** A turn's place in its conversation, in one script (CONVERSATION_SCRIPT). */
   async enterConversation(conversation: string, turnKey: string, maxWaiting: number): Promise<ConversationPlace | undefined> {
-    const { order, skipped } = conversationKeys(conversation);
+    const { order, skipped, admitted } = conversationKeys(conversation);
     const reply = await this.#bounded('lease', order, () =>
-      this.#run(S.CONVERSATION_SCRIPT, [order, skipped], [turnKey, maxWaiting, L.conversationTtlSeconds]),
+      this.#run(S.CONVERSATION_SCRIPT, [order, skipped, admitted], [turnKey, maxWaiting, L.conversationTtlSeconds]),
     );
     if (!Array.isArray(reply) || typeof reply[0] !== 'string') return undefined;
     const kind = reply[0];

@@ -69,6 +69,8 @@ export interface TurnHandleOptions {
   botToken?: string | undefined;
   /** Channels where Slack refused a stream as unsupported: one set per copy, kept across its turns. */
   noStream?: Set<string> | undefined;
+  /** Turns of a thread run one at a time (lib/conversation): an open message of this app after this turn's message is this turn's. */
+  ordered?: boolean | undefined;
   /** The bot's `taskDisplayMode`: its streams send `chunks` from the first call, shown so. */
   taskDisplayMode?: TaskDisplayMode | undefined;
   now?: () => number;
@@ -143,7 +145,7 @@ export class TurnHandle {
       if (lease?.checkThreadFirst || body.autohub_recovered === true) {
         // A taken-over turn, or a retry after an ambiguous failure, may have been answered already
         // (Slack posts cannot be fenced): the thread is read before the turn runs, so a paid model call is not made twice.
-        const thread = await checkThread(client, target, me, event.thread_ts === undefined);
+        const thread = await checkThread(client, target, me, event.thread_ts === undefined, this.o.ordered ? { after: event.ts } : undefined);
         if (thread.reply) {
           await lease?.finish(thread.reply);
           log.info('turn.already_replied', { eventId: request.eventId, ts: thread.reply });

@@ -644,10 +644,13 @@ describe.each([inProcess, overRedis()])('the store contract, on the $name store'
 
   describe('one turn at a time per conversation', () => {
     const lease = { leaseMs: LEASE, body: '{}' };
-    /** Claimed (live) turns, each taking its place one millisecond after the last, as follow-ups arrive. */
+    /** Claimed (live) turns, each claimed one millisecond after the last, as follow-ups arrive. */
     async function turns(x: Subject, count: number): Promise<string[]> {
       const keys = Array.from({ length: count }, () => key());
-      for (const k of keys) await x.a.claim([k], hub, lease);
+      for (const k of keys) {
+        await x.a.claim([k], hub, lease);
+        await x.elapse(1);
+      }
       return keys;
     }
     let c = 0;
@@ -691,6 +694,21 @@ describe.each([inProcess, overRedis()])('the store contract, on the $name store'
       const [taken] = await takeLapsed(x, first!, cloud, 2000, x.b);
       expect(await x.b.deadLetter(first!, taken!.token, 'bug')).toBe('ok');
       expect(await x.b.enterConversation(where, second!, 5)).toEqual({ kind: 'go', ahead: 0 });
+    });
+
+    it('the order is the order of the claims, and a turn that went is never overtaken by one claimed before it that looked late', async () => {
+      const x = store.open();
+      const [first, second, third] = await turns(x, 3);
+      const where = conv();
+      expect(await x.b.enterConversation(where, third!, 5)).toEqual({ kind: 'go', ahead: 0 });
+      expect(await x.a.enterConversation(where, second!, 5)).toEqual({ kind: 'wait', ahead: 1 });
+      expect(await x.a.enterConversation(where, first!, 5)).toEqual({ kind: 'wait', ahead: 1 });
+      // A look again by the turn that went (a taker-over of it) goes at once.
+      expect(await x.b.enterConversation(where, third!, 5)).toEqual({ kind: 'go', ahead: 0 });
+      await x.b.finish(third!, 1, null);
+      // Then in claim order: the first, though it looked last.
+      expect(await x.a.enterConversation(where, second!, 5)).toEqual({ kind: 'wait', ahead: 1 });
+      expect(await x.a.enterConversation(where, first!, 5)).toEqual({ kind: 'go', ahead: 0 });
     });
 
     it('conversations do not wait for each other', async () => {
