@@ -13,7 +13,14 @@ const stepMs = Number(process.env.DRILL_PLAN_STEP_MS ?? '300');
 const pause = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve, reject) => {
     const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason)), { once: true });
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        reject(signal.reason);
+      },
+      { once: true },
+    );
   });
 
 export async function* takeTurn(request: TurnRequest, ctx: TurnContext): AsyncIterable<string | { type: 'plan_update'; title: string }> {
