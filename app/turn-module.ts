@@ -15,6 +15,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseConcurrency } from '../lib/conversation/index.js';
 import { ConfigError } from '../lib/errors/index.js';
+import type { AppConfig } from '../lib/config/index.js';
 import type { TurnModule } from '../lib/turn/types.js';
 import { TASK_DISPLAY_MODES, type TaskDisplayMode } from '../lib/turn/index.js';
 import { demoTurn, type DemoTurnOptions } from './turn.js';
@@ -110,4 +111,12 @@ function conversationExports(exports: Record<string, unknown>, path: string, fil
     ...(exports.concurrency === undefined ? {} : { concurrency: concurrency.mode }),
     ...(mode === undefined ? {} : { taskDisplayMode: mode as TaskDisplayMode }),
   };
+}
+
+/** The bot a copy runs: AUTOHUB_TURN's module, else the demo turn with its settings. `npm start` and a replay load it alike. */
+export function loadBot(
+  config: Pick<AppConfig, 'turn' | 'demoThinkMs' | 'demoChunkMs' | 'demoReplyChars'>,
+  options: Omit<LoadTurnOptions, 'demo'> = {},
+): Promise<TurnModule> {
+  return loadTurnModule(config.turn, { ...options, demo: { thinkMs: config.demoThinkMs, chunkMs: config.demoChunkMs, replyChars: config.demoReplyChars } });
 }
