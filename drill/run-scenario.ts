@@ -3,6 +3,7 @@
  * its faults come and go, then Slack's retries settle, then the replies are
  * counted.
  */
+import { eventKey } from '../lib/store/index.js';
 import { LATE_NOTE } from '../lib/turn/index.js';
 import { compareTs, type RecordedCall } from './sim/fake-web-api.js';
 import { dmMentionPair, mentionEnvelope } from './sim/slack-events.js';
@@ -269,7 +270,7 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
       ).length
     : 0;
   const deadLetters = (await h.deadLetters()) - deadBefore;
-  const ordered = scenario.followUps ? conversationScore(h, final, followPairs, mentions, unmet) : undefined;
+  const ordered = scenario.followUps ? await conversationScore(h, final, followPairs, mentions, unmet) : undefined;
   if (scenario.noDeadLetters && deadLetters > 0) unmet.push(`${deadLetters} dead letters, none of them a real failure`);
   return {
     name: scenario.name,
@@ -298,13 +299,24 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
  * answer before them, from the Web API's calls), tasks left spinning in this scenario's messages, and a
  * follow-up that did not see the answer before it (the drill's plan turn says `saw N`) as unmet.
  */
-function conversationScore(
+/** The drill's workspace (mentionEnvelope's default team). */
+const TEAM = 'T0AUTOHUB';
+
+async function conversationScore(
   h: Harness,
   final: readonly RecordedCall[],
-  pairs: ReadonlyArray<{ earlier: string; later: string }>,
+  all: ReadonlyArray<{ earlier: string; later: string }>,
   mentions: readonly string[],
   unmet: string[],
-): Pick<ScenarioScore, 'outOfOrder' | 'spinningTasks'> {
+): Promise<Pick<ScenarioScore, 'outOfOrder' | 'spinningTasks'>> {
+  // The order autohub keeps is the order its claims were taken in: a follow-up whose delivery reached a copy
+  // before the message before it (Slack retried that one) is answered first, and is not out of order.
+  const claimed = async (id: string) => h.claimedAt(eventKey(TEAM, id));
+  const pairs: Array<{ earlier: string; later: string }> = [];
+  for (const pair of all) {
+    const [a, b] = [await claimed(pair.earlier), await claimed(pair.later)];
+    if (a === undefined || b === undefined || a <= b) pairs.push(pair);
+  }
   const eventOfTs = new Map<string, string>();
   for (const p of final) {
     const ts = (p.answer as { ts?: string } | undefined)?.ts;
