@@ -16,9 +16,10 @@ import { createStore, type SharedStore } from '../lib/store/index.js';
 import { LoopDelay, type Sleep } from '../lib/time/index.js';
 import { conversationAdmit, ConversationGate } from '../lib/conversation/index.js';
 import { createLegChecker } from './legs.js';
-import type { TakeTurn, TurnHandle, TurnModule } from '../lib/turn/index.js';
+import type { StatusTimers, TakeTurn, TurnHandle, TurnModule } from '../lib/turn/index.js';
 import {
   botOf,
+  buildAi,
   buildApp,
   buildHealth,
   buildHeartbeat,
@@ -62,6 +63,8 @@ export interface AutohubOptions {
   sleep?: Sleep | undefined;
   /** Your bot: a module as AUTOHUB_TURN names it (app/turn-module.ts loads it), or its takeTurn alone. @default the demo turn (app/turn.ts) */
   turn?: TurnModule | TakeTurn | undefined;
+  /** How the thinking status waits for its next refresh (lib/turn/status.ts). @default setTimeout, unref'd */
+  timers?: StatusTimers | undefined;
 }
 
 /** What `register(app, helpers)` gets besides the Bolt app. */
@@ -115,7 +118,8 @@ export function createAutohub(options: AutohubOptions): Autohub {
   const notices = buildNotices({ ...common, config, wakes: wakes.calls });
   const health = buildHealth({ ...common, config, version: VERSION, loop, wakes: wakes.calls });
   const journal = buildJournal(config);
-  const handleFor = turnHandles({ ...common, config, slack, taskDisplayMode: bot.taskDisplayMode, ordered: bot.concurrency !== 'parallel' });
+  const ai = buildAi({ bot, store, config, timers: options.timers });
+  const handleFor = turnHandles({ ...common, config, slack, ai, taskDisplayMode: bot.taskDisplayMode, ordered: bot.concurrency !== 'parallel' });
   // One turn at a time per conversation, unless the bot asks for parallel turns (lib/conversation).
   const conversation = bot.concurrency === 'parallel' ? undefined : conversationAdmit(new ConversationGate({ store, log, now }));
   const receiver = buildReceiver({ ...common, config, keeper, health, journal, handleFor, conversation, wakes: wakes.calls });
@@ -150,7 +154,7 @@ export function createAutohub(options: AutohubOptions): Autohub {
   const peerView = peer
     ? () => ({ role: config.role === 'hub' ? ('cloud' as const) : ('hub' as const), state: peer.state, downSince: peer.downSince })
     : undefined;
-  const { app, registered } = buildApp({ config, receiver, clientOptions: slack.clientOptions, client, health, store, bot, log, peer: peerView });
+  const { app, registered } = buildApp({ config, receiver, clientOptions: slack.clientOptions, client, health, store, bot, log, peer: peerView, ai });
 
   return {
     app,

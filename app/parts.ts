@@ -16,12 +16,13 @@ import { OwnerNotices, type NoticeCause } from '../lib/notice/index.js';
 import { STATUS_KEYS, type CopyRecord, type PeerView } from '../lib/status/index.js';
 import { createSealer, type SharedStore } from '../lib/store/index.js';
 import type { LoopDelay, Sleep } from '../lib/time/index.js';
-import { TurnHandle, type TakeTurn, type TurnModule } from '../lib/turn/index.js';
+import { AssistantThreads, StatusBook, TurnHandle, type StatusTimers, type TakeTurn, type TurnModule } from '../lib/turn/index.js';
 import { resilientAuthorize } from './authorize.js';
 import { announceDeadLetter, announceNotice } from './listeners/announce.js';
 import { registerCommand } from './listeners/command.js';
 import { registerConversation } from './listeners/conversation.js';
 import { registerHome } from './listeners/home.js';
+import { registerAssistant } from './listeners/assistant.js';
 import { demoTurn } from './turn.js';
 import type { RegisterHelpers } from './create-app.js';
 import type { Wakes } from './wiring.js';
@@ -36,9 +37,13 @@ export interface Common {
 }
 
 /** The bot: a module as AUTOHUB_TURN names it, or its takeTurn alone; the demo turn without either. */
-export function botOf(turn: TurnModule | TakeTurn | undefined, config: Pick<AppConfig, 'demoThinkMs' | 'demoChunkMs' | 'demoReplyChars'>): TurnModule {
+export function botOf(
+  turn: TurnModule | TakeTurn | undefined,
+  config: Pick<AppConfig, 'demoThinkMs' | 'demoChunkMs' | 'demoReplyChars' | 'demoTicketUrl'>,
+): TurnModule {
   if (typeof turn === 'function') return { takeTurn: turn };
-  return turn ?? { takeTurn: demoTurn({ thinkMs: config.demoThinkMs, chunkMs: config.demoChunkMs, replyChars: config.demoReplyChars }) as TakeTurn };
+  const demo = { thinkMs: config.demoThinkMs, chunkMs: config.demoChunkMs, replyChars: config.demoReplyChars, ticketUrl: config.demoTicketUrl };
+  return turn ?? { takeTurn: demoTurn(demo) as TakeTurn };
 }
 
 export interface SlackClient {
@@ -120,8 +125,9 @@ export function buildJournal(config: Pick<AppConfig, 'journal' | 'sealKeys'>): T
 /** Every turn answers through a handle whose client is fenced by the turn's lease at each write (issue 23). */
 export function turnHandles(
   o: Common & {
-    config: Pick<AppConfig, 'instance' | 'role' | 'botToken'>;
+    config: Pick<AppConfig, 'instance' | 'role' | 'botToken' | 'maxReplyChars'>;
     slack: SlackClient;
+    ai?: ReturnType<typeof buildAi> | undefined;
     taskDisplayMode?: TaskDisplayMode | undefined;
     ordered?: boolean | undefined;
   },
@@ -141,10 +147,23 @@ export function turnHandles(
       log: o.log,
       botToken: o.config.botToken,
       noStream,
+      maxReplyChars: o.config.maxReplyChars,
       taskDisplayMode: o.taskDisplayMode,
       ordered: o.ordered,
       now: o.now,
+      ai: o.ai?.turn,
     });
+}
+
+/**
+ * Slack's AI-app surface for this copy: the bot's status exports, one status
+ * book (when each thread's status was set, where Slack refuses it), and the
+ * assistant threads in the shared store, sealed with the store key.
+ */
+export function buildAi(o: { bot: TurnModule; store: SharedStore; config: Pick<AppConfig, 'sealKeys'>; timers?: StatusTimers | undefined }) {
+  const { sealKeys } = o.config;
+  const threads = new AssistantThreads({ store: o.store, sealer: sealKeys ? createSealer(sealKeys.current, sealKeys.previous) : undefined });
+  return { threads, turn: { bot: o.bot, book: new StatusBook(), timers: o.timers, threads } };
 }
 
 export function buildReceiver(
@@ -156,7 +175,7 @@ export function buildReceiver(
     handleFor: ReturnType<typeof turnHandles>;
     /** One turn at a time per conversation (lib/conversation); undefined: turns of a thread run side by side. */
     conversation?: ReturnType<typeof conversationAdmit> | undefined;
-    wakes: Pick<Wakes, 'retryIn' | 'idle' | 'appRateLimited' | 'failOpen' | 'dead' | 'hint' | 'failover'>;
+    wakes: Pick<Wakes, 'retryIn' | 'idle' | 'appRateLimited' | 'failOpen' | 'dead' | 'hint' | 'failover' | 'waitingOnStore'>;
   },
 ): FailoverReceiver {
   const { config, wakes } = o;
@@ -181,6 +200,7 @@ export function buildReceiver(
     onIdle: wakes.idle,
     onAppRateLimited: wakes.appRateLimited,
     onFailOpen: wakes.failOpen,
+    onWaitingOnStore: wakes.waitingOnStore,
     handleFor: o.handleFor,
     ...(o.conversation ? { admit: o.conversation.admit, ended: o.conversation.ended } : {}),
     onDead: wakes.dead,
@@ -294,6 +314,7 @@ export function buildApp(o: {
   log: Logger;
   /** What this copy's peer watch sees of the other copy, for the status page. */
   peer?: (() => PeerView | undefined) | undefined;
+  ai?: ReturnType<typeof buildAi> | undefined;
 }): { app: App; registered: void | Promise<void> } {
   const { log, bot } = o;
   const app = new App({
@@ -308,6 +329,7 @@ export function buildApp(o: {
     throw error;
   });
   registerConversation(app, log, { turn: bot.takeTurn });
+  if (o.ai) registerAssistant(app, { bot, threads: o.ai.threads, client: o.client, log });
   // Your module's own listeners: every delivery they see was claimed first, and events hold a lease.
   const helpers: RegisterHelpers = {
     log,

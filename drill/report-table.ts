@@ -2,8 +2,8 @@
 import type { ScenarioResult } from './run-scenario.js';
 
 /**
- * A scenario fails on a fault it could not stage, a mention lost or left
- * half-written, a follow-up answered out of order, a task left spinning, an expectation of its own unmet (`unmet`), a duplicate it did not state up front, or (unless
+ * A scenario fails on a fault it could not stage, a mention lost, answered and dead-lettered too, or left
+ * half-written, a step's side effect run twice for one mention, a follow-up answered out of order, a task left spinning, an expectation of its own unmet (`unmet`), a duplicate it did not state up front, or (unless
  * `slowAcks: false`) an ack later than Slack's 3 s: Slack would retry it.
  */
 export function failed(result: ScenarioResult, options: { slowAcks?: boolean } = {}): boolean {
@@ -12,9 +12,11 @@ export function failed(result: ScenarioResult, options: { slowAcks?: boolean } =
     result.faults.some((f) => f.error !== undefined) ||
     (result.unmet?.length ?? 0) > 0 ||
     s.lost > 0 ||
+    (s.answeredThenDead ?? 0) > 0 ||
     (s.halfWritten ?? 0) > 0 ||
     (s.outOfOrder ?? 0) > 0 ||
     (s.spinningTasks ?? 0) > 0 ||
+    (s.sideEffectsTwice ?? 0) > 0 ||
     (s.duplicateReplies > 0 && !result.duplicatesPossible) ||
     (options.slowAcks !== false && s.deadlineMisses > 0)
   );
@@ -46,7 +48,10 @@ export const COLUMNS: readonly Column[] = [
   { header: 'cloud', cell: (r) => pct(r.score.servedByCloud, served(r)) },
   { header: 'taken over', cell: (r) => String(r.score.takenOver) },
   { header: 'dead', cell: (r) => String(r.score.deadLetters ?? 0) },
+  { header: 'ans+dead', cell: (r) => String(r.score.answeredThenDead ?? 0) },
   { header: 'half', cell: (r) => String(r.score.halfWritten ?? 0) },
+  // A step's side effect run twice for one mention (scenarios whose turns file tickets; '-' elsewhere).
+  { header: 'step x2', cell: (r) => (r.score.sideEffects === undefined ? '-' : String(r.score.sideEffectsTwice ?? 0)) },
   { header: 'caught up', cell: (r) => String(r.score.caughtUp) },
   { header: 'late', cell: (r) => String(r.score.late) },
   { header: 'max wait', cell: (r) => `${(r.score.maxWaitMs / 1000).toFixed(1)} s` },

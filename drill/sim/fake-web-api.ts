@@ -11,7 +11,7 @@
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { methodRow, refusal, unknownArgs } from './slack-methods.js';
+import { LOADING_MESSAGES_MAX, methodRow, PROMPTS_MAX, refusal, STATUS_TIMEOUT_MS, unknownArgs } from './slack-methods.js';
 
 /** Who this app is, as Slack shows it on its messages (auth.test's ids; the envelope's api_app_id). */
 export const AUTOHUB_BOT = { user: 'UAUTOHUB', bot_id: 'BAUTOHUB', app_id: 'A0AUTOHUB', team: 'T0AUTOHUB', name: 'autohub' } as const;
@@ -104,6 +104,15 @@ export interface FakeWebApi {
   addOtherAppReply(channel: string, threadTs: string, text?: string): string;
   /** Channels where Slack refuses streams (`channel_type_not_supported`); Slack's docs do not say which kinds. */
   refuseStreamsIn: Set<string>;
+  /**
+   * The thinking status a person sees under a thread now (assistant.threads.setStatus), on the fake's clock:
+   * gone two minutes after it was set, when this app posts in the thread, or when set to "". Undefined when none.
+   */
+  statusOf(channel: string, threadTs: string): { status: string; loadingMessages: string[]; setAt: number } | undefined;
+  /** The suggested prompts set on a thread (the last call's), and how many calls set them. */
+  promptsOf(channel: string, threadTs: string): { prompts: Array<{ title: string; message: string }>; calls: number } | undefined;
+  /** An assistant thread's title (the last one set), and how many calls set one. */
+  titleOf(channel: string, threadTs: string): { title: string; calls: number } | undefined;
   close(): Promise<void>;
 }
 
@@ -390,6 +399,49 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
     return edit ? { ...c, params: { ...c.params, ...edit } } : c;
   };
   let stopWhen: { test: (st: FakeStream) => boolean; afterMs: number } | undefined;
+  /** Slack's AI-app state by `channel:thread_ts`: the status shown, the prompts, the title. */
+  const statuses = new Map<string, { status: string; loadingMessages: string[]; setAt: number }>();
+  const prompts = new Map<string, { prompts: Array<{ title: string; message: string }>; calls: number }>();
+  const titles = new Map<string, { title: string; calls: number }>();
+  const threadKey = (channel: string | undefined, ts: string | undefined) => `${channel ?? ''}:${ts ?? ''}`;
+  /**
+   * assistant.threads.setStatus, setSuggestedPrompts and setTitle
+   * (https://docs.slack.dev/reference/methods/assistant.threads.setStatus, ...setSuggestedPrompts, ...setTitle):
+   * what each keeps, and the limits their pages state without an error code (answered invalid_arguments).
+   */
+  const assistantAnswer = (method: string, params: Record<string, string>, at: number): ScriptedAnswer | undefined => {
+    const refuse = (error: string): ScriptedAnswer => ({ status: 200, body: { ok: false, error } });
+    const list = (raw: string | undefined): unknown[] | undefined => {
+      try {
+        const v = JSON.parse(raw ?? '') as unknown;
+        return Array.isArray(v) ? v : undefined;
+      } catch {
+        return undefined;
+      }
+    };
+    const key = threadKey(params.channel_id, params.thread_ts);
+    switch (method) {
+      case 'assistant.threads.setStatus': {
+        const loading = params.loading_messages === undefined ? [] : list(params.loading_messages);
+        if (!loading || loading.length > LOADING_MESSAGES_MAX || !loading.every((m) => typeof m === 'string')) return refuse('invalid_arguments');
+        if (params.status === '') statuses.delete(key);
+        else statuses.set(key, { status: params.status ?? '', loadingMessages: loading as string[], setAt: at });
+        return { status: 200, body: { ok: true } };
+      }
+      case 'assistant.threads.setSuggestedPrompts': {
+        const given = list(params.prompts);
+        const wellFormed = (p: unknown) => typeof (p as { title?: unknown }).title === 'string' && typeof (p as { message?: unknown }).message === 'string';
+        if (!given || given.length === 0 || given.length > PROMPTS_MAX || !given.every(wellFormed)) return refuse('invalid_arguments');
+        prompts.set(key, { prompts: given as Array<{ title: string; message: string }>, calls: (prompts.get(key)?.calls ?? 0) + 1 });
+        return { status: 200, body: { ok: true } };
+      }
+      case 'assistant.threads.setTitle':
+        titles.set(key, { title: params.title ?? '', calls: (titles.get(key)?.calls ?? 0) + 1 });
+        return { status: 200, body: { ok: true } };
+      default:
+        return undefined;
+    }
+  };
   const nextTs = (at: number) => `${Math.floor(at / 1000)}.${String(++counter).padStart(6, '0')}`;
   /** Whether `ts` is a message a person wrote (the fake holds them as the conversation's history). */
   const personal = (channel: string, ts: string) => history.get(channel)?.messages.some((m) => m.ts === ts) === true;
@@ -624,7 +676,12 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
           truncated = check.truncated === true;
         }
         answer ??= streamAnswer(method, params, at);
+        answer ??= assistantAnswer(method, params, at);
         answer ??= { status: 200, body: defaultAnswer(method, params, ++counter, threadReplies(), history) };
+        // A message this app puts in a thread takes the thinking status away (setStatus: "if no message has been sent").
+        if ((method === 'chat.postMessage' || method === 'chat.startStream') && (answer.body as { ok?: unknown } | undefined)?.ok === true) {
+          statuses.delete(threadKey(params.channel, params.thread_ts));
+        }
         const body = answer.body as { ok?: unknown; error?: unknown } | undefined;
         calls.push({
           method,
@@ -708,6 +765,18 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
       return ts;
     },
     refuseStreamsIn: new Set(),
+    statusOf: (channel, threadTs) => {
+      const key = threadKey(channel, threadTs);
+      const st = statuses.get(key);
+      if (!st) return undefined;
+      if (now() - st.setAt >= STATUS_TIMEOUT_MS) {
+        statuses.delete(key);
+        return undefined;
+      }
+      return st;
+    },
+    promptsOf: (channel, threadTs) => prompts.get(threadKey(channel, threadTs)),
+    titleOf: (channel, threadTs) => titles.get(threadKey(channel, threadTs)),
     // A streamed message counts as a reply once it is final (stopped, by the app or by the person, or updated);
     // one left open shows in `streams`.
     posts: () =>

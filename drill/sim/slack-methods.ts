@@ -16,6 +16,8 @@ export interface ArgSpec {
   required?: boolean;
   /** The error Slack answers when a required argument is missing (the page's own code for it). @default 'invalid_arguments' */
   missing?: string;
+  /** Sent empty, it is still given (setStatus's `status: ''` clears the status). */
+  mayBeEmpty?: boolean;
 }
 
 /** A text limit: past `max` characters Slack answers `error`, or, with `truncate`, cuts the text and accepts the call. */
@@ -64,6 +66,12 @@ export const MARKDOWN_TEXT_MAX = 12_000;
 export const UPDATE_TEXT_MAX = 4_000;
 /** chat.postMessage truncates `text` past this. */
 export const POST_TEXT_MAX = 40_000;
+/** assistant.threads.setStatus: "A two minute timeout applies, which will cause the status to be removed if no message has been sent." */
+export const STATUS_TIMEOUT_MS = 120_000;
+/** assistant.threads.setStatus: "Maximum of 10 messages". */
+export const LOADING_MESSAGES_MAX = 10;
+/** assistant.threads.setSuggestedPrompts: "up to four suggested prompts". */
+export const PROMPTS_MAX = 4;
 
 const markdownLimit = (method: string): TextLimit => ({
   arg: 'markdown_text',
@@ -296,15 +304,17 @@ export const SLACK_METHODS: readonly MethodRow[] = [
       'Sending `text` to a streamed message replaces its markdown with mrkdwn text (platform-facts); the fake keeps the text as sent.',
     ],
   },
+  // Slack's AI-app methods: the thinking status, an assistant thread's prompts and title.
   {
     method: 'assistant.threads.setStatus',
     doc: `${DOCS}assistant.threads.setStatus`,
-    calledFrom: ['app/listeners/conversation.ts ("is thinking..." in a DM)'],
+    calledFrom: ['lib/turn/status.ts (the thinking status while a turn runs, in DMs, channels and threads)'],
     tier: 'Special',
     args: {
       channel_id: { required: true, missing: 'channel_not_found' },
       thread_ts: { required: true, missing: 'invalid_thread_ts' },
-      status: { required: true },
+      status: { required: true, mayBeEmpty: true },
+      loading_messages: {},
     },
     limits: [],
     errors: {
@@ -312,7 +322,48 @@ export const SLACK_METHODS: readonly MethodRow[] = [
       invalid_thread_ts: '`thread_ts` missing or invalid',
     },
     notSimulated: ['method_not_supported_for_channel_type', 'reserved_username'],
-    silent: ['The status clears itself after two minutes without a message; the fake keeps no status at all.'],
+    silent: [
+      'The status clears itself "after a two minute timeout ... if no message has been sent" (the page): the fake keeps each status STATUS_TIMEOUT_MS, and a message this app posts in the thread clears it.',
+      '`status: ""` clears the status (Bolt\'s setStatus helpers and Slack\'s AI-app guide); the page marks it required and says nothing of empty: the fake takes empty as "clear".',
+      '`loading_messages`: "Maximum of 10 messages", with no error code for more: the fake answers invalid_arguments past 10.',
+    ],
+  },
+  {
+    method: 'assistant.threads.setSuggestedPrompts',
+    doc: `${DOCS}assistant.threads.setSuggestedPrompts`,
+    calledFrom: ["app/listeners/assistant.ts (assistant_thread_started: the bot's `prompts`, once a thread)"],
+    tier: 'Tier 4',
+    args: {
+      channel_id: { required: true, missing: 'channel_not_found' },
+      thread_ts: {},
+      prompts: { required: true },
+      title: {},
+    },
+    limits: [],
+    errors: { channel_not_found: '`channel_id` missing or invalid' },
+    notSimulated: ['invalid_thread_ts', 'message_not_found'],
+    silent: [
+      '"Use this method to set up to four suggested prompts", with no error code for more: the fake answers invalid_arguments past 4, and for a prompt without a `title` or a `message`.',
+      "`thread_ts` is for the assistant view (the manifest's `assistant_view`, which autohub declares); with an agent view Slack ignores the call silently. The fake keeps the prompts by thread.",
+    ],
+  },
+  {
+    method: 'assistant.threads.setTitle',
+    doc: `${DOCS}assistant.threads.setTitle`,
+    calledFrom: ["lib/turn/ai-turn.ts (an assistant thread's title after its first answer)"],
+    tier: 'Tier 4',
+    args: {
+      channel_id: { required: true, missing: 'channel_not_found' },
+      thread_ts: { required: true, missing: 'invalid_thread_ts' },
+      title: { required: true },
+    },
+    limits: [],
+    errors: {
+      channel_not_found: '`channel_id` missing or invalid',
+      invalid_thread_ts: '`thread_ts` missing or invalid',
+    },
+    notSimulated: ['access_denied', 'accesslimited'],
+    silent: ['The page gives no length limit for `title`: the fake takes any, and keeps the last one per thread.'],
   },
   {
     method: 'conversations.replies',
@@ -430,7 +481,7 @@ export function refusal(method: string, params: Readonly<Record<string, string>>
   const row = BY_METHOD.get(method);
   if (!row) return undefined;
   for (const [arg, spec] of Object.entries(row.args)) {
-    if (spec.required && (params[arg] === undefined || params[arg] === '')) {
+    if (spec.required && (params[arg] === undefined || (params[arg] === '' && !spec.mayBeEmpty))) {
       // chat.appendStream: `chunks` stands in for `markdown_text` (its page's markdown_text_or_chunks_required).
       if (arg === 'markdown_text' && params.chunks !== undefined) continue;
       return { error: spec.missing ?? 'invalid_arguments' };

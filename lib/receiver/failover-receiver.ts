@@ -73,8 +73,10 @@ export interface FailoverReceiverOptions {
   onDead?: (dead: DeadTurn) => void;
   /** A slot came free. */
   onIdle?: () => void;
-  /** Acked turns the store would not take back at shutdown (see TurnRunnerOptions.journal). */
+  /** Acked turns the store would not take back at shutdown, or take for a retry (see TurnRunnerOptions.journal). */
   journal?: TurnRunnerOptions['journal'];
+  /** Failed turns wait on the store, kept here (see TurnRunnerOptions.onWaitingOnStore). */
+  onWaitingOnStore?: (count: number) => void;
   /** The handle each turn's listener answers through (see TurnRunnerOptions.handleFor). */
   handleFor?: TurnRunnerOptions['handleFor'];
   /** Before a turn takes a slot: its conversation's order (see TurnRunnerOptions.admit). */
@@ -160,6 +162,7 @@ export class FailoverReceiver implements Receiver {
       reclaim: (t) => this.#reclaim(t),
       confirmClaim: (key, nonce, leaseMs) => o.store.confirm(key, nonce, leaseMs),
       journal: o.journal,
+      onWaitingOnStore: o.onWaitingOnStore,
       now: o.now,
     });
   }
@@ -191,6 +194,21 @@ export class FailoverReceiver implements Receiver {
   /** How many more turns this copy can take now. */
   get capacity(): number {
     return this.#runner.capacity;
+  }
+
+  /** Turns past their deadline whose work has not returned (a bot ignoring ctx.signal): shown in the health body. */
+  get pastDeadline(): number {
+    return this.#runner.pastDeadline;
+  }
+
+  /** Failed turns kept for the store, waiting for it to answer. */
+  get waitingOnStore(): number {
+    return this.#runner.waitingOnStore;
+  }
+
+  /** The store answered (a look went through): the turns kept for it are claimed and run now. Nothing to do while none is kept. */
+  storeAnswered(): Promise<void> {
+    return this.#runner.drainKept((envelope) => this.inject(envelope, { recovered: true }));
   }
 
   readonly requestListener = (req: IncomingMessage, res: ServerResponse): void => {
@@ -230,6 +248,7 @@ export class FailoverReceiver implements Receiver {
     );
     if (!drained) {
       this.#o.log.warn('receiver.drain_timeout', { inFlight: this.#runner.inFlight, drainMs: this.#o.drainMs });
+      this.#runner.expireAll('the copy is stopping past its drain');
       await this.#runner.abandonUnleased();
     }
     if (server) {

@@ -150,6 +150,8 @@ export class TurnLease {
   /** Start keeping the lease alive. */
   start(): void {
     this.o.keeper.add(this.key, this.token, this.o.sentAt + this.o.settings.leaseMs, (reason) => this.#lose(reason), this.o.restore && this.#rewrite);
+    // A look's take counts no death until its taker renews it: renewed at once, so a taker that dies running it counts.
+    if (this.o.takeover) this.o.keeper.renewSoon();
   }
 
   /** This turn's claim written again when the store forgot it, with its runs and its streamed message ('lost' without a hook). */

@@ -109,3 +109,13 @@ export function conversationKeys(conversation: string): { order: string; skipped
     admitted: `${PREFIX}:conv:${conversation}:admitted`,
   };
 }
+
+/** An assistant thread (Slack's split view): its latest context, sealed, whichever copy saw the change. */
+export function assistantThreadKey(channel: string, threadTs: string): string {
+  return `${PREFIX}:assistant:${part(channel)}:${part(threadTs)}`;
+}
+
+/** Taken once per assistant thread for `what` (its suggested prompts, its title), by the event that does it. */
+export function assistantOnceKey(what: 'prompts' | 'title', channel: string, threadTs: string): string {
+  return `${PREFIX}:assistant:${part(what)}:${part(channel)}:${part(threadTs)}`;
+}

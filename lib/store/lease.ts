@@ -176,6 +176,10 @@ export interface LeaseRecord {
   stream_confirmed?: number;
   /** Lapsed leases taken over or dead-lettered: how often a copy died (or froze) running this turn. */
   deaths?: number;
+  /** 1 while a look's take has not been acknowledged by its taker's renewal (LOOK_SCRIPT). */
+  unacked?: number;
+  /** 1 while a dead letter a look made has not been told to the owner: every look reports it (LOOK_SCRIPT). */
+  untold?: number;
 }
 
 export function parseLeaseRecord(stored: unknown): LeaseRecord | undefined {

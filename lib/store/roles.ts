@@ -55,6 +55,8 @@ export interface LookOptions {
    * look, whose lease is kept alive instead until the copy confirms it.
    */
   running?: readonly string[];
+  /** Keys of dead letters this copy's earlier looks reported and it has told the owner of: reported no more. */
+  told?: readonly string[];
 }
 
 /** The status page's line for a turn that ended, written with the lease's last operation. */
@@ -185,8 +187,15 @@ export interface SharedStore extends Claims, Leases, DeadLetters, Records, Lists
  * or a takeover returns it instead of running the step again.
  */
 export interface TurnSteps {
-  /** Keep one step's result (one command); false when the store could not answer (the step then runs again on a retry). */
-  keepStep(turnKey: string, name: string, json: string): Promise<boolean>;
+  /**
+   * Keep one step's result (one command), only while `token` still holds the
+   * turn, live: `lost` when another copy holds it (nothing written: the
+   * taker-over's result stays), `unreachable` when the store could not answer
+   * (the step then runs again on a retry). A turn whose claim is not in the
+   * store at all (forgotten) keeps it. Without a token (a claim that failed
+   * open) it is kept unfenced.
+   */
+  keepStep(turnKey: string, name: string, json: string, token?: number): Promise<EndReply>;
   /** Every kept step of a turn, name -> JSON (one command); {} when none, undefined when the store could not answer. */
   loadSteps(turnKey: string): Promise<Record<string, string> | undefined>;
 }

@@ -244,7 +244,7 @@ export class UpstashStore implements SharedStore {
   #sent = 0;
 
   async look(owner: ClaimOwner, leaseMs: number, limit: number, heartbeat?: string, options: LookOptions = {}): Promise<Look | undefined> {
-    const { policy, running = [] } = options;
+    const { policy, running = [], told = [] } = options;
     const keys = [LEASES_KEY, STATUS_KEYS.copies, SERVED_KEY, GAPS_KEY, DEAD_KEY, usageKey(new Date(this.#now()))];
     // What was sent since the last look (this look's own request is counted by the next one).
     const sent = this.#sent;
@@ -260,6 +260,7 @@ export class UpstashStore implements SharedStore {
       L.deadTtlSeconds,
       sent,
       ...running,
+      ...told.map((key) => `told:${key}`),
     ];
     const reply = await this.#lease(keys, S.LOOK_SCRIPT, args);
     // Not added (the look failed): counted with the next one.
@@ -414,11 +415,11 @@ export class UpstashStore implements SharedStore {
     return this.#observed.get();
   }
 
-  /** A step's result, sealed like a body, in one command (HSET + EXPIRE in a script). */
-  async keepStep(turnKey: string, name: string, json: string): Promise<boolean> {
+  /** A step's result, sealed like a body, in one command (HSET + EXPIRE in a script), fenced by the turn's token. */
+  async keepStep(turnKey: string, name: string, json: string, token?: number): Promise<EndReply> {
     const key = stepsKey(turnKey);
     const value = this.#sealer ? this.#sealer.seal(json) : json;
-    return (await this.#bounded('note', key, () => this.#run(S.KEEP_STEP_SCRIPT, [key], [name, value, L.claimTtlSeconds]))) === 1;
+    return replyOf(await this.#bounded('note', key, () => this.#run(S.KEEP_STEP_SCRIPT, [key, turnKey], [name, value, L.claimTtlSeconds, token ?? ''])));
   }
 
   /** A turn's kept steps in one HGETALL; a result no key here opens is left out (that step runs again). */

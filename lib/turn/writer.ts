@@ -20,7 +20,8 @@
  *     at the start (nothing visible yet): the reply is posted instead.
  */
 import type { WebClient } from '@slack/web-api';
-import { cutAt, partMetadata, PART_CHARS, splitText } from './parts.js';
+import { partMetadata, PART_CHARS, splitText } from './parts.js';
+import { rollover, startOf, type Rollover } from './split.js';
 import { readChunk, TaskBoard, type PlanUpdateChunk, type ReplyChunk, type TaskDisplayMode, type TaskUpdateChunk } from './tasks.js';
 import type { ReplyTarget } from './thread.js';
 
@@ -247,17 +248,18 @@ export class ReplyWriter {
     this.#chunked = this.o.taskDisplayMode !== undefined || board.any;
 
     const parts: string[] = [];
-    let partLen = 0;
+    /** The open message's text as Slack has it: a code block reopened at its start, and closed at its end, included. */
+    let held = '';
     let full = pending;
-    /** Characters of the reply Slack has accepted. */
+    /** Characters of the reply Slack has accepted (a reopened or closed code block's markers not counted). */
     let sent = 0;
     let lastAppend = this.#now();
-    const startPart = async (text: string): Promise<'started' | 'cannot'> => {
+    const startPart = async (head: string, text: string): Promise<'started' | 'cannot'> => {
       try {
         const started = await client.chat.startStream({
           channel: target.channel,
           thread_ts: target.threadTs,
-          ...this.#body(text),
+          ...this.#body(head + text),
           ...(this.o.taskDisplayMode ? { task_display_mode: this.o.taskDisplayMode } : {}),
           ...(target.recipientUser ? { recipient_user_id: target.recipientUser } : {}),
           ...(target.recipientTeam ? { recipient_team_id: target.recipientTeam } : {}),
@@ -273,7 +275,7 @@ export class ReplyWriter {
         }
         throw error;
       }
-      partLen = text.length;
+      held = head + text;
       sent += text.length;
       await this.ledger?.recordParts(parts);
       this.ledger?.confirmed(sent);
@@ -281,24 +283,23 @@ export class ReplyWriter {
       return 'started';
     };
 
-    const firstCut = cutAt(pending, this.#max);
-    const first = pending.slice(0, firstCut);
-    if ((await startPart(first)) === 'cannot') {
+    const first = startOf('', pending, this.#max);
+    if ((await startPart('', pending.slice(0, first.take))) === 'cannot') {
       const rest = await feed.rest();
       return { ...(await this.post(pending + rest.text, blocks)), chunks: count + rest.count };
     }
-    pending = pending.slice(firstCut);
+    pending = pending.slice(first.take);
 
     type Ended = 'expired' | 'stopped' | undefined;
-    // Send `text` (and the tasks not yet sent) into the open message: an append, or (last) the stop with metadata.
-    const send = async (text: string, stop: { final: boolean } | undefined): Promise<Ended> => {
+    // Send `text` into the open message: an append, or (last) the stop with metadata, with the tasks not yet sent; `tail` closes a code block left open.
+    const send = async (text: string, stop: { final: boolean } | undefined, tail = ''): Promise<Ended> => {
       const ts = parts[parts.length - 1]!;
       try {
         if (stop) {
           await client.chat.stopStream({
             channel: target.channel,
             ts,
-            ...this.#body(text),
+            ...this.#body(text + tail),
             metadata: partMetadata(target.eventId, parts.length - 1, stop.final),
             ...(stop.final && blocks ? { blocks: blocks as never } : {}),
           } as never);
@@ -314,7 +315,7 @@ export class ReplyWriter {
         if (code === 'stopped_by_user') return 'stopped';
         throw error;
       }
-      partLen += text.length;
+      held += text + tail;
       sent += text.length;
       this.ledger?.confirmed(sent);
       return undefined;
@@ -324,52 +325,55 @@ export class ReplyWriter {
       const ended = await send('', { final: false });
       if (ended) return ended;
       this.#chunked = true;
-      await startPart('');
+      await startPart('', '');
       return undefined;
     };
-    // Roll over before the limit: fill this message, stop it, start the next. Not while a task is open
-    // here: its card would be left spinning in a message that no longer streams (the text waits for it).
-    const rollOver = async (): Promise<Ended> => {
-      while (partLen + pending.length > this.#max && board.open.length === 0) {
-        const room = this.#max - partLen;
-        const cut = room > 0 ? cutAt(pending, room) : 0;
-        const ended = await send(pending.slice(0, cut), { final: false });
+    // Roll over before the limit: fill this message (closing a code block left open), stop it, start the next (reopening it).
+    // A message started full (cut where it reads well) is stopped right there: `planned` says how. Not while a task is
+    // open here: its card would be left spinning in a message that no longer streams (the text waits for the task).
+    const next = () => (board.open.length === 0 ? rollover(held, pending, this.#max) : undefined);
+    const roll = async (planned?: Rollover): Promise<Ended> => {
+      for (let plan = planned ?? next(); plan; ) {
+        const ended = await send(pending.slice(0, plan.take), { final: false }, plan.tail);
         if (ended) return ended;
-        pending = pending.slice(cut);
-        const nextCut = cutAt(pending, this.#max);
-        await startPart(pending.slice(0, nextCut));
-        pending = pending.slice(nextCut);
+        pending = pending.slice(plan.take);
+        const start = startOf(plan.head, pending, this.#max);
+        await startPart(plan.head, pending.slice(0, start.take));
+        pending = pending.slice(start.take);
+        plan = start.full ?? next();
       }
       return undefined;
     };
 
-    let ended: Ended;
-    for (;;) {
+    // A first chunk longer than a message has filled this one: it rolls over before the next chunk is read.
+    let ended: Ended = first.full ? await roll(first.full) : undefined;
+    while (!ended) {
       const due = this.#every - (this.#now() - lastAppend);
       // Woken when an append falls due, if there is something it could send (text with room for it, or tasks).
-      const sendable = board.unsent || (pending !== '' && partLen < this.#max);
-      const next = await feed.next(sendable ? Math.max(0, due) : undefined);
-      if (next.kind === 'done') break;
-      if (next.kind === 'text') {
+      const fits = held.length + pending.length <= this.#max;
+      const sendable = board.unsent || (pending !== '' && fits);
+      const got = await feed.next(sendable ? Math.max(0, due) : undefined);
+      if (got.kind === 'done') break;
+      if (got.kind === 'text') {
         count += 1;
-        full += next.value;
-        pending += next.value;
+        full += got.value;
+        pending += got.value;
       }
       // A task arrived in a stream that began as text: it goes on in a chunked message of its own.
       if (!this.#chunked && board.unsent) {
         ended = await toChunks();
         if (ended) break;
       }
-      ended = await rollOver();
-      if (ended) break;
-      if ((pending === '' && !board.unsent) || this.#now() - lastAppend < this.#every) continue;
-      // While a task is open the text that would overflow this message waits (rollOver).
-      const room = this.#max - partLen;
-      const now = pending.length <= room ? pending : pending.slice(0, cutAt(pending, Math.max(1, room)));
-      if (now.length > room) continue;
-      ended = await send(now, undefined);
-      if (ended) break;
-      pending = pending.slice(now.length);
+      ended = await roll();
+      if (ended || (pending === '' && !board.unsent) || this.#now() - lastAppend < this.#every) continue;
+      // While a task is open, text that would overflow this message waits for it (roll).
+      if (held.length + pending.length > this.#max) {
+        if (!board.unsent) continue;
+        ended = await send('', undefined);
+        continue;
+      }
+      ended = await send(pending, undefined);
+      if (!ended) pending = '';
     }
     if (ended === 'stopped') {
       // The person pressed Stop: the answer ends where Slack stopped it. Nothing more is written.
@@ -382,7 +386,7 @@ export class ReplyWriter {
     }
     // The reply is whole: a task still open is done with it.
     board.close('complete');
-    ended = await rollOver();
+    ended = await roll();
     if (!ended && !this.#chunked && board.unsent) ended = await toChunks();
     if (!ended) ended = await send(pending, { final: true });
     if (ended === 'stopped') return { ts: parts[0], parts, how: 'stopped', chunks: count };

@@ -168,6 +168,10 @@ describe('the fake Web API, driven by the real WebClient, answers as the table s
     'chat.update channel_not_found': async () => call('chat.update', { ts: await stoppedStream(), text: 'x' }),
     'assistant.threads.setStatus channel_not_found': () => call('assistant.threads.setStatus', { thread_ts: ts(), status: 'is thinking...' }),
     'assistant.threads.setStatus invalid_thread_ts': () => call('assistant.threads.setStatus', { channel_id: 'D0PERSON', status: 'is thinking...' }),
+    'assistant.threads.setSuggestedPrompts channel_not_found': () =>
+      call('assistant.threads.setSuggestedPrompts', { thread_ts: ts(), prompts: [{ title: 'Hi', message: 'Hi there' }] }),
+    'assistant.threads.setTitle channel_not_found': () => call('assistant.threads.setTitle', { thread_ts: ts(), title: 'A title' }),
+    'assistant.threads.setTitle invalid_thread_ts': () => call('assistant.threads.setTitle', { channel_id: 'D0PERSON', title: 'A title' }),
     'conversations.replies channel_not_found': () => call('conversations.replies', { ts: ts() }),
     'conversations.replies thread_not_found': () => call('conversations.replies', { channel: 'C0GENERAL' }),
     'conversations.replies invalid_cursor': () => call('conversations.replies', { channel: 'C0GENERAL', ts: ts(), cursor: 'bm90IG91cnM=' }),

@@ -49,7 +49,7 @@ describe('loadTurnModule', () => {
   it('a relative path starts at the project root, whatever the working directory', async () => {
     expect(projectRoot()).toBe(process.cwd());
     const mod = await loadTurnModule('examples/echo.mjs', { root: projectRoot() });
-    expect(await mod.takeTurn({ ...request, files: [] }, ctx)).toMatch(/hi/);
+    expect(await mod.takeTurn({ ...request, files: [] }, ctx)).toMatchObject({ text: expect.stringMatching(/hi/) });
   });
 
   it('a TypeScript module loads (through tsx when this copy runs its build)', async () => {
