@@ -14,6 +14,7 @@ import type { LegChecker } from '../lib/legs/index.js';
 import { statusRecorder, type StatusRecorder } from '../lib/status/index.js';
 import { createStore, type SharedStore } from '../lib/store/index.js';
 import { LoopDelay, type Sleep } from '../lib/time/index.js';
+import { conversationAdmit, ConversationGate } from '../lib/conversation/index.js';
 import { createLegChecker } from './legs.js';
 import type { StatusTimers, TakeTurn, TurnModule } from '../lib/turn/index.js';
 import {
@@ -109,8 +110,10 @@ export function createAutohub(options: AutohubOptions): Autohub {
   const health = buildHealth({ ...common, config, version: VERSION, loop, wakes: wakes.calls });
   const journal = buildJournal(config);
   const ai = buildAi({ bot, store, config, timers: options.timers });
-  const handleFor = turnHandles({ ...common, config, slack, ai });
-  const receiver = buildReceiver({ ...common, config, keeper, health, journal, handleFor, wakes: wakes.calls });
+  const handleFor = turnHandles({ ...common, config, slack, ai, taskDisplayMode: bot.taskDisplayMode, ordered: bot.concurrency !== 'parallel' });
+  // One turn at a time per conversation, unless the bot asks for parallel turns (lib/conversation).
+  const conversation = bot.concurrency === 'parallel' ? undefined : conversationAdmit(new ConversationGate({ store, log, now }));
+  const receiver = buildReceiver({ ...common, config, keeper, health, journal, handleFor, conversation, wakes: wakes.calls });
   const heartbeat = buildHeartbeat({ config, health, receiver, log, now });
   const sweeper = buildSweeper({ ...common, config, client, wakes: wakes.calls });
   const reaper = buildReaper({ ...common, config, wakes: wakes.calls });

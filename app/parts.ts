@@ -3,6 +3,8 @@
  * part that calls another does so through `wakes` (app/wiring.ts says who
  * answers each call); app/create-app.ts lists the parts and wires them.
  */
+import type { conversationAdmit } from '../lib/conversation/index.js';
+import type { TaskDisplayMode } from '../lib/turn/index.js';
 import { App } from '@slack/bolt';
 import { WebClient, type WebClientOptions } from '@slack/web-api';
 import type { AppConfig } from '../lib/config/index.js';
@@ -127,7 +129,13 @@ export function buildJournal(config: Pick<AppConfig, 'journal' | 'sealKeys'>): T
  * pass the fence right before they leave (lib/ratelimit/guarded-client.ts).
  */
 export function turnHandles(
-  o: Common & { config: Pick<AppConfig, 'instance' | 'role' | 'botToken' | 'maxReplyChars'>; slack: SlackClient; ai?: ReturnType<typeof buildAi> | undefined },
+  o: Common & {
+    config: Pick<AppConfig, 'instance' | 'role' | 'botToken' | 'maxReplyChars'>;
+    slack: SlackClient;
+    ai?: ReturnType<typeof buildAi> | undefined;
+    taskDisplayMode?: TaskDisplayMode | undefined;
+    ordered?: boolean | undefined;
+  },
 ) {
   const { rateLimit, client } = o.slack;
   const copy = { instance: o.config.instance, role: o.config.role };
@@ -146,6 +154,8 @@ export function turnHandles(
       botToken: o.config.botToken,
       noStream,
       maxReplyChars: o.config.maxReplyChars,
+      taskDisplayMode: o.taskDisplayMode,
+      ordered: o.ordered,
       now: o.now,
       ai: o.ai?.turn,
     });
@@ -169,6 +179,8 @@ export function buildReceiver(
     health: HealthMonitor;
     journal: TurnJournal | undefined;
     handleFor: ReturnType<typeof turnHandles>;
+    /** One turn at a time per conversation (lib/conversation); undefined: turns of a thread run side by side. */
+    conversation?: ReturnType<typeof conversationAdmit> | undefined;
     wakes: Pick<Wakes, 'retryIn' | 'idle' | 'appRateLimited' | 'failOpen' | 'dead' | 'hint' | 'failover' | 'waitingOnStore'>;
   },
 ): FailoverReceiver {
@@ -196,6 +208,7 @@ export function buildReceiver(
     onFailOpen: wakes.failOpen,
     onWaitingOnStore: wakes.waitingOnStore,
     handleFor: o.handleFor,
+    ...(o.conversation ? { admit: o.conversation.admit, ended: o.conversation.ended } : {}),
     onDead: wakes.dead,
     onHint: wakes.hint,
     onFailover: wakes.failover,

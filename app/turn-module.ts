@@ -13,9 +13,11 @@
 import { existsSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseConcurrency } from '../lib/conversation/index.js';
 import { ConfigError } from '../lib/errors/index.js';
 import type { AppConfig } from '../lib/config/index.js';
 import type { TurnModule } from '../lib/turn/types.js';
+import { TASK_DISPLAY_MODES, type TaskDisplayMode } from '../lib/turn/index.js';
 import { aiExportsOf, aiExportsProblem } from '../lib/turn/ai-exports.js';
 import { demoTurn, type DemoTurnOptions } from './turn.js';
 
@@ -93,6 +95,26 @@ export async function loadTurnModule(path: string | undefined, options: LoadTurn
     takeTurn: exports.takeTurn as TurnModule['takeTurn'],
     ...(exports.register ? { register: exports.register as NonNullable<TurnModule['register']> } : {}),
     ...aiExportsOf(exports),
+    ...conversationExports(exports, path, file),
+  };
+}
+
+// --- Conversations and tasks (docs/tasks-and-conversations.md): kept apart from the checks above. ---
+
+/** `concurrency`, checked once here: a wrong value stops start-up with one line. */
+function conversationExports(exports: Record<string, unknown>, path: string, file: string): Pick<TurnModule, 'concurrency' | 'taskDisplayMode'> {
+  const concurrency = parseConcurrency(exports.concurrency);
+  if (!concurrency.ok) throw invalid(path, `${concurrency.expected} in ${file}`);
+  const mode = exports.taskDisplayMode;
+  if (mode !== undefined && !(TASK_DISPLAY_MODES as readonly unknown[]).includes(mode)) {
+    throw invalid(
+      path,
+      `taskDisplayMode, when exported, to be one of ${TASK_DISPLAY_MODES.join(', ')}, but it is ${JSON.stringify(mode) ?? typeof mode} in ${file}`,
+    );
+  }
+  return {
+    ...(exports.concurrency === undefined ? {} : { concurrency: concurrency.mode }),
+    ...(mode === undefined ? {} : { taskDisplayMode: mode as TaskDisplayMode }),
   };
 }
 

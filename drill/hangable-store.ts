@@ -38,6 +38,7 @@ const WHILE_HUNG: { [K in keyof Operations]: (...a: Parameters<Operations[K]>) =
   dropDead: () => false,
   keepStep: () => 'unreachable',
   loadSteps: () => undefined,
+  enterConversation: () => undefined,
 };
 
 export function hangable(store: SharedStore): SharedStore & { hung: boolean } {

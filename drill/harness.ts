@@ -51,6 +51,8 @@ export interface Harness {
   slowStore(ms: number): void;
   /** Turns still live in the store (leased or waiting for a retry); undefined when it cannot say. */
   pending(): Promise<number | undefined>;
+  /** When the store took a delivery's claim (its record's first_at, the store's ms); undefined when it has none. */
+  claimedAt(key: string): Promise<number | undefined>;
   /** More cloud copies behind the cloud's balancer, taken in turn with the first (Railway's `replicas`). */
   addReplicas(n: number): Promise<CopyHandle[]>;
   /** Stop the added replicas; the cloud is one copy again. */
@@ -121,6 +123,11 @@ export async function startHarness(options: { factor: number; inProcess?: boolea
       router = createEdgeRouter({ settings });
     },
     pending: async () => reader?.pending(),
+    claimedAt: async (key) => {
+      const raw = await reader?.read(key);
+      const at = raw ? (JSON.parse(raw) as { first_at?: unknown }).first_at : undefined;
+      return typeof at === 'number' ? at : undefined;
+    },
     addReplicas: async (n) => {
       const added = await Promise.all(
         Array.from({ length: n }, (_, i) => {

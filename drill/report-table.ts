@@ -3,7 +3,7 @@ import type { ScenarioResult } from './run-scenario.js';
 
 /**
  * A scenario fails on a fault it could not stage, a mention lost, answered and dead-lettered too, or left
- * half-written, a step's side effect run twice for one mention, an expectation of its own unmet (`unmet`), a duplicate it did not state up front, or (unless
+ * half-written, a step's side effect run twice for one mention, a follow-up answered out of order, a task left spinning, an expectation of its own unmet (`unmet`), a duplicate it did not state up front, or (unless
  * `slowAcks: false`) an ack later than Slack's 3 s: Slack would retry it.
  */
 export function failed(result: ScenarioResult, options: { slowAcks?: boolean } = {}): boolean {
@@ -14,6 +14,8 @@ export function failed(result: ScenarioResult, options: { slowAcks?: boolean } =
     s.lost > 0 ||
     (s.answeredThenDead ?? 0) > 0 ||
     (s.halfWritten ?? 0) > 0 ||
+    (s.outOfOrder ?? 0) > 0 ||
+    (s.spinningTasks ?? 0) > 0 ||
     (s.sideEffectsTwice ?? 0) > 0 ||
     (s.duplicateReplies > 0 && !result.duplicatesPossible) ||
     (options.slowAcks !== false && s.deadlineMisses > 0)
@@ -65,6 +67,10 @@ export function notes(results: readonly ScenarioResult[]): string[] {
     ...results.filter((r) => r.duplicatesPossible).map((r) => `note: ${r.name}: ${r.duplicatesPossible}`),
     ...results.flatMap((r) => r.faults.filter((f) => f.error).map((f) => `fault not staged: ${r.name}: ${f.label}: ${f.error}`)),
     ...results.flatMap((r) => (r.unmet ?? []).map((u) => `unmet: ${r.name}: ${u}`)),
+    ...results
+      .filter((r) => (r.score.outOfOrder ?? 0) > 0)
+      .map((r) => `out of order: ${r.name}: ${r.score.outOfOrder} follow-ups answered before the answer before them was whole`),
+    ...results.filter((r) => (r.score.spinningTasks ?? 0) > 0).map((r) => `spinning: ${r.name}: ${r.score.spinningTasks} tasks left pending or in progress`),
   ];
 }
 

@@ -3,12 +3,23 @@
  * its faults come and go, then Slack's retries settle, then the replies are
  * counted.
  */
+import { eventKey } from '../lib/store/index.js';
 import { LATE_NOTE } from '../lib/turn/index.js';
 import { compareTs, type RecordedCall } from './sim/fake-web-api.js';
 import { dmMentionPair, mentionEnvelope } from './sim/slack-events.js';
 import { DRILL_SECRET, type Harness } from './harness.js';
 import { inShare, type Scenario } from './scenarios.js';
-import { countSideEffects, isContinuation, isWholeAnswer, scoreScenario, type Reply, type ScenarioScore } from './score.js';
+import {
+  countOutOfOrder,
+  countSideEffects,
+  countSpinning,
+  isContinuation,
+  isWholeAnswer,
+  scoreScenario,
+  type Reply,
+  type ScenarioScore,
+  type WriteSpan,
+} from './score.js';
 import { SlackSim, type Attempt } from './slack-sim.js';
 import { AssistantThreadsDrill } from './assistant-traffic.js';
 
@@ -156,6 +167,8 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
   });
 
   const deliveries: Promise<void>[] = [];
+  /** Mentions and the follow-ups written in their threads while they ran, by event id. */
+  const followPairs: Array<{ earlier: string; later: string }> = [];
   for (let i = 0; i < options.events; i++) {
     await sleep(startedAt + (i * sendMs) / options.events - Date.now());
     // When it is sent, as Slack stamps it (to the millisecond here, then the index for uniqueness). A coarser
@@ -210,6 +223,23 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
         sleep(i % 50).then(() => slack.deliver(ts, String(second.event_id), JSON.stringify(second), split ? `${h.cloudTunnel.url}/slack/events` : undefined)),
       );
     } else deliveries.push(slack.deliver(ts, eventId, body));
+    const follow = scenario.followUps;
+    if (follow && !dm && inShare(i, follow.share, 3)) {
+      // The person writes again in the thread while the first turn runs (autohub answers a mention in its thread).
+      const followId = `${eventId}-follow`;
+      followPairs.push({ earlier: eventId, later: followId });
+      deliveries.push(
+        sleep(follow.afterMs).then(() => {
+          const at = Date.now();
+          const followTs = `${Math.floor(at / 1000)}.${String(at % 1000).padStart(3, '0')}${String((i + 500) % 1000).padStart(3, '0')}`;
+          mentions.push(followTs);
+          mentionByEventId.set(followId, followTs);
+          const followed = mentionEnvelope({ eventId: followId, ts: followTs, channel, threadTs: ts, text: `<@UAUTOHUB> and a follow-up to ${i}` });
+          h.api.addMessage(channel, { ts: followTs, user: 'U0PERSON', text: `<@UAUTOHUB> and a follow-up to ${i}`, thread_ts: ts });
+          return slack.deliver(followTs, followId, JSON.stringify(followed));
+        }),
+      );
+    }
     if (scenario.redeliverUnderNewId) {
       const again = JSON.stringify(mentionEnvelope({ eventId: `Ev-${scenario.name}-${startedAt}-${i}-again`, ts, channel }));
       deliveries.push(sleep(100).then(() => slack.deliver(ts, `Ev-${scenario.name}-${startedAt}-${i}-again`, again)));
@@ -273,6 +303,7 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
     unmet.push(...(await assistant.finish(answers)));
   }
   const deadLetters = (await h.deadLetters()) - deadBefore;
+  const ordered = scenario.followUps ? await conversationScore(h, final, followPairs, mentions, unmet) : undefined;
   const tickets = scenario.tickets
     ? countSideEffects(h.tickets.filed.filter((t) => t.at >= startedAt).map((t) => mentionByEventId.get(t.eventId) ?? t.eventId))
     : undefined;
@@ -296,6 +327,7 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
       halfWritten:
         [...h.api.streams.values()].filter((st) => mentions.includes(st.thread_ts ?? '') && (st.state === 'streaming' || st.state === 'expired')).length + cut,
       ...(quirks ? { stoppedByUser: mentions.filter((m) => stoppedByUser.has(m)).length } : {}),
+      ...(ordered ?? {}),
       ...(tickets ?? {}),
     },
     attempts: slack.attempts,
@@ -303,4 +335,52 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
     faults: windows,
     ...(unmet.length ? { unmet } : {}),
   };
+}
+
+/**
+ * The `conversation` figures: follow-ups answered out of order (their first write before the last write of the
+ * answer before them, from the Web API's calls), tasks left spinning in this scenario's messages, and a
+ * follow-up that did not see the answer before it (the drill's plan turn says `saw N`) as unmet.
+ */
+/** The drill's workspace (mentionEnvelope's default team). */
+const TEAM = 'T0AUTOHUB';
+
+async function conversationScore(
+  h: Harness,
+  final: readonly RecordedCall[],
+  all: ReadonlyArray<{ earlier: string; later: string }>,
+  mentions: readonly string[],
+  unmet: string[],
+): Promise<Pick<ScenarioScore, 'outOfOrder' | 'spinningTasks'>> {
+  // The order autohub keeps is the order its claims were taken in: a follow-up whose delivery reached a copy
+  // before the message before it (Slack retried that one) is answered first, and is not out of order.
+  const claimed = async (id: string) => h.claimedAt(eventKey(TEAM, id));
+  const pairs: Array<{ earlier: string; later: string }> = [];
+  for (const pair of all) {
+    const [a, b] = [await claimed(pair.earlier), await claimed(pair.later)];
+    if (a === undefined || b === undefined || a <= b) pairs.push(pair);
+  }
+  const eventOfTs = new Map<string, string>();
+  for (const p of final) {
+    const ts = (p.answer as { ts?: string } | undefined)?.ts;
+    const id = eventIdOf(p.params.metadata);
+    if (ts && id) eventOfTs.set(ts, id);
+  }
+  const spans = new Map<string, WriteSpan>();
+  for (const c of h.api.calls) {
+    if (c.status !== 200 || (c.answer as { ok?: boolean } | undefined)?.ok !== true) continue;
+    const id = eventOfTs.get(c.params.ts ?? (c.answer as { ts?: string }).ts ?? '');
+    if (!id) continue;
+    const span = spans.get(id);
+    spans.set(id, { first: Math.min(span?.first ?? c.at, c.at), last: Math.max(span?.last ?? c.at, c.at) });
+  }
+  const textOfEvent = new Map<string, string>();
+  for (const p of final) {
+    const id = eventIdOf(p.params.metadata);
+    if (id && !isContinuation(textOf(p.params), p.params.metadata)) textOfEvent.set(id, textOf(p.params));
+  }
+  const blind = pairs.filter(({ later }) => /\(saw 0\)/.test(textOfEvent.get(later) ?? '')).length;
+  if (blind > 0) unmet.push(`${blind} follow-ups answered without the answer before them in their history`);
+  const ours = [...h.api.streams.values()].filter((st) => mentions.includes(st.thread_ts ?? ''));
+  return { outOfOrder: countOutOfOrder(pairs, spans), spinningTasks: countSpinning(ours) };
 }

@@ -41,6 +41,11 @@ export interface Scenario {
   /** Every dead letter fails the scenario: its faults are all passing ones, so none is a real failure. */
   noDeadLetters?: boolean;
   /**
+   * This share of the mentions gets a follow-up in its thread `afterMs` after it, written while its turn
+   * runs: the follow-up must be answered after it (counted as out of order otherwise), knowing its answer.
+   */
+  followUps?: { share: number; afterMs: number };
+  /**
    * This share of the mentions asks the bot (drill/bots/hang-bot.ts) to hang, half ignoring ctx.signal,
    * half waiting for it: each must end as a dead letter (not lost, never answered), and none may hold up the others.
    */
@@ -182,6 +187,30 @@ export const SCENARIOS: Scenario[] = [
         to: 0.8,
         start: async (h) => {
           await h.streaming(10_000);
+          await h.hub.kill();
+        },
+        stop: (h) => h.hub.restart(),
+      },
+    ],
+  },
+  {
+    name: 'conversation',
+    summary:
+      'plans with tasks (the bot shows two steps as tasks), half the mentions followed up in their thread while their turn runs, and the hub killed mid-plan: every follow-up answered after the answer before it and knowing it, no task left spinning',
+    copyEnv: { AUTOHUB_TURN: 'drill/turns/plan-turn.ts', DRILL_PLAN_STEP_MS: '1500' },
+    followUps: { share: 0.5, afterMs: 150 },
+    noDeadLetters: true,
+    faults: [
+      {
+        label: 'hub process dead mid-plan',
+        from: 0.3,
+        to: 'end',
+        start: async (h) => {
+          await until(
+            () => [...h.api.streams.values()].some((st) => st.state === 'streaming' && [...st.tasks.values()].some((t) => t.status === 'in_progress')),
+            'no plan was in progress',
+            10_000,
+          );
           await h.hub.kill();
         },
         stop: (h) => h.hub.restart(),

@@ -41,10 +41,40 @@ export interface ScenarioScore {
   halfWritten?: number;
   /** Answers the person stopped mid-stream (they count as answered, and are not half-written). */
   stoppedByUser?: number;
+  /** Follow-ups whose answer began before the answer to the earlier message of their thread was whole (`conversation`). */
+  outOfOrder?: number;
+  /** Tasks left pending or in progress in a message that no longer streams, or in one still open at the end. */
+  spinningTasks?: number;
   /** Side effects of the turns' steps (tickets filed), where the scenario has them. */
   sideEffects?: number;
   /** Mentions whose step's side effect ran more than once (a ticket filed twice). */
   sideEffectsTwice?: number;
+}
+
+/** When a turn's reply was written: its first write and its last, ms (from the Web API's calls). */
+export interface WriteSpan {
+  first: number;
+  last: number;
+}
+
+/**
+ * Follow-ups answered out of order: a follow-up (written after `earlier` in
+ * the same thread) whose first write came before the earlier message's last
+ * write. Both must have been answered to count. Pure.
+ */
+export function countOutOfOrder(pairs: ReadonlyArray<{ earlier: string; later: string }>, spans: ReadonlyMap<string, WriteSpan>): number {
+  return pairs.filter(({ earlier, later }) => {
+    const a = spans.get(earlier);
+    const b = spans.get(later);
+    return a !== undefined && b !== undefined && b.first < a.last;
+  }).length;
+}
+
+/** Tasks still pending or in progress, over the streamed messages of a scenario. Pure. */
+export function countSpinning(streams: Iterable<{ tasks: ReadonlyMap<string, { status: string }> }>): number {
+  let n = 0;
+  for (const st of streams) for (const t of st.tasks.values()) if (t.status === 'pending' || t.status === 'in_progress') n += 1;
+  return n;
 }
 
 /** How many side effects ran, and for how many mentions more than once, from each effect's mention. Pure. */

@@ -150,6 +150,41 @@ export interface FakeStream {
   appends: number;
   /** How its text comes (`markdown_text` or `chunks`): Slack wants the same on every call (`streaming_mode_mismatch`). */
   mode?: 'markdown_text' | 'chunks';
+  /** Its tasks by id, each in its last state (a `task_update` of an id changes that task in place). */
+  tasks: Map<string, { title: string; status: string }>;
+  /** The plan's title (`plan_update`). */
+  plan?: string;
+  /** `task_display_mode` at the start (Slack's default: timeline). */
+  taskDisplayMode: 'timeline' | 'plan';
+}
+
+/**
+ * A stream call's `chunks` as Slack reads them (the chunk objects of chat.startStream's page and @slack/types'
+ * chunk.ts): their text, and their task and plan updates; `invalid` when one is not a chunk Slack knows.
+ */
+function readChunks(raw: string | undefined): { text: string; tasks: Array<{ id: string; title: string; status: string }>; plan?: string } | 'invalid' {
+  if (raw === undefined) return { text: '', tasks: [] };
+  let list: unknown;
+  try {
+    list = JSON.parse(raw);
+  } catch {
+    return 'invalid';
+  }
+  if (!Array.isArray(list)) return 'invalid';
+  const out: { text: string; tasks: Array<{ id: string; title: string; status: string }>; plan?: string } = { text: '', tasks: [] };
+  for (const c of list as Array<Record<string, unknown>>) {
+    if (c?.type === 'markdown_text' && typeof c.text === 'string') out.text += c.text;
+    else if (c?.type === 'plan_update' && typeof c.title === 'string') out.plan = c.title;
+    else if (
+      c?.type === 'task_update' &&
+      typeof c.id === 'string' &&
+      typeof c.title === 'string' &&
+      ['pending', 'in_progress', 'complete', 'error'].includes(String(c.status))
+    )
+      out.tasks.push({ id: c.id, title: c.title, status: String(c.status) });
+    else return 'invalid';
+  }
+  return out;
 }
 
 interface Held {
@@ -431,15 +466,15 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
     if (params.markdown_text !== undefined && params.chunks !== undefined && method !== 'chat.update')
       return refuse('cannot_provide_both_markdown_text_and_chunks');
     const mode = params.chunks !== undefined ? 'chunks' : params.markdown_text !== undefined ? 'markdown_text' : undefined;
-    // Text comes as `markdown_text`, or as `chunks` of type markdown_text (what web-api's chatStream helper sends).
-    let markdown = params.markdown_text ?? '';
-    if (params.chunks) {
-      try {
-        for (const c of JSON.parse(params.chunks) as Array<{ type?: string; text?: string }>) if (c.type === 'markdown_text') markdown += c.text ?? '';
-      } catch {
-        /* unreadable chunks add nothing */
-      }
-    }
+    // Text comes as `markdown_text`, or as `chunks` of type markdown_text (what web-api's chatStream helper sends);
+    // task and plan updates come as chunks too. chat.update takes no chunks (its page lists none).
+    const read = method === 'chat.update' ? { text: '', tasks: [] } : readChunks(params.chunks);
+    if (read === 'invalid') return refuse('invalid_chunks');
+    const markdown = (params.markdown_text ?? '') + read.text;
+    const shown = (st: FakeStream) => {
+      for (const t of read.tasks) st.tasks.set(t.id, { title: t.title, status: t.status });
+      if (read.plan !== undefined) st.plan = read.plan;
+    };
     const live = (st: FakeStream | undefined) => {
       if (st && st.state === 'streaming' && at - st.startedAt > api.streamLifeMs) st.state = 'expired';
       return st;
@@ -460,6 +495,9 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
         if (!isDm(channel) && !params.recipient_team_id) return refuse('missing_recipient_team_id');
         // Our reading of `no_text`: text sent, but empty (a stream may also start with no text argument at all).
         if (params.markdown_text === '' && params.chunks === undefined) return refuse('no_text');
+        // "Acceptable values: timeline plan"; the page names no error for another: our reading, invalid_arguments.
+        const display = params.task_display_mode ?? 'timeline';
+        if (display !== 'timeline' && display !== 'plan') return refuse('invalid_arguments');
         const ts = nextTs(at);
         const st: FakeStream = {
           channel,
@@ -469,7 +507,10 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
           startedAt: at,
           appends: 0,
           ...(mode ? { mode } : {}),
+          tasks: new Map(),
+          taskDisplayMode: display,
         };
+        shown(st);
         streams.set(ts, st);
         if (stopWhen?.test(st)) setTimeout(() => pressStop(ts), stopWhen.afterMs).unref();
         return { status: 200, body: { ok: true, channel: params.channel, ts } };
@@ -484,6 +525,7 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
         if (mode && st.mode && mode !== st.mode) return refuse('streaming_mode_mismatch');
         if (mode) st.mode ??= mode;
         st.text += markdown;
+        shown(st);
         if (method === 'chat.appendStream') st.appends += 1;
         else {
           st.state = 'stopped';

@@ -80,6 +80,17 @@ const markdownLimit = (method: string): TextLimit => ({
   source: `${DOCS}${method}: "Limit this field to 12,000 characters."`,
 });
 
+/**
+ * What the stream methods' pages leave unsaid about `chunks` (chat.startStream, chat.appendStream,
+ * chat.stopStream; the chunk objects are @slack/types' chunk.ts: markdown_text {text}, task_update
+ * {id, title, status: pending|in_progress|complete|error, details?, output?, sources?}, plan_update {title}).
+ */
+const CHUNKS_SILENT = [
+  'The pages list invalid_chunks without saying what makes chunks invalid: the fake refuses a `chunks` that is not a JSON array, or holds a chunk of another type, a task_update without an id, a title or one of its four statuses, a plan_update without a title.',
+  'No page gives a limit on how many chunks a call holds, on a task title, details or output, or on how many tasks a message shows: the fake sets none; a markdown_text chunk counts toward the message text as `markdown_text` does.',
+  'A task_update of an id already shown changes that task (its status, its details) in place: the fake keeps each task by id in its last state.',
+];
+
 /** The stream methods' own refusals, shared by append and stop. */
 const STREAM_ERRORS = {
   message_not_found: 'no message has this ts',
@@ -161,11 +172,17 @@ export const SLACK_METHODS: readonly MethodRow[] = [
       channel: { required: true, missing: 'channel_not_found' },
       thread_ts: {},
       markdown_text: {},
+      // "Array of streaming chunks": markdown_text, task_update and plan_update chunks (lib/turn/tasks.ts).
+      chunks: {},
+      // "Acceptable values: timeline plan", "Default: timeline".
+      task_display_mode: {},
       recipient_user_id: {},
       recipient_team_id: {},
     },
     limits: [markdownLimit('chat.startStream')],
     errors: {
+      invalid_chunks: '`chunks` is not an array of chunks Slack knows (see `silent`)',
+      invalid_arguments: '`task_display_mode` other than timeline or plan (see `silent`)',
       channel_not_found: '`channel` missing or unknown',
       missing_recipient_user_id: 'outside a DM without `recipient_user_id` ("Required when streaming to channels")',
       missing_recipient_team_id: 'outside a DM without `recipient_team_id` ("Required when streaming to channels")',
@@ -173,11 +190,13 @@ export const SLACK_METHODS: readonly MethodRow[] = [
       no_text: '`markdown_text` sent empty (see `silent`)',
       msg_too_long: '`markdown_text` over 12,000 characters (see `silent`)',
     },
-    notSimulated: [...NOT_SIMULATED_POSTING, 'invalid_chunks', 'user_not_found', 'restricted_action_non_threadable_channel'],
+    notSimulated: [...NOT_SIMULATED_POSTING, 'user_not_found', 'restricted_action_non_threadable_channel'],
     silent: [
       'The page does not say which conversation types answer channel_type_not_supported: the fake refuses streams only in the channels a test names (`refuseStreamsIn`).',
       'The page lists no_text but does not say whether an empty `markdown_text` is "no text": the fake reads it so (a stream may start with no text argument at all).',
       'The errors list has no msg_too_long for a `markdown_text` past 12,000 characters: the fake answers msg_too_long.',
+      ...CHUNKS_SILENT,
+      'The page lists `task_display_mode` with its two values but no error for a third: the fake answers invalid_arguments.',
       '`thread_ts` is marked optional; the page says streamed messages "should always be replies to a user request". The fake accepts a top-level stream.',
     ],
   },
@@ -191,17 +210,20 @@ export const SLACK_METHODS: readonly MethodRow[] = [
       channel: { required: true, missing: 'channel_not_found' },
       ts: { required: true, missing: 'message_not_found' },
       markdown_text: { required: true, missing: 'markdown_text_or_chunks_required' },
+      chunks: {},
     },
     limits: [markdownLimit('chat.appendStream')],
     errors: {
       ...STREAM_ERRORS,
+      invalid_chunks: '`chunks` is not an array of chunks Slack knows (see `silent`)',
       stopped_by_user: 'the person pressed Stop: "no further appends are accepted"',
       markdown_text_or_chunks_required: 'neither `markdown_text` nor `chunks`',
       channel_not_found: '`channel` missing or unknown',
       msg_too_long: '`markdown_text` over 12,000 characters (see `silent`)',
     },
-    notSimulated: [...NOT_SIMULATED_POSTING, 'invalid_chunks', 'channel_type_not_supported'],
+    notSimulated: [...NOT_SIMULATED_POSTING, 'channel_type_not_supported'],
     silent: [
+      ...CHUNKS_SILENT,
       'The errors list has no msg_too_long for a `markdown_text` past 12,000 characters: the fake answers msg_too_long.',
       'channel_type_not_supported is listed, but a stream cannot have begun where streams are refused: the fake gives it at the start only.',
       'Nothing says whether the 12,000 characters are per call or per message: the fake limits each call only.',
@@ -216,17 +238,22 @@ export const SLACK_METHODS: readonly MethodRow[] = [
       channel: { required: true, missing: 'channel_not_found' },
       ts: { required: true, missing: 'message_not_found' },
       markdown_text: {},
+      // "markdown text chunk objects, task update chunk objects, plan update chunks, or blocks chunks".
+      chunks: {},
       metadata: {},
     },
     limits: [markdownLimit('chat.stopStream')],
     errors: {
       ...STREAM_ERRORS,
+      invalid_chunks: '`chunks` is not an array of chunks Slack knows (see `silent`)',
       stopped_by_user: 'the person pressed Stop before the stop (see `silent`)',
       channel_not_found: '`channel` missing or unknown',
       msg_too_long: '`markdown_text` over 12,000 characters (see `silent`)',
     },
-    notSimulated: [...NOT_SIMULATED_POSTING, 'invalid_chunks', 'cannot_reply_to_message', 'channel_type_not_supported'],
+    notSimulated: [...NOT_SIMULATED_POSTING, 'cannot_reply_to_message', 'channel_type_not_supported'],
     silent: [
+      ...CHUNKS_SILENT,
+      'The page lists "blocks chunks" among what `chunks` may hold; autohub sends none and the fake refuses them as invalid_chunks.',
       "The page's errors list has no stopped_by_user (chat.appendStream's has): what a stop gets after the person pressed Stop is not documented. The fake answers stopped_by_user, as an append then gets.",
       'The errors list has no msg_too_long for a `markdown_text` past 12,000 characters: the fake answers msg_too_long.',
       'Metadata is accepted here (and on chat.update), not on chat.startStream or chat.appendStream, which list no `metadata` argument.',

@@ -78,6 +78,10 @@ export interface FailoverReceiverOptions {
   onWaitingOnStore?: (count: number) => void;
   /** The handle each turn's listener answers through (see TurnRunnerOptions.handleFor). */
   handleFor?: TurnRunnerOptions['handleFor'];
+  /** Before a turn takes a slot: its conversation's order (see TurnRunnerOptions.admit). */
+  admit?: TurnRunnerOptions['admit'];
+  /** A turn ended here (see TurnRunnerOptions.ended). */
+  ended?: TurnRunnerOptions['ended'];
   /** The edge sent this delivery here because the hub failed (`x-autohub-failover`). */
   onFailover?: (reason: string) => void;
   /** Slack said it is dropping this app's events (`app_rate_limited`); answered 200 first. */
@@ -152,6 +156,8 @@ export class FailoverReceiver implements Receiver {
       onDead: o.onDead,
       onIdle: o.onIdle,
       handleFor: o.handleFor,
+      admit: o.admit,
+      ended: o.ended,
       reclaim: (t) => this.#reclaim(t),
       confirmClaim: (key, nonce, leaseMs) => o.store.confirm(key, nonce, leaseMs),
       journal: o.journal,

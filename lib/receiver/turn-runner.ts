@@ -79,8 +79,19 @@ export interface TurnRunnerOptions {
   sleep?: ((ms: number) => Promise<void>) | undefined;
   /** The handle a turn's listener answers through; its lease is read when needed (one may be attached late). */
   handleFor?: ((lease: () => TurnFence | undefined, key: string | undefined) => TurnHandle) | undefined;
+  /**
+   * Before a turn takes a slot, it may wait for its conversation
+   * (lib/conversation: one turn at a time per thread, across the copies).
+   * `stop` aborts when this copy stops. Absent: every turn takes a slot at once.
+   */
+  admit?: ((t: Turn, stop: AbortSignal) => Promise<AdmitVerdict>) | undefined;
+  /** A turn ended here, however it ended (turns waiting behind it look again). */
+  ended?: ((t: Turn) => void) | undefined;
   now: () => number;
 }
+
+/** What the admit hook decided: run the turn, finish it (answered by the hook), or nothing (this copy lost it). */
+export type AdmitVerdict = { kind: 'run' } | { kind: 'answered'; ts: string | null } | { kind: 'gone' };
 
 export interface Turn {
   delivery: Extract<Delivery, { body: unknown }>;
@@ -95,6 +106,8 @@ export interface Turn {
   nonce?: string | undefined;
   /** The confirm of that claim, while it is asked. */
   confirming?: Promise<void> | undefined;
+  /** Its wait for its conversation (the admit hook), while it waits. */
+  admitted?: Promise<void> | undefined;
   /** Frees the turn's slot (once), set when it starts. */
   free?: (() => void) | undefined;
   /** The turn failed: its confirm stops asking (and `wake` cuts its pause short). */
@@ -134,6 +147,8 @@ export class TurnRunner {
   app: App | undefined;
   readonly #running = new Set<Promise<void>>();
   readonly #waiting: Turn[] = [];
+  /** Turns waiting for their conversation (the admit hook), each with its stop. */
+  readonly #admitting = new Map<Turn, AbortController>();
   /** Turns running or waiting here, by their primary claim key: a takeover of one of them is attached, not run twice. */
   readonly #here = new Map<string, Turn>();
   /** Turns past their deadline whose work has not returned (a bot that ignores ctx.signal): for the health body. */
@@ -154,6 +169,11 @@ export class TurnRunner {
   /** Turns acked and waiting for a free slot. */
   get queued(): number {
     return this.#waiting.length;
+  }
+
+  /** Turns acked and waiting for an earlier turn of their conversation (they hold no slot). */
+  get conversing(): number {
+    return this.#admitting.size;
   }
 
   /** Turns past their deadline whose work has not returned yet (their slots are freed at the grace's end). */
@@ -178,7 +198,9 @@ export class TurnRunner {
 
   /** Resolves when every turn running or waiting now has ended. */
   async drained(): Promise<void> {
-    while (this.#running.size > 0 || this.#waiting.length > 0) await Promise.allSettled([...this.#running]);
+    while (this.#running.size > 0 || this.#waiting.length > 0 || this.#admitting.size > 0) {
+      await Promise.allSettled([...this.#running, ...[...this.#admitting.keys()].map((t) => t.admitted)]);
+    }
   }
 
   /** Past the drain at shutdown: every running turn's `ctx.signal` aborts (its deadline), so a model call stops paying. */
@@ -189,7 +211,11 @@ export class TurnRunner {
   /** On shutdown: turns that never started go back to the store at once, for another copy. */
   async handBack(): Promise<void> {
     const waiting = this.#waiting.splice(0);
-    await Promise.all(waiting.map((t) => this.#handBackOne(t, false)));
+    // Turns waiting for their conversation go back too, their places kept: the copy that takes them keeps the order.
+    const conversing = [...this.#admitting];
+    for (const [, stop] of conversing) stop.abort(new Error('this copy is stopping'));
+    this.#admitting.clear();
+    await Promise.all([...waiting, ...conversing.map(([t]) => t)].map((t) => this.#handBackOne(t, false)));
   }
 
   /**
@@ -348,17 +374,61 @@ export class TurnRunner {
       this.#here.set(key, t);
       if (!t.lease && t.nonce !== undefined) t.confirming = this.#confirm(t, key, t.nonce).finally(() => (t.confirming = undefined));
     }
-    if (this.#running.size >= o.maxTurns) {
+    if (o.admit) {
+      t.handle ??= o.handleFor?.(() => t.lease, t.delivery.kind === 'event' ? t.delivery.claimKeys[0] : undefined);
+      t.admitted = this.#admit(t, o.admit);
+      return;
+    }
+    this.#slot(t);
+  }
+
+  /** A slot now, or a place in this copy's queue for one. */
+  #slot(t: Turn): void {
+    if (this.#running.size >= this.o.maxTurns) {
       this.#waiting.push(t);
       return;
     }
     this.#start(t);
   }
 
+  /** The turn waits for its conversation, holding no slot (its lease kept alive), then runs, is finished, or is left to its owner. */
+  async #admit(t: Turn, admit: NonNullable<TurnRunnerOptions['admit']>): Promise<void> {
+    const { o } = this;
+    const stop = new AbortController();
+    this.#admitting.set(t, stop);
+    let verdict: AdmitVerdict;
+    try {
+      verdict = await admit(t, stop.signal);
+    } catch (error) {
+      this.#admitting.delete(t);
+      await this.#failed(t, error);
+      this.#over(t);
+      return;
+    }
+    // Handed back at shutdown meanwhile: that is its end here.
+    if (!this.#admitting.delete(t)) return;
+    if (verdict.kind === 'run') {
+      this.#slot(t);
+      return;
+    }
+    if (verdict.kind === 'answered') {
+      await t.lease?.finish(verdict.ts);
+      o.log.info('turn.replied', { ...t.logFields, ts: verdict.ts, stream: 'skipped' });
+    }
+    this.#over(t);
+  }
+
+  /** A turn that never took a slot has ended here. */
+  #over(t: Turn): void {
+    const key = t.delivery.claimKeys[0];
+    if (key !== undefined && this.#here.get(key) === t) this.#here.delete(key);
+    this.o.ended?.(t);
+  }
+
   #start(t: Turn): void {
     const { o } = this;
     const claimHeader = { 'x-autohub-claim': t.logFields.claim as string };
-    t.handle = o.handleFor?.(() => t.lease, t.delivery.kind === 'event' ? t.delivery.claimKeys[0] : undefined);
+    t.handle ??= o.handleFor?.(() => t.lease, t.delivery.kind === 'event' ? t.delivery.claimKeys[0] : undefined);
     const context: TurnContext = {
       autohubClaim: t.claim,
       autohubInstance: o.instance,
@@ -401,6 +471,7 @@ export class TurnRunner {
       this.#running.delete(slot);
       const key = t.delivery.claimKeys[0];
       if (key !== undefined && this.#here.get(key) === t) this.#here.delete(key);
+      o.ended?.(t);
       release();
       const next = this.#waiting.shift();
       if (next) this.#start(next);

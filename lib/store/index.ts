@@ -24,6 +24,8 @@ export { CLAIM_TTL_SECONDS, STORE_LIMITS } from './limits.js';
 export { logReporter } from './reporter.js';
 export type {
   Claims,
+  ConversationPlace,
+  Conversations,
   DeadLetter,
   DeadLetters,
   Leases,

@@ -5,7 +5,7 @@
  * cap is the scripts' own (STORE_LIMITS), kept on the injected clock as Redis
  * keeps its TTLs; test/store/contract.test.ts runs both against one table.
  */
-import { GAPS_KEY, SERVED_KEY, STATUS_KEYS, stepsKey } from './keys.js';
+import { conversationKeys, GAPS_KEY, SERVED_KEY, STATUS_KEYS, stepsKey } from './keys.js';
 import {
   deadLetterFrom,
   lapsedVerdict,
@@ -27,7 +27,7 @@ import { WindowBook } from './window-book.js';
 import { CLAIMED, DUPLICATE, type ClaimOutcome } from './outcome.js';
 import { encodeAlias, encodeClaim, encodeRestored, type ClaimOwner, type LeaseRequest } from './record.js';
 import { STORE_LIMITS as L } from './limits.js';
-import type { ConfirmReply, DeadLetter, LookOptions, SharedStore, StoreHealth, TurnLine } from './roles.js';
+import type { ConfirmReply, ConversationPlace, DeadLetter, LookOptions, SharedStore, StoreHealth, TurnLine } from './roles.js';
 
 /** A value and when it lapses (ms on the store's clock), as Redis keeps a key with a TTL. */
 interface Timed<T> {
@@ -516,5 +516,59 @@ export class MemoryStore implements SharedStore {
 
   async loadSteps(turnKey: string): Promise<Record<string, string>> {
     return this.readHash(stepsKey(turnKey));
+  }
+
+  /** Conversation order: turn key -> the store's time of its claim, as the script's sorted set. */
+  readonly #conversations = new Keyspace<Map<string, number>>();
+  readonly #skipped = new Keyspace<Set<string>>();
+  readonly #admitted = new Keyspace<Set<string>>();
+
+  /**
+   * As CONVERSATION_SCRIPT: take (or keep) a place in claim order, drop the turns that ended, go when
+   * nothing live is ahead or has gone already; skip the oldest waiting one past the bound.
+   */
+  async enterConversation(conversation: string, turnKey: string, maxWaiting: number): Promise<ConversationPlace> {
+    const now = this.#now();
+    const keys = conversationKeys(conversation);
+    const until = now + L.conversationTtlSeconds * 1000;
+    const skipped = this.#skipped.get(keys.skipped, now) ?? new Set<string>();
+    if (skipped.has(turnKey)) return { kind: 'skipped', ahead: 0 };
+    const order = this.#conversations.get(keys.order, now) ?? new Map<string, number>();
+    const admitted = this.#admitted.get(keys.admitted, now) ?? new Set<string>();
+    if (!order.has(turnKey)) order.set(turnKey, this.#record(turnKey)?.first_at ?? now);
+    const gone = admitted.has(turnKey);
+    let running = 0;
+    const waiting: string[] = [];
+    let before = true;
+    const sorted = [...order].sort(([ka, a], [kb, b]) => a - b || (ka < kb ? -1 : ka > kb ? 1 : 0));
+    for (const [member] of sorted) {
+      if (member === turnKey) {
+        before = false;
+        continue;
+      }
+      const state = this.#record(member)?.state;
+      if (state !== 'claimed' && state !== 'posting' && state !== 'retry') {
+        order.delete(member);
+        admitted.delete(member);
+      } else if (admitted.has(member)) running += 1;
+      else if (before) waiting.push(member);
+    }
+    let skippedNow: string | undefined;
+    if (!gone && waiting.length >= maxWaiting) {
+      skippedNow = waiting.shift();
+      if (skippedNow !== undefined) {
+        skipped.add(skippedNow);
+        order.delete(skippedNow);
+        this.#skipped.set(keys.skipped, skipped, until);
+      }
+    }
+    const ahead = running + waiting.length;
+    const go = gone || ahead === 0;
+    if (go) {
+      admitted.add(turnKey);
+      this.#admitted.set(keys.admitted, admitted, until);
+    }
+    this.#conversations.set(keys.order, order, until);
+    return { kind: go ? 'go' : 'wait', ahead: gone ? 0 : ahead, ...(skippedNow ? { skippedNow } : {}) };
   }
 }

@@ -195,3 +195,28 @@ export interface TurnSteps {
 // Every store keeps steps too (merged into SharedStore here, so this block stays apart from the one above).
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type
 export interface SharedStore extends TurnSteps {}
+
+/** Where a turn stands in its conversation (lib/conversation). */
+export interface ConversationPlace {
+  /** `go`: nothing live is ahead; `wait`: `ahead` turns are; `skipped`: past the bound, this turn is answered with a note. */
+  kind: 'go' | 'wait' | 'skipped';
+  ahead: number;
+  /** A waiting turn this look marked skipped (the bound was passed), for the log. */
+  skippedNow?: string;
+}
+
+/**
+ * One turn at a time per conversation, across the copies: the order is kept
+ * in the store, so a copy that dies while a turn waits loses neither.
+ */
+export interface Conversations {
+  /**
+   * Take (or keep) this turn's place in `conversation` and say whether it may
+   * run: one command. Undefined when the store could not answer.
+   */
+  enterConversation(conversation: string, turnKey: string, maxWaiting: number): Promise<ConversationPlace | undefined>;
+}
+
+// Every store orders conversations too (merged here, apart from the blocks above).
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface SharedStore extends Conversations {}

@@ -454,3 +454,61 @@ end
 redis.call('HSET', steps, name, result)
 redis.call('EXPIRE', steps, ttl)
 return 1`;
+
+/**
+ * A turn takes its place in its conversation (lib/conversation): one command
+ * per look. KEYS: the conversation's order (a sorted set of turn keys, by
+ * the store's time of their claims: a copy slow to look after its claim
+ * keeps its place), its skipped set, its admitted set (turns that went).
+ * ARGV: this turn's key, the most turns that may wait, the keys' ttl s.
+ * A turn goes when no live turn (claimed, posting, or waiting for a retry) is
+ * ahead of it and none has gone before it (one that went is not overtaken by
+ * an earlier claim that looked late); one that went goes again at once (a
+ * takeover of a running turn). The turns that are no longer live are dropped
+ * on the way, so a finish costs nothing here. Past the bound the oldest
+ * waiting turn is marked skipped (its owner answers it with a short note).
+ * Returns {'go' | 'wait' | 'skipped', turns ahead, the key skipped now or ''}.
+ */
+export const CONVERSATION_SCRIPT = `${NOW}
+local me = ARGV[1]
+local ttl = tonumber(ARGV[3])
+if redis.call('SISMEMBER', KEYS[2], me) == 1 then return {'skipped', '0', ''} end
+-- In claim order: the store's time of the turn's claim (its record's first_at), else now.
+local place = now
+local mine = redis.call('GET', me)
+if mine then
+  local ok, rec = pcall(cjson.decode, mine)
+  if ok and type(rec) == 'table' and tonumber(rec.first_at) then place = tonumber(rec.first_at) end
+end
+-- A score Redis takes whole: a number cjson decoded may not pass as an integer.
+redis.call('ZADD', KEYS[1], 'NX', string.format('%d', place), me)
+local gone = redis.call('SISMEMBER', KEYS[3], me) == 1
+local running, waiting, before = 0, {}, true
+for _, m in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+  if m == me then before = false
+  else
+    local raw = redis.call('GET', m)
+    local live = false
+    if raw then
+      local ok, rec = pcall(cjson.decode, raw)
+      live = ok and type(rec) == 'table' and (rec.state == 'claimed' or rec.state == 'posting' or rec.state == 'retry')
+    end
+    if not live then redis.call('ZREM', KEYS[1], m); redis.call('SREM', KEYS[3], m)
+    elseif redis.call('SISMEMBER', KEYS[3], m) == 1 then running = running + 1
+    elseif before then waiting[#waiting + 1] = m end
+  end
+end
+local skipped = ''
+if not gone and #waiting >= tonumber(ARGV[2]) then
+  skipped = table.remove(waiting, 1)
+  redis.call('SADD', KEYS[2], skipped)
+  redis.call('EXPIRE', KEYS[2], ttl)
+  redis.call('ZREM', KEYS[1], skipped)
+end
+local ahead = running + #waiting
+if gone or ahead == 0 then
+  redis.call('SADD', KEYS[3], me)
+  redis.call('EXPIRE', KEYS[3], ttl)
+end
+redis.call('EXPIRE', KEYS[1], ttl)
+return {(gone or ahead == 0) and 'go' or 'wait', tostring((gone and 0) or ahead), skipped}`;

@@ -34,7 +34,8 @@ import { STORE_LIMITS as L } from './limits.js';
 import * as S from './scripts.js';
 import { isSealed, type Sealer } from './seal.js';
 import { createUpstashClient, type StoreClient } from './upstash-client.js';
-import { stepsKey } from './keys.js';
+import { conversationKeys, stepsKey } from './keys.js';
+import type { ConversationPlace } from './roles.js';
 
 export interface UpstashStoreOptions {
   /** Where the database is; ignored when `client` is given. */
@@ -431,6 +432,19 @@ export class UpstashStore implements SharedStore {
       if (plain !== undefined) out[name] = plain;
     }
     return out;
+  }
+
+  /** A turn's place in its conversation, in one script (CONVERSATION_SCRIPT). */
+  async enterConversation(conversation: string, turnKey: string, maxWaiting: number): Promise<ConversationPlace | undefined> {
+    const { order, skipped, admitted } = conversationKeys(conversation);
+    const reply = await this.#bounded('lease', order, () =>
+      this.#run(S.CONVERSATION_SCRIPT, [order, skipped, admitted], [turnKey, maxWaiting, L.conversationTtlSeconds]),
+    );
+    if (!Array.isArray(reply) || typeof reply[0] !== 'string') return undefined;
+    const kind = reply[0];
+    if (kind !== 'go' && kind !== 'wait' && kind !== 'skipped') return undefined;
+    const skippedNow = typeof reply[2] === 'string' && reply[2] !== '' ? reply[2] : undefined;
+    return { kind, ahead: Number(reply[1]) || 0, ...(skippedNow ? { skippedNow } : {}) };
   }
 }
 

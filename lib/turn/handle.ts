@@ -26,6 +26,7 @@ import type { TurnSteps } from '../store/index.js';
 import { checkThread, type BotIdentity } from './thread.js';
 import type { CopyRole, ReplyText, TakeTurn, TurnContext, TurnReply } from './types.js';
 import { ReplyWriter, type PartsLedger, type WriteOutcome } from './writer.js';
+import { stepTask, TaskBoard, type TaskDisplayMode } from './tasks.js';
 import { AiTurn, type TurnAi } from './ai-turn.js';
 
 /** The first line of a reply found by the catch-up sweep. */
@@ -74,6 +75,10 @@ export interface TurnHandleOptions {
   botToken?: string | undefined;
   /** Channels where Slack refused a stream as unsupported: one set per copy, kept across its turns. */
   noStream?: Set<string> | undefined;
+  /** Turns of a thread run one at a time (lib/conversation): an open message of this app after this turn's message is this turn's. */
+  ordered?: boolean | undefined;
+  /** The bot's `taskDisplayMode`: its streams send `chunks` from the first call, shown so. */
+  taskDisplayMode?: TaskDisplayMode | undefined;
   /** The longest answer shown (AUTOHUB_MAX_REPLY_CHARS); past it the answer is cut, with a note. @default DEFAULT_MAX_REPLY_CHARS */
   maxReplyChars?: number | undefined;
   now?: () => number;
@@ -167,7 +172,7 @@ export class TurnHandle {
       if (lease?.checkThreadFirst || body.autohub_recovered === true) {
         // A taken-over turn, or a retry after an ambiguous failure, may have been answered already
         // (Slack posts cannot be fenced): the thread is read before the turn runs, so a paid model call is not made twice.
-        const thread = await checkThread(client, target, me, event.thread_ts === undefined);
+        const thread = await checkThread(client, target, me, event.thread_ts === undefined, this.o.ordered ? { after: event.ts } : undefined);
         if (thread.reply) {
           await lease?.finish(thread.reply);
           log.info('turn.already_replied', { eventId: request.eventId, ts: thread.reply });
@@ -182,10 +187,27 @@ export class TurnHandle {
       await ai.begin(request, target, event.thread_ts !== undefined);
       const started = this.#now();
       const steps = await this.#steps(lease, request.eventId);
+      // The turn's tasks: yielded task chunks and steps shown as tasks (a kept step shows complete, not run again).
+      const tasks = new TaskBoard();
+      const step: TurnContext['step'] = async (name, fn, options) => {
+        const run = () => (steps ? steps.run(name, fn) : Promise.resolve(fn()));
+        if (!options?.task) return run();
+        tasks.update(stepTask(name, options.task, 'in_progress'));
+        try {
+          const result = await run();
+          tasks.update(stepTask(name, options.task, 'complete'));
+          return result;
+        } catch (error) {
+          tasks.update(stepTask(name, options.task, 'error'));
+          throw error;
+        }
+      };
       const ctx: TurnContext = {
         signal: this.signal,
-        history: () => readHistory(client, { channel: target.channel, threadTs: target.threadTs, beforeTs: event.ts, ...identity(me) }),
-        step: (name, fn) => (steps ? steps.run(name, fn) : Promise.resolve(fn())),
+        // With the answers written while this turn waited for its conversation (lib/conversation).
+        history: () =>
+          readHistory(client, { channel: target.channel, threadTs: target.threadTs, beforeTs: event.ts, answersAfter: request.eventId, ...identity(me) }),
+        step,
         client,
         log,
       };
@@ -213,6 +235,8 @@ export class TurnHandle {
       writer = new ReplyWriter(client, { ...target, recipientUser: event.user, recipientTeam: event.user_team ?? event.team ?? body.team_id }, ledger, {
         closed: this.o.closed,
         now: this.#now,
+        tasks,
+        taskDisplayMode: this.o.taskDisplayMode,
         ...(this.o.noStream ? { noStream: this.o.noStream } : {}),
       });
       this.#writer = writer;
@@ -249,9 +273,8 @@ export class TurnHandle {
       // Nothing of this run in the thread: the status goes (the retry, or the dead letter's note, follows).
       if (!writer?.open) ai.nothingPosted();
       // No message is left streaming: the next run (or the dead letter's note) completes it.
-      if (writer?.open) {
-        await client.chat.stopStream({ channel: target.channel, ts: writer.open, markdown_text: INTERRUPTED_NOTE }).catch(() => undefined);
-      }
+      // Its tasks end as `error` (this run gave up on them).
+      if (writer?.open) await writer.interrupt(INTERRUPTED_NOTE).catch(() => undefined);
       throw error;
     } finally {
       ai.end();
@@ -314,7 +337,7 @@ function normalise(reply: TurnReply): { text: ReplyText; blocks?: readonly Recor
   return { text: withBlocks.text, ...(withBlocks.blocks ? { blocks: withBlocks.blocks } : {}) };
 }
 
-async function* prepend(first: string, rest: AsyncIterable<string>): AsyncIterable<string> {
+async function* prepend<T>(first: string, rest: AsyncIterable<T>): AsyncIterable<string | T> {
   yield first;
   yield* rest;
 }

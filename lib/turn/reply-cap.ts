@@ -31,9 +31,16 @@ function cutWith(kept: string, next: string, max: number): string {
 }
 
 /** `chunks` as shown: passed on while they fit in `max`, then the cut and the note, and the source is read no further. */
-export async function* capChunks(chunks: AsyncIterable<string>, max: number, onCut?: () => void): AsyncIterable<string> {
+export async function* capChunks<T>(chunks: AsyncIterable<string | T>, max: number, onCut?: () => void): AsyncIterable<string | T> {
   let kept = '';
-  for await (const chunk of chunks) {
+  for await (const item of chunks) {
+    // Task and plan chunks (lib/turn/tasks.ts) are not text: passed on as they are; a markdown_text chunk counts as text.
+    const md = item as { type?: unknown; text?: unknown };
+    if (typeof item !== 'string' && !(md?.type === 'markdown_text' && typeof md.text === 'string')) {
+      yield item;
+      continue;
+    }
+    const chunk = typeof item === 'string' ? item : (md.text as string);
     if (kept.length + chunk.length <= max) {
       kept += chunk;
       yield chunk;

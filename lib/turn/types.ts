@@ -7,6 +7,7 @@
  */
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../log/index.js';
+import type { ReplyChunk, TaskDisplayMode } from './tasks.js';
 
 export type CopyRole = 'hub' | 'cloud';
 
@@ -68,14 +69,18 @@ export interface TurnContext {
    * so a retry or a takeover gets the kept result instead of running `fn`
    * again. A tool's side effect happens once; a finished model call is not paid twice.
    */
-  step<T>(name: string, fn: () => Promise<T> | T): Promise<T>;
+  step<T>(name: string, fn: () => Promise<T> | T, options?: StepOptions): Promise<T>;
   /** The rate-limit-aware WebClient, fenced: its writes leave only while this copy holds the turn. */
   client: WebClient;
   log: Logger;
 }
 
-/** Text, or an async iterable of text chunks (a model SDK's stream), streamed into the thread as it is written. */
-export type ReplyText = string | AsyncIterable<string>;
+/**
+ * Text, or an async iterable of text chunks (a model SDK's stream), streamed
+ * into the thread as it is written; the iterable may yield Slack's own
+ * chunks beside the text (tasks and plans: ReplyChunk).
+ */
+export type ReplyText = string | AsyncIterable<string | ReplyChunk>;
 
 /** A reply that ends with blocks (feedback buttons, say), added to the last message. */
 export interface ReplyWithBlocks {
@@ -94,6 +99,30 @@ export interface TurnModule {
   /** Add slash commands, actions and other listeners; they get the same claim and lease protection. */
   register?: (app: unknown, helpers: unknown) => void | Promise<void>;
 }
+
+// --- Conversations and tasks (docs/tasks-and-conversations.md): kept apart from the blocks above. ---
+
+/**
+ * What a message written while a turn of its thread still runs does:
+ * `queue` (the default) waits for that turn, across the copies, and then
+ * runs knowing its answer; `parallel` runs at once beside it.
+ */
+export type TurnConcurrency = 'queue' | 'parallel';
+
+export interface TurnModule {
+  /** @default 'queue' */
+  concurrency?: TurnConcurrency;
+  /** How Slack shows the turn's tasks: `timeline` (cards between the text) or `plan` (one plan block). Set, every stream sends `chunks`. */
+  taskDisplayMode?: TaskDisplayMode;
+}
+
+/** `ctx.step(name, fn, { task })`: the step shown as a task of the reply (its name is the task's id). */
+export interface StepOptions {
+  /** The task's title (and details): in progress while `fn` runs, complete after, error when it throws; a kept step shows complete. */
+  task?: string | { title: string; details?: string };
+}
+
+export type { ReplyChunk, TaskDisplayMode, TaskStatus, TaskUpdateChunk, PlanUpdateChunk, MarkdownTextChunk } from './tasks.js';
 
 // ---------------------------------------------------------------------------
 // Slack's AI-app surface: the thinking status, assistant threads (the split

@@ -71,7 +71,8 @@ describe('a turn past its deadline', () => {
     // Two normal mentions wait behind the three stuck turns (3 slots).
     await mention('Ev-dl-after-1', 'hello', 4);
     await mention('Ev-dl-after-2', 'hello', 5);
-    expect(hub.receiver.queued).toBe(2);
+    // Each first takes its place in its conversation (one store command), then waits for a slot.
+    await eventually(() => hub.receiver.queued === 2, 'two mentions waiting for a slot');
 
     const dead = async () => ((await hub.store.listDead(100)) ?? []).filter((d) => stuck.includes(d.eventId));
     await eventually(async () => (await dead()).length === 3, 'the three stuck turns dead-lettered', 20_000);

@@ -80,6 +80,16 @@ describe('the fake Web API, driven by the real WebClient, answers as the table s
   const openStream = async (channel = 'C0GENERAL', text = 'Hi') =>
     (await call('chat.startStream', { channel, thread_ts: ts(), markdown_text: text, recipient_user_id: 'U0PERSON', recipient_team_id: 'T0AUTOHUB' }))
       .ts as string;
+  const openChunked = async () =>
+    (
+      await call('chat.startStream', {
+        channel: 'C0GENERAL',
+        thread_ts: ts(),
+        chunks: [{ type: 'markdown_text', text: 'Hi' }],
+        recipient_user_id: 'U0PERSON',
+        recipient_team_id: 'T0AUTOHUB',
+      })
+    ).ts as string;
   const stoppedStream = async () => {
     const s = await openStream();
     await call('chat.stopStream', { channel: 'C0GENERAL', ts: s });
@@ -108,6 +118,23 @@ describe('the fake Web API, driven by the real WebClient, answers as the table s
       return openStream('C0NOSTREAMS');
     },
     'chat.startStream no_text': () => openStream('C0GENERAL', ''),
+    'chat.startStream invalid_chunks': () =>
+      call('chat.startStream', {
+        channel: 'C0GENERAL',
+        thread_ts: ts(),
+        chunks: [{ type: 'task_update', id: 't1', title: 'Search', status: 'running' }],
+        recipient_user_id: 'U0PERSON',
+        recipient_team_id: 'T0AUTOHUB',
+      }),
+    'chat.startStream invalid_arguments': () =>
+      call('chat.startStream', {
+        channel: 'C0GENERAL',
+        thread_ts: ts(),
+        markdown_text: 'a',
+        task_display_mode: 'kanban',
+        recipient_user_id: 'U0PERSON',
+        recipient_team_id: 'T0AUTOHUB',
+      }),
     'chat.startStream msg_too_long': () => openStream('C0GENERAL', 'x'.repeat(long)),
     ...Object.fromEntries(
       (['chat.appendStream', 'chat.stopStream'] as const).flatMap((method) => {
@@ -126,6 +153,7 @@ describe('the fake Web API, driven by the real WebClient, answers as the table s
             async () => call(method, { channel: 'C0GENERAL', ts: await openStream(), markdown_text: 'a', chunks: [{ type: 'markdown_text', text: 'b' }] }),
           ],
           [`${method} channel_not_found`, async () => call(method, { ts: await openStream(), ...text })],
+          [`${method} invalid_chunks`, async () => call(method, { channel: 'C0GENERAL', ts: await openChunked(), chunks: [{ type: 'plan_update' }] })],
           [`${method} msg_too_long`, async () => call(method, { channel: 'C0GENERAL', ts: await openStream(), markdown_text: 'x'.repeat(long) })],
         ];
       }),

@@ -708,6 +708,107 @@ describe.each([inProcess, overRedis()])('the store contract, on the $name store'
     });
   });
 
+  describe('one turn at a time per conversation', () => {
+    const lease = { leaseMs: LEASE, body: '{}' };
+    /** Claimed (live) turns, each claimed one millisecond after the last, as follow-ups arrive. */
+    async function turns(x: Subject, count: number): Promise<string[]> {
+      const keys = Array.from({ length: count }, () => key());
+      for (const k of keys) {
+        await x.a.claim([k], hub, lease);
+        await x.elapse(1);
+      }
+      return keys;
+    }
+    let c = 0;
+    const conv = () => `T1:C1:1700000000.${String(++c).padStart(6, '0')}`;
+
+    it('a follow-up waits while the turn before it is live, on any copy, and goes once that turn is done', async () => {
+      const x = store.open();
+      const [first, second] = await turns(x, 2);
+      const where = conv();
+      expect(await x.a.enterConversation(where, first!, 5)).toEqual({ kind: 'go', ahead: 0 });
+      await x.elapse(1);
+      expect(await x.b.enterConversation(where, second!, 5)).toEqual({ kind: 'wait', ahead: 1 });
+      expect(await x.b.enterConversation(where, second!, 5)).toEqual({ kind: 'wait', ahead: 1 });
+      expect(await x.a.finish(first!, 1, '1700000001.000100')).toBe('ok');
+      expect(await x.b.enterConversation(where, second!, 5)).toEqual({ kind: 'go', ahead: 0 });
+    });
+
+    it('a place is kept across looks: a turn that looked first stays ahead of a later one, even when the later looks again first (a takeover keeps the order)', async () => {
+      const x = store.open();
+      const [first, second, third] = await turns(x, 3);
+      const where = conv();
+      await x.a.enterConversation(where, first!, 5);
+      await x.elapse(1);
+      await x.a.enterConversation(where, second!, 5);
+      await x.elapse(1);
+      expect(await x.b.enterConversation(where, third!, 5)).toEqual({ kind: 'wait', ahead: 2 });
+      await x.a.finish(first!, 1, null);
+      // The third looks again before the second does: the second is still ahead of it.
+      expect(await x.b.enterConversation(where, third!, 5)).toEqual({ kind: 'wait', ahead: 1 });
+      expect(await x.a.enterConversation(where, second!, 5)).toEqual({ kind: 'go', ahead: 0 });
+    });
+
+    it('a turn waiting for a retry still holds its conversation; a dead letter does not', async () => {
+      const x = store.open();
+      const [first, second] = await turns(x, 2);
+      const where = conv();
+      await x.a.enterConversation(where, first!, 5);
+      await x.elapse(1);
+      expect(await x.a.release(first!, 1, { delayMs: 2000, reason: 'http 500', ambiguous: false, policy })).toBe('retry');
+      expect(await x.b.enterConversation(where, second!, 5)).toEqual({ kind: 'wait', ahead: 1 });
+      const [taken] = await takeLapsed(x, first!, cloud, 2000, x.b);
+      expect(await x.b.deadLetter(first!, taken!.token, 'bug')).toBe('ok');
+      expect(await x.b.enterConversation(where, second!, 5)).toEqual({ kind: 'go', ahead: 0 });
+    });
+
+    it('the order is the order of the claims, and a turn that went is never overtaken by one claimed before it that looked late', async () => {
+      const x = store.open();
+      const [first, second, third] = await turns(x, 3);
+      const where = conv();
+      expect(await x.b.enterConversation(where, third!, 5)).toEqual({ kind: 'go', ahead: 0 });
+      expect(await x.a.enterConversation(where, second!, 5)).toEqual({ kind: 'wait', ahead: 1 });
+      expect(await x.a.enterConversation(where, first!, 5)).toEqual({ kind: 'wait', ahead: 1 });
+      // A look again by the turn that went (a taker-over of it) goes at once.
+      expect(await x.b.enterConversation(where, third!, 5)).toEqual({ kind: 'go', ahead: 0 });
+      await x.b.finish(third!, 1, null);
+      // Then in claim order: the first, though it looked last.
+      expect(await x.a.enterConversation(where, second!, 5)).toEqual({ kind: 'wait', ahead: 1 });
+      expect(await x.a.enterConversation(where, first!, 5)).toEqual({ kind: 'go', ahead: 0 });
+    });
+
+    it('conversations do not wait for each other', async () => {
+      const x = store.open();
+      const [one, two] = await turns(x, 2);
+      expect(await x.a.enterConversation(conv(), one!, 5)).toEqual({ kind: 'go', ahead: 0 });
+      expect(await x.b.enterConversation(conv(), two!, 5)).toEqual({ kind: 'go', ahead: 0 });
+    });
+
+    it('past the bound the oldest waiting turn is skipped (never the running one), and learns it at its next look', async () => {
+      const x = store.open();
+      const [running, oldest, next, newest] = await turns(x, 4);
+      const where = conv();
+      for (const k of [running, oldest, next]) {
+        await x.a.enterConversation(where, k!, 2);
+        await x.elapse(1);
+      }
+      expect(await x.b.enterConversation(where, newest!, 2)).toEqual({ kind: 'wait', ahead: 2, skippedNow: oldest });
+      expect(await x.a.enterConversation(where, oldest!, 2)).toEqual({ kind: 'skipped', ahead: 0 });
+      expect(await x.a.enterConversation(where, next!, 2)).toEqual({ kind: 'wait', ahead: 1 });
+      expect(await x.a.enterConversation(where, running!, 2)).toEqual({ kind: 'go', ahead: 0 });
+    });
+
+    it('the order lapses conversationTtlSeconds after the last look: an idle thread leaves nothing behind', async () => {
+      const x = store.open();
+      const [first, second] = await turns(x, 2);
+      const where = conv();
+      await x.a.enterConversation(where, first!, 5);
+      await x.elapse(L.conversationTtlSeconds * SECOND + SECOND);
+      // The first is still live (its claim lasts a day) but its place has lapsed: the second, looking now, goes first.
+      expect(await x.b.enterConversation(where, second!, 5)).toEqual({ kind: 'go', ahead: 0 });
+    });
+  });
+
   describe('health', () => {
     it('ping answers ok and the last operation is observed ok: a live store never reads degraded', async () => {
       const { a } = store.open();
