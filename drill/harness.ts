@@ -13,7 +13,7 @@ import { startRedis, type PrivateRedis } from './sim/redis-server.js';
 import { RespClient } from './sim/resp-client.js';
 import { startTunnel, type Tunnel } from './sim/tunnel.js';
 import { startUpstashBridge, type UpstashBridge } from './sim/upstash-bridge.js';
-import { DRILL_HEALTH_TOKEN, startChildCopy, startInProcessCopy, type CopyHandle } from './copies.js';
+import { botEnvOf, DRILL_HEALTH_TOKEN, startChildCopy, startInProcessCopy, type CopyHandle } from './copies.js';
 import { hangable } from './hangable-store.js';
 
 export const DRILL_SECRET = 'drill-signing-secret';
@@ -35,6 +35,10 @@ export interface Harness {
   hangStore(hung: boolean): void;
   /** The store forgets everything (FLUSHALL; Upstash evicting a full database is the same for a turn). */
   flushStore(): Promise<void>;
+  /** Commands the store has run so far, as Upstash bills them; undefined with the in-process store. */
+  storeCommands(): number | undefined;
+  /** The REST bridge in front of the store (its faults: refuse, slow), when there is one. */
+  bridge: UpstashBridge | undefined;
   /** Dead letters in the store now. */
   deadLetters(): Promise<number>;
   /** Turns still live in the store (leased or waiting for a retry); undefined when it cannot say. */
@@ -52,7 +56,16 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(options: { factor: number; inProcess?: boolean }): Promise<Harness> {
+export interface HarnessOptions {
+  factor: number;
+  inProcess?: boolean;
+  /** The bot the copies run (AUTOHUB_TURN); unset: the demo turn. Its own settings come from this process's environment. */
+  turn?: string;
+  /** Each line a child copy logs, with its instance (the copies then log at info). */
+  onLog?: (instance: string, line: string) => void;
+}
+
+export async function startHarness(options: HarnessOptions): Promise<Harness> {
   const api = await startFakeWebApi();
   let redis: PrivateRedis | undefined;
   let bridge: UpstashBridge | undefined;
@@ -71,6 +84,8 @@ export async function startHarness(options: { factor: number; inProcess?: boolea
     webApiUrl: api.url,
     factor: options.factor,
     ...(bridge ? { upstash: { url: bridge.url, token: bridge.token } } : {}),
+    ...(options.turn !== undefined ? { turn: options.turn, botEnv: botEnvOf() } : {}),
+    ...(options.onLog ? { onLog: options.onLog } : {}),
   };
   const memory = bridge ? undefined : new MemoryStore();
   const shared = memory ? hangable(memory) : undefined;
@@ -107,6 +122,8 @@ export async function startHarness(options: { factor: number; inProcess?: boolea
       router = createEdgeRouter({ settings });
     },
     pending: async () => reader?.pending(),
+    storeCommands: () => bridge?.commands,
+    bridge,
     addReplicas: async (n) => {
       const added = await Promise.all(
         Array.from({ length: n }, (_, i) => {

@@ -33,6 +33,8 @@ export interface RecordedCall {
   unknown?: string[];
   /** Slack cut `text` to its 40,000 characters (chat.postMessage); `params.text` holds what it kept. */
   truncated?: boolean;
+  /** The token it came with, from `Authorization: Bearer` (how the WebClient sends it): which copy wrote it. */
+  from?: string;
 }
 
 export interface ScriptedAnswer {
@@ -140,7 +142,8 @@ export interface FakeStream {
   startedAt: number;
   appends: number;
   /** How its text comes (`markdown_text` or `chunks`): Slack wants the same on every call (`streaming_mode_mismatch`). */
-  mode?: 'markdown_text' | 'chunks';
+  mode?: 'markdown_text' | 'chunks' /** The token of the call that started it (see RecordedCall.from). */;
+  from?: string;
 }
 
 interface Held {
@@ -492,6 +495,7 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
     status: 200,
     refused: false,
     answer: { ok: true, ts },
+    ...(st.from ? { from: st.from } : {}),
   });
   /** Every reply in every thread: this app's posts and streams, and other apps' replies. */
   const threadReplies = (): ThreadReply[] => {
@@ -545,7 +549,8 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
         }
         const at = now();
         const unknown = unknownArgs(method, params);
-        const extra = unknown.length ? { unknown } : {};
+        const from = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+        const extra = { ...(unknown.length ? { unknown } : {}), ...(from ? { from } : {}) };
         let answer: ScriptedAnswer | undefined = scripts.get(method)?.shift() ?? outages.get(method);
         if (answer?.reset === 'before') {
           calls.push({ method, params, at, status: 0, refused: false, ...extra });
@@ -584,6 +589,8 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
         answer ??= streamAnswer(method, params, at);
         answer ??= { status: 200, body: defaultAnswer(method, params, ++counter, threadReplies(), history) };
         const body = answer.body as { ok?: unknown; error?: unknown } | undefined;
+        const started = method === 'chat.startStream' ? streams.get(String((body as { ts?: unknown } | undefined)?.ts ?? '')) : undefined;
+        if (started && from) started.from = from;
         calls.push({
           method,
           params,
