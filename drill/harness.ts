@@ -4,6 +4,7 @@
  * and the edge router serving both.
  */
 import type { Server } from 'node:http';
+import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import { MemoryStore, UpstashStore } from '../lib/store/index.js';
 import { createEdgeRouter, parseEdgeSettings, type EdgeRouter } from '../lib/edge/index.js';
@@ -17,6 +18,8 @@ import { botEnvOf, DRILL_HEALTH_TOKEN, startChildCopy, startInProcessCopy, type 
 import { hangable } from './hangable-store.js';
 
 export const DRILL_SECRET = 'drill-signing-secret';
+/** Your bot under the drill's pacing, as the copies' AUTOHUB_TURN. */
+const PACED_TURN = fileURLToPath(new URL('./paced-turn.ts', import.meta.url));
 /** The copies show their full health body to the drill alone. */
 const HEALTH_AUTH = { authorization: `Bearer ${DRILL_HEALTH_TOKEN}` };
 
@@ -61,6 +64,8 @@ export interface HarnessOptions {
   inProcess?: boolean;
   /** The bot the copies run (AUTOHUB_TURN); unset: the demo turn. Its own settings come from this process's environment. */
   turn?: string;
+  /** Run `turn` under the scenarios' pacing (drill/paced-turn.ts: the demo's think and chunk pauses around your bot), in child copies. */
+  paced?: boolean;
   /** Each line a child copy logs, with its instance (the copies then log at info). */
   onLog?: (instance: string, line: string) => void;
 }
@@ -84,7 +89,11 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     webApiUrl: api.url,
     factor: options.factor,
     ...(bridge ? { upstash: { url: bridge.url, token: bridge.token } } : {}),
-    ...(options.turn !== undefined ? { turn: options.turn, botEnv: botEnvOf() } : {}),
+    ...(options.turn === undefined
+      ? {}
+      : options.paced && bridge
+        ? { turn: PACED_TURN, botEnv: { ...botEnvOf(), AUTOHUB_DRILL_BOT: options.turn } }
+        : { turn: options.turn, botEnv: botEnvOf() }),
     ...(options.onLog ? { onLog: options.onLog } : {}),
   };
   const memory = bridge ? undefined : new MemoryStore();

@@ -148,7 +148,10 @@ export async function startConversation(o: { turn: string | undefined; onLog?: (
       note: p?.note === true,
       part: p?.part,
       final: p?.final === true || (p === undefined && st === undefined),
-      feedback: hasFeedback(c.params.blocks),
+      // A streamed message gets its blocks when it is stopped or rewritten.
+      feedback:
+        hasFeedback(c.params.blocks) ||
+        h.api.calls.some((w) => (w.method === 'chat.stopStream' || w.method === 'chat.update') && w.params.ts === ts && hasFeedback(w.params.blocks)),
       at: c.at,
     };
   };

@@ -589,8 +589,9 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
         answer ??= streamAnswer(method, params, at);
         answer ??= { status: 200, body: defaultAnswer(method, params, ++counter, threadReplies(), history) };
         const body = answer.body as { ok?: unknown; error?: unknown } | undefined;
-        const started = method === 'chat.startStream' ? streams.get(String((body as { ts?: unknown } | undefined)?.ts ?? '')) : undefined;
-        if (started && from) started.from = from;
+        // A stream is the last writer's: a copy that took a turn over completes the message its owner began.
+        const written = method.endsWith('Stream') && body?.ok === true ? streams.get(String((body as { ts?: unknown }).ts ?? '')) : undefined;
+        if (written && from) written.from = from;
         calls.push({
           method,
           params,
