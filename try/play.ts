@@ -117,13 +117,13 @@ export async function startPlayground(o: { turn: string | undefined; port?: numb
           if (body.thread !== undefined && !parent) return send(400, { error: 'no such thread' });
           const s = conversation.say({ text, dm: parent ? parent.dm : body.dm === true, ...(parent ? { threadTs: parent.thread } : {}) });
           said.push(s);
-          note({ at: Date.now(), who: 'person', what: `wrote ${s.dm ? 'in the DM' : 'in #general'}${parent ? ' (in the thread)' : ''}` });
+          note({ at: Date.now(), who: 'you', what: `wrote ${s.dm ? 'in the DM' : 'in #general'}${parent ? ' (in the thread)' : ''}` });
           return send(200, { ts: s.ts, thread: s.thread });
         }
         case 'POST /api/stop': {
           const body = await readJson(req);
           const pressed = conversation.h.api.pressStop(String(body.ts ?? ''));
-          if (pressed) note({ at: Date.now(), who: 'person', what: 'pressed Stop' });
+          if (pressed) note({ at: Date.now(), who: 'you', what: 'pressed Stop' });
           return send(pressed ? 200 : 409, { pressed });
         }
         case 'POST /api/feedback': {
@@ -133,7 +133,7 @@ export async function startPlayground(o: { turn: string | undefined; port?: numb
           const value = body.value === 'negative' ? 'negative' : 'positive';
           const answer = await deliver(conversation.h.edgeUrl, feedbackForm(s, String(body.ts ?? ''), value, ++clicks), { signingSecret: DRILL_SECRET });
           await answer.arrayBuffer();
-          note({ at: Date.now(), who: 'person', what: `pressed ${value === 'positive' ? '👍' : '👎'} (answered ${answer.status})` });
+          note({ at: Date.now(), who: 'you', what: `pressed ${value === 'positive' ? 'Good answer' : 'Bad answer'} (answered ${answer.status})` });
           return send(200, { status: answer.status });
         }
         case 'POST /api/switch': {

@@ -5,10 +5,19 @@
  */
 export interface TimelineEntry {
   at: number;
-  /** drill-hub, drill-cloud, or the person and you at the switches. */
+  /** drill-hub, drill-cloud, or you (writing, at the switches). */
   who: string;
   what: string;
 }
+
+/** turn.replied's `stream`: how the answer reached the thread. */
+const REPLIED: Record<string, string> = {
+  streamed: 'streamed the answer',
+  posted: 'posted the answer',
+  completed: 'completed the message begun before',
+  updated: 'completed the message begun before',
+  stopped: 'stopped where the person pressed Stop',
+};
 
 const WORDS: Record<string, (f: Record<string, unknown>) => string> = {
   'delivery.acked': (f) => `acked Slack's delivery in ${Number(f.ackMs ?? 0)} ms`,

@@ -44,7 +44,7 @@ describe('npm run play, in a browser', () => {
     expect(await thread().locator('.reply .meta').first().textContent()).toContain('drill-hub');
     // The bot's answer offers feedback buttons; pressing one reaches the app as Slack sends it (a signed block_actions).
     await thread().locator('[data-feedback="positive"]').click();
-    await expect.poll(() => page.locator('#timeline').textContent(), { timeout: 10_000 }).toMatch(/pressed 👍 \(answered 200\)/);
+    await expect.poll(() => page.locator('#timeline').textContent(), { timeout: 10_000 }).toMatch(/pressed Good answer \(answered 200\)/);
   }, 60_000);
 
   it('the hub killed mid-answer from the switches: one complete answer, finished by the cloud copy', async () => {
