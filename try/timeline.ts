@@ -25,8 +25,7 @@ const WORDS: Record<string, (f: Record<string, unknown>) => string> = {
   'delivery.duplicate': () => 'saw a delivery already claimed: left it',
   'lease.takeover': () => "took over a turn whose owner's lease lapsed",
   'turn.reclaimed': () => 'reclaimed a turn to retry it',
-  'turn.replied': (f) =>
-    `${f.stream === 'streamed' || f.stream === 'stream' ? 'streamed' : 'posted'} the answer (${Number(f.parts ?? 1)} message(s), ${Number(f.ms ?? 0)} ms)`,
+  'turn.replied': (f) => `${REPLIED[String(f.stream)] ?? 'answered'} (${Number(f.parts ?? 1)} message(s), ${Number(f.ms ?? 0)} ms)`,
   'turn.failed': (f) => `the turn failed (${String(f.failure ?? 'error')})${f.retryInMs !== undefined ? `: retry in ${Number(f.retryInMs)} ms` : ''}`,
   'turn.stopped_by_user': () => 'stopped writing: the person pressed Stop',
   'turn.abandoned': () => 'stopped writing: no longer owns the turn',
