@@ -48,6 +48,7 @@ export function timelineEntry(instance: string, line: string): TimelineEntry | u
   }
   const words = WORDS[String(fields.event ?? '')];
   if (!words) return undefined;
-  const at = typeof fields.time === 'string' ? Date.parse(fields.time) : typeof fields.ts === 'number' ? fields.ts : Date.now();
+  // The logger stamps each line with `at` (ISO time).
+  const at = typeof fields.at === 'string' ? Date.parse(fields.at) : Date.now();
   return { at: Number.isFinite(at) ? at : Date.now(), who: instance, what: words(fields) };
 }
