@@ -144,7 +144,10 @@ export function createAutohub(options: AutohubOptions): Autohub {
     }),
   );
 
-  const { app, registered } = buildApp({ config, receiver, clientOptions: slack.clientOptions, client, health, store, bot, log });
+  const peerView = peer
+    ? () => ({ role: config.role === 'hub' ? ('cloud' as const) : ('hub' as const), state: peer.state, downSince: peer.downSince })
+    : undefined;
+  const { app, registered } = buildApp({ config, receiver, clientOptions: slack.clientOptions, client, health, store, bot, log, peer: peerView });
 
   return {
     app,

@@ -11,7 +11,7 @@ import { createRateLimitFetch, type RateLimitFetch } from '../lib/ratelimit/inde
 import { FailoverReceiver, HealthMonitor, type LeaseKeeper, PeerWatch, Reaper, TurnJournal, type DeadTurn, type TurnContext } from '../lib/receiver/index.js';
 import { CatchupSweeper } from '../lib/catchup/index.js';
 import { OwnerNotices, type NoticeCause } from '../lib/notice/index.js';
-import { STATUS_KEYS, type CopyRecord } from '../lib/status/index.js';
+import { STATUS_KEYS, type CopyRecord, type PeerView } from '../lib/status/index.js';
 import { createSealer, type SharedStore } from '../lib/store/index.js';
 import type { LoopDelay, Sleep } from '../lib/time/index.js';
 import { TurnHandle, type TakeTurn, type TurnModule } from '../lib/turn/index.js';
@@ -177,7 +177,7 @@ export function buildReceiver(
 
 /** This copy's record on the status page, written by every look; a late event loop is logged. */
 export function buildHeartbeat(o: {
-  config: Pick<AppConfig, 'instance' | 'role'>;
+  config: Pick<AppConfig, 'instance' | 'role' | 'lease'>;
   health: HealthMonitor;
   receiver: Pick<FailoverReceiver, 'inFlight' | 'queued'>;
   log: Logger;
@@ -197,6 +197,8 @@ export function buildHeartbeat(o: {
       loopP99Ms: loopDelay.p99Ms,
       running: o.receiver.inFlight,
       waiting: o.receiver.queued,
+      // Heartbeats ride on the looks: at most a jittered reaper interval apart (x 1.1) while the store answers.
+      everyMs: Math.ceil(o.config.lease.reaperMs * 1.1),
     };
     return JSON.stringify(record);
   };
@@ -276,6 +278,8 @@ export function buildApp(o: {
   store: SharedStore;
   bot: TurnModule;
   log: Logger;
+  /** What this copy's peer watch sees of the other copy, for the status page. */
+  peer?: (() => PeerView | undefined) | undefined;
 }): { app: App; registered: void | Promise<void> } {
   const { log, bot } = o;
   const app = new App({
@@ -302,8 +306,8 @@ export function buildApp(o: {
     },
   };
   const registered = bot.register?.(app, helpers);
-  registerCommand(app, o.health, o.store, o.config.owners);
-  registerHome(app, o.health, o.store, log, o.config.owners);
+  registerCommand(app, o.health, o.store, o.config.owners, o.peer);
+  registerHome(app, o.health, o.store, log, o.config.owners, o.peer);
   return { app, registered };
 }
 

@@ -14,6 +14,7 @@ import { existsSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ConfigError } from '../lib/errors/index.js';
+import type { AppConfig } from '../lib/config/index.js';
 import type { TurnModule } from '../lib/turn/types.js';
 import { demoTurn, type DemoTurnOptions } from './turn.js';
 
@@ -88,4 +89,12 @@ export async function loadTurnModule(path: string | undefined, options: LoadTurn
     takeTurn: exports.takeTurn as TurnModule['takeTurn'],
     ...(exports.register ? { register: exports.register as NonNullable<TurnModule['register']> } : {}),
   };
+}
+
+/** The bot a copy runs: AUTOHUB_TURN's module, else the demo turn with its settings. `npm start` and a replay load it alike. */
+export function loadBot(
+  config: Pick<AppConfig, 'turn' | 'demoThinkMs' | 'demoChunkMs' | 'demoReplyChars'>,
+  options: Omit<LoadTurnOptions, 'demo'> = {},
+): Promise<TurnModule> {
+  return loadTurnModule(config.turn, { ...options, demo: { thinkMs: config.demoThinkMs, chunkMs: config.demoChunkMs, replyChars: config.demoReplyChars } });
 }

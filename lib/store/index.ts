@@ -41,5 +41,5 @@ export { createUpstashClient } from './upstash-client.js';
 export { createStore } from './create-store.js';
 export { DEFAULT_RETRY, parseLeaseRecord, releaseVerdict, retryDelayMs } from './lease.js';
 export type { EndReply, Gap, LeaseReply, LeaseSettings, Look, ReleaseReply, RestoreDetail, RetryPolicy, Takeover } from './lease.js';
-export { createSealer, deriveStoreKey } from './seal.js';
+export { createSealer, deriveStoreKey, isSealed } from './seal.js';
 export type { Sealer } from './seal.js';

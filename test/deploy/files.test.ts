@@ -119,6 +119,19 @@ describe('package.json', () => {
       expect(runtime).not.toContain(tool);
   });
 
+  it("names in allowScripts (npm's install-script policy) every package in the lockfile with an install script, so npm install warns of none", () => {
+    const lock = JSON.parse(readFileSync('package-lock.json', 'utf8')) as { packages: Record<string, { hasInstallScript?: boolean }> };
+    const scripted = new Set(
+      Object.entries(lock.packages)
+        .filter(([, p]) => p.hasInstallScript)
+        .map(([path]) => path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length)),
+    );
+    expect(scripted.size).toBeGreaterThan(0);
+    for (const name of scripted) expect(pkg.allowScripts?.[name], `allowScripts.${name}`).toBe(true);
+    // Name-only entries: the lockfile pins the versions, and a pinned entry would warn again at every upgrade of workerd.
+    expect(Object.keys(pkg.allowScripts).sort()).toEqual([...scripted].sort());
+  });
+
   it('promises the Node lines CI runs the suite on', () => {
     const ci = readFileSync('.ci/run', 'utf8');
     const tested = [...ci.matchAll(/^NODE\d+_VERSION=(\d+)\.\d+\.\d+$/gm)].map((m) => `${m[1]}.x`).sort();
