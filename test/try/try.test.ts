@@ -18,7 +18,7 @@ function runTry(args: string[], env: Record<string, string> = {}): Promise<{ cod
     execFile(
       process.execPath,
       ['--import', 'tsx', 'try/cli.ts', ...args],
-      { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, timeout: 90_000 },
+      { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, timeout: 170_000 },
       (error, stdout, stderr) => {
         resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
       },
@@ -73,20 +73,20 @@ describe('npm run try, end to end', () => {
     expect(stdout).toContain('you (#general): @autohub hello\nautohub: You said: hello\n');
     expect(stdout).toMatch(/answered once by the hub \(drill-hub\); route: edge -> hub \(200\); \d+\.\d s; \d+ store commands\n$/);
     expect(code).toBe(0);
-  }, 90_000);
+  }, 180_000);
 
   it('runs AUTOHUB_TURN when no --turn is given (before, the drill copies got only PATH and ran the demo)', async () => {
     const { code, stdout } = await runTry(['--dm', 'from the environment'], { AUTOHUB_TURN: 'examples/echo.mjs' });
     expect(stdout).toContain('autohub: You said: from the environment\n');
     expect(code).toBe(0);
-  }, 90_000);
+  }, 180_000);
 
   it("--fail hub-dies: the hub is killed mid-turn and the cloud copy's one answer prints", async () => {
     const { code, stdout } = await runTry(['--turn', 'examples/echo.mjs', '--fail', 'hub-dies', 'still there?']);
     expect(stdout.match(/You said: still there\?/g)).toHaveLength(1);
     expect(stdout).toMatch(/answered once by the cloud copy \(drill-cloud\), taken over from the hub that acked it; .*fault: the hub was killed/);
     expect(code).toBe(0);
-  }, 90_000);
+  }, 180_000);
 
   it('a bot that cannot load is one line and exit 2, before any copy starts', async () => {
     const { code, stderr } = await runTry(['--turn', 'no-such-bot.mjs', 'hi']);
