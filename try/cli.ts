@@ -143,6 +143,13 @@ export async function runTry(args: TryArgs, out: (s: string) => void = (s) => vo
   }
   process.stderr.write(`try: starting ${turn ?? 'the demo turn'} in a hub and a cloud copy behind the edge, against a simulated Slack...\n`);
   const c = await startConversation({ turn });
+  // Stopped early (Ctrl-C, a timeout's SIGTERM): the copies and the redis-server it started go with it.
+  const stop = (signal: NodeJS.Signals) => {
+    process.stderr.write(`try: ${signal}: stopping the system\n`);
+    void c.close().finally(() => process.exit(1));
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
   try {
     process.stderr.write(
       `try: ready (claim store: ${c.h.storeKind === 'redis-server' ? 'a private redis-server behind an Upstash REST bridge' : 'in-process'})\n`,
@@ -156,6 +163,8 @@ export async function runTry(args: TryArgs, out: (s: string) => void = (s) => vo
     }
     return ok ? 0 : 1;
   } finally {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
     await c.close();
   }
 }
