@@ -34,9 +34,13 @@ export interface Common {
 }
 
 /** The bot: a module as AUTOHUB_TURN names it, or its takeTurn alone; the demo turn without either. */
-export function botOf(turn: TurnModule | TakeTurn | undefined, config: Pick<AppConfig, 'demoThinkMs' | 'demoChunkMs' | 'demoReplyChars'>): TurnModule {
+export function botOf(
+  turn: TurnModule | TakeTurn | undefined,
+  config: Pick<AppConfig, 'demoThinkMs' | 'demoChunkMs' | 'demoReplyChars' | 'demoTicketUrl'>,
+): TurnModule {
   if (typeof turn === 'function') return { takeTurn: turn };
-  return turn ?? { takeTurn: demoTurn({ thinkMs: config.demoThinkMs, chunkMs: config.demoChunkMs, replyChars: config.demoReplyChars }) as TakeTurn };
+  const demo = { thinkMs: config.demoThinkMs, chunkMs: config.demoChunkMs, replyChars: config.demoReplyChars, ticketUrl: config.demoTicketUrl };
+  return turn ?? { takeTurn: demoTurn(demo) as TakeTurn };
 }
 
 export interface SlackClient {
@@ -116,7 +120,7 @@ export function buildJournal(config: Pick<AppConfig, 'journal' | 'sealKeys'>): T
 }
 
 /** Every turn answers through a handle whose client is fenced by the turn's lease at each write (issue 23). */
-export function turnHandles(o: Common & { config: Pick<AppConfig, 'instance' | 'role' | 'botToken'>; slack: SlackClient }) {
+export function turnHandles(o: Common & { config: Pick<AppConfig, 'instance' | 'role' | 'botToken' | 'maxReplyChars'>; slack: SlackClient }) {
   const { rateLimit, clientOptions, client } = o.slack;
   const copy = { instance: o.config.instance, role: o.config.role };
   const noStream = new Set<string>();
@@ -132,6 +136,7 @@ export function turnHandles(o: Common & { config: Pick<AppConfig, 'instance' | '
       log: o.log,
       botToken: o.config.botToken,
       noStream,
+      maxReplyChars: o.config.maxReplyChars,
       now: o.now,
     });
 }

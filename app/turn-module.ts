@@ -93,8 +93,9 @@ export async function loadTurnModule(path: string | undefined, options: LoadTurn
 
 /** The bot a copy runs: AUTOHUB_TURN's module, else the demo turn with its settings. `npm start` and a replay load it alike. */
 export function loadBot(
-  config: Pick<AppConfig, 'turn' | 'demoThinkMs' | 'demoChunkMs' | 'demoReplyChars'>,
+  config: Pick<AppConfig, 'turn' | 'demoThinkMs' | 'demoChunkMs' | 'demoReplyChars' | 'demoTicketUrl'>,
   options: Omit<LoadTurnOptions, 'demo'> = {},
 ): Promise<TurnModule> {
-  return loadTurnModule(config.turn, { ...options, demo: { thinkMs: config.demoThinkMs, chunkMs: config.demoChunkMs, replyChars: config.demoReplyChars } });
+  const demo = { thinkMs: config.demoThinkMs, chunkMs: config.demoChunkMs, replyChars: config.demoReplyChars, ticketUrl: config.demoTicketUrl };
+  return loadTurnModule(config.turn, { ...options, demo });
 }

@@ -36,7 +36,7 @@ const WHILE_HUNG: { [K in keyof Operations]: (...a: Parameters<Operations[K]>) =
   listDead: () => undefined,
   replayDead: () => undefined,
   dropDead: () => false,
-  keepStep: () => false,
+  keepStep: () => 'unreachable',
   loadSteps: () => undefined,
 };
 

@@ -12,6 +12,7 @@ import { serveFetchHandler } from '../lib/edge-node/index.js';
 import { startFakeWebApi, type FakeWebApi } from './sim/fake-web-api.js';
 import { startRedis, type PrivateRedis } from './sim/redis-server.js';
 import { RespClient } from './sim/resp-client.js';
+import { startTicketDesk, type TicketDesk } from './sim/ticket-desk.js';
 import { startTunnel, type Tunnel } from './sim/tunnel.js';
 import { startUpstashBridge, type UpstashBridge } from './sim/upstash-bridge.js';
 import { botEnvOf, DRILL_HEALTH_TOKEN, startChildCopy, startInProcessCopy, type CopyHandle } from './copies.js';
@@ -31,6 +32,8 @@ export interface Harness {
   hubTunnel: Tunnel;
   cloudTunnel: Tunnel;
   edgeUrl: string;
+  /** Where the demo turn files its step's tickets when a scenario asks (AUTOHUB_DEMO_TICKET_URL). */
+  tickets: TicketDesk;
   router(): EdgeRouter;
   /** A fresh edge isolate (no memory of the hub), for the next scenario. */
   resetEdge(): void;
@@ -72,6 +75,7 @@ export interface HarnessOptions {
 
 export async function startHarness(options: HarnessOptions): Promise<Harness> {
   const api = await startFakeWebApi();
+  const tickets = await startTicketDesk();
   let redis: PrivateRedis | undefined;
   let bridge: UpstashBridge | undefined;
   if (!options.inProcess) {
@@ -126,6 +130,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     hubTunnel,
     cloudTunnel,
     edgeUrl,
+    tickets,
     router: () => router,
     resetEdge: () => {
       router = createEdgeRouter({ settings });
@@ -187,7 +192,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
       edge.closeAllConnections();
       edge.close();
       await Promise.all([hub!.stop(), cloud!.stop(), ...replicas.map((r) => r.stop())]);
-      await Promise.all([hubTunnel.close(), cloudTunnel.close(), api.close()]);
+      await Promise.all([hubTunnel.close(), cloudTunnel.close(), api.close(), tickets.close()]);
       await bridge?.close();
       await redis?.stop();
     },

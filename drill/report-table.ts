@@ -3,7 +3,7 @@ import type { ScenarioResult } from './run-scenario.js';
 
 /**
  * A scenario fails on a fault it could not stage, a mention lost or left
- * half-written, an expectation of its own unmet (`unmet`), a duplicate it did not state up front, or (unless
+ * half-written, a step's side effect run twice for one mention, an expectation of its own unmet (`unmet`), a duplicate it did not state up front, or (unless
  * `slowAcks: false`) an ack later than Slack's 3 s: Slack would retry it.
  */
 export function failed(result: ScenarioResult, options: { slowAcks?: boolean } = {}): boolean {
@@ -13,6 +13,7 @@ export function failed(result: ScenarioResult, options: { slowAcks?: boolean } =
     (result.unmet?.length ?? 0) > 0 ||
     s.lost > 0 ||
     (s.halfWritten ?? 0) > 0 ||
+    (s.sideEffectsTwice ?? 0) > 0 ||
     (s.duplicateReplies > 0 && !result.duplicatesPossible) ||
     (options.slowAcks !== false && s.deadlineMisses > 0)
   );
@@ -47,6 +48,12 @@ export const COLUMNS: readonly Column[] = [
   { header: 'taken over', means: 'turns the hub acked and the cloud copy finished (their owner died)', cell: (r) => String(r.score.takenOver) },
   { header: 'dead', means: 'dead letters (turns given up, kept for npm run deadletter)', cell: (r) => String(r.score.deadLetters ?? 0) },
   { header: 'half', means: 'replies left half-written (a stream never closed, an answer cut)', cell: (r) => String(r.score.halfWritten ?? 0) },
+  // A step's side effect run twice for one mention (scenarios whose turns file tickets; '-' elsewhere).
+  {
+    header: 'step x2',
+    means: "a step's side effect run twice for one mention ('-': the scenario's turns have none)",
+    cell: (r) => (r.score.sideEffects === undefined ? '-' : String(r.score.sideEffectsTwice ?? 0)),
+  },
   { header: 'caught up', means: 'answered by the catch-up sweep after Slack gave up on them', cell: (r) => String(r.score.caughtUp) },
   { header: 'late', means: 'answered over 10 s after they were sent', cell: (r) => String(r.score.late) },
   { header: 'max wait', means: 'the longest wait for a first reply', cell: (r) => `${(r.score.maxWaitMs / 1000).toFixed(1)} s` },

@@ -8,7 +8,7 @@ import { compareTs, type RecordedCall } from './sim/fake-web-api.js';
 import { dmMentionPair, mentionEnvelope } from './sim/slack-events.js';
 import { DRILL_SECRET, type Harness } from './harness.js';
 import { inShare, type Scenario } from './scenarios.js';
-import { isContinuation, isFinalPart, isWholeAnswer, scoreScenario, type Reply, type ScenarioScore } from './score.js';
+import { countSideEffects, isContinuation, isFinalPart, isWholeAnswer, scoreScenario, type Reply, type ScenarioScore } from './score.js';
 import { SlackSim, type Attempt } from './slack-sim.js';
 
 export interface FaultWindow {
@@ -71,6 +71,8 @@ function eventIdOf(metadata: string | undefined): string | undefined {
 
 export async function runScenario(h: Harness, scenario: Scenario, options: RunOptions): Promise<ScenarioResult> {
   if (scenario.events !== undefined) options = { ...options, events: scenario.events };
+  // The tickets a turn's step files go to the harness's desk, whose address is known only now.
+  if (scenario.tickets) scenario = { ...scenario, copyEnv: { ...scenario.copyEnv, AUTOHUB_DEMO_TICKET_URL: h.tickets.url } };
   if (scenario.hubEnv || scenario.copyEnv) await h.hub.reconfigure({ ...scenario.copyEnv, ...scenario.hubEnv });
   if (scenario.copyEnv) await h.cloud.reconfigure(scenario.copyEnv);
   if (scenario.extraReplicas) await h.addReplicas(scenario.extraReplicas);
@@ -264,6 +266,10 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
     ? [...threadsOf(final)].filter(([thread, parts]) => mentions.includes(thread) && !stoppedByUser.has(thread) && !wholeAnswer(parts, options.ownBot)).length
     : 0;
   const deadLetters = (await h.deadLetters()) - deadBefore;
+  const tickets = scenario.tickets
+    ? countSideEffects(h.tickets.filed.filter((t) => t.at >= startedAt).map((t) => mentionByEventId.get(t.eventId) ?? t.eventId))
+    : undefined;
+  if (tickets?.sideEffects === 0) unmet.push('no step filed a ticket: the scenario did not test what it says');
   if (scenario.noDeadLetters && deadLetters > 0) unmet.push(`${deadLetters} dead letters, none of them a real failure`);
   return {
     name: scenario.name,
@@ -278,6 +284,7 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
       halfWritten:
         [...h.api.streams.values()].filter((st) => mentions.includes(st.thread_ts ?? '') && (st.state === 'streaming' || st.state === 'expired')).length + cut,
       ...(quirks ? { stoppedByUser: mentions.filter((m) => stoppedByUser.has(m)).length } : {}),
+      ...(tickets ?? {}),
     },
     attempts: slack.attempts,
     replies,

@@ -39,6 +39,8 @@ export interface Scenario {
   quirks?: Quirks;
   /** Every dead letter fails the scenario: its faults are all passing ones, so none is a real failure. */
   noDeadLetters?: boolean;
+  /** The demo turn files a ticket (a side effect outside Slack) in a ctx.step: a turn's ticket filed twice fails the scenario. */
+  tickets?: boolean;
 }
 
 export interface Quirks {
@@ -271,6 +273,28 @@ export const SCENARIOS: Scenario[] = [
           await h.flushStore();
         },
         stop: () => {},
+      },
+    ],
+  },
+  {
+    name: 'frozen-step',
+    summary:
+      'each turn thinks 2 s, then files a ticket in ctx.step (a side effect outside Slack); the hub is frozen (SIGSTOP) past its lease mid-think, the cloud copy takes its turns over and files their tickets; the woken hub files none of them again',
+    copyEnv: { AUTOHUB_DEMO_THINK_MS: '2000', AUTOHUB_MAX_TURNS: '100' },
+    tickets: true,
+    noDeadLetters: true,
+    faults: [
+      {
+        label: 'hub frozen (SIGSTOP) past its lease mid-think',
+        from: 0.3,
+        to: 'end',
+        // Past the drill's 3 s lease: the cloud copy takes the thinking turns over meanwhile.
+        forMs: 4500,
+        start: async (h) => {
+          await h.busy(h.hub, 10_000);
+          await h.hub.freeze();
+        },
+        stop: (h) => h.hub.thaw(),
       },
     ],
   },

@@ -40,6 +40,17 @@ export interface ScenarioScore {
   halfWritten?: number;
   /** Answers the person stopped mid-stream (they count as answered, and are not half-written). */
   stoppedByUser?: number;
+  /** Side effects of the turns' steps (tickets filed), where the scenario has them. */
+  sideEffects?: number;
+  /** Mentions whose step's side effect ran more than once (a ticket filed twice). */
+  sideEffectsTwice?: number;
+}
+
+/** How many side effects ran, and for how many mentions more than once, from each effect's mention. Pure. */
+export function countSideEffects(mentionOfEach: readonly string[]): { sideEffects: number; sideEffectsTwice: number } {
+  const per = new Map<string, number>();
+  for (const m of mentionOfEach) per.set(m, (per.get(m) ?? 0) + 1);
+  return { sideEffects: mentionOfEach.length, sideEffectsTwice: [...per.values()].filter((n) => n > 1).length };
 }
 
 /**

@@ -15,6 +15,7 @@ export const ErrorCode = {
   StoreUnavailable: 'autohub_store_unavailable',
   LeaseLost: 'autohub_lease_lost',
   Retryable: 'autohub_retryable',
+  StepLimit: 'autohub_step_limit',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
@@ -137,5 +138,23 @@ export class RetryableError extends Error implements CodedError {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'RetryableError';
     this.retryAfterMs = options?.retryAfterMs;
+  }
+}
+
+/**
+ * A turn ran more `ctx.step`s than one turn may keep: each costs a store
+ * command, so the bound keeps a loop from spending the store's allowance. Not
+ * worth a retry (the next run would do the same): the turn is dead-lettered.
+ */
+export class StepLimitError extends Error implements CodedError {
+  readonly code = ErrorCode.StepLimit;
+  constructor(
+    readonly step: string,
+    readonly limit: number,
+  ) {
+    super(
+      `ctx.step("${step}") is step ${limit + 1} of this turn; a turn keeps at most ${limit} (each costs a store command): do more inside one step, e.g. one step for a batch of searches`,
+    );
+    this.name = 'StepLimitError';
   }
 }

@@ -41,6 +41,8 @@ export const STORE_LIMITS = Object.freeze({
   reindexScanCount: 1000,
   /** ... and at most this many pages a look (10,000 keys, a day of about 5,000 mentions with their aliases); the rest at the next looks. */
   reindexPagesPerLook: 10,
+  /** A turn's kept steps (ctx.step, one store command each): at most 100; the 101st is an error to the bot. */
+  stepsPerTurn: 100,
 });
 
 export type StoreLimits = typeof STORE_LIMITS;

@@ -484,10 +484,11 @@ export class MemoryStore implements SharedStore {
     return this.#entries.size;
   }
 
-  /** A step's result kept in the turn's steps hash, which lives as long as a claim (KEEP_STEP_SCRIPT). */
-  async keepStep(turnKey: string, name: string, json: string): Promise<boolean> {
+  /** A step's result kept in the turn's steps hash, which lives as long as a claim, while `token` holds the turn (KEEP_STEP_SCRIPT). */
+  async keepStep(turnKey: string, name: string, json: string, token?: number): Promise<EndReply> {
+    if (token !== undefined && !this.#missing(turnKey) && !owns(this.#record(turnKey), token)) return 'lost';
     this.#hset(stepsKey(turnKey), name, json, L.claimTtlSeconds);
-    return true;
+    return 'ok';
   }
 
   async loadSteps(turnKey: string): Promise<Record<string, string>> {

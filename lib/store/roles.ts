@@ -185,8 +185,15 @@ export interface SharedStore extends Claims, Leases, DeadLetters, Records, Lists
  * or a takeover returns it instead of running the step again.
  */
 export interface TurnSteps {
-  /** Keep one step's result (one command); false when the store could not answer (the step then runs again on a retry). */
-  keepStep(turnKey: string, name: string, json: string): Promise<boolean>;
+  /**
+   * Keep one step's result (one command), only while `token` still holds the
+   * turn, live: `lost` when another copy holds it (nothing written: the
+   * taker-over's result stays), `unreachable` when the store could not answer
+   * (the step then runs again on a retry). A turn whose claim is not in the
+   * store at all (forgotten) keeps it. Without a token (a claim that failed
+   * open) it is kept unfenced.
+   */
+  keepStep(turnKey: string, name: string, json: string, token?: number): Promise<EndReply>;
   /** Every kept step of a turn, name -> JSON (one command); {} when none, undefined when the store could not answer. */
   loadSteps(turnKey: string): Promise<Record<string, string> | undefined>;
 }

@@ -396,12 +396,25 @@ return 1`;
 
 /**
  * One step's result kept with its turn (ctx.step): the field written and the
- * hash's life set to the claim's, in one command. Returns 1.
+ * hash's life set to the claim's, in one command, only while the turn's
+ * record still holds this token, live (a copy that lost the turn never
+ * overwrites what the taker-over kept). A record that is not there at all
+ * (flushed, evicted) is nobody else's: the step is kept, and its owner
+ * writes the claim again. KEYS: steps hash, the turn's claim key.
+ * ARGV: name, result, ttl s, token ('' for a turn without a lease: its claim
+ * failed open, nothing to fence with). Returns 1 kept, 0 lost.
  */
 export const KEEP_STEP_SCRIPT = `local steps = KEYS[1]
 local name = ARGV[1]
 local result = ARGV[2]
 local ttl = tonumber(ARGV[3])
+if ARGV[4] ~= '' then
+  local raw = redis.call('GET', KEYS[2])
+  if raw then
+    local ok, rec = pcall(cjson.decode, raw)
+    if not ok or type(rec) ~= 'table' or tonumber(rec.token) ~= tonumber(ARGV[4]) or (rec.state ~= 'claimed' and rec.state ~= 'posting') then return 0 end
+  end
+end
 redis.call('HSET', steps, name, result)
 redis.call('EXPIRE', steps, ttl)
 return 1`;

@@ -413,11 +413,11 @@ export class UpstashStore implements SharedStore {
     return this.#observed.get();
   }
 
-  /** A step's result, sealed like a body, in one command (HSET + EXPIRE in a script). */
-  async keepStep(turnKey: string, name: string, json: string): Promise<boolean> {
+  /** A step's result, sealed like a body, in one command (HSET + EXPIRE in a script), fenced by the turn's token. */
+  async keepStep(turnKey: string, name: string, json: string, token?: number): Promise<EndReply> {
     const key = stepsKey(turnKey);
     const value = this.#sealer ? this.#sealer.seal(json) : json;
-    return (await this.#bounded('note', key, () => this.#run(S.KEEP_STEP_SCRIPT, [key], [name, value, L.claimTtlSeconds]))) === 1;
+    return replyOf(await this.#bounded('note', key, () => this.#run(S.KEEP_STEP_SCRIPT, [key, turnKey], [name, value, L.claimTtlSeconds, token ?? ''])));
   }
 
   /** A turn's kept steps in one HGETALL; a result no key here opens is left out (that step runs again). */

@@ -18,6 +18,7 @@ import type { WebClient } from '@slack/web-api';
 import { isLeaseLost, LeaseLostError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
 import { noteMetadata } from './parts.js';
+import { capReply, DEFAULT_MAX_REPLY_CHARS } from './reply-cap.js';
 import { readHistory } from './history.js';
 import { threadOf, turnRequest, type EnvelopeFields, type MessageEvent } from './request.js';
 import { StepBook } from './steps.js';
@@ -40,6 +41,8 @@ export const INTERRUPTED_NOTE = '\n\n_(interrupted: trying again)_';
 /** What the handle needs of the turn's lease (lib/receiver's TurnLease is one). */
 export interface TurnFence extends PartsLedger {
   readonly key: string;
+  /** The lease's token: a step's result is kept only under it. */
+  readonly token?: number;
   readonly signal: AbortSignal;
   readonly checkThreadFirst: boolean;
   readonly previousState: string | undefined;
@@ -68,6 +71,8 @@ export interface TurnHandleOptions {
   botToken?: string | undefined;
   /** Channels where Slack refused a stream as unsupported: one set per copy, kept across its turns. */
   noStream?: Set<string> | undefined;
+  /** The longest answer shown (AUTOHUB_MAX_REPLY_CHARS); past it the answer is cut, with a note. @default DEFAULT_MAX_REPLY_CHARS */
+  maxReplyChars?: number | undefined;
   now?: () => number;
 }
 
@@ -96,11 +101,14 @@ export class TurnHandle {
 
   /** The turn's client: fenced by the lease (when the turn has one) at every write. */
   get client(): WebClient {
-    this.#client ??= this.o.clientFor(() => {
-      if (this.#stood) return Promise.reject(new LeaseLostError(this.#stood));
-      return this.o.lease()?.confirm() ?? Promise.resolve();
-    });
+    this.#client ??= this.o.clientFor(() => this.#fence());
     return this.#client;
+  }
+
+  /** Resolves while this copy may act for the turn (a write, a step's side effect); throws LeaseLostError when it may not. */
+  #fence(at?: string): Promise<void> {
+    if (this.#stood) return Promise.reject(new LeaseLostError(this.#stood));
+    return this.o.lease()?.confirm(at) ?? Promise.resolve();
   }
 
   #stood: string | undefined;
@@ -167,7 +175,8 @@ export class TurnHandle {
         log.info('turn.no_reply', { eventId: request.eventId });
         return;
       }
-      const text = reply?.text ?? '';
+      const max = this.o.maxReplyChars ?? DEFAULT_MAX_REPLY_CHARS;
+      const text = capReply(reply?.text ?? '', max, () => log.info('turn.answer_cut', { eventId: request.eventId, max }));
       const late = request.late ? `${LATE_NOTE}\n` : '';
       // The lease as it is at each write: a claim that timed out may be confirmed (its lease attached) mid-turn.
       const ledger: PartsLedger = {
@@ -222,9 +231,15 @@ export class TurnHandle {
     const store = this.o.steps;
     const key = this.o.key ?? lease?.key;
     if (!store || !key) return undefined;
-    const onUnkept = (name: string) => this.o.log.warn('turn.step_unkept', { eventId, step: name });
-    if (lease?.previousState !== undefined) return StepBook.load(store, key, { onUnkept });
-    return new StepBook({ store, key, kept: undefined, onUnkept });
+    const fenced = {
+      onUnkept: (name: string) => this.o.log.warn('turn.step_unkept', { eventId, step: name }),
+      // A step is fenced as a write is: checked right before fn runs, kept only under the lease's token.
+      confirm: () => this.#fence('step'),
+      token: () => this.o.lease()?.token,
+      onLost: (name: string) => this.standDown(`step "${name}": another copy holds the turn`),
+    };
+    if (lease?.previousState !== undefined) return StepBook.load(store, key, fenced);
+    return new StepBook({ store, key, kept: undefined, ...fenced });
   }
 
   /** The turn became a dead letter: tell the person, once (only the copy whose store call made it so gets here). */

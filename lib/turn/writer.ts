@@ -20,7 +20,8 @@
  *     at the start (nothing visible yet): the reply is posted instead.
  */
 import type { WebClient } from '@slack/web-api';
-import { cutAt, partMetadata, PART_CHARS, splitText } from './parts.js';
+import { partMetadata, PART_CHARS, splitText } from './parts.js';
+import { rollover, startOf, type Rollover } from './split.js';
 import type { ReplyTarget } from './thread.js';
 
 export interface StreamTarget extends ReplyTarget {
@@ -189,17 +190,18 @@ export class ReplyWriter {
     if (pending === '') return { ts: undefined, parts: [], how: 'streamed', chunks: count };
 
     const parts: string[] = [];
-    let partLen = 0;
+    /** The open message's text as Slack has it: a code block reopened at its start, and closed at its end, included. */
+    let held = '';
     let full = pending;
-    /** Characters of the reply Slack has accepted. */
+    /** Characters of the reply Slack has accepted (a reopened or closed code block's markers not counted). */
     let sent = 0;
     let lastAppend = this.#now();
-    const startPart = async (text: string): Promise<'started' | 'cannot'> => {
+    const startPart = async (head: string, text: string): Promise<'started' | 'cannot'> => {
       try {
         const started = await client.chat.startStream({
           channel: target.channel,
           thread_ts: target.threadTs,
-          markdown_text: text,
+          markdown_text: head + text,
           ...(target.recipientUser ? { recipient_user_id: target.recipientUser } : {}),
           ...(target.recipientTeam ? { recipient_team_id: target.recipientTeam } : {}),
         });
@@ -214,7 +216,7 @@ export class ReplyWriter {
         }
         throw error;
       }
-      partLen = text.length;
+      held = head + text;
       sent += text.length;
       await this.ledger?.recordParts(parts);
       this.ledger?.confirmed(sent);
@@ -222,24 +224,23 @@ export class ReplyWriter {
       return 'started';
     };
 
-    const firstCut = cutAt(pending, this.#max);
-    const first = pending.slice(0, firstCut);
-    if ((await startPart(first)) === 'cannot') {
+    const first = startOf('', pending, this.#max);
+    if ((await startPart('', pending.slice(0, first.take))) === 'cannot') {
       const rest = await collectRest(iterator);
       return { ...(await this.post(pending + rest.text, blocks)), chunks: count + rest.count };
     }
-    pending = pending.slice(firstCut);
+    pending = pending.slice(first.take);
 
     type Ended = 'expired' | 'stopped' | undefined;
-    // Send `text` into the open message: an append, or (last) the stop with metadata.
-    const send = async (text: string, stop: { final: boolean } | undefined): Promise<Ended> => {
+    // Send `text` into the open message: an append, or (last) the stop with metadata; `tail` closes a code block left open.
+    const send = async (text: string, stop: { final: boolean } | undefined, tail = ''): Promise<Ended> => {
       const ts = parts[parts.length - 1]!;
       try {
         if (stop) {
           await client.chat.stopStream({
             channel: target.channel,
             ts,
-            ...(text ? { markdown_text: text } : {}),
+            ...(text + tail ? { markdown_text: text + tail } : {}),
             metadata: partMetadata(target.eventId, parts.length - 1, stop.final),
             ...(stop.final && blocks ? { blocks: blocks as never } : {}),
           } as never);
@@ -255,33 +256,38 @@ export class ReplyWriter {
         if (code === 'stopped_by_user') return 'stopped';
         throw error;
       }
-      partLen += text.length;
+      held += text + tail;
       sent += text.length;
       this.ledger?.confirmed(sent);
       return undefined;
     };
+    // Roll over before the limit: fill this message (closing a code block left open), stop it, start the next (reopening it).
+    // A message started full (cut where it reads well) is stopped right there: `planned` says how.
+    const roll = async (planned?: Rollover): Promise<Ended> => {
+      for (let plan = planned ?? rollover(held, pending, this.#max); plan; ) {
+        const ended = await send(pending.slice(0, plan.take), { final: false }, plan.tail);
+        if (ended) return ended;
+        pending = pending.slice(plan.take);
+        const start = startOf(plan.head, pending, this.#max);
+        await startPart(plan.head, pending.slice(0, start.take));
+        pending = pending.slice(start.take);
+        plan = start.full ?? rollover(held, pending, this.#max);
+      }
+      return undefined;
+    };
 
-    let ended: Ended;
-    for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
+    // A first chunk longer than a message has filled this one: it rolls over before the next chunk is read.
+    let ended: Ended = first.full ? await roll(first.full) : undefined;
+    while (!ended) {
+      const next = await iterator.next();
+      if (next.done) break;
       count += 1;
       full += next.value;
       pending += next.value;
-      // Roll over before the limit: fill this message, stop it, start the next.
-      while (partLen + pending.length > this.#max) {
-        const room = this.#max - partLen;
-        const cut = room > 0 ? cutAt(pending, room) : 0;
-        ended = await send(pending.slice(0, cut), { final: false });
-        if (ended) break;
-        pending = pending.slice(cut);
-        const nextCut = cutAt(pending, this.#max);
-        await startPart(pending.slice(0, nextCut));
-        pending = pending.slice(nextCut);
-      }
-      if (ended) break;
-      if (pending === '' || this.#now() - lastAppend < this.#every) continue;
+      ended = await roll();
+      if (ended || pending === '' || this.#now() - lastAppend < this.#every) continue;
       ended = await send(pending, undefined);
-      if (ended) break;
-      pending = '';
+      if (!ended) pending = '';
     }
     if (ended === 'stopped') {
       // The person pressed Stop: the answer ends where Slack stopped it. Nothing more is written.

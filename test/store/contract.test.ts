@@ -631,14 +631,39 @@ describe.each([inProcess, overRedis()])('the store contract, on the $name store'
     it('a kept step loads back with the others of its turn only, and lives as long as a claim', async () => {
       const x = store.open();
       const [k, otherTurn] = [key(), key()];
-      expect(await x.a.keepStep(k, 'ticket', '{"id":1}')).toBe(true);
+      expect(await x.a.keepStep(k, 'ticket', '{"id":1}')).toBe('ok');
       await x.elapse(L.claimTtlSeconds * SECOND - 5 * SECOND);
-      expect(await x.a.keepStep(k, 'mail', '{"sent":true}')).toBe(true);
+      expect(await x.a.keepStep(k, 'mail', '{"sent":true}')).toBe('ok');
       expect(await x.b.loadSteps(k)).toEqual({ ticket: '{"id":1}', mail: '{"sent":true}' });
       expect(await x.b.loadSteps(otherTurn)).toEqual({});
       expect(await x.b.readHash(stepsKey(k))).toEqual({ ticket: '{"id":1}', mail: '{"sent":true}' });
       await x.elapse(L.claimTtlSeconds * SECOND);
       expect(await x.b.loadSteps(k)).toEqual({});
+    });
+
+    it("a copy that lost the turn keeps nothing: its step's result never overwrites the taker-over's (before: any copy's keep won)", async () => {
+      const x = store.open();
+      const k = key();
+      await x.a.claim([k], hub, { leaseMs: LEASE, body: '{}' });
+      expect(await x.a.keepStep(k, 'search', '"hub, token 1"', 1)).toBe('ok');
+      const [taken] = await takeLapsed(x, k);
+      expect(taken?.token).toBe(2);
+      expect(await x.b.keepStep(k, 'ticket', '"cloud, token 2"', 2)).toBe('ok');
+      // The old owner wakes: neither a new step nor one the taker-over kept is written under its token.
+      expect(await x.a.keepStep(k, 'ticket', '"hub, token 1"', 1)).toBe('lost');
+      expect(await x.a.keepStep(k, 'mail', '"hub, token 1"', 1)).toBe('lost');
+      expect(await x.b.loadSteps(k)).toEqual({ search: '"hub, token 1"', ticket: '"cloud, token 2"' });
+    });
+
+    it('a turn that has ended keeps no more steps under its token; a turn the store forgot keeps them (its owner writes it again)', async () => {
+      const x = store.open();
+      const [done, forgotten] = [key(), key()];
+      await x.a.claim([done], hub, { leaseMs: LEASE, body: '{}' });
+      expect(await x.a.finish(done, 1, '1.2')).toBe('ok');
+      expect(await x.a.keepStep(done, 'late', '1', 1)).toBe('lost');
+      expect(await x.a.loadSteps(done)).toEqual({});
+      expect(await x.a.keepStep(forgotten, 'search', '1', 1)).toBe('ok');
+      expect(await x.a.loadSteps(forgotten)).toEqual({ search: '1' });
     });
   });
 
