@@ -4,6 +4,7 @@
  * and the edge router serving both.
  */
 import type { Server } from 'node:http';
+import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import { MemoryStore, UpstashStore } from '../lib/store/index.js';
 import { createEdgeRouter, parseEdgeSettings, type EdgeRouter } from '../lib/edge/index.js';
@@ -14,10 +15,12 @@ import { RespClient } from './sim/resp-client.js';
 import { startTicketDesk, type TicketDesk } from './sim/ticket-desk.js';
 import { startTunnel, type Tunnel } from './sim/tunnel.js';
 import { startUpstashBridge, type UpstashBridge } from './sim/upstash-bridge.js';
-import { DRILL_HEALTH_TOKEN, startChildCopy, startInProcessCopy, type CopyHandle } from './copies.js';
+import { botEnvOf, DRILL_HEALTH_TOKEN, startChildCopy, startInProcessCopy, type CopyHandle } from './copies.js';
 import { hangable } from './hangable-store.js';
 
 export const DRILL_SECRET = 'drill-signing-secret';
+/** Your bot under the drill's pacing, as the copies' AUTOHUB_TURN. */
+const PACED_TURN = fileURLToPath(new URL('./paced-turn.ts', import.meta.url));
 /** The copies show their full health body to the drill alone. */
 const HEALTH_AUTH = { authorization: `Bearer ${DRILL_HEALTH_TOKEN}` };
 
@@ -38,6 +41,10 @@ export interface Harness {
   hangStore(hung: boolean): void;
   /** The store forgets everything (FLUSHALL; Upstash evicting a full database is the same for a turn). */
   flushStore(): Promise<void>;
+  /** Commands the store has run so far, as Upstash bills them; undefined with the in-process store. */
+  storeCommands(): number | undefined;
+  /** The REST bridge in front of the store (its faults: refuse, slow), when there is one. */
+  bridge: UpstashBridge | undefined;
   /** Dead letters in the store now. */
   deadLetters(): Promise<number>;
   /** The event ids of the dead letters in the store now. */
@@ -66,7 +73,18 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(options: { factor: number; inProcess?: boolean }): Promise<Harness> {
+export interface HarnessOptions {
+  factor: number;
+  inProcess?: boolean;
+  /** The bot the copies run (AUTOHUB_TURN); unset: the demo turn. Its own settings come from this process's environment. */
+  turn?: string;
+  /** Run `turn` under the scenarios' pacing (drill/paced-turn.ts: the demo's think and chunk pauses around your bot), in child copies. */
+  paced?: boolean;
+  /** Each line a child copy logs, with its instance (the copies then log at info). */
+  onLog?: (instance: string, line: string) => void;
+}
+
+export async function startHarness(options: HarnessOptions): Promise<Harness> {
   const api = await startFakeWebApi();
   const tickets = await startTicketDesk();
   let redis: PrivateRedis | undefined;
@@ -86,6 +104,12 @@ export async function startHarness(options: { factor: number; inProcess?: boolea
     webApiUrl: api.url,
     factor: options.factor,
     ...(bridge ? { upstash: { url: bridge.url, token: bridge.token } } : {}),
+    ...(options.turn === undefined
+      ? {}
+      : options.paced && bridge
+        ? { turn: PACED_TURN, botEnv: { ...botEnvOf(), AUTOHUB_DRILL_BOT: options.turn } }
+        : { turn: options.turn, botEnv: botEnvOf() }),
+    ...(options.onLog ? { onLog: options.onLog } : {}),
   };
   const memory = bridge ? undefined : new MemoryStore();
   const shared = memory ? hangable(memory) : undefined;
@@ -128,6 +152,8 @@ export async function startHarness(options: { factor: number; inProcess?: boolea
       const at = raw ? (JSON.parse(raw) as { first_at?: unknown }).first_at : undefined;
       return typeof at === 'number' ? at : undefined;
     },
+    storeCommands: () => bridge?.commands,
+    bridge,
     addReplicas: async (n) => {
       const added = await Promise.all(
         Array.from({ length: n }, (_, i) => {

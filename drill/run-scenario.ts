@@ -14,6 +14,7 @@ import {
   countSideEffects,
   countSpinning,
   isContinuation,
+  isFinalPart,
   isWholeAnswer,
   scoreScenario,
   type Reply,
@@ -51,6 +52,8 @@ export interface RunOptions {
   rate?: number;
   factor: number;
   onProgress?: (line: string) => void;
+  /** The copies run your bot, not the demo: who wrote a reply is read from its token, and an answer is whole when its last part says final. */
+  ownBot?: boolean;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
@@ -58,10 +61,15 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)))
 /** A message's text as the person sees it: `text`, or `markdown_text` where it was posted so. */
 const textOf = (params: Record<string, string>) => params.text ?? params.markdown_text ?? '';
 
-function replyOf(params: Record<string, string>, at: number, mention: string): Reply {
-  const text = textOf(params);
-  const by = text.includes('drill-hub') ? 'hub' : text.includes('drill-cloud') ? 'cloud' : 'unknown';
-  return { mention, at, by, caughtUp: text.includes(LATE_NOTE) };
+/** How much of a reply's text the report keeps as a sample. */
+const SAMPLE_CHARS = 300;
+
+function replyOf(c: RecordedCall, mention: string): Reply {
+  const text = textOf(c.params);
+  // The copy that wrote it: its token (each copy calls Slack with its own), else the demo turn's text.
+  const writer = c.from ?? text;
+  const by = writer.includes('drill-hub') ? 'hub' : writer.includes('drill-cloud') ? 'cloud' : 'unknown';
+  return { mention, at: c.at, by, caughtUp: text.includes(LATE_NOTE), text: text.slice(0, SAMPLE_CHARS) };
 }
 
 /** The delivery a reply answers, by its metadata (app/listeners/reply.ts). */
@@ -89,6 +97,15 @@ export async function runScenario(h: Harness, scenario: Scenario, options: RunOp
     if (scenario.hubEnv || scenario.copyEnv) await h.hub.reconfigure({});
     if (scenario.copyEnv) await h.cloud.reconfigure({});
   }
+}
+
+/**
+ * Whether a thread's messages hold one whole answer: the demo's by its text (every numbered word, its end mark);
+ * your bot's by the turn's own metadata, its last part marked final.
+ */
+function wholeAnswer(parts: readonly RecordedCall[], ownBot: boolean | undefined): boolean {
+  if (!ownBot) return isWholeAnswer(parts.map((p) => textOf(p.params)));
+  return isFinalPart(parts.map((p) => p.params.metadata));
 }
 
 /** This app's messages in each thread, in Slack's ts order. */
@@ -269,7 +286,7 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
     // A long answer is in when all of it is: its first message alone is not the reply (a Stop press ends it early).
     const stopped = quirks ? new Set([...h.api.streams.values()].filter((st) => st.state === 'stopped_by_user').map((st) => st.thread_ts ?? '')) : undefined;
     const threads = quirks ? threadsOf(replies) : undefined;
-    const whole = (m: string) => !threads || stopped!.has(m) || isWholeAnswer((threads.get(m) ?? []).map((p) => textOf(p.params)));
+    const whole = (m: string) => !threads || stopped!.has(m) || wholeAnswer(threads.get(m) ?? [], options.ownBot);
     if (mentions.every((m) => answered.has(m) && whole(m)) && Date.now() - quietSince > 300) break;
     quietMs = Math.max(3000, sweepMs);
     // Quiet is counted from the end of the last fault too: nothing can be caught up while it lasts.
@@ -290,13 +307,11 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
   }
   const final = repliesNow();
   // A long answer's later parts are the same reply, not a second one.
-  const replies = final.filter((c) => !isContinuation(textOf(c.params), c.params.metadata)).map((c) => replyOf(c.params, c.at, mentionOf(c.params)));
+  const replies = final.filter((c) => !isContinuation(textOf(c.params), c.params.metadata)).map((c) => replyOf(c, mentionOf(c.params)));
   const stoppedByUser = new Set([...h.api.streams.values()].filter((st) => st.state === 'stopped_by_user').map((st) => st.thread_ts ?? ''));
   // Answers that reached the thread cut or out of order (a Stop press is the person's own cut, and not counted).
   const cut = quirks
-    ? [...threadsOf(final)].filter(
-        ([thread, parts]) => mentions.includes(thread) && !stoppedByUser.has(thread) && !isWholeAnswer(parts.map((p) => textOf(p.params))),
-      ).length
+    ? [...threadsOf(final)].filter(([thread, parts]) => mentions.includes(thread) && !stoppedByUser.has(thread) && !wholeAnswer(parts, options.ownBot)).length
     : 0;
   if (assistant) {
     const answers = final.filter((c) => !isContinuation(textOf(c.params), c.params.metadata) && mentions.includes(mentionOf(c.params)));

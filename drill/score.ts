@@ -5,10 +5,12 @@ export interface Reply {
   /** The mention's ts (the reply's thread_ts). */
   mention: string;
   at: number;
-  /** Which copy posted it, read from the default turn's text. */
+  /** Which copy posted it: from the token it wrote with, else the demo turn's text. */
   by: 'hub' | 'cloud' | 'unknown';
   /** Posted by the catch-up sweep, after Slack gave up on the delivery. */
   caughtUp?: boolean;
+  /** The start of what it said, for the report's sample. */
+  text?: string;
 }
 
 export interface ScenarioScore {
@@ -109,6 +111,22 @@ export function isContinuation(text: string, metadata?: string): boolean {
     }
   }
   return !text.includes('Hi <@') && (/\bw\d+\b/.test(text) || END.test(text));
+}
+
+/**
+ * Whether a thread's messages, in ts order, end one whole answer of your bot's
+ * (whose words the drill cannot know): the last of them, notes aside, is
+ * marked final in the turn's metadata. Pure.
+ */
+export function isFinalPart(metadatas: readonly (string | undefined)[]): boolean {
+  const payloads = metadatas.map((m) => {
+    try {
+      return (JSON.parse(m ?? '{}') as { event_payload?: { final?: unknown; note?: unknown } }).event_payload;
+    } catch {
+      return undefined;
+    }
+  });
+  return payloads.filter((p) => p?.note !== true).at(-1)?.final === true;
 }
 
 /**

@@ -33,6 +33,8 @@ export interface RecordedCall {
   unknown?: string[];
   /** Slack cut `text` to its 40,000 characters (chat.postMessage); `params.text` holds what it kept. */
   truncated?: boolean;
+  /** The token it came with, from `Authorization: Bearer` (how the WebClient sends it): which copy wrote it. */
+  from?: string;
 }
 
 export interface ScriptedAnswer {
@@ -150,6 +152,8 @@ export interface FakeStream {
   appends: number;
   /** How its text comes (`markdown_text` or `chunks`): Slack wants the same on every call (`streaming_mode_mismatch`). */
   mode?: 'markdown_text' | 'chunks';
+  /** The token of the call that started it (see RecordedCall.from). */
+  from?: string;
   /** Its tasks by id, each in its last state (a `task_update` of an id changes that task in place). */
   tasks: Map<string, { title: string; status: string }>;
   /** The plan's title (`plan_update`). */
@@ -586,6 +590,7 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
     status: 200,
     refused: false,
     answer: { ok: true, ts },
+    ...(st.from ? { from: st.from } : {}),
   });
   /** Every reply in every thread: this app's posts and streams, and other apps' replies. */
   const threadReplies = (): ThreadReply[] => {
@@ -639,7 +644,8 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
         }
         const at = now();
         const unknown = unknownArgs(method, params);
-        const extra = unknown.length ? { unknown } : {};
+        const from = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+        const extra = { ...(unknown.length ? { unknown } : {}), ...(from ? { from } : {}) };
         let answer: ScriptedAnswer | undefined = scripts.get(method)?.shift() ?? outages.get(method);
         if (answer?.reset === 'before') {
           calls.push({ method, params, at, status: 0, refused: false, ...extra });
@@ -683,6 +689,9 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
           statuses.delete(threadKey(params.channel, params.thread_ts));
         }
         const body = answer.body as { ok?: unknown; error?: unknown } | undefined;
+        // A stream is the last writer's: a copy that took a turn over completes the message its owner began.
+        const written = method.endsWith('Stream') && body?.ok === true ? streams.get(String((body as { ts?: unknown }).ts ?? '')) : undefined;
+        if (written && from) written.from = from;
         calls.push({
           method,
           params,

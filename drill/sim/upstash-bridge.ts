@@ -50,6 +50,8 @@ export interface UpstashBridge {
   delayMs: number;
   /** The next N requests run against Redis, then lose their reply (the connection drops). */
   dropReplies: number;
+  /** Told of each command as it runs (its name and arguments), to count a turn's own. */
+  onCommand?: (command: readonly (string | number)[]) => void;
   close(): Promise<void>;
 }
 
@@ -82,6 +84,7 @@ export async function startUpstashBridge(options: { redisPort: number; token?: s
     bridge.commands += 1;
     const name = String(command[0]).toLowerCase();
     bridge.byCommand.set(name, (bridge.byCommand.get(name) ?? 0) + 1);
+    bridge.onCommand?.(command);
     try {
       return { result: await redis.command(command) };
     } catch (error) {

@@ -188,13 +188,15 @@ export class ReplyWriter {
       const piece = pieces[i];
       const last = i === pieces.length - 1 || (piece === undefined && i === earlier.length - 1);
       await this.#finishOpen(ts, i === earlier.length - 1 ? tasks : []);
+      // chat.update refuses markdown_text beside blocks (markdown_text_conflict): with the bot's blocks the
+      // piece goes first as a markdown block, and as `text` for notifications.
+      const withBlocks = last && piece !== undefined && blocks ? [{ type: 'markdown', text: piece }, ...blocks] : undefined;
       await this.client.chat.update({
         channel: this.target.channel,
         ts,
         // A message a shorter answer no longer needs says so; it cannot be left half-written.
-        markdown_text: piece ?? '_(continued above)_',
+        ...(withBlocks ? { text: piece, blocks: withBlocks as never } : { markdown_text: piece ?? '_(continued above)_' }),
         metadata: partMetadata(this.target.eventId, i, piece !== undefined && last),
-        ...(last && piece !== undefined && blocks ? { blocks: blocks as never } : {}),
       } as never);
       parts.push(ts);
     }
