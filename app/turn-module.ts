@@ -1,7 +1,7 @@
 /**
  * AUTOHUB_TURN: your bot in a file of its own. The module is imported once at
  * start-up and checked: it must export a `takeTurn(request, ctx)` function,
- * and may export `register(app, helpers)`. A module that cannot be used stops
+ * and may export `register(app, helpers)` and the AI-app exports (lib/turn/ai-exports.ts). A module that cannot be used stops
  * start-up with one line naming AUTOHUB_TURN and the path (a ConfigError,
  * which app/main.ts prints), never a stack trace at the first mention.
  *
@@ -15,9 +15,12 @@
 import { existsSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseConcurrency } from '../lib/conversation/index.js';
 import { ConfigError } from '../lib/errors/index.js';
 import type { AppConfig } from '../lib/config/index.js';
 import type { TurnModule } from '../lib/turn/types.js';
+import { TASK_DISPLAY_MODES, type TaskDisplayMode } from '../lib/turn/index.js';
+import { aiExportsOf, aiExportsProblem } from '../lib/turn/ai-exports.js';
 import { demoTurn, type DemoTurnOptions } from './turn.js';
 
 export interface LoadTurnOptions {
@@ -107,16 +110,41 @@ export async function loadTurnModule(path: string | undefined, options: LoadTurn
   if (exports.register !== undefined && typeof exports.register !== 'function') {
     throw invalid(path, `register, when exported, to be a function (app, helpers), but in ${file} it is a ${typeof exports.register}`);
   }
+  // Slack's AI-app exports (status, loadingMessages, prompts, title, onFeedback): checked here, used by the handle.
+  const ai = aiExportsProblem(exports);
+  if (ai) throw invalid(path, `${ai} (in ${file})`);
   return {
     takeTurn: exports.takeTurn as TurnModule['takeTurn'],
     ...(exports.register ? { register: exports.register as NonNullable<TurnModule['register']> } : {}),
+    ...aiExportsOf(exports),
+    ...conversationExports(exports, path, file),
+  };
+}
+
+// --- Conversations and tasks (docs/tasks-and-conversations.md): kept apart from the checks above. ---
+
+/** `concurrency`, checked once here: a wrong value stops start-up with one line. */
+function conversationExports(exports: Record<string, unknown>, path: string, file: string): Pick<TurnModule, 'concurrency' | 'taskDisplayMode'> {
+  const concurrency = parseConcurrency(exports.concurrency);
+  if (!concurrency.ok) throw invalid(path, `${concurrency.expected} in ${file}`);
+  const mode = exports.taskDisplayMode;
+  if (mode !== undefined && !(TASK_DISPLAY_MODES as readonly unknown[]).includes(mode)) {
+    throw invalid(
+      path,
+      `taskDisplayMode, when exported, to be one of ${TASK_DISPLAY_MODES.join(', ')}, but it is ${JSON.stringify(mode) ?? typeof mode} in ${file}`,
+    );
+  }
+  return {
+    ...(exports.concurrency === undefined ? {} : { concurrency: concurrency.mode }),
+    ...(mode === undefined ? {} : { taskDisplayMode: mode as TaskDisplayMode }),
   };
 }
 
 /** The bot a copy runs: AUTOHUB_TURN's module, else the demo turn with its settings. `npm start` and a replay load it alike. */
 export function loadBot(
-  config: Pick<AppConfig, 'turn' | 'demoThinkMs' | 'demoChunkMs' | 'demoReplyChars'>,
+  config: Pick<AppConfig, 'turn' | 'demoThinkMs' | 'demoChunkMs' | 'demoReplyChars' | 'demoTicketUrl'>,
   options: Omit<LoadTurnOptions, 'demo'> = {},
 ): Promise<TurnModule> {
-  return loadTurnModule(config.turn, { ...options, demo: { thinkMs: config.demoThinkMs, chunkMs: config.demoChunkMs, replyChars: config.demoReplyChars } });
+  const demo = { thinkMs: config.demoThinkMs, chunkMs: config.demoChunkMs, replyChars: config.demoReplyChars, ticketUrl: config.demoTicketUrl };
+  return loadTurnModule(config.turn, { ...options, demo });
 }

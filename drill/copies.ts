@@ -7,6 +7,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { createAutohub, type Autohub } from '../app/create-app.js';
+import { loadTurnModule } from '../app/turn-module.js';
 import type { SharedStore } from '../lib/store/index.js';
 import { parseAppConfig, type Role } from '../lib/config/index.js';
 import { silentLogger } from '../lib/log/index.js';
@@ -156,7 +157,10 @@ export async function startInProcessCopy(role: Role, o: CopyEnv, store: SharedSt
   const launch = async (overrides?: Record<string, string>) => {
     if (overrides) extra = overrides;
     await stopping;
-    copy = createAutohub({ config: parseAppConfig({ ...env(role, port, o), ...extra }), log: silentLogger, store });
+    const config = parseAppConfig({ ...env(role, port, o), ...extra });
+    // A bot module named for the scenario (AUTOHUB_TURN) is loaded as `npm start` loads it; else the demo turn.
+    const turn = config.turn ? await loadTurnModule(config.turn) : undefined;
+    copy = createAutohub({ config, log: silentLogger, store, turn });
     await copy.start();
   };
   await launch();

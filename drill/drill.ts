@@ -54,7 +54,9 @@ export async function runDrill(options: DrillOptions): Promise<DrillResult> {
       results.push(result);
       const s = result.score;
       options.onScenario?.(
-        `${at}: ${verdict(result)} in ${((result.endedAt - result.startedAt) / 1000).toFixed(1)} s: ${s.answered}/${s.sent} answered, ${s.lost} lost, ${s.duplicateReplies} dup, ${s.halfWritten ?? 0} half-written`,
+        `${at}: ${verdict(result)} in ${((result.endedAt - result.startedAt) / 1000).toFixed(1)} s: ${s.answered}/${s.sent} answered, ${s.lost} lost, ${s.duplicateReplies} dup, ${s.halfWritten ?? 0} half-written${
+          s.outOfOrder !== undefined ? `, ${s.outOfOrder} out of order, ${s.spinningTasks ?? 0} tasks spinning` : ''
+        }`,
       );
     }
     return { store: harness.storeKind, factor: options.factor, results };

@@ -2,8 +2,8 @@
 import type { ScenarioResult } from './run-scenario.js';
 
 /**
- * A scenario fails on a fault it could not stage, a mention lost or left
- * half-written, an expectation of its own unmet (`unmet`), a duplicate it did not state up front, or (unless
+ * A scenario fails on a fault it could not stage, a mention lost, answered and dead-lettered too, or left
+ * half-written, a step's side effect run twice for one mention, a follow-up answered out of order, a task left spinning, an expectation of its own unmet (`unmet`), a duplicate it did not state up front, or (unless
  * `slowAcks: false`) an ack later than Slack's 3 s: Slack would retry it.
  */
 export function failed(result: ScenarioResult, options: { slowAcks?: boolean } = {}): boolean {
@@ -12,7 +12,11 @@ export function failed(result: ScenarioResult, options: { slowAcks?: boolean } =
     result.faults.some((f) => f.error !== undefined) ||
     (result.unmet?.length ?? 0) > 0 ||
     s.lost > 0 ||
+    (s.answeredThenDead ?? 0) > 0 ||
     (s.halfWritten ?? 0) > 0 ||
+    (s.outOfOrder ?? 0) > 0 ||
+    (s.spinningTasks ?? 0) > 0 ||
+    (s.sideEffectsTwice ?? 0) > 0 ||
     (s.duplicateReplies > 0 && !result.duplicatesPossible) ||
     (options.slowAcks !== false && s.deadlineMisses > 0)
   );
@@ -44,7 +48,10 @@ export const COLUMNS: readonly Column[] = [
   { header: 'cloud', cell: (r) => pct(r.score.servedByCloud, served(r)) },
   { header: 'taken over', cell: (r) => String(r.score.takenOver) },
   { header: 'dead', cell: (r) => String(r.score.deadLetters ?? 0) },
+  { header: 'ans+dead', cell: (r) => String(r.score.answeredThenDead ?? 0) },
   { header: 'half', cell: (r) => String(r.score.halfWritten ?? 0) },
+  // A step's side effect run twice for one mention (scenarios whose turns file tickets; '-' elsewhere).
+  { header: 'step x2', cell: (r) => (r.score.sideEffects === undefined ? '-' : String(r.score.sideEffectsTwice ?? 0)) },
   { header: 'caught up', cell: (r) => String(r.score.caughtUp) },
   { header: 'late', cell: (r) => String(r.score.late) },
   { header: 'max wait', cell: (r) => `${(r.score.maxWaitMs / 1000).toFixed(1)} s` },
@@ -60,6 +67,10 @@ export function notes(results: readonly ScenarioResult[]): string[] {
     ...results.filter((r) => r.duplicatesPossible).map((r) => `note: ${r.name}: ${r.duplicatesPossible}`),
     ...results.flatMap((r) => r.faults.filter((f) => f.error).map((f) => `fault not staged: ${r.name}: ${f.label}: ${f.error}`)),
     ...results.flatMap((r) => (r.unmet ?? []).map((u) => `unmet: ${r.name}: ${u}`)),
+    ...results
+      .filter((r) => (r.score.outOfOrder ?? 0) > 0)
+      .map((r) => `out of order: ${r.name}: ${r.score.outOfOrder} follow-ups answered before the answer before them was whole`),
+    ...results.filter((r) => (r.score.spinningTasks ?? 0) > 0).map((r) => `spinning: ${r.name}: ${r.score.spinningTasks} tasks left pending or in progress`),
   ];
 }
 

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { deriveStoreKey, type Role, type UpstashSettings } from '../store/index.js';
 import { ConfigError } from '../errors/index.js';
 import type { Level } from '../log/index.js';
+import { DEFAULT_MAX_REPLY_CHARS } from '../turn/reply-cap.js';
 import { readEnum, readInt, readRaw, readRequired, readUrl, shownUrl, type Env } from '../env/index.js';
 import { SettingsReader } from './collect.js';
 
@@ -51,6 +52,8 @@ export interface AppConfig {
    */
   legs: { edgeUrl: string; everyMs: number } | null;
   maxBodyBytes: number;
+  /** AUTOHUB_MAX_REPLY_CHARS: the longest answer shown; past it the answer is cut, with a note (lib/turn/reply-cap.ts). */
+  maxReplyChars: number;
   logLevel: Level;
   /** How long the demo turn (app/turn.ts) pretends to think; for the drill. */
   demoThinkMs: number;
@@ -58,6 +61,8 @@ export interface AppConfig {
   demoChunkMs: number;
   /** AUTOHUB_DEMO_REPLY_CHARS: the demo turn's answer grows to this many characters (N, or MIN-MAX by the question); null: its short greeting. */
   demoReplyChars: { min: number; max: number } | null;
+  /** AUTOHUB_DEMO_TICKET_URL: the demo turn files a "ticket" there (a POST) in a ctx.step after thinking; for the drill's frozen-step. null: no step. */
+  demoTicketUrl: string | null;
   /**
    * AUTOHUB_TURN: the ES module with your bot's `takeTurn` (app/turn-module.ts
    * loads it), as given: relative to the project root, or absolute.
@@ -289,10 +294,12 @@ export function parseAppConfig(env: Env): AppConfig {
     healthToken: take(() => readHealthToken(env), null),
     legs: take(() => readLegs(env), null),
     maxBodyBytes: int('AUTOHUB_MAX_BODY_BYTES', 1_048_576, { min: 1024, max: 16_777_216 }),
+    maxReplyChars: int('AUTOHUB_MAX_REPLY_CHARS', DEFAULT_MAX_REPLY_CHARS, { min: 500, max: 1_000_000 }),
     logLevel: take(() => readEnum<Level>(env, 'AUTOHUB_LOG_LEVEL', ['debug', 'info', 'warn', 'error'], 'info'), 'info'),
     demoThinkMs: int('AUTOHUB_DEMO_THINK_MS', 0, { min: 0, max: 600_000 }),
     demoChunkMs: int('AUTOHUB_DEMO_CHUNK_MS', 0, { min: 0, max: 600_000 }),
     demoReplyChars: take(() => readCharRange(env, 'AUTOHUB_DEMO_REPLY_CHARS'), null),
+    demoTicketUrl: take(() => (readRaw(env, 'AUTOHUB_DEMO_TICKET_URL') === undefined ? null : readUrl(env, 'AUTOHUB_DEMO_TICKET_URL')), null),
     turn: take(() => readTurnPath(env), undefined),
     catchup:
       take(() => readEnum(env, 'AUTOHUB_CATCHUP', ['on', 'off'], 'on'), 'on') === 'off'

@@ -104,6 +104,8 @@ export function classifyTurnFailure(error: unknown, options: ClassifyOptions = {
   if (e.code === 'slack_webapi_rate_limited_error') return { kind: 'transient', ambiguous: false, reason: 'rate limited', free: true };
   if (e.code === 'slack_webapi_request_error') return classifyRequestError(e.original);
   if (e.code === 'autohub_rate_limit_exhausted') return { kind: 'transient', ambiguous: false, reason: 'rate-limit budget spent', free: true };
+  // Past its deadline the turn is over, whatever it threw in its grace: another run would only hang again.
+  if (e.code === 'autohub_turn_deadline') return { kind: 'permanent', ambiguous: true, reason: `deadline: ${String(e.message ?? '').slice(0, 80)}` };
   if (e.code === 'autohub_store_unavailable') return { kind: 'transient', ambiguous: false, reason: 'store unavailable before posting' };
   if (e.name === 'TimeoutError' || e.name === 'AbortError') return { kind: 'transient', ambiguous: true, reason: 'timeout' };
   const thrown = classifyThrown(error, options.now ?? Date.now);

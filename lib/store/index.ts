@@ -10,6 +10,8 @@ export {
   LEGS_LOCK_KEY,
   STATUS_KEYS,
   SWEEP_LOCK_KEY,
+  assistantOnceKey,
+  assistantThreadKey,
   eventKey,
   messageKey,
   noticeLockKey,
@@ -22,6 +24,8 @@ export { CLAIM_TTL_SECONDS, STORE_LIMITS } from './limits.js';
 export { logReporter } from './reporter.js';
 export type {
   Claims,
+  ConversationPlace,
+  Conversations,
   DeadLetter,
   DeadLetters,
   Leases,

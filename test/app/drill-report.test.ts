@@ -25,7 +25,9 @@ const HEADERS = [
   'cloud',
   'taken over',
   'dead',
+  'ans+dead',
   'half',
+  'step x2',
   'caught up',
   'late',
   'max wait',
@@ -47,7 +49,10 @@ const BUSY = scenarioResult('busy', {
   servedByCloud: 3,
   takenOver: 5,
   deadLetters: 6,
+  answeredThenDead: 14,
   halfWritten: 4,
+  sideEffects: 14,
+  sideEffectsTwice: 1,
   caughtUp: 8,
   late: 11,
   maxWaitMs: 12_345,
@@ -55,7 +60,7 @@ const BUSY = scenarioResult('busy', {
   ackP99Ms: 2500,
   deadlineMisses: 13,
 });
-const BUSY_CELLS = ['busy', '10', '9', '1', '2', '3', '70%', '30%', '5', '6', '4', '8', '11', '12.3 s', '12 ms', '2500 ms', '13', 'FAIL'];
+const BUSY_CELLS = ['busy', '10', '9', '1', '2', '3', '70%', '30%', '5', '6', '14', '4', '1', '8', '11', '12.3 s', '12 ms', '2500 ms', '13', 'FAIL'];
 
 const textCells = (html: string) => [...html.matchAll(/<t[hd]>(?:<a [^>]*>)?([^<]*)(?:<\/a>)?<\/t[hd]>/g)].map((m) => m[1]!.replace(/&#62;/g, '>'));
 

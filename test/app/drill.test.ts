@@ -92,6 +92,13 @@ describe('the failover drill, every scenario end to end (fewer mentions than `np
     expect(failed(r, ACKS_REPORTED)).toBe(false);
   });
 
+  it("frozen-step: the frozen hub's thinking turns were taken over, each turn's ticket filed, none twice", () => {
+    const r = result('frozen-step');
+    expect(r.score.takenOver).toBeGreaterThan(0);
+    expect(r.score.sideEffects).toBeGreaterThanOrEqual(r.score.answered);
+    expect(r.score.sideEffectsTwice).toBe(0);
+  });
+
   it('routes as each fault demands', () => {
     expect(result('steady').score.servedByHub).toBe(12);
     expect(result('hub-offline').score.servedByCloud).toBe(12);

@@ -39,6 +39,8 @@ describe('parseAppConfig', () => {
     [{ AUTOHUB_CLAIM_ATTEMPTS: '9' }, /^AUTOHUB_CLAIM_ATTEMPTS is invalid/],
     [{ AUTOHUB_SHED_AT: 'many' }, /^AUTOHUB_SHED_AT is invalid/],
     [{ AUTOHUB_ROLE: 'cloud', AUTOHUB_SHED_AT: '-1' }, /^AUTOHUB_SHED_AT is invalid/],
+    [{ AUTOHUB_MAX_REPLY_CHARS: '40k' }, /^AUTOHUB_MAX_REPLY_CHARS is invalid: expected a whole number from 500 to 1000000, received "40k"$/],
+    [{ AUTOHUB_MAX_REPLY_CHARS: '10' }, /^AUTOHUB_MAX_REPLY_CHARS is invalid/],
   ])('%j stops start-up with one line naming the variable', (override, message) => {
     const run = () => parseAppConfig({ ...valid, ...override });
     expect(run).toThrow(ConfigError);
@@ -49,6 +51,11 @@ describe('parseAppConfig', () => {
     expect(parseAppConfig(valid).shedAt).toBe(0);
     expect(parseAppConfig({ ...valid, AUTOHUB_SHED_AT: '64' }).shedAt).toBe(64);
     expect(parseAppConfig({ ...valid, AUTOHUB_ROLE: 'cloud', AUTOHUB_SHED_AT: '5' }).shedAt).toBe(0);
+  });
+
+  it('the longest answer shown is 40,000 characters unless AUTOHUB_MAX_REPLY_CHARS says', () => {
+    expect(parseAppConfig(valid).maxReplyChars).toBe(40_000);
+    expect(parseAppConfig({ ...valid, AUTOHUB_MAX_REPLY_CHARS: '100000' }).maxReplyChars).toBe(100_000);
   });
 
   it('keeps a path under SLACK_API_URL and ends it with a slash', () => {

@@ -28,7 +28,13 @@ describe('manifest.json', () => {
     expect(manifest.display_information.name).toBeTruthy();
     expect(manifest.features.bot_user.display_name).toBeTruthy();
     expect(manifest.settings.socket_mode_enabled).toBe(false);
-    expect(manifest.settings.event_subscriptions.bot_events.sort()).toEqual(['app_home_opened', 'app_mention', 'message.im']);
+    expect(manifest.settings.event_subscriptions.bot_events.sort()).toEqual([
+      'app_home_opened',
+      'app_mention',
+      'assistant_thread_context_changed',
+      'assistant_thread_started',
+      'message.im',
+    ]);
     expect(manifest.features.app_home.home_tab_enabled).toBe(true);
   });
 
@@ -54,6 +60,15 @@ describe('manifest.json', () => {
       expect(METHOD_SCOPES[method], `lib/slack/scopes.ts must name the scopes of ${method}`).toBeDefined();
       for (const scope of METHOD_SCOPES[method]!) expect(scopes, `${method} needs ${scope}`).toContain(scope);
     }
+  });
+
+  it('declares the assistant view (split-view threads: their events, prompts and title) with the one scope its methods name', () => {
+    expect(manifest.features.assistant_view.assistant_description).toBeTruthy();
+    expect(METHOD_SCOPES['assistant.threads.setSuggestedPrompts']).toEqual(['assistant:write']);
+    expect(METHOD_SCOPES['assistant.threads.setTitle']).toEqual(['assistant:write']);
+    expect(scopes).toContain('assistant:write');
+    // Interactivity carries the feedback buttons' clicks (block_actions).
+    expect(manifest.settings.interactivity.is_enabled).toBe(true);
   });
 
   it('does not ask for assistant:write without the assistant view Slack requires for it (setStatus takes chat:write since 2026-03)', () => {
