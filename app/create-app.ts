@@ -12,7 +12,7 @@ import { LeaseKeeper, type FailoverReceiver, type HealthMonitor, type Reaper } f
 import type { OwnerNotices } from '../lib/notice/index.js';
 import type { LegChecker } from '../lib/legs/index.js';
 import { statusRecorder, type StatusRecorder } from '../lib/status/index.js';
-import { createStore, type SharedStore } from '../lib/store/index.js';
+import { createStore, MemoryStore, type SharedStore } from '../lib/store/index.js';
 import { LoopDelay, type Sleep } from '../lib/time/index.js';
 import { conversationAdmit, ConversationGate } from '../lib/conversation/index.js';
 import { createLegChecker } from './legs.js';
@@ -35,6 +35,7 @@ import {
   ownerDMs,
   turnHandles,
 } from './parts.js';
+import { journalUnfinished } from './shutdown-journal.js';
 import { relay, wire, type Wakes } from './wiring.js';
 
 /** The package's version, found from here whether this runs from app/ (tsx) or dist/node/app/ (built). */
@@ -178,6 +179,9 @@ export function createAutohub(options: AutohubOptions): Autohub {
       // A sweep cut short lets its lock go: otherwise no copy could sweep until it lapsed.
       await Promise.all([receiver.stop(), sweeper?.stop()]);
       keeper.stop();
+      // Nothing acked ends with the process: the in-process store's unfinished turns go to the journal.
+      // (A store passed in, as the drill's shared one, outlives this copy: it keeps its own turns.)
+      if (!options.store && store instanceof MemoryStore) journalUnfinished(store, journal, log);
       loop.stop();
       await status.flush();
     },

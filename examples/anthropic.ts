@@ -3,7 +3,7 @@
  * streams its answer into Slack as it is written, and can file a ticket with
  * a tool, once, however often the turn runs.
  *
- *   npm install @anthropic-ai/sdk
+ *   npm install --save-prod @anthropic-ai/sdk   (into dependencies: the deploy's prune keeps it)
  *   echo 'ANTHROPIC_API_KEY=sk-ant-...' >> .env
  *   echo 'AUTOHUB_TURN=examples/anthropic.ts' >> .env
  *   npm start

@@ -64,6 +64,9 @@ export function unreadableReason(stored: string | null | undefined, sealKeys: Ap
   }
 }
 
+/** How long a replay waits for its run, at most: 50 ms polls for the default retry window, 10 minutes. */
+const REPLAY_POLLS = 12_000;
+
 /** Run one dead letter again in this process, as a copy would (with the owner's bot), and wait for its end. */
 async function replay(config: AppConfig, store: SharedStore, dead: DeadLetter, log: Logger, turn: TurnModule): Promise<{ answered: boolean; line: string }> {
   // Opened before it is taken: a record these settings cannot read stays a dead letter, listed, untouched.
@@ -75,6 +78,13 @@ async function replay(config: AppConfig, store: SharedStore, dead: DeadLetter, l
   if (!takeover) return { answered: false, line: 'not dead any more (replayed or dropped meanwhile)' };
   autohub.keeper.start();
   autohub.receiver.resume(takeover, sentAt);
+  // The run may be queued before it starts: wait for its record to leave the live states (answered,
+  // dead or a retry), then stop; a stop before that would hand it back unrun.
+  for (let i = 0; i < REPLAY_POLLS; i++) {
+    const state = parseLeaseRecord(await store.read(dead.key))?.state;
+    if (state !== 'claimed' && state !== 'posting' && autohub.receiver.inFlight + autohub.receiver.queued === 0) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
   await autohub.receiver.stop();
   autohub.keeper.stop();
   const record = parseLeaseRecord(await store.read(dead.key));

@@ -40,6 +40,21 @@ export class ConfigError extends Error implements CodedError {
   }
 }
 
+/**
+ * Several settings that cannot be used, found in one start: each named on a
+ * line of its own, so a person fixes them all at once, not one per restart.
+ * A ConfigError itself (the first of them), so every caller that prints one
+ * prints these.
+ */
+export class ConfigErrors extends ConfigError {
+  constructor(readonly errors: readonly ConfigError[]) {
+    const first = errors[0]!;
+    super(first.variable, first.expected);
+    this.message = `${errors.length} settings cannot be used:\n${errors.map((e) => `  ${e.message}`).join('\n')}`;
+    this.name = 'ConfigErrors';
+  }
+}
+
 /** The rate-limit client ran out of attempts or time while Slack kept refusing. */
 export class RateLimitExhaustedError extends Error implements CodedError {
   readonly code = ErrorCode.RateLimitExhausted;

@@ -420,6 +420,19 @@ export class MemoryStore implements SharedStore {
     return this.#leases.size;
   }
 
+  /**
+   * Every turn this store holds that is not finished (running, handed back,
+   * or a retry waiting for its time), with the delivery it keeps: what ends
+   * with the process, since no other copy shares this store.
+   */
+  unfinished(): { key: string; body: string; state: string; ambiguous: boolean }[] {
+    return [...this.#leases.keys()].flatMap((key) => {
+      const record = this.#record(key);
+      const open = record?.state === 'claimed' || record?.state === 'posting' || record?.state === 'retry';
+      return open && record.body !== undefined ? [{ key, body: record.body, state: record.state, ambiguous: record.ambiguous === true }] : [];
+    });
+  }
+
   async listDead(limit: number): Promise<DeadLetter[]> {
     const out: DeadLetter[] = [];
     for (const [key, at] of [...this.#dead].sort((a, b) => b[1] - a[1])) {

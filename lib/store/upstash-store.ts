@@ -148,7 +148,10 @@ export class UpstashStore implements SharedStore {
     if (outcome.kind === 'fail-open') {
       this.#observed.failed(outcome.reason);
       this.#report({ op: 'claim', reason: outcome.reason, key: keys[0], elapsedMs: this.#now() - started });
-    } else this.#observed.ok();
+    } else {
+      this.#observed.ok();
+      this.#report.answered?.();
+    }
     // A leased claim that timed out may still land: its nonce lets the copy ask (`confirm`).
     return outcome.kind === 'fail-open' && lease ? { ...outcome, nonce } : outcome;
   }
@@ -176,6 +179,7 @@ export class UpstashStore implements SharedStore {
     );
     if (result === failed) return undefined;
     this.#observed.ok();
+    this.#report.answered?.();
     return result;
   }
 

@@ -59,6 +59,13 @@ describe('loadTurnModule', () => {
     expect(await mod.takeTurn({ ...request, files: [] }, ctx)).toBe('HI');
   });
 
+  it('a bot importing a package this install lacks is told where its dependencies go, so the prune keeps them', async () => {
+    const path = write('needs-package.mjs', "import x from 'autohub-no-such-package';\nexport const takeTurn = () => x;\n");
+    await expect(loadTurnModule(path)).rejects.toThrow(
+      /Cannot find package 'autohub-no-such-package'.*\(a package your bot imports goes in package\.json's dependencies, `npm install --save-prod autohub-no-such-package`, so `npm ci --omit=dev` keeps it\)/,
+    );
+  });
+
   it('`export default { takeTurn }` is accepted', async () => {
     const path = write('default.mjs', 'export default { takeTurn: () => "from default" };\n');
     expect(await (await loadTurnModule(path)).takeTurn({ ...request, files: [] }, ctx)).toBe('from default');
