@@ -24,7 +24,11 @@ try {
 
 const log = createLogger({ base: { role: 'edge' }, secrets: [settings.signingSecret, settings.healthToken ?? ''] });
 const router = createEdgeRouter({ settings, log: (event, fields) => log.info(event, fields) });
-const server = serveFetchHandler(router.handle, { maxBodyBytes: settings.maxBodyBytes });
+const server = serveFetchHandler(router.handle, {
+  maxBodyBytes: settings.maxBodyBytes,
+  // A request whose handling failed got 500 (or its connection closed); the edge serves on.
+  onError: (error) => log.error('edge.request_failed', { error }),
+});
 server.listen(port, () => {
   const address = server.address();
   log.info('edge.started', {
