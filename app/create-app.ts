@@ -12,12 +12,14 @@ import { LeaseKeeper, type FailoverReceiver, type HealthMonitor, type Reaper } f
 import type { OwnerNotices } from '../lib/notice/index.js';
 import type { LegChecker } from '../lib/legs/index.js';
 import { statusRecorder, type StatusRecorder } from '../lib/status/index.js';
-import { createStore, type SharedStore } from '../lib/store/index.js';
+import { createStore, MemoryStore, type SharedStore } from '../lib/store/index.js';
 import { LoopDelay, type Sleep } from '../lib/time/index.js';
+import { conversationAdmit, ConversationGate } from '../lib/conversation/index.js';
 import { createLegChecker } from './legs.js';
-import type { TakeTurn, TurnHandle, TurnModule } from '../lib/turn/index.js';
+import type { StatusTimers, TakeTurn, TurnModule } from '../lib/turn/index.js';
 import {
   botOf,
+  buildAi,
   buildApp,
   buildHealth,
   buildHeartbeat,
@@ -33,6 +35,7 @@ import {
   ownerDMs,
   turnHandles,
 } from './parts.js';
+import { journalUnfinished } from './shutdown-journal.js';
 import { relay, wire, type Wakes } from './wiring.js';
 import { buildInboxDrainer } from './inbox.js';
 import type { InboxDrainer } from '../lib/inbox/index.js';
@@ -63,18 +66,11 @@ export interface AutohubOptions {
   sleep?: Sleep | undefined;
   /** Your bot: a module as AUTOHUB_TURN names it (app/turn-module.ts loads it), or its takeTurn alone. @default the demo turn (app/turn.ts) */
   turn?: TurnModule | TakeTurn | undefined;
+  /** How the thinking status waits for its next refresh (lib/turn/status.ts). @default setTimeout, unref'd */
+  timers?: StatusTimers | undefined;
 }
 
-/** What `register(app, helpers)` gets besides the Bolt app. */
-export interface RegisterHelpers {
-  log: Logger;
-  /** The copy's rate-limit-aware WebClient (not fenced: for writes outside a turn). */
-  client: WebClient;
-  /** The turn handle of the delivery a listener is answering (its `client` is fenced by the turn's lease). */
-  turnOf(context: unknown): TurnHandle | undefined;
-  /** Answer a message event like an @mention: the whole reply protocol, with `takeTurn` (default: the bot's). */
-  answer(args: { event: unknown; body: unknown; context: unknown }, takeTurn?: TakeTurn): Promise<void>;
-}
+export type { RegisterHelpers } from './register-helpers.js';
 
 export interface Autohub {
   app: App;
@@ -118,8 +114,11 @@ export function createAutohub(options: AutohubOptions): Autohub {
   const notices = buildNotices({ ...common, config, wakes: wakes.calls });
   const health = buildHealth({ ...common, config, version: VERSION, loop, wakes: wakes.calls });
   const journal = buildJournal(config);
-  const handleFor = turnHandles({ ...common, config, slack });
-  const receiver = buildReceiver({ ...common, config, keeper, health, journal, handleFor, wakes: wakes.calls });
+  const ai = buildAi({ bot, store, config, timers: options.timers });
+  const handleFor = turnHandles({ ...common, config, slack, ai, taskDisplayMode: bot.taskDisplayMode, ordered: bot.concurrency !== 'parallel' });
+  // One turn at a time per conversation, unless the bot asks for parallel turns (lib/conversation).
+  const conversation = bot.concurrency === 'parallel' ? undefined : conversationAdmit(new ConversationGate({ store, log, now }));
+  const receiver = buildReceiver({ ...common, config, keeper, health, journal, handleFor, conversation, wakes: wakes.calls });
   const heartbeat = buildHeartbeat({ config, health, receiver, log, now });
   const sweeper = buildSweeper({ ...common, config, client, wakes: wakes.calls });
   const reaper = buildReaper({ ...common, config, wakes: wakes.calls });
@@ -150,7 +149,10 @@ export function createAutohub(options: AutohubOptions): Autohub {
     }),
   );
 
-  const { app, registered } = buildApp({ config, receiver, clientOptions: slack.clientOptions, client, health, store, bot, log });
+  const peerView = peer
+    ? () => ({ role: config.role === 'hub' ? ('cloud' as const) : ('hub' as const), state: peer.state, downSince: peer.downSince })
+    : undefined;
+  const { app, registered } = buildApp({ config, receiver, clientOptions: slack.clientOptions, client, health, store, bot, log, peer: peerView, ai });
   // The edge's inbox: drained at start, when the peer answers again, and on the looks (one ZCARD an hour).
   inboxRef.drainer = buildInboxDrainer({ config, receiver, app: () => app, client, log, now, ...(options.fetch ? { fetch: options.fetch } : {}) });
 
@@ -189,6 +191,9 @@ export function createAutohub(options: AutohubOptions): Autohub {
       // A sweep cut short lets its lock go: otherwise no copy could sweep until it lapsed.
       await Promise.all([receiver.stop(), sweeper?.stop()]);
       keeper.stop();
+      // Nothing acked ends with the process: the in-process store's unfinished turns go to the journal.
+      // (A store passed in, as the drill's shared one, outlives this copy: it keeps its own turns.)
+      if (!options.store && store instanceof MemoryStore) journalUnfinished(store, journal, log);
       loop.stop();
       await status.flush();
     },

@@ -26,10 +26,16 @@ export default {
         });
         routerEnv = env;
       } catch (error) {
-        // A misconfigured Worker must not ack (Slack keeps retrying while it is fixed), and says why
-        // only in its own logs: the caller gets a bare 500.
-        console.error(JSON.stringify({ event: 'edge.config_invalid', message: (error as Error).message }));
-        return new Response(null, { status: 500 });
+        // A misconfigured Worker (deployed, its secret not put yet) must not ack: Slack keeps retrying
+        // while it is fixed. What is missing goes only to its own logs, which only its owner reads
+        // (`npx wrangler tail`); the caller is told it is not configured, and nothing more.
+        const variable = (error as { variable?: unknown }).variable;
+        const fix = variable === 'SLACK_SIGNING_SECRET' || variable === 'AUTOHUB_HEALTH_TOKEN' ? { fix: `npx wrangler secret put ${variable}` } : {};
+        console.error(JSON.stringify({ event: 'edge.config_invalid', message: (error as Error).message, ...fix }));
+        return new Response("autohub edge: not configured yet (its owner finds why in the Worker's logs)\n", {
+          status: 503,
+          headers: { 'content-type': 'text/plain; charset=utf-8', 'x-autohub-route': 'none' },
+        });
       }
     }
     // ctx.waitUntil: the hint to the copy that did not ack goes out after Slack has its answer.

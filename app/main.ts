@@ -9,7 +9,7 @@ import { ConfigError } from '../lib/errors/index.js';
 import { createLogger } from '../lib/log/index.js';
 import type { TurnModule } from '../lib/turn/types.js';
 import { createAutohub } from './create-app.js';
-import { loadTurnModule } from './turn-module.js';
+import { loadBot } from './turn-module.js';
 
 /** A setting that cannot be used: its one line, and exit 1. Anything else is a bug and throws. */
 function stopOnConfigError(error: unknown): never {
@@ -30,9 +30,7 @@ function readConfig(): AppConfig {
 
 const config = readConfig();
 // Your bot (AUTOHUB_TURN), or the demo turn: imported and checked before anything listens.
-const turn: TurnModule = await loadTurnModule(config.turn, {
-  demo: { thinkMs: config.demoThinkMs, chunkMs: config.demoChunkMs, replyChars: config.demoReplyChars },
-}).catch(stopOnConfigError);
+const turn: TurnModule = await loadBot(config).catch(stopOnConfigError);
 const log = createLogger({ level: config.logLevel, base: { instance: config.instance, role: config.role }, secrets: secretsOf(config) });
 const autohub = createAutohub({ config, log, turn });
 

@@ -3,25 +3,29 @@
  * part that calls another does so through `wakes` (app/wiring.ts says who
  * answers each call); app/create-app.ts lists the parts and wires them.
  */
+import type { conversationAdmit } from '../lib/conversation/index.js';
+import type { TaskDisplayMode } from '../lib/turn/index.js';
 import { App } from '@slack/bolt';
 import { WebClient, type WebClientOptions } from '@slack/web-api';
 import type { AppConfig } from '../lib/config/index.js';
 import { slackLogger, type Logger } from '../lib/log/index.js';
-import { createRateLimitFetch, type RateLimitFetch } from '../lib/ratelimit/index.js';
-import { FailoverReceiver, HealthMonitor, type LeaseKeeper, PeerWatch, Reaper, TurnJournal, type DeadTurn, type TurnContext } from '../lib/receiver/index.js';
+import { createRateLimitFetch, guardedClients, type RateLimitFetch } from '../lib/ratelimit/index.js';
+import { FailoverReceiver, HealthMonitor, type LeaseKeeper, PeerWatch, Reaper, TurnJournal, type DeadTurn } from '../lib/receiver/index.js';
 import { CatchupSweeper } from '../lib/catchup/index.js';
 import { OwnerNotices, type NoticeCause } from '../lib/notice/index.js';
-import { STATUS_KEYS, type CopyRecord } from '../lib/status/index.js';
+import { STATUS_KEYS, type CopyRecord, type PeerView } from '../lib/status/index.js';
 import { createSealer, type SharedStore } from '../lib/store/index.js';
 import type { LoopDelay, Sleep } from '../lib/time/index.js';
-import { TurnHandle, type TakeTurn, type TurnModule } from '../lib/turn/index.js';
+import { AssistantThreads, StatusBook, TurnHandle, type StatusTimers, type TakeTurn, type TurnModule } from '../lib/turn/index.js';
 import { resilientAuthorize } from './authorize.js';
 import { announceDeadLetter, announceNotice } from './listeners/announce.js';
 import { registerCommand } from './listeners/command.js';
 import { registerConversation } from './listeners/conversation.js';
 import { registerHome } from './listeners/home.js';
+import { registerAssistant } from './listeners/assistant.js';
 import { demoTurn } from './turn.js';
-import type { RegisterHelpers } from './create-app.js';
+import type { RegisterHelpers } from './register-helpers.js';
+import { turnOf, type AutohubContext } from './turn-context.js';
 import type { Wakes } from './wiring.js';
 
 type Now = (() => number) | undefined;
@@ -34,9 +38,13 @@ export interface Common {
 }
 
 /** The bot: a module as AUTOHUB_TURN names it, or its takeTurn alone; the demo turn without either. */
-export function botOf(turn: TurnModule | TakeTurn | undefined, config: Pick<AppConfig, 'demoThinkMs' | 'demoChunkMs' | 'demoReplyChars'>): TurnModule {
+export function botOf(
+  turn: TurnModule | TakeTurn | undefined,
+  config: Pick<AppConfig, 'demoThinkMs' | 'demoChunkMs' | 'demoReplyChars' | 'demoTicketUrl'>,
+): TurnModule {
   if (typeof turn === 'function') return { takeTurn: turn };
-  return turn ?? { takeTurn: demoTurn({ thinkMs: config.demoThinkMs, chunkMs: config.demoChunkMs, replyChars: config.demoReplyChars }) as TakeTurn };
+  const demo = { thinkMs: config.demoThinkMs, chunkMs: config.demoChunkMs, replyChars: config.demoReplyChars, ticketUrl: config.demoTicketUrl };
+  return turn ?? { takeTurn: demoTurn(demo) as TakeTurn };
 }
 
 export interface SlackClient {
@@ -115,25 +123,53 @@ export function buildJournal(config: Pick<AppConfig, 'journal' | 'sealKeys'>): T
   return new TurnJournal({ path: config.journal, sealer: config.sealKeys ? createSealer(config.sealKeys.current, config.sealKeys.previous) : undefined });
 }
 
-/** Every turn answers through a handle whose client is fenced by the turn's lease at each write (issue 23). */
-export function turnHandles(o: Common & { config: Pick<AppConfig, 'instance' | 'role' | 'botToken'>; slack: SlackClient }) {
-  const { rateLimit, clientOptions, client } = o.slack;
+/**
+ * Every turn answers through a handle whose client is fenced by the turn's
+ * lease at each write: a view of the copy's one WebClient whose requests each
+ * pass the fence right before they leave (lib/ratelimit/guarded-client.ts).
+ */
+export function turnHandles(
+  o: Common & {
+    config: Pick<AppConfig, 'instance' | 'role' | 'botToken' | 'maxReplyChars'>;
+    slack: SlackClient;
+    ai?: ReturnType<typeof buildAi> | undefined;
+    taskDisplayMode?: TaskDisplayMode | undefined;
+    ordered?: boolean | undefined;
+  },
+) {
+  const { rateLimit, client } = o.slack;
   const copy = { instance: o.config.instance, role: o.config.role };
   const noStream = new Set<string>();
+  const clientFor = guardedClients(client, rateLimit.fenced);
   return (lease: ConstructorParameters<typeof TurnHandle>[0]['lease'], key: string | undefined): TurnHandle =>
     new TurnHandle({
       lease,
       key,
       steps: o.store,
-      clientFor: (guard) => new WebClient(o.config.botToken, { ...clientOptions, fetch: rateLimit.fenced(guard) }),
+      clientFor,
       plain: client,
       closed: rateLimit.closed,
       copy,
       log: o.log,
       botToken: o.config.botToken,
       noStream,
+      maxReplyChars: o.config.maxReplyChars,
+      taskDisplayMode: o.taskDisplayMode,
+      ordered: o.ordered,
       now: o.now,
+      ai: o.ai?.turn,
     });
+}
+
+/**
+ * Slack's AI-app surface for this copy: the bot's status exports, one status
+ * book (when each thread's status was set, where Slack refuses it), and the
+ * assistant threads in the shared store, sealed with the store key.
+ */
+export function buildAi(o: { bot: TurnModule; store: SharedStore; config: Pick<AppConfig, 'sealKeys'>; timers?: StatusTimers | undefined }) {
+  const { sealKeys } = o.config;
+  const threads = new AssistantThreads({ store: o.store, sealer: sealKeys ? createSealer(sealKeys.current, sealKeys.previous) : undefined });
+  return { threads, turn: { bot: o.bot, book: new StatusBook(), timers: o.timers, threads } };
 }
 
 export function buildReceiver(
@@ -143,7 +179,9 @@ export function buildReceiver(
     health: HealthMonitor;
     journal: TurnJournal | undefined;
     handleFor: ReturnType<typeof turnHandles>;
-    wakes: Pick<Wakes, 'retryIn' | 'idle' | 'appRateLimited' | 'failOpen' | 'dead' | 'hint' | 'failover'>;
+    /** One turn at a time per conversation (lib/conversation); undefined: turns of a thread run side by side. */
+    conversation?: ReturnType<typeof conversationAdmit> | undefined;
+    wakes: Pick<Wakes, 'retryIn' | 'idle' | 'appRateLimited' | 'failOpen' | 'dead' | 'hint' | 'failover' | 'waitingOnStore'>;
   },
 ): FailoverReceiver {
   const { config, wakes } = o;
@@ -168,7 +206,9 @@ export function buildReceiver(
     onIdle: wakes.idle,
     onAppRateLimited: wakes.appRateLimited,
     onFailOpen: wakes.failOpen,
+    onWaitingOnStore: wakes.waitingOnStore,
     handleFor: o.handleFor,
+    ...(o.conversation ? { admit: o.conversation.admit, ended: o.conversation.ended } : {}),
     onDead: wakes.dead,
     onHint: wakes.hint,
     onFailover: wakes.failover,
@@ -177,7 +217,7 @@ export function buildReceiver(
 
 /** This copy's record on the status page, written by every look; a late event loop is logged. */
 export function buildHeartbeat(o: {
-  config: Pick<AppConfig, 'instance' | 'role'>;
+  config: Pick<AppConfig, 'instance' | 'role' | 'lease'>;
   health: HealthMonitor;
   receiver: Pick<FailoverReceiver, 'inFlight' | 'queued'>;
   log: Logger;
@@ -197,6 +237,8 @@ export function buildHeartbeat(o: {
       loopP99Ms: loopDelay.p99Ms,
       running: o.receiver.inFlight,
       waiting: o.receiver.queued,
+      // Heartbeats ride on the looks: at most a jittered reaper interval apart (x 1.1) while the store answers.
+      everyMs: Math.ceil(o.config.lease.reaperMs * 1.1),
     };
     return JSON.stringify(record);
   };
@@ -287,34 +329,38 @@ export function buildApp(o: {
   store: SharedStore;
   bot: TurnModule;
   log: Logger;
-}): { app: App; registered: void | Promise<void> } {
+  /** What this copy's peer watch sees of the other copy, for the status page. */
+  peer?: (() => PeerView | undefined) | undefined;
+  ai?: ReturnType<typeof buildAi> | undefined;
+}): { app: App<AutohubContext>; registered: void | Promise<void> } {
   const { log, bot } = o;
-  const app = new App({
+  const app = new App<AutohubContext>({
     receiver: o.receiver,
     authorize: resilientAuthorize(new WebClient(undefined, o.clientOptions), o.config.botToken),
     clientOptions: o.clientOptions,
     logger: slackLogger(log),
   });
-  // Rethrown, so the turn runner sees every failure: it retries or dead-letters the turn (issue 11).
+  // Rethrown, so the turn runner sees every failure: it retries or dead-letters the turn (none is dropped after the ack).
   app.error(async (error) => {
     log.debug('bolt.error', { code: error.code });
     throw error;
   });
   registerConversation(app, log, { turn: bot.takeTurn });
+  if (o.ai) registerAssistant(app, { bot, threads: o.ai.threads, client: o.client, log });
   // Your module's own listeners: every delivery they see was claimed first, and events hold a lease.
   const helpers: RegisterHelpers = {
     log,
     client: o.client,
-    turnOf: (context) => (context as Partial<TurnContext>).autohubTurn,
+    turnOf,
     answer: async (args, takeTurn = bot.takeTurn) => {
-      const handle = (args.context as Partial<TurnContext>).autohubTurn;
+      const handle = turnOf(args.context);
       if (!handle) throw new Error('answer() needs the context of a delivery autohub received');
       await handle.answer(args as Parameters<TurnHandle['answer']>[0], takeTurn);
     },
   };
   const registered = bot.register?.(app, helpers);
-  registerCommand(app, o.health, o.store, o.config.owners);
-  registerHome(app, o.health, o.store, log, o.config.owners);
+  registerCommand(app, o.health, o.store, o.config.owners, o.peer);
+  registerHome(app, o.health, o.store, log, o.config.owners, o.peer);
   return { app, registered };
 }
 

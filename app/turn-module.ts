@@ -1,20 +1,26 @@
 /**
  * AUTOHUB_TURN: your bot in a file of its own. The module is imported once at
  * start-up and checked: it must export a `takeTurn(request, ctx)` function,
- * and may export `register(app, helpers)`. A module that cannot be used stops
+ * and may export `register(app, helpers)` and the AI-app exports (lib/turn/ai-exports.ts). A module that cannot be used stops
  * start-up with one line naming AUTOHUB_TURN and the path (a ConfigError,
  * which app/main.ts prints), never a stack trace at the first mention.
  *
  * Paths are relative to the project root (the folder holding package.json),
- * or absolute. `.js` and `.mjs` load as they are; `.ts` loads through tsx,
- * whether this copy runs from source (`npm run dev`) or from its build
- * (`npm start`, where tsx's `tsImport` compiles that one module).
+ * or absolute. `.js` and `.mjs` load as they are. `.ts` loads with Node's own
+ * type stripping (Node 24 and 26 erase the types of a `.ts` file outside
+ * node_modules), so a TypeScript bot runs in a production install (`npm ci
+ * --omit=dev`, no tsx); tsx, where it is installed, takes what Node cannot
+ * strip (an enum, a namespace, `./helper.js` naming a `.ts` file).
  */
 import { existsSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseConcurrency } from '../lib/conversation/index.js';
 import { ConfigError } from '../lib/errors/index.js';
+import type { AppConfig } from '../lib/config/index.js';
 import type { TurnModule } from '../lib/turn/types.js';
+import { TASK_DISPLAY_MODES, type TaskDisplayMode } from '../lib/turn/index.js';
+import { aiExportsOf, aiExportsProblem } from '../lib/turn/ai-exports.js';
 import { demoTurn, type DemoTurnOptions } from './turn.js';
 
 export interface LoadTurnOptions {
@@ -39,12 +45,32 @@ export function projectRoot(from: string = fileURLToPath(import.meta.url)): stri
 
 const runningFromSource = import.meta.url.endsWith('.ts');
 
+/** Node's own refusals that tsx can get past: syntax it cannot strip, no stripping at all, a `.js` specifier naming a `.ts` file. */
+const TSX_CAN_HELP = new Set(['ERR_UNSUPPORTED_TYPESCRIPT_SYNTAX', 'ERR_UNKNOWN_FILE_EXTENSION', 'ERR_MODULE_NOT_FOUND', 'ERR_INVALID_TYPESCRIPT_SYNTAX']);
+
 async function defaultImportTs(url: string): Promise<unknown> {
   if (runningFromSource) return import(url);
-  // tsx is a development dependency: a production install (npm ci --omit=dev) runs .js or .mjs turns.
-  const tsx = await import('tsx/esm/api').catch(() => undefined);
-  if (!tsx) throw new Error('a .ts module needs tsx, which a production install leaves out: compile it to .js (or .mjs), or install with dev dependencies');
-  return tsx.tsImport(url, import.meta.url);
+  try {
+    return await import(url);
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (typeof code !== 'string' || !TSX_CAN_HELP.has(code)) throw error;
+    // tsx is a development dependency: a production install has Node's stripping alone.
+    const tsx = await import('tsx/esm/api').catch(() => undefined);
+    if (!tsx) throw error;
+    return tsx.tsImport(url, import.meta.url);
+  }
+}
+
+/** What to do about a failed import, when it is a package the bot needs that this install does not have. */
+function hint(error: unknown): string {
+  const e = error as { code?: unknown; message?: unknown };
+  const missing = e.code === 'ERR_MODULE_NOT_FOUND' ? /Cannot find package '([^']+)'/.exec(String(e.message)) : null;
+  if (missing)
+    return ` (a package your bot imports goes in package.json's dependencies, \`npm install --save-prod ${missing[1]}\`, so \`npm ci --omit=dev\` keeps it)`;
+  if (e.code === 'ERR_UNSUPPORTED_TYPESCRIPT_SYNTAX')
+    return ' (Node strips erasable types only: write the enum or namespace as plain TypeScript, or compile the bot to .js)';
+  return '';
 }
 
 function invalid(path: string, expected: string, cause?: unknown): ConfigError {
@@ -71,7 +97,7 @@ export async function loadTurnModule(path: string | undefined, options: LoadTurn
   try {
     loaded = ts ? await (options.importTs ?? defaultImportTs)(url) : await import(url);
   } catch (error) {
-    throw invalid(path, `a module that loads, but importing ${file} failed: ${why(error)}`, error);
+    throw invalid(path, `a module that loads, but importing ${file} failed: ${why(error)}${hint(error)}`, error);
   }
   const named = (loaded ?? {}) as Record<string, unknown>;
   // `export default { takeTurn }` is accepted too.
@@ -84,8 +110,41 @@ export async function loadTurnModule(path: string | undefined, options: LoadTurn
   if (exports.register !== undefined && typeof exports.register !== 'function') {
     throw invalid(path, `register, when exported, to be a function (app, helpers), but in ${file} it is a ${typeof exports.register}`);
   }
+  // Slack's AI-app exports (status, loadingMessages, prompts, title, onFeedback): checked here, used by the handle.
+  const ai = aiExportsProblem(exports);
+  if (ai) throw invalid(path, `${ai} (in ${file})`);
   return {
     takeTurn: exports.takeTurn as TurnModule['takeTurn'],
     ...(exports.register ? { register: exports.register as NonNullable<TurnModule['register']> } : {}),
+    ...aiExportsOf(exports),
+    ...conversationExports(exports, path, file),
   };
+}
+
+// --- Conversations and tasks (docs/tasks-and-conversations.md): kept apart from the checks above. ---
+
+/** `concurrency`, checked once here: a wrong value stops start-up with one line. */
+function conversationExports(exports: Record<string, unknown>, path: string, file: string): Pick<TurnModule, 'concurrency' | 'taskDisplayMode'> {
+  const concurrency = parseConcurrency(exports.concurrency);
+  if (!concurrency.ok) throw invalid(path, `${concurrency.expected} in ${file}`);
+  const mode = exports.taskDisplayMode;
+  if (mode !== undefined && !(TASK_DISPLAY_MODES as readonly unknown[]).includes(mode)) {
+    throw invalid(
+      path,
+      `taskDisplayMode, when exported, to be one of ${TASK_DISPLAY_MODES.join(', ')}, but it is ${JSON.stringify(mode) ?? typeof mode} in ${file}`,
+    );
+  }
+  return {
+    ...(exports.concurrency === undefined ? {} : { concurrency: concurrency.mode }),
+    ...(mode === undefined ? {} : { taskDisplayMode: mode as TaskDisplayMode }),
+  };
+}
+
+/** The bot a copy runs: AUTOHUB_TURN's module, else the demo turn with its settings. `npm start` and a replay load it alike. */
+export function loadBot(
+  config: Pick<AppConfig, 'turn' | 'demoThinkMs' | 'demoChunkMs' | 'demoReplyChars' | 'demoTicketUrl'>,
+  options: Omit<LoadTurnOptions, 'demo'> = {},
+): Promise<TurnModule> {
+  const demo = { thinkMs: config.demoThinkMs, chunkMs: config.demoChunkMs, replyChars: config.demoReplyChars, ticketUrl: config.demoTicketUrl };
+  return loadTurnModule(config.turn, { ...options, demo });
 }

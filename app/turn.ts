@@ -6,7 +6,8 @@
  * It greets the asker and says which copy answered, streamed in a few chunks
  * so the streaming path runs everywhere. Its two settings are for the drill:
  * AUTOHUB_DEMO_THINK_MS holds a turn open as a model call would (across lease
- * renewals), AUTOHUB_DEMO_CHUNK_MS slows its stream.
+ * renewals), AUTOHUB_DEMO_CHUNK_MS slows its stream, AUTOHUB_DEMO_TICKET_URL
+ * has it file a ticket in a ctx.step.
  */
 import type { TakeTurn, TurnContext, TurnRequest } from '../lib/turn/types.js';
 import { realSleep as pause } from '../lib/time/index.js';
@@ -21,6 +22,12 @@ export interface DemoTurnOptions {
   chunkMs?: number;
   /** Grow the answer to this many characters (picked in the range by the question's text, so every run of a turn writes the same answer). @default none */
   replyChars?: { min: number; max: number } | null;
+  /**
+   * File a "ticket" here (a POST of the event id and this copy's name) in a
+   * ctx.step after thinking: a side effect outside Slack that nothing but the
+   * step fences, for the drill's frozen-step. @default none
+   */
+  ticketUrl?: string | null;
 }
 
 /** FNV-1a of a string: the same question always gets the same length. */
@@ -58,6 +65,14 @@ export function demoTurn(options: DemoTurnOptions): (request: DemoRequest, ctx?:
     const signal = ctx?.signal;
     if (thinkMs > 0) await pause(thinkMs);
     signal?.throwIfAborted();
+    const ticketUrl = options.ticketUrl;
+    if (ticketUrl && ctx?.step) {
+      await ctx.step('ticket', async () => {
+        const filed = await fetch(ticketUrl, { method: 'POST', body: JSON.stringify({ eventId: request.eventId, by: request.copy.instance }) });
+        if (!filed.ok) throw new Error(`the ticket desk answered ${filed.status}`);
+        return ((await filed.json()) as { id: string }).id;
+      });
+    }
     const where = request.copy.role === 'hub' ? 'the hub' : 'the cloud copy';
     const asker = request.user ? `<@${request.user}>` : 'you';
     const parts = [`Hi ${asker}, `, 'I got that. ', 'Answered by ', `${where} (${request.copy.instance}).`];

@@ -45,6 +45,8 @@ export interface Wakes {
   appRateLimited(notice: AppRateLimited): void;
   /** receiver -> notices: a live claim failed open. */
   failOpen(reason: string): void;
+  /** receiver -> notices: failed turns are kept here, waiting for the store to take their retry. */
+  waitingOnStore(count: number): void;
   /** Web API (rate-limit layer) -> notices: every answer, for an auth failure. */
   answered(answer: WebApiAnswer): void;
   /** Web API (rate-limit layer) -> refusal log, status: Slack refused a call for its rate. */
@@ -55,9 +57,17 @@ export interface Wakes {
 
 /** The parts `wire` calls into, each as narrow as the calls it takes. */
 export interface WiredParts {
-  receiver: { readonly unleased: readonly string[]; readonly capacity: number; readonly inFlight: number; readonly queued: number } & {
+  receiver: {
+    readonly unleased: readonly string[];
+    readonly capacity: number;
+    readonly inFlight: number;
+    readonly queued: number;
+    readonly pastDeadline: number;
+    readonly waitingOnStore: number;
+  } & {
     resume(takeover: Takeover, sentAt: number): void;
     inject(envelope: Record<string, unknown>): Promise<ClaimKind>;
+    storeAnswered(): Promise<void>;
   };
   reaper: { wakeIn(ms: number): void; poke(): void };
   keeper: { readonly size: number };
@@ -108,6 +118,8 @@ export function wire(p: WiredParts): Wakes {
     heartbeat: () => p.heartbeat(),
     look: (look) => {
       p.inbox?.look();
+      // The store answers: failed turns kept for it are claimed and run now.
+      void p.receiver.storeAnswered();
       // The plan's monthly commands, as the looks add them up (Upstash only): the owner hears at 80%.
       if (look.monthCommands !== undefined && allowanceReached(look.monthCommands, p.storeAllowance)) {
         p.notices.raise('store_allowance', `${look.monthCommands} of ${p.storeAllowance} commands this month`);
@@ -119,10 +131,17 @@ export function wire(p: WiredParts): Wakes {
       });
     },
     inject: (envelope) => p.receiver.inject(envelope),
-    turns: () => ({ running: p.receiver.inFlight, waiting: p.receiver.queued, leases: p.keeper.size }),
+    turns: () => ({
+      running: p.receiver.inFlight,
+      waiting: p.receiver.queued,
+      leases: p.keeper.size,
+      past_deadline: p.receiver.pastDeadline,
+      waiting_on_store: p.receiver.waitingOnStore,
+    }),
     dead: (dead) => p.owners.deadLetter(dead),
     appRateLimited: (notice) => p.notices.raise('app_rate_limited', appRateLimitedDetail(notice)),
     failOpen: (reason) => p.notices.raise('claims_fail_open', reason),
+    waitingOnStore: (count) => p.notices.raise('turns_waiting_on_store', `${count} turn(s) whose reply failed wait for the store to answer`),
     answered: (answer) => {
       if (isAuthFailure(answer.error)) p.notices.raise('web_api_auth', `${answer.method}: ${answer.error}`);
     },

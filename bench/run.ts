@@ -13,7 +13,9 @@ import { benchRateLimit } from './ratelimit.js';
 import { benchReceiver } from './receiver.js';
 import { benchStart } from './start.js';
 import { benchStream } from './stream.js';
+import { benchTurn } from './turn.js';
 
+let profile = false;
 const sections: Record<string, () => Promise<void>> = {
   claim: () => benchClaim(),
   receiver: () => benchReceiver(),
@@ -24,13 +26,16 @@ const sections: Record<string, () => Promise<void>> = {
   start: () => benchStart(),
   load: () => benchLoad(),
   stream: () => benchStream(),
+  turn: () => benchTurn({ profile }),
 };
 
-const USAGE = `usage: npm run bench -- [--section ${Object.keys(sections).join('|')}]`;
+const USAGE = `usage: npm run bench -- [--section ${Object.keys(sections).join('|')}] [--profile]`;
 if (helpAsked(process.argv.slice(2), USAGE)) process.exit(0);
 let only: string | undefined;
 try {
-  only = parseCli(process.argv.slice(2), { section: { type: 'string' } }, USAGE).values.section;
+  const { values } = parseCli(process.argv.slice(2), { section: { type: 'string' }, profile: { type: 'boolean' } }, USAGE);
+  only = values.section;
+  profile = values.profile === true;
   if (only !== undefined && !(only in sections)) throw new UsageError(`unknown section ${JSON.stringify(only)}; ${USAGE}`);
 } catch (error) {
   console.error(`bench: ${(error as Error).message}`);

@@ -7,6 +7,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { createAutohub, type Autohub } from '../app/create-app.js';
+import { loadTurnModule } from '../app/turn-module.js';
 import type { SharedStore } from '../lib/store/index.js';
 import { parseAppConfig, type Role } from '../lib/config/index.js';
 import { silentLogger } from '../lib/log/index.js';
@@ -39,21 +40,45 @@ export interface CopyEnv {
   signingSecret: string;
   webApiUrl: string;
   upstash?: { url: string; token: string };
+  /** The bot's module (AUTOHUB_TURN), as `npm start` takes it; unset: the demo turn. */
+  turn?: string;
+  /**
+   * Settings the bot itself reads (an API key for its model), passed through from this process's environment:
+   * never the copy's own (AUTOHUB_*, SLACK_*, UPSTASH_*, PORT), which the drill sets.
+   */
+  botEnv?: Record<string, string>;
+  /** Each line a child copy logs (its JSON log lines, at info and above), with the copy's instance; unset: its logs are dropped. */
+  onLog?: (instance: string, line: string) => void;
 }
+
+/** The copy's own settings: what the drill sets, never passed through from a developer's shell. */
+const OWN_SETTING = /^(AUTOHUB_|SLACK_|UPSTASH_|PORT$|NODE_OPTIONS$)/;
+
+/** What of `from` (this process's environment) the bot may read: everything but the copy's own settings. */
+export function botEnvOf(from: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(from)) if (v !== undefined && !OWN_SETTING.test(k)) out[k] = v;
+  return out;
+}
+
+/** The token each copy calls Slack with: its instance's own, so the simulated Slack can tell who wrote a message. */
+export const tokenOf = (instance: string) => `xoxb-${instance}`;
 
 const MAIN = fileURLToPath(new URL('../app/main.ts', import.meta.url));
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 
 function env(role: Role, port: number, o: CopyEnv): Record<string, string> {
+  const instance = o.instance ?? `drill-${role}`;
   return {
+    ...o.botEnv,
     AUTOHUB_ROLE: role,
-    AUTOHUB_INSTANCE: o.instance ?? `drill-${role}`,
+    AUTOHUB_INSTANCE: instance,
     // Never a developer's .env: its real tokens must not reach a drill copy.
     AUTOHUB_ENV_FILE: 'none',
     PORT: String(port),
     SLACK_SIGNING_SECRET: o.signingSecret,
     AUTOHUB_HEALTH_TOKEN: DRILL_HEALTH_TOKEN,
-    SLACK_BOT_TOKEN: 'xoxb-drill',
+    SLACK_BOT_TOKEN: tokenOf(instance),
     SLACK_API_URL: o.webApiUrl,
     AUTOHUB_REFUSAL_LOG: 'off',
     AUTOHUB_LOG_LEVEL: process.env.DRILL_LOG_LEVEL ?? 'error',
@@ -71,6 +96,7 @@ function env(role: Role, port: number, o: CopyEnv): Record<string, string> {
     AUTOHUB_TURN_RETRY_DELAY_MS: '500',
     AUTOHUB_TURN_ATTEMPTS: '5',
     ...(o.upstash ? { UPSTASH_REDIS_REST_URL: o.upstash.url, UPSTASH_REDIS_REST_TOKEN: o.upstash.token } : {}),
+    ...(o.turn !== undefined ? { AUTOHUB_TURN: o.turn } : {}),
   };
 }
 
@@ -99,16 +125,29 @@ export interface SpawnedCopy {
   exited: Promise<number | null>;
 }
 
-export function spawnCopy(env: Record<string, string>, port: number, options: { capture?: boolean } = {}): SpawnedCopy {
+export function spawnCopy(env: Record<string, string>, port: number, options: { capture?: boolean; onLine?: (line: string) => void } = {}): SpawnedCopy {
   const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
     cwd: ROOT,
     // Never a developer's .env: its real tokens must not reach a drill or test copy.
     env: { PATH: process.env.PATH ?? '', AUTOHUB_ENV_FILE: 'none', AUTOHUB_REFUSAL_LOG: 'off', PORT: String(port), ...env },
-    stdio: options.capture ? ['ignore', 'pipe', 'pipe'] : ['ignore', process.env.DRILL_LOG_LEVEL ? 'inherit' : 'ignore', 'inherit'],
+    stdio: options.capture || options.onLine ? ['ignore', 'pipe', 'pipe'] : ['ignore', process.env.DRILL_LOG_LEVEL ? 'inherit' : 'ignore', 'inherit'],
   });
   let out = '';
-  child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
+  const onLine = options.onLine;
+  if (onLine) {
+    for (const stream of [child.stdout, child.stderr]) {
+      let partial = '';
+      stream?.on('data', (d: Buffer) => {
+        const lines = (partial + d.toString()).split('\n');
+        partial = lines.pop() ?? '';
+        for (const line of lines) if (line !== '') onLine(line);
+      });
+    }
+  }
+  if (options.capture) {
+    child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
+  }
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return { child, url: `http://127.0.0.1:${port}`, output: () => out, exited };
 }
@@ -120,7 +159,11 @@ export async function startChildCopy(role: Role, o: CopyEnv): Promise<CopyHandle
   let extra: Record<string, string> = {};
   const launch = async (overrides?: Record<string, string>) => {
     if (overrides) extra = overrides;
-    child = spawnCopy({ ...env(role, port, o), ...extra }, port).child;
+    const onLog = o.onLog;
+    const instance = o.instance ?? `drill-${role}`;
+    child = spawnCopy({ ...env(role, port, o), ...(onLog ? { AUTOHUB_LOG_LEVEL: 'info' } : {}), ...extra }, port, {
+      ...(onLog ? { onLine: (line: string) => onLog(instance, line) } : {}),
+    }).child;
     await waitHealthy(url, child);
   };
   const end = async (signal: NodeJS.Signals) => {
@@ -156,7 +199,10 @@ export async function startInProcessCopy(role: Role, o: CopyEnv, store: SharedSt
   const launch = async (overrides?: Record<string, string>) => {
     if (overrides) extra = overrides;
     await stopping;
-    copy = createAutohub({ config: parseAppConfig({ ...env(role, port, o), ...extra }), log: silentLogger, store });
+    const config = parseAppConfig({ ...env(role, port, o), ...extra });
+    // The bot as app/main.ts loads it; unset, createAutohub runs the demo turn under the config's settings.
+    const turn = config.turn !== undefined ? await loadTurnModule(config.turn) : undefined;
+    copy = createAutohub({ config, log: silentLogger, store, turn });
     await copy.start();
   };
   await launch();

@@ -12,6 +12,8 @@ export interface DrillOptions {
   rate?: number;
   /** Run both copies in this process on a shared in-process store, even when a redis-server could be started. */
   inProcess?: boolean;
+  /** Your bot (AUTOHUB_TURN's path) instead of the demo turn, under each scenario's pacing. */
+  turn?: string;
   /** Busy processes beside the system for the whole run, as on a loaded machine (each spins one core). @default 0 */
   noisy?: number;
   /** Counts while a scenario runs, for a line redrawn in place (many a second). */
@@ -43,18 +45,24 @@ function spinner(): ChildProcess {
 
 export async function runDrill(options: DrillOptions): Promise<DrillResult> {
   const noise = Array.from({ length: options.noisy ?? 0 }, spinner);
-  const harness = await startHarness({ factor: options.factor, inProcess: options.inProcess });
+  const harness = await startHarness({
+    factor: options.factor,
+    inProcess: options.inProcess,
+    ...(options.turn !== undefined ? { turn: options.turn, paced: true } : {}),
+  });
   try {
     const results: ScenarioResult[] = [];
     for (const [i, scenario] of options.scenarios.entries()) {
       const at = `[${i + 1}/${options.scenarios.length}] ${scenario.name}`;
       options.onScenario?.(`${at}: started`);
       options.onProgress?.(`${scenario.name}: starting`);
-      const result = await runScenario(harness, scenario, options);
+      const result = await runScenario(harness, scenario, { ...options, ownBot: options.turn !== undefined });
       results.push(result);
       const s = result.score;
       options.onScenario?.(
-        `${at}: ${verdict(result)} in ${((result.endedAt - result.startedAt) / 1000).toFixed(1)} s: ${s.answered}/${s.sent} answered, ${s.lost} lost, ${s.duplicateReplies} dup, ${s.halfWritten ?? 0} half-written`,
+        `${at}: ${verdict(result)} in ${((result.endedAt - result.startedAt) / 1000).toFixed(1)} s: ${s.answered}/${s.sent} answered, ${s.lost} lost, ${s.duplicateReplies} dup, ${s.halfWritten ?? 0} half-written${
+          s.outOfOrder !== undefined ? `, ${s.outOfOrder} out of order, ${s.spinningTasks ?? 0} tasks spinning` : ''
+        }`,
       );
     }
     return { store: harness.storeKind, factor: options.factor, results };

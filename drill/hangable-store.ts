@@ -36,8 +36,9 @@ const WHILE_HUNG: { [K in keyof Operations]: (...a: Parameters<Operations[K]>) =
   listDead: () => undefined,
   replayDead: () => undefined,
   dropDead: () => false,
-  keepStep: () => false,
+  keepStep: () => 'unreachable',
   loadSteps: () => undefined,
+  enterConversation: () => undefined,
 };
 
 export function hangable(store: SharedStore): SharedStore & { hung: boolean } {

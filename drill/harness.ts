@@ -4,6 +4,7 @@
  * and the edge router serving both.
  */
 import type { Server } from 'node:http';
+import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import { MemoryStore, UpstashStore } from '../lib/store/index.js';
 import { createEdgeRouter, parseEdgeSettings, type EdgeRouter } from '../lib/edge/index.js';
@@ -11,12 +12,15 @@ import { serveFetchHandler } from '../lib/edge-node/index.js';
 import { startFakeWebApi, type FakeWebApi } from './sim/fake-web-api.js';
 import { startRedis, type PrivateRedis } from './sim/redis-server.js';
 import { RespClient } from './sim/resp-client.js';
+import { startTicketDesk, type TicketDesk } from './sim/ticket-desk.js';
 import { startTunnel, type Tunnel } from './sim/tunnel.js';
 import { startUpstashBridge, type UpstashBridge } from './sim/upstash-bridge.js';
-import { DRILL_HEALTH_TOKEN, startChildCopy, startInProcessCopy, type CopyHandle } from './copies.js';
+import { botEnvOf, DRILL_HEALTH_TOKEN, startChildCopy, startInProcessCopy, type CopyHandle } from './copies.js';
 import { hangable } from './hangable-store.js';
 
 export const DRILL_SECRET = 'drill-signing-secret';
+/** Your bot under the drill's pacing, as the copies' AUTOHUB_TURN. */
+const PACED_TURN = fileURLToPath(new URL('./paced-turn.ts', import.meta.url));
 /** The copies show their full health body to the drill alone. */
 const HEALTH_AUTH = { authorization: `Bearer ${DRILL_HEALTH_TOKEN}` };
 
@@ -28,6 +32,8 @@ export interface Harness {
   hubTunnel: Tunnel;
   cloudTunnel: Tunnel;
   edgeUrl: string;
+  /** Where the demo turn files its step's tickets when a scenario asks (AUTOHUB_DEMO_TICKET_URL). */
+  tickets: TicketDesk;
   router(): EdgeRouter;
   /** A fresh edge isolate (no memory of the hub), for the next scenario. */
   resetEdge(): void;
@@ -35,10 +41,25 @@ export interface Harness {
   hangStore(hung: boolean): void;
   /** The store forgets everything (FLUSHALL; Upstash evicting a full database is the same for a turn). */
   flushStore(): Promise<void>;
+  /** Commands the store has run so far, as Upstash bills them; undefined with the in-process store. */
+  storeCommands(): number | undefined;
+  /** The REST bridge in front of the store (its faults: refuse, slow), when there is one. */
+  bridge: UpstashBridge | undefined;
   /** Dead letters in the store now. */
   deadLetters(): Promise<number>;
+  /** The event ids of the dead letters in the store now. */
+  deadEventIds(): Promise<string[]>;
+  /**
+   * The store refuses every request as Upstash does past the plan's monthly
+   * limit (`ERR max requests limit exceeded`), or answers again. In process, it hangs instead (the copies see the same).
+   */
+  spendStore(spent: boolean): void;
+  /** Every store round trip takes `ms` longer (its commands still run, after the delay); 0: normal. Needs redis-server. */
+  slowStore(ms: number): void;
   /** Turns still live in the store (leased or waiting for a retry); undefined when it cannot say. */
   pending(): Promise<number | undefined>;
+  /** When the store took a delivery's claim (its record's first_at, the store's ms); undefined when it has none. */
+  claimedAt(key: string): Promise<number | undefined>;
   /** More cloud copies behind the cloud's balancer, taken in turn with the first (Railway's `replicas`). */
   addReplicas(n: number): Promise<CopyHandle[]>;
   /** Stop the added replicas; the cloud is one copy again. */
@@ -52,8 +73,20 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(options: { factor: number; inProcess?: boolean }): Promise<Harness> {
+export interface HarnessOptions {
+  factor: number;
+  inProcess?: boolean;
+  /** The bot the copies run (AUTOHUB_TURN); unset: the demo turn. Its own settings come from this process's environment. */
+  turn?: string;
+  /** Run `turn` under the scenarios' pacing (drill/paced-turn.ts: the demo's think and chunk pauses around your bot), in child copies. */
+  paced?: boolean;
+  /** Each line a child copy logs, with its instance (the copies then log at info). */
+  onLog?: (instance: string, line: string) => void;
+}
+
+export async function startHarness(options: HarnessOptions): Promise<Harness> {
   const api = await startFakeWebApi();
+  const tickets = await startTicketDesk();
   let redis: PrivateRedis | undefined;
   let bridge: UpstashBridge | undefined;
   if (!options.inProcess) {
@@ -71,6 +104,12 @@ export async function startHarness(options: { factor: number; inProcess?: boolea
     webApiUrl: api.url,
     factor: options.factor,
     ...(bridge ? { upstash: { url: bridge.url, token: bridge.token } } : {}),
+    ...(options.turn === undefined
+      ? {}
+      : options.paced && bridge
+        ? { turn: PACED_TURN, botEnv: { ...botEnvOf(), AUTOHUB_DRILL_BOT: options.turn } }
+        : { turn: options.turn, botEnv: botEnvOf() }),
+    ...(options.onLog ? { onLog: options.onLog } : {}),
   };
   const memory = bridge ? undefined : new MemoryStore();
   const shared = memory ? hangable(memory) : undefined;
@@ -102,11 +141,19 @@ export async function startHarness(options: { factor: number; inProcess?: boolea
     hubTunnel,
     cloudTunnel,
     edgeUrl,
+    tickets,
     router: () => router,
     resetEdge: () => {
       router = createEdgeRouter({ settings });
     },
     pending: async () => reader?.pending(),
+    claimedAt: async (key) => {
+      const raw = await reader?.read(key);
+      const at = raw ? (JSON.parse(raw) as { first_at?: unknown }).first_at : undefined;
+      return typeof at === 'number' ? at : undefined;
+    },
+    storeCommands: () => bridge?.commands,
+    bridge,
     addReplicas: async (n) => {
       const added = await Promise.all(
         Array.from({ length: n }, (_, i) => {
@@ -142,6 +189,15 @@ export async function startHarness(options: { factor: number; inProcess?: boolea
       await Promise.all(replicas.splice(0).map((r) => r.stop()));
     },
     deadLetters: async () => (await reader?.listDead(10_000))?.length ?? 0,
+    deadEventIds: async () => ((await reader?.listDead(10_000)) ?? []).map((d) => d.eventId),
+    spendStore: (spent) => {
+      if (bridge) bridge.mode = spent ? 'quota' : 'normal';
+      else if (shared) shared.hung = spent;
+    },
+    slowStore: (ms) => {
+      if (!bridge) throw new Error('a slow store needs redis-server (the in-process store has no round trip)');
+      bridge.delayMs = ms;
+    },
     flushStore: async () => {
       if (memory) return memory.flush();
       const client = await RespClient.open(redis!.port);
@@ -161,7 +217,7 @@ export async function startHarness(options: { factor: number; inProcess?: boolea
       edge.closeAllConnections();
       edge.close();
       await Promise.all([hub!.stop(), cloud!.stop(), ...replicas.map((r) => r.stop())]);
-      await Promise.all([hubTunnel.close(), cloudTunnel.close(), api.close()]);
+      await Promise.all([hubTunnel.close(), cloudTunnel.close(), api.close(), tickets.close()]);
       await bridge?.close();
       await redis?.stop();
     },

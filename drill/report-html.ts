@@ -138,7 +138,21 @@ function section(r: ScenarioResult): string {
     ...r.faults.filter((f) => f.error).map((f) => `Fault not staged: ${f.label}: ${f.error}.`),
     ...(r.unmet ?? []).map((u) => `Unmet: ${u}.`),
   ];
-  return `<section id="${sectionId(r.name)}"><h2>${esc(r.name)} <span class="verdict ${rowClass(r)}">${esc(verdict(r))}</span> <a class="up" href="#summary">↑ table</a></h2><p class="summary">${esc(r.summary)}</p>${lines.map((l) => `<p class="note">${esc(l)}</p>`).join('')}${timeline(r)}</section>`;
+  return `<section id="${sectionId(r.name)}"><h2>${esc(r.name)} <span class="verdict ${rowClass(r)}">${esc(verdict(r))}</span> <a class="up" href="#summary">↑ table</a></h2><p class="summary">${esc(r.summary)}</p>${lines.map((l) => `<p class="note">${esc(l)}</p>`).join('')}${timeline(r)}${sample(r)}</section>`;
+}
+
+/** How many replies each scenario shows as they were written. */
+export const SAMPLE_REPLIES = 3;
+
+/** A few of the scenario's replies as the person read them: the first, one from the middle, the last; each with the copy that wrote it. */
+function sample(r: ScenarioResult): string {
+  const written = r.replies.filter((x) => x.text !== undefined);
+  if (written.length === 0) return '';
+  const picks = [...new Set([0, Math.floor(written.length / 2), written.length - 1])].slice(0, SAMPLE_REPLIES).map((i) => written[i]!);
+  const who = (by: string) => (by === 'hub' ? 'hub' : by === 'cloud' ? 'cloud copy' : 'unknown copy');
+  return `<ul class="sample" aria-label="sample replies">${picks
+    .map((x) => `<li><span class="by ${esc(x.by)}">${who(x.by)}</span> ${esc(x.text!.length >= 300 ? `${x.text!}…` : x.text!)}</li>`)
+    .join('')}</ul>`;
 }
 
 export function renderHtml(results: readonly ScenarioResult[], meta: { factor: number; store: string; generatedAt: string }): string {
@@ -157,6 +171,8 @@ tr.fail td{color:#d2283c;font-weight:600} tr.dups td{color:#8a5a00} tbody tr:nth
 .legend span{display:inline-block;margin-right:14px} .dot{display:inline-block;width:10px;height:10px;border-radius:50%;margin-right:4px;vertical-align:middle}
 svg.timeline{border:1px solid #e3e3e3;border-radius:6px;background:#fcfcfc;max-width:100%;height:auto;display:block}
 .fault{fill:#999;fill-opacity:.14} .fault-label{font-size:11px;fill:#555} .fault-label.error{fill:#d2283c} .lane{font-size:11px;fill:#333} .grid{stroke:#e6e6e6} .tick{stroke:#bbb}
+.sample{margin:6px 0 0;padding:0;list-style:none;color:#333} .sample li{margin:2px 0;white-space:nowrap;overflow:hidden;text-overflow:ellipsis;max-width:1100px}
+.sample .by{display:inline-block;min-width:76px;font-size:11px;color:#555} .sample .by.hub{color:${COLOURS.hub}} .sample .by.cloud{color:${COLOURS.cloud}}
 .axis{font-size:10px;fill:#777;text-anchor:middle} .axis.end{text-anchor:end} .mark{font-size:13px;text-anchor:middle} .lost{fill:#d2283c} .doubled{fill:#8a5a00} .retry{stroke-width:2}
 </style></head><body>
 <h1>autohub failover drill</h1>

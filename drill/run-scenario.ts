@@ -3,13 +3,26 @@
  * its faults come and go, then Slack's retries settle, then the replies are
  * counted.
  */
+import { eventKey } from '../lib/store/index.js';
 import { LATE_NOTE } from '../lib/turn/index.js';
 import { compareTs, type RecordedCall } from './sim/fake-web-api.js';
 import { dmMentionPair, mentionEnvelope } from './sim/slack-events.js';
 import { DRILL_SECRET, type Harness } from './harness.js';
 import { inShare, type Scenario } from './scenarios.js';
-import { isContinuation, isWholeAnswer, scoreScenario, type Reply, type ScenarioScore } from './score.js';
+import {
+  countOutOfOrder,
+  countSideEffects,
+  countSpinning,
+  isContinuation,
+  isFinalPart,
+  isWholeAnswer,
+  scoreScenario,
+  type Reply,
+  type ScenarioScore,
+  type WriteSpan,
+} from './score.js';
 import { SlackSim, type Attempt } from './slack-sim.js';
+import { AssistantThreadsDrill } from './assistant-traffic.js';
 
 export interface FaultWindow {
   label: string;
@@ -39,6 +52,8 @@ export interface RunOptions {
   rate?: number;
   factor: number;
   onProgress?: (line: string) => void;
+  /** The copies run your bot, not the demo: who wrote a reply is read from its token, and an answer is whole when its last part says final. */
+  ownBot?: boolean;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
@@ -46,10 +61,15 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)))
 /** A message's text as the person sees it: `text`, or `markdown_text` where it was posted so. */
 const textOf = (params: Record<string, string>) => params.text ?? params.markdown_text ?? '';
 
-function replyOf(params: Record<string, string>, at: number, mention: string): Reply {
-  const text = textOf(params);
-  const by = text.includes('drill-hub') ? 'hub' : text.includes('drill-cloud') ? 'cloud' : 'unknown';
-  return { mention, at, by, caughtUp: text.includes(LATE_NOTE) };
+/** How much of a reply's text the report keeps as a sample. */
+const SAMPLE_CHARS = 300;
+
+function replyOf(c: RecordedCall, mention: string): Reply {
+  const text = textOf(c.params);
+  // The copy that wrote it: its token (each copy calls Slack with its own), else the demo turn's text.
+  const writer = c.from ?? text;
+  const by = writer.includes('drill-hub') ? 'hub' : writer.includes('drill-cloud') ? 'cloud' : 'unknown';
+  return { mention, at: c.at, by, caughtUp: text.includes(LATE_NOTE), text: text.slice(0, SAMPLE_CHARS) };
 }
 
 /** The delivery a reply answers, by its metadata (app/listeners/reply.ts). */
@@ -64,6 +84,8 @@ function eventIdOf(metadata: string | undefined): string | undefined {
 
 export async function runScenario(h: Harness, scenario: Scenario, options: RunOptions): Promise<ScenarioResult> {
   if (scenario.events !== undefined) options = { ...options, events: scenario.events };
+  // The tickets a turn's step files go to the harness's desk, whose address is known only now.
+  if (scenario.tickets) scenario = { ...scenario, copyEnv: { ...scenario.copyEnv, AUTOHUB_DEMO_TICKET_URL: h.tickets.url } };
   if (scenario.hubEnv || scenario.copyEnv) await h.hub.reconfigure({ ...scenario.copyEnv, ...scenario.hubEnv });
   if (scenario.copyEnv) await h.cloud.reconfigure(scenario.copyEnv);
   if (scenario.extraReplicas) await h.addReplicas(scenario.extraReplicas);
@@ -75,6 +97,15 @@ export async function runScenario(h: Harness, scenario: Scenario, options: RunOp
     if (scenario.hubEnv || scenario.copyEnv) await h.hub.reconfigure({});
     if (scenario.copyEnv) await h.cloud.reconfigure({});
   }
+}
+
+/**
+ * Whether a thread's messages hold one whole answer: the demo's by its text (every numbered word, its end mark);
+ * your bot's by the turn's own metadata, its last part marked final.
+ */
+function wholeAnswer(parts: readonly RecordedCall[], ownBot: boolean | undefined): boolean {
+  if (!ownBot) return isWholeAnswer(parts.map((p) => textOf(p.params)));
+  return isFinalPart(parts.map((p) => p.params.metadata));
 }
 
 /** This app's messages in each thread, in Slack's ts order. */
@@ -93,6 +124,8 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
   h.resetEdge();
   const deadBefore = await h.deadLetters();
   const slack = new SlackSim({ url: h.edgeUrl, signingSecret: DRILL_SECRET, factor: options.factor });
+  // Split-view threads, opened before the first mention (their messages are the mentions).
+  const assistant = scenario.assistant ? await AssistantThreadsDrill.open(h, slack, scenario.assistant, `${scenario.name}-${Date.now()}`) : undefined;
   const rate = options.rate ?? 20;
   const sendMs = Math.max(1000, (options.events / rate) * 1000);
   const startedAt = Date.now();
@@ -117,6 +150,8 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
   /** Mentions whose person presses Stop (by ts; the stream's thread). */
   const stoppers = new Set<string>();
   let dmPairs = 0;
+  /** Mentions the bot is asked to hang on (scenario.hangs): each must end as a dead letter. */
+  const hanging = new Set<string>();
   if (quirks) {
     h.api.pressStopWhen((st) => stoppers.has(st.thread_ts ?? ''), quirks.stopAfterMs);
     // What else Slack sends to the same URL (https://docs.slack.dev/reference/events/app_rate_limited;
@@ -149,6 +184,8 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
   });
 
   const deliveries: Promise<void>[] = [];
+  /** Mentions and the follow-ups written in their threads while they ran, by event id. */
+  const followPairs: Array<{ earlier: string; later: string }> = [];
   for (let i = 0; i < options.events; i++) {
     await sleep(startedAt + (i * sendMs) / options.events - Date.now());
     // When it is sent, as Slack stamps it (to the millisecond here, then the index for uniqueness). A coarser
@@ -158,18 +195,30 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
     const ts = `${Math.floor(sentAt / 1000)}.${String(sentAt % 1000).padStart(3, '0')}${String(i % 1000).padStart(3, '0')}`;
     mentions.push(ts);
     const channels = scenario.channels ?? 1;
-    const dm = quirks !== undefined && inShare(i, quirks.dmPairs);
-    const channel = dm ? 'D0DRILL' : channels > 1 ? `C0DRILL${i % channels}` : 'C0DRILL';
+    const inAssistant = assistant?.mention(i);
+    const dm = (quirks !== undefined && inShare(i, quirks.dmPairs)) || inAssistant !== undefined;
+    const channel = inAssistant?.channel ?? (dm ? 'D0DRILL' : channels > 1 ? `C0DRILL${i % channels}` : 'C0DRILL');
     const eventId = `Ev-${scenario.name}-${startedAt}-${i}`;
     for (const id of [eventId, `${eventId}-again`, `${eventId}-mention`, `${eventId}-im`]) mentionByEventId.set(id, ts);
     // Of the mentions sent while a fault is on, the share `threads` is in a thread: by turns one people started, and the bot's own.
     const share = !dm && i > 0 && windows.some((w) => Number.isNaN(w.end)) ? scenario.threads : undefined;
     const inThread = share !== undefined && Math.floor((duringFaults + 1) * share) > Math.floor(duringFaults++ * share);
-    const threadTs = inThread ? (threaded++ % 2 === 0 ? peoplesThread : mentions[0]!) : undefined;
+    const threadTs = inAssistant?.threadTs ?? (inThread ? (threaded++ % 2 === 0 ? peoplesThread : mentions[0]!) : undefined);
     // Each question its own text under the quirks: the demo turn picks a long answer's length from it, so a
     // retry or a taker-over writes the same answer.
-    const text = quirks ? `<@UAUTOHUB> hello, question ${i}` : undefined;
-    const envelope = mentionEnvelope({ eventId, ts, channel, ...(text ? { text } : {}), ...(threadTs ? { threadTs } : {}) });
+    // scenario.hangs: the bot is asked to hang on this share, alternately ignoring its signal and waiting for it.
+    const hang = scenario.hangs !== undefined && inShare(i, scenario.hangs, 3);
+    if (hang) hanging.add(ts);
+    const text = quirks ? `<@UAUTOHUB> hello, question ${i}` : hang ? `<@UAUTOHUB> hang: ${hanging.size % 2 ? 'ignore' : 'listen'} (${i})` : undefined;
+    const envelope = mentionEnvelope({
+      eventId,
+      ts,
+      channel,
+      ...(text ? { text } : {}),
+      ...(threadTs ? { threadTs } : {}),
+      // A message in an assistant thread is a DM: `message` with channel_type im.
+      ...(inAssistant ? { type: 'message' as const, channelType: 'im' as const, text: `what about question ${i}?` } : {}),
+    });
     const body = JSON.stringify(envelope);
     // Slack holds the message whatever happens to its deliveries: the catch-up sweep reads it back.
     h.api.addMessage(channel, {
@@ -181,16 +230,33 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
     });
     if (quirks && inShare(i, quirks.stop, 1)) stoppers.add(ts);
     if (quirks && inShare(i, quirks.otherApp, 2)) setTimeout(() => h.api.addOtherAppReply(channel, ts), 30).unref();
-    if (dm) {
+    if (dm && !inAssistant) {
       // One message typed in the DM, two events: in either order, the second a moment later, some straight to the cloud copy.
       const ids = [`${eventId}-mention`, `${eventId}-im`] as const;
       const [first, second] = dmMentionPair({ eventIds: ids, ts, channel, ...(text ? { text } : {}), order: i % 2 === 0 ? 'mention-first' : 'im-first' });
-      const split = inShare(dmPairs++, quirks.splitPairs);
+      const split = quirks !== undefined && inShare(dmPairs++, quirks.splitPairs);
       deliveries.push(slack.deliver(ts, String(first.event_id), JSON.stringify(first)));
       deliveries.push(
         sleep(i % 50).then(() => slack.deliver(ts, String(second.event_id), JSON.stringify(second), split ? `${h.cloudTunnel.url}/slack/events` : undefined)),
       );
     } else deliveries.push(slack.deliver(ts, eventId, body));
+    const follow = scenario.followUps;
+    if (follow && !dm && inShare(i, follow.share, 3)) {
+      // The person writes again in the thread while the first turn runs (autohub answers a mention in its thread).
+      const followId = `${eventId}-follow`;
+      followPairs.push({ earlier: eventId, later: followId });
+      deliveries.push(
+        sleep(follow.afterMs).then(() => {
+          const at = Date.now();
+          const followTs = `${Math.floor(at / 1000)}.${String(at % 1000).padStart(3, '0')}${String((i + 500) % 1000).padStart(3, '0')}`;
+          mentions.push(followTs);
+          mentionByEventId.set(followId, followTs);
+          const followed = mentionEnvelope({ eventId: followId, ts: followTs, channel, threadTs: ts, text: `<@UAUTOHUB> and a follow-up to ${i}` });
+          h.api.addMessage(channel, { ts: followTs, user: 'U0PERSON', text: `<@UAUTOHUB> and a follow-up to ${i}`, thread_ts: ts });
+          return slack.deliver(followTs, followId, JSON.stringify(followed));
+        }),
+      );
+    }
     if (scenario.redeliverUnderNewId) {
       const again = JSON.stringify(mentionEnvelope({ eventId: `Ev-${scenario.name}-${startedAt}-${i}-again`, ts, channel }));
       deliveries.push(sleep(100).then(() => slack.deliver(ts, `Ev-${scenario.name}-${startedAt}-${i}-again`, again)));
@@ -220,7 +286,7 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
     // A long answer is in when all of it is: its first message alone is not the reply (a Stop press ends it early).
     const stopped = quirks ? new Set([...h.api.streams.values()].filter((st) => st.state === 'stopped_by_user').map((st) => st.thread_ts ?? '')) : undefined;
     const threads = quirks ? threadsOf(replies) : undefined;
-    const whole = (m: string) => !threads || stopped!.has(m) || isWholeAnswer((threads.get(m) ?? []).map((p) => textOf(p.params)));
+    const whole = (m: string) => !threads || stopped!.has(m) || wholeAnswer(threads.get(m) ?? [], options.ownBot);
     if (mentions.every((m) => answered.has(m) && whole(m)) && Date.now() - quietSince > 300) break;
     quietMs = Math.max(3000, sweepMs);
     // Quiet is counted from the end of the last fault too: nothing can be caught up while it lasts.
@@ -241,16 +307,28 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
   }
   const final = repliesNow();
   // A long answer's later parts are the same reply, not a second one.
-  const replies = final.filter((c) => !isContinuation(textOf(c.params), c.params.metadata)).map((c) => replyOf(c.params, c.at, mentionOf(c.params)));
+  const replies = final.filter((c) => !isContinuation(textOf(c.params), c.params.metadata)).map((c) => replyOf(c, mentionOf(c.params)));
   const stoppedByUser = new Set([...h.api.streams.values()].filter((st) => st.state === 'stopped_by_user').map((st) => st.thread_ts ?? ''));
   // Answers that reached the thread cut or out of order (a Stop press is the person's own cut, and not counted).
   const cut = quirks
-    ? [...threadsOf(final)].filter(
-        ([thread, parts]) => mentions.includes(thread) && !stoppedByUser.has(thread) && !isWholeAnswer(parts.map((p) => textOf(p.params))),
-      ).length
+    ? [...threadsOf(final)].filter(([thread, parts]) => mentions.includes(thread) && !stoppedByUser.has(thread) && !wholeAnswer(parts, options.ownBot)).length
     : 0;
+  if (assistant) {
+    const answers = final.filter((c) => !isContinuation(textOf(c.params), c.params.metadata) && mentions.includes(mentionOf(c.params)));
+    unmet.push(...(await assistant.finish(answers)));
+  }
   const deadLetters = (await h.deadLetters()) - deadBefore;
+  const ordered = scenario.followUps ? await conversationScore(h, final, followPairs, mentions, unmet) : undefined;
+  const tickets = scenario.tickets
+    ? countSideEffects(h.tickets.filed.filter((t) => t.at >= startedAt).map((t) => mentionByEventId.get(t.eventId) ?? t.eventId))
+    : undefined;
+  if (tickets?.sideEffects === 0) unmet.push('no step filed a ticket: the scenario did not test what it says');
   if (scenario.noDeadLetters && deadLetters > 0) unmet.push(`${deadLetters} dead letters, none of them a real failure`);
+  // Each mention's end: its replies, and whether it is a dead letter (by the event ids of this scenario's deliveries).
+  const dead = new Set((await h.deadEventIds()).map((id) => mentionByEventId.get(id)).filter((m): m is string => m !== undefined));
+  const score = scoreScenario(mentions, slack.attempts, replies, { dead, expectedDead: hanging });
+  const hungNotDead = [...hanging].filter((m) => !dead.has(m)).length;
+  if (hungNotDead > 0) unmet.push(`${hungNotDead} of ${hanging.size} hanging turns did not end as dead letters`);
   return {
     name: scenario.name,
     summary: scenario.summary,
@@ -258,16 +336,66 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
     startedAt,
     endedAt: Date.now(),
     score: {
-      ...scoreScenario(mentions, slack.attempts, replies),
+      ...score,
       deadLetters,
       // A stream left open or closed by Slack without its ending, or an answer cut: a reply the user sees cut off.
       halfWritten:
         [...h.api.streams.values()].filter((st) => mentions.includes(st.thread_ts ?? '') && (st.state === 'streaming' || st.state === 'expired')).length + cut,
       ...(quirks ? { stoppedByUser: mentions.filter((m) => stoppedByUser.has(m)).length } : {}),
+      ...(ordered ?? {}),
+      ...(tickets ?? {}),
     },
     attempts: slack.attempts,
     replies,
     faults: windows,
     ...(unmet.length ? { unmet } : {}),
   };
+}
+
+/**
+ * The `conversation` figures: follow-ups answered out of order (their first write before the last write of the
+ * answer before them, from the Web API's calls), tasks left spinning in this scenario's messages, and a
+ * follow-up that did not see the answer before it (the drill's plan turn says `saw N`) as unmet.
+ */
+/** The drill's workspace (mentionEnvelope's default team). */
+const TEAM = 'T0AUTOHUB';
+
+async function conversationScore(
+  h: Harness,
+  final: readonly RecordedCall[],
+  all: ReadonlyArray<{ earlier: string; later: string }>,
+  mentions: readonly string[],
+  unmet: string[],
+): Promise<Pick<ScenarioScore, 'outOfOrder' | 'spinningTasks'>> {
+  // The order autohub keeps is the order its claims were taken in: a follow-up whose delivery reached a copy
+  // before the message before it (Slack retried that one) is answered first, and is not out of order.
+  const claimed = async (id: string) => h.claimedAt(eventKey(TEAM, id));
+  const pairs: Array<{ earlier: string; later: string }> = [];
+  for (const pair of all) {
+    const [a, b] = [await claimed(pair.earlier), await claimed(pair.later)];
+    if (a === undefined || b === undefined || a <= b) pairs.push(pair);
+  }
+  const eventOfTs = new Map<string, string>();
+  for (const p of final) {
+    const ts = (p.answer as { ts?: string } | undefined)?.ts;
+    const id = eventIdOf(p.params.metadata);
+    if (ts && id) eventOfTs.set(ts, id);
+  }
+  const spans = new Map<string, WriteSpan>();
+  for (const c of h.api.calls) {
+    if (c.status !== 200 || (c.answer as { ok?: boolean } | undefined)?.ok !== true) continue;
+    const id = eventOfTs.get(c.params.ts ?? (c.answer as { ts?: string }).ts ?? '');
+    if (!id) continue;
+    const span = spans.get(id);
+    spans.set(id, { first: Math.min(span?.first ?? c.at, c.at), last: Math.max(span?.last ?? c.at, c.at) });
+  }
+  const textOfEvent = new Map<string, string>();
+  for (const p of final) {
+    const id = eventIdOf(p.params.metadata);
+    if (id && !isContinuation(textOf(p.params), p.params.metadata)) textOfEvent.set(id, textOf(p.params));
+  }
+  const blind = pairs.filter(({ later }) => /\(saw 0\)/.test(textOfEvent.get(later) ?? '')).length;
+  if (blind > 0) unmet.push(`${blind} follow-ups answered without the answer before them in their history`);
+  const ours = [...h.api.streams.values()].filter((st) => mentions.includes(st.thread_ts ?? ''));
+  return { outOfOrder: countOutOfOrder(pairs, spans), spinningTasks: countSpinning(ours) };
 }

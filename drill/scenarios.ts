@@ -6,6 +6,7 @@
 import { request } from 'node:http';
 import { signedHeaders } from '../lib/slack/index.js';
 import { DRILL_SECRET, type Harness } from './harness.js';
+import type { AssistantTraffic } from './assistant-traffic.js';
 
 export interface Fault {
   label: string;
@@ -41,6 +42,20 @@ export interface Scenario {
   quirks?: Quirks;
   /** Every dead letter fails the scenario: its faults are all passing ones, so none is a real failure. */
   noDeadLetters?: boolean;
+  /**
+   * This share of the mentions gets a follow-up in its thread `afterMs` after it, written while its turn
+   * runs: the follow-up must be answered after it (counted as out of order otherwise), knowing its answer.
+   */
+  followUps?: { share: number; afterMs: number };
+  /**
+   * This share of the mentions asks the bot (drill/bots/hang-bot.ts) to hang, half ignoring ctx.signal,
+   * half waiting for it: each must end as a dead letter (not lost, never answered), and none may hold up the others.
+   */
+  hangs?: number;
+  /** The demo turn files a ticket (a side effect outside Slack) in a ctx.step: a turn's ticket filed twice fails the scenario. */
+  tickets?: boolean;
+  /** The mentions are messages in split-view threads (drill/assistant-traffic.ts), with context changes and feedback clicks. */
+  assistant?: AssistantTraffic;
 }
 
 export interface Quirks {
@@ -164,6 +179,9 @@ async function until(check: () => boolean, what: string, timeoutMs: number): Pro
   }
 }
 
+/** The drill copies' retry window in the scenarios that outlast it: a run lasts this long at most. */
+const SHORT_WINDOW = { AUTOHUB_TURN_RETRY_WINDOW_MS: '3000' };
+
 export const SCENARIOS: Scenario[] = [
   { name: 'steady', summary: 'no faults: every mention goes to the hub', faults: [] },
   { name: 'hub-offline', summary: 'the Mac is off: the tunnel answers 530 the whole time', faults: [cutHub(0, 'end')] },
@@ -211,6 +229,30 @@ export const SCENARIOS: Scenario[] = [
         to: 0.8,
         start: async (h) => {
           await h.streaming(10_000);
+          await h.hub.kill();
+        },
+        stop: (h) => h.hub.restart(),
+      },
+    ],
+  },
+  {
+    name: 'conversation',
+    summary:
+      'plans with tasks (the bot shows two steps as tasks), half the mentions followed up in their thread while their turn runs, and the hub killed mid-plan: every follow-up answered after the answer before it and knowing it, no task left spinning',
+    copyEnv: { AUTOHUB_TURN: 'drill/turns/plan-turn.ts', DRILL_PLAN_STEP_MS: '1500' },
+    followUps: { share: 0.5, afterMs: 150 },
+    noDeadLetters: true,
+    faults: [
+      {
+        label: 'hub process dead mid-plan',
+        from: 0.3,
+        to: 'end',
+        start: async (h) => {
+          await until(
+            () => [...h.api.streams.values()].some((st) => st.state === 'streaming' && [...st.tasks.values()].some((t) => t.status === 'in_progress')),
+            'no plan was in progress',
+            10_000,
+          );
           await h.hub.kill();
         },
         stop: (h) => h.hub.restart(),
@@ -317,6 +359,28 @@ export const SCENARIOS: Scenario[] = [
     ],
   },
   {
+    name: 'frozen-step',
+    summary:
+      'each turn thinks 2 s, then files a ticket in ctx.step (a side effect outside Slack); the hub is frozen (SIGSTOP) past its lease mid-think, the cloud copy takes its turns over and files their tickets; the woken hub files none of them again',
+    copyEnv: { AUTOHUB_DEMO_THINK_MS: '2000', AUTOHUB_MAX_TURNS: '100' },
+    tickets: true,
+    noDeadLetters: true,
+    faults: [
+      {
+        label: 'hub frozen (SIGSTOP) past its lease mid-think',
+        from: 0.3,
+        to: 'end',
+        // Past the drill's 3 s lease: the cloud copy takes the thinking turns over meanwhile.
+        forMs: 4500,
+        start: async (h) => {
+          await h.busy(h.hub, 10_000);
+          await h.hub.freeze();
+        },
+        stop: (h) => h.hub.thaw(),
+      },
+    ],
+  },
+  {
     name: 'both-down',
     summary:
       "the tunnel and the cloud copy are both unreachable for longer than Slack's retries; the mentions Slack gave up on are read back from its history and answered, late",
@@ -410,6 +474,36 @@ export const SCENARIOS: Scenario[] = [
     faults: [oversizedBodies(8)],
   },
   {
+    name: 'store-spent',
+    summary:
+      "the store's monthly quota is spent (every request refused: ERR max requests limit exceeded) for longer than the retry window, and Slack's first writes fail meanwhile: the failed turns are kept by their copy and answered once the store answers, the owner told",
+    copyEnv: { ...SHORT_WINDOW, AUTOHUB_OWNER: DRILL_OWNER },
+    duplicatesPossible:
+      "while the store refuses every claim, a delivery that reaches both copies (an ack past the edge's hub leg, a Slack retry) can be answered twice; they are counted, not hidden",
+    faults: [
+      // From the first mention: a turn whose lease the owner holds when the store stops answering ends as a dead letter (told) once the outage outlasts its window.
+      { label: 'store quota spent', from: 0, to: 'end', forMs: 6000, start: (h) => h.spendStore(true), stop: (h) => h.spendStore(false) },
+      postsFail('posts and stream starts answer HTTP 500', 0.2, 1500),
+    ],
+  },
+  {
+    name: 'bot-hangs',
+    summary:
+      'a tenth of the questions make the bot hang (half ignore ctx.signal, half wait for it) with 4 turn slots: each ends at its deadline as a dead letter, told to the owner, and the other mentions are answered, never starved',
+    copyEnv: { ...SHORT_WINDOW, AUTOHUB_TURN: 'drill/bots/hang-bot.ts', AUTOHUB_MAX_TURNS: '4', AUTOHUB_OWNER: DRILL_OWNER },
+    hangs: 0.1,
+    faults: [],
+  },
+  {
+    name: 'slow-store',
+    summary:
+      "every store round trip takes 500 ms, just past the claim's 450 ms fuse, for 8 s: claims, renewals and looks land though their copy gave up on them; every mention is answered once, and none becomes a dead letter",
+    duplicatesPossible:
+      'while no claim is seen to land, a delivery that reaches both copies (a Slack retry, a slow hub) can be answered twice; they are counted, not hidden',
+    noDeadLetters: true,
+    faults: [{ label: 'store round trips 500 ms', from: 0.1, to: 'end', forMs: 8000, start: (h) => h.slowStore(500), stop: (h) => h.slowStore(0) }],
+  },
+  {
     name: 'cloud-broken',
     summary:
       'the copies prove each leg through the edge every second; the cloud copy answers 500 until the owner has been told (once, after three failed checks), then serves again: the owner is told once that it recovered',
@@ -444,6 +538,19 @@ export const SCENARIOS: Scenario[] = [
         },
       },
     ],
+  },
+  // Slack's AI-app surface under failover (docs/ai-apps.md).
+  {
+    name: 'assistant',
+    summary:
+      'split-view threads (each opened on both copies), context switches, messages in them as turns, posts taking 800 ms and the hub killed mid-turn, then a feedback click on answers handed to both copies: prompts and titles set once a thread, each click heard once',
+    copyEnv: { AUTOHUB_TURN: 'drill/assistant-bot.ts' },
+    assistant: { threads: 3, contextChanges: 1 / 4, clicks: 1 / 2 },
+    faults: [
+      { label: 'posts take 800 ms', from: 0, to: 'end', start: (h) => h.api.holdPosts(800), stop: (h) => h.api.holdPosts(0) },
+      killHubMidTurn('hub process dead mid-turn', 0.5),
+    ],
+    noDeadLetters: true,
   },
 ];
 

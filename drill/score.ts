@@ -5,10 +5,12 @@ export interface Reply {
   /** The mention's ts (the reply's thread_ts). */
   mention: string;
   at: number;
-  /** Which copy posted it, read from the default turn's text. */
+  /** Which copy posted it: from the token it wrote with, else the demo turn's text. */
   by: 'hub' | 'cloud' | 'unknown';
   /** Posted by the catch-up sweep, after Slack gave up on the delivery. */
   caughtUp?: boolean;
+  /** The start of what it said, for the report's sample. */
+  text?: string;
 }
 
 export interface ScenarioScore {
@@ -28,6 +30,9 @@ export interface ScenarioScore {
   doubledMentions: string[];
   /** Turns that ended as dead letters during the scenario (a lost mention that was at least recorded). */
   deadLetters?: number;
+  /** Mentions answered and also dead-lettered: two ends for one mention (the owner told of a failure that was none). */
+  answeredThenDead?: number;
+  answeredThenDeadMentions?: string[];
   /** Mentions answered more than LATE_MS after Slack first sent them. */
   late: number;
   /** The longest a mention waited for its first reply, ms. */
@@ -38,6 +43,47 @@ export interface ScenarioScore {
   halfWritten?: number;
   /** Answers the person stopped mid-stream (they count as answered, and are not half-written). */
   stoppedByUser?: number;
+  /** Follow-ups whose answer began before the answer to the earlier message of their thread was whole (`conversation`). */
+  outOfOrder?: number;
+  /** Tasks left pending or in progress in a message that no longer streams, or in one still open at the end. */
+  spinningTasks?: number;
+  /** Side effects of the turns' steps (tickets filed), where the scenario has them. */
+  sideEffects?: number;
+  /** Mentions whose step's side effect ran more than once (a ticket filed twice). */
+  sideEffectsTwice?: number;
+}
+
+/** When a turn's reply was written: its first write and its last, ms (from the Web API's calls). */
+export interface WriteSpan {
+  first: number;
+  last: number;
+}
+
+/**
+ * Follow-ups answered out of order: a follow-up (written after `earlier` in
+ * the same thread) whose first write came before the earlier message's last
+ * write. Both must have been answered to count. Pure.
+ */
+export function countOutOfOrder(pairs: ReadonlyArray<{ earlier: string; later: string }>, spans: ReadonlyMap<string, WriteSpan>): number {
+  return pairs.filter(({ earlier, later }) => {
+    const a = spans.get(earlier);
+    const b = spans.get(later);
+    return a !== undefined && b !== undefined && b.first < a.last;
+  }).length;
+}
+
+/** Tasks still pending or in progress, over the streamed messages of a scenario. Pure. */
+export function countSpinning(streams: Iterable<{ tasks: ReadonlyMap<string, { status: string }> }>): number {
+  let n = 0;
+  for (const st of streams) for (const t of st.tasks.values()) if (t.status === 'pending' || t.status === 'in_progress') n += 1;
+  return n;
+}
+
+/** How many side effects ran, and for how many mentions more than once, from each effect's mention. Pure. */
+export function countSideEffects(mentionOfEach: readonly string[]): { sideEffects: number; sideEffectsTwice: number } {
+  const per = new Map<string, number>();
+  for (const m of mentionOfEach) per.set(m, (per.get(m) ?? 0) + 1);
+  return { sideEffects: mentionOfEach.length, sideEffectsTwice: [...per.values()].filter((n) => n > 1).length };
 }
 
 /**
@@ -68,6 +114,22 @@ export function isContinuation(text: string, metadata?: string): boolean {
 }
 
 /**
+ * Whether a thread's messages, in ts order, end one whole answer of your bot's
+ * (whose words the drill cannot know): the last of them, notes aside, is
+ * marked final in the turn's metadata. Pure.
+ */
+export function isFinalPart(metadatas: readonly (string | undefined)[]): boolean {
+  const payloads = metadatas.map((m) => {
+    try {
+      return (JSON.parse(m ?? '{}') as { event_payload?: { final?: unknown; note?: unknown } }).event_payload;
+    } catch {
+      return undefined;
+    }
+  });
+  return payloads.filter((p) => p?.note !== true).at(-1)?.final === true;
+}
+
+/**
  * Whether a thread's replies, in ts order, hold one whole answer: every
  * numbered word once, in order, up to its end mark; or, for the short demo
  * answer, its closing "(instance)." Pure.
@@ -89,10 +151,24 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
 }
 
-export function scoreScenario(mentions: readonly string[], attempts: readonly Attempt[], replies: readonly Reply[]): ScenarioScore {
+/**
+ * `ends.dead`: mentions that are dead letters. A mention answered and dead
+ * too is counted (`answeredThenDead`). `ends.expectedDead`: mentions meant to
+ * end as dead letters (a bot that hangs on them): one of those that is a dead
+ * letter has its end, and is not lost.
+ */
+export function scoreScenario(
+  mentions: readonly string[],
+  attempts: readonly Attempt[],
+  replies: readonly Reply[],
+  ends: { dead?: ReadonlySet<string>; expectedDead?: ReadonlySet<string> } = {},
+): ScenarioScore {
   const counts = new Map<string, number>(mentions.map((m) => [m, 0]));
   for (const r of replies) if (counts.has(r.mention)) counts.set(r.mention, counts.get(r.mention)! + 1);
-  const lostMentions = [...counts].filter(([, n]) => n === 0).map(([m]) => m);
+  const dead = ends.dead ?? new Set<string>();
+  const endedDead = (m: string) => dead.has(m) && (ends.expectedDead?.has(m) ?? false);
+  const lostMentions = [...counts].filter(([m, n]) => n === 0 && !endedDead(m)).map(([m]) => m);
+  const answeredThenDeadMentions = [...counts].filter(([m, n]) => n > 0 && dead.has(m)).map(([m]) => m);
   const doubledMentions = [...counts].filter(([, n]) => n > 1).map(([m]) => m);
   const latencies = attempts
     .filter((a) => a.answeredAt !== undefined)
@@ -106,7 +182,7 @@ export function scoreScenario(mentions: readonly string[], attempts: readonly At
   const waits = [...firstReply].map(([m, at]) => at - (firstSent.get(m) ?? at));
   return {
     sent: mentions.length,
-    answered: mentions.length - lostMentions.length,
+    answered: [...counts.values()].filter((n) => n > 0).length,
     lost: lostMentions.length,
     duplicateReplies: [...counts.values()].reduce((sum, n) => sum + Math.max(0, n - 1), 0),
     retries: attempts.filter((a) => a.retryNum > 0).length,
@@ -121,6 +197,8 @@ export function scoreScenario(mentions: readonly string[], attempts: readonly At
     deadlineMisses: attempts.filter((a) => a.status === 'timeout' || (a.answeredAt !== undefined && a.answeredAt - a.sentAt > 3000)).length,
     lostMentions,
     doubledMentions,
+    answeredThenDead: answeredThenDeadMentions.length,
+    answeredThenDeadMentions,
     late: waits.filter((w) => w > LATE_MS).length,
     caughtUp: new Set(ours.filter((r) => r.caughtUp).map((r) => r.mention)).size,
     maxWaitMs: waits.length ? Math.max(...waits) : 0,

@@ -76,6 +76,18 @@ export class SlackSim {
     return run;
   }
 
+  /**
+   * One interaction (a button click's `payload` form), sent once: Slack does
+   * not retry interactivity (a failure shows the person an error). Recorded
+   * with the attempts under `mention`, so its ack is held to Slack's 3 s too.
+   */
+  async interact(mention: string, id: string, form: string, url = this.#o.url): Promise<void> {
+    const run = this.#attempt(mention, id, form, 0, url, 'application/x-www-form-urlencoded').then((attempt) => void this.attempts.push(attempt));
+    this.#pending.add(run);
+    void run.finally(() => this.#pending.delete(run));
+    return run;
+  }
+
   /** Slack checks a slash command's URL: an unsigned `ssl_check=1` form post; answered 200 by Bolt. */
   async sslCheck(url = this.#o.url): Promise<NoticeAnswer> {
     return this.#notice('ssl_check', () => deliverUnsigned(url, sslCheckForm(), { signal: AbortSignal.timeout(SLACK_DEADLINE_MS) }));
@@ -110,12 +122,12 @@ export class SlackSim {
     return answer;
   }
 
-  async #attempt(mention: string, eventId: string, body: string, retryNum: number, url: string): Promise<Attempt> {
+  async #attempt(mention: string, eventId: string, body: string, retryNum: number, url: string, contentType = 'application/json'): Promise<Attempt> {
     const sentAt = this.#o.now();
     const lastReason = this.attempts.findLast((a) => a.eventId === eventId)?.status;
     const reason = lastReason === 'timeout' ? 'http_timeout' : lastReason === 'error' ? 'connection_failed' : 'http_error';
     const headers: Record<string, string> = {
-      'content-type': 'application/json',
+      'content-type': contentType,
       ...(await signedHeaders(this.#o.signingSecret, body, Date.now())),
       ...(retryNum > 0 ? { 'x-slack-retry-num': String(retryNum), 'x-slack-retry-reason': reason } : {}),
     };

@@ -3,7 +3,7 @@
  * streams its answer into Slack as it is written, and can file a ticket with
  * a tool, once, however often the turn runs.
  *
- *   npm install @anthropic-ai/sdk
+ *   npm install --save-prod @anthropic-ai/sdk   (into dependencies: the deploy's prune keeps it)
  *   echo 'ANTHROPIC_API_KEY=sk-ant-...' >> .env
  *   echo 'AUTOHUB_TURN=examples/anthropic.ts' >> .env
  *   npm start
@@ -21,7 +21,7 @@
  * takeover gets the same ticket back instead of filing a second one.
  */
 import Anthropic from '@anthropic-ai/sdk';
-import type { HistoryMessage, TurnContext, TurnRequest } from '../lib/turn/types.js';
+import type { AssistantThread, Feedback, FeedbackHelpers, HistoryMessage, ReplyWithBlocks, TurnContext, TurnRequest } from '../lib/turn/types.js';
 
 const SYSTEM =
   'You are a helpful assistant in a Slack workspace. Answer briefly, in Slack markdown. ' +
@@ -64,13 +64,16 @@ async function fileTicket(input: unknown, request: TurnRequest, ctx: TurnContext
   return { ticket: `TCK-${posted.ts ?? request.eventId}`, title };
 }
 
-export async function takeTurn(request: TurnRequest, ctx: TurnContext): Promise<AsyncIterable<string>> {
+export async function takeTurn(request: TurnRequest, ctx: TurnContext): Promise<ReplyWithBlocks & { text: AsyncIterable<string> }> {
   // Built per turn, so .env (already in process.env: autohub puts it there) and a test's settings apply.
   const client = new Anthropic({ baseURL: process.env.ANTHROPIC_BASE_URL || undefined });
   const model = process.env.ANTHROPIC_MODEL || 'claude-sonnet-4-6';
   const messages = toMessages(await ctx.history(), request.text, request.user);
+  // In the split view, the channel the person is looking at (kept across copies as they move around Slack).
+  if (request.context?.channel)
+    messages.unshift({ role: 'user', content: `(I am looking at <#${request.context.channel}>.)` }, { role: 'assistant', content: 'Noted.' });
 
-  return (async function* () {
+  const answer = (async function* () {
     let wrote = false;
     for (let round = 0; round < MAX_ROUNDS; round++) {
       // The signal stops the model call when this copy no longer owns the turn.
@@ -99,4 +102,54 @@ export async function takeTurn(request: TurnRequest, ctx: TurnContext): Promise<
       messages.push({ role: 'assistant', content: message.content }, { role: 'user', content: results });
     }
   })();
+  return { text: answer, blocks: FEEDBACK_BLOCKS };
+}
+
+// ---------------------------------------------------------------------------
+// Slack's AI-app features (docs/ai-apps.md): the status while Claude thinks,
+// prompts when someone opens the split view, and feedback buttons under each
+// answer, heard once whichever copy Slack's click reaches.
+// ---------------------------------------------------------------------------
+
+/** Under the thread while the turn runs. */
+export const status = 'is thinking...';
+
+/** Slack rotates these while the turn runs (at most 10). */
+export function loadingMessages(request: TurnRequest): string[] {
+  return request.files.length > 0 ? ['Reading your files...', 'Thinking it over...'] : ['Reading the thread...', 'Thinking it over...', 'Writing...'];
+}
+
+/** Offered when someone opens an assistant thread; one names the channel they are looking at. */
+export function prompts(thread: AssistantThread): { title: string; message: string }[] {
+  const here = thread.context.channel ? `<#${thread.context.channel}>` : 'this channel';
+  return [
+    { title: 'Summarise the channel', message: `Summarise what happened in ${here} today.` },
+    { title: 'Report a problem', message: 'Something is broken: please file a ticket.' },
+  ];
+}
+
+/** Thumbs up and down under each answer. */
+export const FEEDBACK_BLOCKS = [
+  {
+    type: 'context_actions',
+    elements: [
+      {
+        type: 'feedback_buttons',
+        action_id: 'claude_feedback',
+        positive_button: { text: { type: 'plain_text', text: '👍' }, value: 'good', accessibility_label: 'This answer helped' },
+        negative_button: { text: { type: 'plain_text', text: '👎' }, value: 'bad', accessibility_label: 'This answer did not help' },
+      },
+    ],
+  },
+];
+
+/** A click on those buttons: logged, and a bad answer is reported to TICKET_CHANNEL when it is set. */
+export async function onFeedback(feedback: Feedback, { client, log }: FeedbackHelpers): Promise<void> {
+  log.info('claude.feedback', { positive: feedback.positive, eventId: feedback.eventId });
+  const channel = process.env.TICKET_CHANNEL;
+  if (feedback.positive || !channel || !feedback.channel) return;
+  await client.chat.postMessage({
+    channel,
+    text: `<@${feedback.user ?? 'someone'}> found an answer unhelpful (message ${feedback.messageTs} in <#${feedback.channel}>).`,
+  });
 }

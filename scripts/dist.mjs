@@ -4,8 +4,8 @@
 // A build compiles app/ and lib/ into a clean dist/node, then writes
 // dist/node/build.json, the hash of the sources it compiled. Only a build that
 // succeeded writes it: tsc emits JavaScript even when it reports errors, so
-// the output's age says nothing about whether it is good (issue 22 item 5:
-// a failed rebuild was started as if fresh). dist/node is current when
+// the output's age says nothing about whether it is good (a failed rebuild
+// must not be started as if fresh). dist/node is current when
 // build.json holds the hash of the sources on disk now.
 //
 // Plain Node and node: modules only: this also runs in a production install

@@ -1,5 +1,5 @@
 /**
- * `npm run audit -- --record FILE [--no-sweep] [--json]`
+ * `npm run audit -- --record FILE [--no-sweep] [--json] | --sweep [--json]`
  *
  * Judges a refusal log (JSON array or JSON Lines) and, unless --no-sweep,
  * makes a read-only sweep with SLACK_BOT_TOKEN against SLACK_API_URL.
@@ -18,10 +18,17 @@ interface Args {
   json: boolean;
 }
 
-const USAGE = 'usage: npm run audit -- --record FILE [--no-sweep] [--json]';
+const USAGE = 'usage: npm run audit -- --record FILE [--no-sweep] [--json] | --sweep [--json]';
 
 export function parseArgs(argv: readonly string[]): Args {
-  const { values } = parseCli(argv, { record: { type: 'string' }, 'no-sweep': { type: 'boolean' }, json: { type: 'boolean' } }, USAGE);
+  // Nothing asked: the usage line, not a sweep of Slack with whatever token `.env` holds.
+  if (argv.length === 0) throw new UsageError(USAGE);
+  const { values } = parseCli(
+    argv,
+    { record: { type: 'string' }, 'no-sweep': { type: 'boolean' }, sweep: { type: 'boolean' }, json: { type: 'boolean' } },
+    USAGE,
+  );
+  if (values.sweep && values['no-sweep']) throw new UsageError(`--sweep and --no-sweep cannot go together; ${USAGE}`);
   const args: Args = { sweep: values['no-sweep'] !== true, json: values.json === true };
   if (values.record !== undefined) {
     if (values.record === '' || values.record.startsWith('--')) throw new UsageError('--record needs a file: --record refusals.jsonl');

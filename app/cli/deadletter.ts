@@ -7,11 +7,13 @@
  * Exit 0 done, 1 when the replay failed again or the store did not answer,
  * 2 for a usage error or a missing setting.
  */
-import { loadEnv, parseAppConfig, parseStoreConfig, secretsOf, type AppConfig, type Env } from '../../lib/config/index.js';
+import { exportEnvFile, loadEnv, parseAppConfig, parseStoreConfig, secretsOf, type AppConfig, type Env } from '../../lib/config/index.js';
 import { ConfigError, UsageError } from '../../lib/errors/index.js';
 import { createLogger, silentLogger, type Logger } from '../../lib/log/index.js';
-import { createStore, parseLeaseRecord, type DeadLetter, type SharedStore } from '../../lib/store/index.js';
+import { createSealer, createStore, isSealed, parseLeaseRecord, type DeadLetter, type SharedStore } from '../../lib/store/index.js';
+import type { TurnModule } from '../../lib/turn/index.js';
 import { createAutohub } from '../create-app.js';
+import { loadBot } from '../turn-module.js';
 import { helpAsked, parseCli } from './args.js';
 import { isMain } from './is-main.js';
 
@@ -45,20 +47,50 @@ async function find(store: SharedStore, id: string): Promise<DeadLetter | undefi
   return (await store.listDead(1000))?.find((d) => d.eventId === id || d.key === id);
 }
 
-/** Run one dead letter again in this process, as a copy would, and wait for its end. */
-async function replay(config: AppConfig, store: SharedStore, dead: DeadLetter, log: Logger): Promise<string> {
-  const autohub = createAutohub({ config: { ...config, instance: `${config.role}-deadletter`, port: 0, peer: null }, log, store });
+/** Why this copy's settings cannot open a dead letter's stored delivery (the receiver's `lease.takeover_unreadable`); undefined when they can. */
+export function unreadableReason(stored: string | null | undefined, sealKeys: AppConfig['sealKeys']): string | undefined {
+  const record = parseLeaseRecord(stored);
+  if (!record) return 'its record is gone from the store';
+  if (typeof record.body !== 'string' || record.body === '') return 'the store kept no delivery for it';
+  const opened = !isSealed(record.body) ? record.body : sealKeys ? createSealer(sealKeys.current, sealKeys.previous).open(record.body) : undefined;
+  if (opened === undefined) {
+    return 'lease.takeover_unreadable: sealed under a store key these settings do not have (check SLACK_SIGNING_SECRET and AUTOHUB_STORE_KEY: the same as the copies)';
+  }
+  try {
+    JSON.parse(opened);
+    return undefined;
+  } catch {
+    return 'its stored delivery is not JSON';
+  }
+}
+
+/** How long a replay waits for its run, at most: 50 ms polls for the default retry window, 10 minutes. */
+const REPLAY_POLLS = 12_000;
+
+/** Run one dead letter again in this process, as a copy would (with the owner's bot), and wait for its end. */
+async function replay(config: AppConfig, store: SharedStore, dead: DeadLetter, log: Logger, turn: TurnModule): Promise<{ answered: boolean; line: string }> {
+  // Opened before it is taken: a record these settings cannot read stays a dead letter, listed, untouched.
+  const unreadable = unreadableReason(await store.read(dead.key), config.sealKeys);
+  if (unreadable) return { answered: false, line: `not replayed, still a dead letter: ${unreadable}` };
+  const autohub = createAutohub({ config: { ...config, instance: `${config.role}-deadletter`, port: 0, peer: null }, log, store, turn });
   const sentAt = Date.now();
   const takeover = await store.replayDead(dead.key, { instance: `${config.role}-deadletter`, role: config.role }, config.lease.leaseMs);
-  if (!takeover) return 'not dead any more (replayed or dropped meanwhile)';
+  if (!takeover) return { answered: false, line: 'not dead any more (replayed or dropped meanwhile)' };
   autohub.keeper.start();
   autohub.receiver.resume(takeover, sentAt);
+  // The run may be queued before it starts: wait for its record to leave the live states (answered,
+  // dead or a retry), then stop; a stop before that would hand it back unrun.
+  for (let i = 0; i < REPLAY_POLLS; i++) {
+    const state = parseLeaseRecord(await store.read(dead.key))?.state;
+    if (state !== 'claimed' && state !== 'posting' && autohub.receiver.inFlight + autohub.receiver.queued === 0) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
   await autohub.receiver.stop();
   autohub.keeper.stop();
   const record = parseLeaseRecord(await store.read(dead.key));
-  if (record?.state === 'done') return record.reply_ts ? `answered (reply ${record.reply_ts})` : 'answered';
-  if (record?.state === 'dead') return `failed again: ${record.reason ?? 'unknown'}`;
-  return `handed back for another run (${record?.reason ?? 'no reason recorded'})`;
+  if (record?.state === 'done') return { answered: true, line: record.reply_ts ? `answered (reply ${record.reply_ts})` : 'answered' };
+  if (record?.state === 'dead') return { answered: false, line: `failed again: ${record.reason ?? 'unknown'}` };
+  return { answered: false, line: `handed back for another run (${record?.reason ?? 'no reason recorded'})` };
 }
 
 export async function runDeadletter(argv: readonly string[], env: Env = loadEnv(), out: Out = console): Promise<number> {
@@ -108,13 +140,23 @@ export async function runDeadletter(argv: readonly string[], env: Env = loadEnv(
     return dropped ? 0 : 1;
   }
   if (!config) return 2;
+  let turn: TurnModule;
+  try {
+    // The bot `npm start` runs (AUTOHUB_TURN, else the demo turn), loaded the same way.
+    turn = await loadBot(config);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    out.error(`deadletter: ${error.message}`);
+    return 2;
+  }
   const log = createLogger({ level: config.logLevel, base: { instance: 'deadletter' }, secrets: secretsOf(config) });
-  const result = await replay(config, store, dead, log);
-  out.log(`replayed ${dead.eventId}: ${result}`);
-  return result.startsWith('answered') ? 0 : 1;
+  const result = await replay(config, store, dead, log, turn);
+  out.log(`replayed ${dead.eventId}: ${result.line}`);
+  return result.answered ? 0 : 1;
 }
 
 if (isMain(import.meta.url)) {
   const argv = process.argv.slice(2);
-  process.exitCode = helpAsked(argv, USAGE) ? 0 : await runDeadletter(argv);
+  // `.env` reaches process.env as at `npm start`, so the bot's SDKs find their keys in a replay too.
+  process.exitCode = helpAsked(argv, USAGE) ? 0 : await runDeadletter(argv, exportEnvFile());
 }

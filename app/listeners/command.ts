@@ -7,7 +7,7 @@
  */
 import type { App } from '@slack/bolt';
 import type { HealthBody, HealthMonitor } from '../../lib/receiver/index.js';
-import { mayReadStatus, pageFor, type SnapshotStore } from '../../lib/status/index.js';
+import { mayReadStatus, pageFor, type PeerView, type SnapshotStore } from '../../lib/status/index.js';
 
 export function describeCopy(health: HealthMonitor): string {
   const { body } = health.report();
@@ -22,14 +22,14 @@ export function publicStatus(body: Pick<HealthBody, 'status'>): string {
   return `autohub: ${body.status === 'ok' ? 'ok' : 'degraded'}`;
 }
 
-export function registerCommand(app: App, health: HealthMonitor, store: SnapshotStore, owners: readonly string[]): void {
+export function registerCommand(app: App, health: HealthMonitor, store: SnapshotStore, owners: readonly string[], peer?: () => PeerView | undefined): void {
   app.command('/autohub', async ({ ack, command }) => {
     if (!mayReadStatus(owners, command.user_id)) {
       await ack({ response_type: 'ephemeral', text: publicStatus(health.report().body) });
       return;
     }
     if (command.text.trim().toLowerCase() === 'status') {
-      await ack({ response_type: 'ephemeral', text: 'autohub status', blocks: (await pageFor(health, store)) as never });
+      await ack({ response_type: 'ephemeral', text: 'autohub status', blocks: (await pageFor(health, store, peer)) as never });
       return;
     }
     await ack({ response_type: 'ephemeral', text: describeCopy(health) });

@@ -1,7 +1,7 @@
 /** @mentions and direct messages: each is a turn, answered through its handle (lib/turn). */
 import type { App } from '@slack/bolt';
 import type { Logger } from '../../lib/log/index.js';
-import type { TurnContext } from '../../lib/receiver/index.js';
+import type { AutohubContext } from '../turn-context.js';
 import { isDirect, type EnvelopeFields, type MessageEvent, type TakeTurn } from '../../lib/turn/index.js';
 
 export { LATE_NOTE } from '../../lib/turn/index.js';
@@ -23,24 +23,21 @@ export interface ConversationOptions {
   turn: TakeTurn;
 }
 
-type Args = { event: unknown; body: unknown; context: Record<string, unknown> };
+type Args = { event: unknown; body: unknown; context: AutohubContext & { botUserId?: string; botId?: string; botToken?: string } };
 
-export function registerConversation(app: App, log: Logger, options: ConversationOptions): void {
+export function registerConversation(app: App<AutohubContext>, log: Logger, options: ConversationOptions): void {
   const answer = async ({ event, body, context }: Args): Promise<void> => {
-    const handle = (context as Partial<TurnContext>).autohubTurn;
+    const handle = context.autohubTurn;
     if (!handle) {
       log.error('turn.no_handle', { detail: 'a message reached a listener outside the turn runner' });
       return;
     }
-    await handle.answer(
-      { event: event as MessageEvent, body: body as EnvelopeFields, context: context as { botUserId?: string; botId?: string; botToken?: string } },
-      options.turn,
-    );
+    await handle.answer({ event: event as MessageEvent, body: body as EnvelopeFields, context }, options.turn);
   };
-  app.event('app_mention', async (args) => answer(args as unknown as Args));
+  app.event('app_mention', async (args) => answer(args));
   app.message(async (args) => {
     const message = args.message as { channel_type?: string; subtype?: string; bot_id?: string; channel: string };
     if (!isPersonsDirectMessage(message) || !isDirect(message)) return;
-    await answer(args as unknown as Args);
+    await answer(args);
   });
 }

@@ -2,15 +2,22 @@
 import type { App } from '@slack/bolt';
 import type { Logger } from '../../lib/log/index.js';
 import type { HealthMonitor, TurnContext } from '../../lib/receiver/index.js';
-import { mayReadStatus, pageFor, type SnapshotStore } from '../../lib/status/index.js';
+import { mayReadStatus, pageFor, type PeerView, type SnapshotStore } from '../../lib/status/index.js';
 import { publicStatus } from './command.js';
 
-export function registerHome(app: App, health: HealthMonitor, store: SnapshotStore, log: Logger, owners: readonly string[]): void {
+export function registerHome(
+  app: App,
+  health: HealthMonitor,
+  store: SnapshotStore,
+  log: Logger,
+  owners: readonly string[],
+  peer?: () => PeerView | undefined,
+): void {
   app.event('app_home_opened', async ({ event, client, context }) => {
     if (event.tab !== 'home') return;
     const lease = (context as Partial<TurnContext>).autohubLease;
     const blocks = mayReadStatus(owners, event.user)
-      ? await pageFor(health, store)
+      ? await pageFor(health, store, peer)
       : // Anyone but the owners: the state word only, as `/autohub` says it.
         [{ type: 'section', text: { type: 'mrkdwn', text: `${publicStatus(health.report().body)}. The status page is for its owner.` } }];
     // Publishing twice is harmless, but a taken-over turn still commits first, like every post.

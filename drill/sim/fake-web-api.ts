@@ -11,7 +11,7 @@
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { methodRow, refusal, unknownArgs } from './slack-methods.js';
+import { LOADING_MESSAGES_MAX, methodRow, PROMPTS_MAX, refusal, STATUS_TIMEOUT_MS, unknownArgs } from './slack-methods.js';
 
 /** Who this app is, as Slack shows it on its messages (auth.test's ids; the envelope's api_app_id). */
 export const AUTOHUB_BOT = { user: 'UAUTOHUB', bot_id: 'BAUTOHUB', app_id: 'A0AUTOHUB', team: 'T0AUTOHUB', name: 'autohub' } as const;
@@ -33,6 +33,8 @@ export interface RecordedCall {
   unknown?: string[];
   /** Slack cut `text` to its 40,000 characters (chat.postMessage); `params.text` holds what it kept. */
   truncated?: boolean;
+  /** The token it came with, from `Authorization: Bearer` (how the WebClient sends it): which copy wrote it. */
+  from?: string;
 }
 
 export interface ScriptedAnswer {
@@ -104,6 +106,15 @@ export interface FakeWebApi {
   addOtherAppReply(channel: string, threadTs: string, text?: string): string;
   /** Channels where Slack refuses streams (`channel_type_not_supported`); Slack's docs do not say which kinds. */
   refuseStreamsIn: Set<string>;
+  /**
+   * The thinking status a person sees under a thread now (assistant.threads.setStatus), on the fake's clock:
+   * gone two minutes after it was set, when this app posts in the thread, or when set to "". Undefined when none.
+   */
+  statusOf(channel: string, threadTs: string): { status: string; loadingMessages: string[]; setAt: number } | undefined;
+  /** The suggested prompts set on a thread (the last call's), and how many calls set them. */
+  promptsOf(channel: string, threadTs: string): { prompts: Array<{ title: string; message: string }>; calls: number } | undefined;
+  /** An assistant thread's title (the last one set), and how many calls set one. */
+  titleOf(channel: string, threadTs: string): { title: string; calls: number } | undefined;
   close(): Promise<void>;
 }
 
@@ -141,6 +152,43 @@ export interface FakeStream {
   appends: number;
   /** How its text comes (`markdown_text` or `chunks`): Slack wants the same on every call (`streaming_mode_mismatch`). */
   mode?: 'markdown_text' | 'chunks';
+  /** The token of the call that started it (see RecordedCall.from). */
+  from?: string;
+  /** Its tasks by id, each in its last state (a `task_update` of an id changes that task in place). */
+  tasks: Map<string, { title: string; status: string }>;
+  /** The plan's title (`plan_update`). */
+  plan?: string;
+  /** `task_display_mode` at the start (Slack's default: timeline). */
+  taskDisplayMode: 'timeline' | 'plan';
+}
+
+/**
+ * A stream call's `chunks` as Slack reads them (the chunk objects of chat.startStream's page and @slack/types'
+ * chunk.ts): their text, and their task and plan updates; `invalid` when one is not a chunk Slack knows.
+ */
+function readChunks(raw: string | undefined): { text: string; tasks: Array<{ id: string; title: string; status: string }>; plan?: string } | 'invalid' {
+  if (raw === undefined) return { text: '', tasks: [] };
+  let list: unknown;
+  try {
+    list = JSON.parse(raw);
+  } catch {
+    return 'invalid';
+  }
+  if (!Array.isArray(list)) return 'invalid';
+  const out: { text: string; tasks: Array<{ id: string; title: string; status: string }>; plan?: string } = { text: '', tasks: [] };
+  for (const c of list as Array<Record<string, unknown>>) {
+    if (c?.type === 'markdown_text' && typeof c.text === 'string') out.text += c.text;
+    else if (c?.type === 'plan_update' && typeof c.title === 'string') out.plan = c.title;
+    else if (
+      c?.type === 'task_update' &&
+      typeof c.id === 'string' &&
+      typeof c.title === 'string' &&
+      ['pending', 'in_progress', 'complete', 'error'].includes(String(c.status))
+    )
+      out.tasks.push({ id: c.id, title: c.title, status: String(c.status) });
+    else return 'invalid';
+  }
+  return out;
 }
 
 interface Held {
@@ -355,6 +403,49 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
     return edit ? { ...c, params: { ...c.params, ...edit } } : c;
   };
   let stopWhen: { test: (st: FakeStream) => boolean; afterMs: number } | undefined;
+  /** Slack's AI-app state by `channel:thread_ts`: the status shown, the prompts, the title. */
+  const statuses = new Map<string, { status: string; loadingMessages: string[]; setAt: number }>();
+  const prompts = new Map<string, { prompts: Array<{ title: string; message: string }>; calls: number }>();
+  const titles = new Map<string, { title: string; calls: number }>();
+  const threadKey = (channel: string | undefined, ts: string | undefined) => `${channel ?? ''}:${ts ?? ''}`;
+  /**
+   * assistant.threads.setStatus, setSuggestedPrompts and setTitle
+   * (https://docs.slack.dev/reference/methods/assistant.threads.setStatus, ...setSuggestedPrompts, ...setTitle):
+   * what each keeps, and the limits their pages state without an error code (answered invalid_arguments).
+   */
+  const assistantAnswer = (method: string, params: Record<string, string>, at: number): ScriptedAnswer | undefined => {
+    const refuse = (error: string): ScriptedAnswer => ({ status: 200, body: { ok: false, error } });
+    const list = (raw: string | undefined): unknown[] | undefined => {
+      try {
+        const v = JSON.parse(raw ?? '') as unknown;
+        return Array.isArray(v) ? v : undefined;
+      } catch {
+        return undefined;
+      }
+    };
+    const key = threadKey(params.channel_id, params.thread_ts);
+    switch (method) {
+      case 'assistant.threads.setStatus': {
+        const loading = params.loading_messages === undefined ? [] : list(params.loading_messages);
+        if (!loading || loading.length > LOADING_MESSAGES_MAX || !loading.every((m) => typeof m === 'string')) return refuse('invalid_arguments');
+        if (params.status === '') statuses.delete(key);
+        else statuses.set(key, { status: params.status ?? '', loadingMessages: loading as string[], setAt: at });
+        return { status: 200, body: { ok: true } };
+      }
+      case 'assistant.threads.setSuggestedPrompts': {
+        const given = list(params.prompts);
+        const wellFormed = (p: unknown) => typeof (p as { title?: unknown }).title === 'string' && typeof (p as { message?: unknown }).message === 'string';
+        if (!given || given.length === 0 || given.length > PROMPTS_MAX || !given.every(wellFormed)) return refuse('invalid_arguments');
+        prompts.set(key, { prompts: given as Array<{ title: string; message: string }>, calls: (prompts.get(key)?.calls ?? 0) + 1 });
+        return { status: 200, body: { ok: true } };
+      }
+      case 'assistant.threads.setTitle':
+        titles.set(key, { title: params.title ?? '', calls: (titles.get(key)?.calls ?? 0) + 1 });
+        return { status: 200, body: { ok: true } };
+      default:
+        return undefined;
+    }
+  };
   const nextTs = (at: number) => `${Math.floor(at / 1000)}.${String(++counter).padStart(6, '0')}`;
   /** Whether `ts` is a message a person wrote (the fake holds them as the conversation's history). */
   const personal = (channel: string, ts: string) => history.get(channel)?.messages.some((m) => m.ts === ts) === true;
@@ -379,15 +470,15 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
     if (params.markdown_text !== undefined && params.chunks !== undefined && method !== 'chat.update')
       return refuse('cannot_provide_both_markdown_text_and_chunks');
     const mode = params.chunks !== undefined ? 'chunks' : params.markdown_text !== undefined ? 'markdown_text' : undefined;
-    // Text comes as `markdown_text`, or as `chunks` of type markdown_text (what web-api's chatStream helper sends).
-    let markdown = params.markdown_text ?? '';
-    if (params.chunks) {
-      try {
-        for (const c of JSON.parse(params.chunks) as Array<{ type?: string; text?: string }>) if (c.type === 'markdown_text') markdown += c.text ?? '';
-      } catch {
-        /* unreadable chunks add nothing */
-      }
-    }
+    // Text comes as `markdown_text`, or as `chunks` of type markdown_text (what web-api's chatStream helper sends);
+    // task and plan updates come as chunks too. chat.update takes no chunks (its page lists none).
+    const read = method === 'chat.update' ? { text: '', tasks: [] } : readChunks(params.chunks);
+    if (read === 'invalid') return refuse('invalid_chunks');
+    const markdown = (params.markdown_text ?? '') + read.text;
+    const shown = (st: FakeStream) => {
+      for (const t of read.tasks) st.tasks.set(t.id, { title: t.title, status: t.status });
+      if (read.plan !== undefined) st.plan = read.plan;
+    };
     const live = (st: FakeStream | undefined) => {
       if (st && st.state === 'streaming' && at - st.startedAt > api.streamLifeMs) st.state = 'expired';
       return st;
@@ -408,6 +499,9 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
         if (!isDm(channel) && !params.recipient_team_id) return refuse('missing_recipient_team_id');
         // Our reading of `no_text`: text sent, but empty (a stream may also start with no text argument at all).
         if (params.markdown_text === '' && params.chunks === undefined) return refuse('no_text');
+        // "Acceptable values: timeline plan"; the page names no error for another: our reading, invalid_arguments.
+        const display = params.task_display_mode ?? 'timeline';
+        if (display !== 'timeline' && display !== 'plan') return refuse('invalid_arguments');
         const ts = nextTs(at);
         const st: FakeStream = {
           channel,
@@ -417,7 +511,10 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
           startedAt: at,
           appends: 0,
           ...(mode ? { mode } : {}),
+          tasks: new Map(),
+          taskDisplayMode: display,
         };
+        shown(st);
         streams.set(ts, st);
         if (stopWhen?.test(st)) setTimeout(() => pressStop(ts), stopWhen.afterMs).unref();
         return { status: 200, body: { ok: true, channel: params.channel, ts } };
@@ -432,6 +529,7 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
         if (mode && st.mode && mode !== st.mode) return refuse('streaming_mode_mismatch');
         if (mode) st.mode ??= mode;
         st.text += markdown;
+        shown(st);
         if (method === 'chat.appendStream') st.appends += 1;
         else {
           st.state = 'stopped';
@@ -492,6 +590,7 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
     status: 200,
     refused: false,
     answer: { ok: true, ts },
+    ...(st.from ? { from: st.from } : {}),
   });
   /** Every reply in every thread: this app's posts and streams, and other apps' replies. */
   const threadReplies = (): ThreadReply[] => {
@@ -545,7 +644,8 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
         }
         const at = now();
         const unknown = unknownArgs(method, params);
-        const extra = unknown.length ? { unknown } : {};
+        const from = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+        const extra = { ...(unknown.length ? { unknown } : {}), ...(from ? { from } : {}) };
         let answer: ScriptedAnswer | undefined = scripts.get(method)?.shift() ?? outages.get(method);
         if (answer?.reset === 'before') {
           calls.push({ method, params, at, status: 0, refused: false, ...extra });
@@ -582,8 +682,16 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
           truncated = check.truncated === true;
         }
         answer ??= streamAnswer(method, params, at);
+        answer ??= assistantAnswer(method, params, at);
         answer ??= { status: 200, body: defaultAnswer(method, params, ++counter, threadReplies(), history) };
+        // A message this app puts in a thread takes the thinking status away (setStatus: "if no message has been sent").
+        if ((method === 'chat.postMessage' || method === 'chat.startStream') && (answer.body as { ok?: unknown } | undefined)?.ok === true) {
+          statuses.delete(threadKey(params.channel, params.thread_ts));
+        }
         const body = answer.body as { ok?: unknown; error?: unknown } | undefined;
+        // A stream is the last writer's: a copy that took a turn over completes the message its owner began.
+        const written = method.endsWith('Stream') && body?.ok === true ? streams.get(String((body as { ts?: unknown }).ts ?? '')) : undefined;
+        if (written && from) written.from = from;
         calls.push({
           method,
           params,
@@ -666,6 +774,18 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
       return ts;
     },
     refuseStreamsIn: new Set(),
+    statusOf: (channel, threadTs) => {
+      const key = threadKey(channel, threadTs);
+      const st = statuses.get(key);
+      if (!st) return undefined;
+      if (now() - st.setAt >= STATUS_TIMEOUT_MS) {
+        statuses.delete(key);
+        return undefined;
+      }
+      return st;
+    },
+    promptsOf: (channel, threadTs) => prompts.get(threadKey(channel, threadTs)),
+    titleOf: (channel, threadTs) => titles.get(threadKey(channel, threadTs)),
     // A streamed message counts as a reply once it is final (stopped, by the app or by the person, or updated);
     // one left open shows in `streams`.
     posts: () =>

@@ -127,3 +127,119 @@ export function commandForm(o: { command?: string; text?: string; triggerId: str
     trigger_id: o.triggerId,
   }).toString();
 }
+
+/**
+ * An assistant thread opening, or the person moving around Slack with it
+ * open, as Slack sends it: `assistant_thread_started` /
+ * `assistant_thread_context_changed` with `assistant_thread: { user_id,
+ * context: { channel_id, team_id, enterprise_id }, channel_id, thread_ts }`
+ * (https://docs.slack.dev/reference/events/assistant_thread_started,
+ * https://docs.slack.dev/reference/events/assistant_thread_context_changed).
+ */
+export function assistantThreadEnvelope(o: {
+  eventId: string;
+  type?: 'assistant_thread_started' | 'assistant_thread_context_changed';
+  channel?: string;
+  threadTs: string;
+  user?: string;
+  team?: string;
+  /** The channel the person is looking at (none: an empty context, as Slack sends from a search, say). */
+  viewing?: string;
+  enterprise?: string;
+}): Record<string, unknown> {
+  const team = o.team ?? 'T0AUTOHUB';
+  const eventTs = `${Math.floor(Date.now() / 1000)}.000100`;
+  return {
+    token: 'legacy-verification-token',
+    team_id: team,
+    api_app_id: 'A0AUTOHUB',
+    type: 'event_callback',
+    event_id: o.eventId,
+    event_time: Math.floor(Date.now() / 1000),
+    event: {
+      type: o.type ?? 'assistant_thread_started',
+      assistant_thread: {
+        user_id: o.user ?? 'U0PERSON',
+        context: o.viewing ? { channel_id: o.viewing, team_id: team, ...(o.enterprise ? { enterprise_id: o.enterprise } : {}) } : {},
+        channel_id: o.channel ?? 'D0PERSON',
+        thread_ts: o.threadTs,
+      },
+      event_ts: eventTs,
+    },
+  };
+}
+
+/** The feedback buttons an answer ends with: a `context_actions` block holding a `feedback_buttons` element. */
+export function feedbackBlocks(o: { actionId?: string; positive?: string; negative?: string } = {}): Record<string, unknown>[] {
+  return [
+    {
+      type: 'context_actions',
+      elements: [
+        {
+          type: 'feedback_buttons',
+          action_id: o.actionId ?? 'feedback',
+          positive_button: { text: { type: 'plain_text', text: 'Good answer' }, value: o.positive ?? 'good' },
+          negative_button: { text: { type: 'plain_text', text: 'Bad answer' }, value: o.negative ?? 'bad' },
+        },
+      ],
+    },
+  ];
+}
+
+/**
+ * A click on an answer's feedback button, as Slack posts it to the
+ * interactivity URL: a form with `payload`, a `block_actions` whose action
+ * is `type: 'feedback_buttons'` with the button's `value`, the message (its
+ * blocks and metadata) and a `trigger_id` unique to the click
+ * (https://docs.slack.dev/reference/interaction-payloads/block_actions-payload,
+ * https://docs.slack.dev/reference/block-kit/block-elements/feedback-buttons-element).
+ */
+export function feedbackClickForm(o: {
+  triggerId: string;
+  channel?: string;
+  messageTs: string;
+  threadTs?: string;
+  /** Which button: the element's positive or negative one. */
+  button: 'positive' | 'negative';
+  user?: string;
+  team?: string;
+  /** The answer's metadata (autohub's event_payload names the event it answered). */
+  metadata?: Record<string, unknown>;
+  blocks?: Record<string, unknown>[];
+}): string {
+  const blocks = o.blocks ?? feedbackBlocks();
+  const element = (blocks[0]?.elements as Array<Record<string, { value: string }>> | undefined)?.[0];
+  const value = (o.button === 'positive' ? element?.positive_button?.value : element?.negative_button?.value) ?? o.button;
+  const channel = o.channel ?? 'C0GENERAL';
+  const payload = {
+    type: 'block_actions',
+    user: { id: o.user ?? 'U0PERSON', team_id: o.team ?? 'T0AUTOHUB' },
+    api_app_id: 'A0AUTOHUB',
+    token: 'legacy-verification-token',
+    team: { id: o.team ?? 'T0AUTOHUB', domain: 'autohub' },
+    container: { type: 'message', message_ts: o.messageTs, channel_id: channel, is_ephemeral: false, ...(o.threadTs ? { thread_ts: o.threadTs } : {}) },
+    trigger_id: o.triggerId,
+    channel: { id: channel, name: 'general' },
+    message: {
+      type: 'message',
+      ts: o.messageTs,
+      ...(o.threadTs ? { thread_ts: o.threadTs } : {}),
+      user: 'UAUTOHUB',
+      bot_id: 'BAUTOHUB',
+      text: 'an answer',
+      blocks,
+      ...(o.metadata ? { metadata: o.metadata } : {}),
+    },
+    response_url: 'https://hooks.slack.invalid/actions/1',
+    actions: [
+      {
+        type: 'feedback_buttons',
+        action_id: String(element?.action_id ?? 'feedback'),
+        block_id: 'fb',
+        value,
+        action_ts: `${Math.floor(Date.now() / 1000)}.000200`,
+      },
+    ],
+  };
+  return new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
+}

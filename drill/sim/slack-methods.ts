@@ -16,6 +16,8 @@ export interface ArgSpec {
   required?: boolean;
   /** The error Slack answers when a required argument is missing (the page's own code for it). @default 'invalid_arguments' */
   missing?: string;
+  /** Sent empty, it is still given (setStatus's `status: ''` clears the status). */
+  mayBeEmpty?: boolean;
 }
 
 /** A text limit: past `max` characters Slack answers `error`, or, with `truncate`, cuts the text and accepts the call. */
@@ -64,6 +66,12 @@ export const MARKDOWN_TEXT_MAX = 12_000;
 export const UPDATE_TEXT_MAX = 4_000;
 /** chat.postMessage truncates `text` past this. */
 export const POST_TEXT_MAX = 40_000;
+/** assistant.threads.setStatus: "A two minute timeout applies, which will cause the status to be removed if no message has been sent." */
+export const STATUS_TIMEOUT_MS = 120_000;
+/** assistant.threads.setStatus: "Maximum of 10 messages". */
+export const LOADING_MESSAGES_MAX = 10;
+/** assistant.threads.setSuggestedPrompts: "up to four suggested prompts". */
+export const PROMPTS_MAX = 4;
 
 const markdownLimit = (method: string): TextLimit => ({
   arg: 'markdown_text',
@@ -71,6 +79,17 @@ const markdownLimit = (method: string): TextLimit => ({
   error: 'msg_too_long',
   source: `${DOCS}${method}: "Limit this field to 12,000 characters."`,
 });
+
+/**
+ * What the stream methods' pages leave unsaid about `chunks` (chat.startStream, chat.appendStream,
+ * chat.stopStream; the chunk objects are @slack/types' chunk.ts: markdown_text {text}, task_update
+ * {id, title, status: pending|in_progress|complete|error, details?, output?, sources?}, plan_update {title}).
+ */
+const CHUNKS_SILENT = [
+  'The pages list invalid_chunks without saying what makes chunks invalid: the fake refuses a `chunks` that is not a JSON array, or holds a chunk of another type, a task_update without an id, a title or one of its four statuses, a plan_update without a title.',
+  'No page gives a limit on how many chunks a call holds, on a task title, details or output, or on how many tasks a message shows: the fake sets none; a markdown_text chunk counts toward the message text as `markdown_text` does.',
+  'A task_update of an id already shown changes that task (its status, its details) in place: the fake keeps each task by id in its last state.',
+];
 
 /** The stream methods' own refusals, shared by append and stop. */
 const STREAM_ERRORS = {
@@ -102,7 +121,7 @@ export const SLACK_METHODS: readonly MethodRow[] = [
   {
     method: 'auth.test',
     doc: `${DOCS}auth.test`,
-    calledFrom: ['app/authorize.ts', 'lib/catchup/sweeper.ts', 'lib/ratelimit/audit.ts (sweep, by fetch)'],
+    calledFrom: ['app/authorize.ts', 'lib/catchup/read-back.ts', 'lib/ratelimit/audit.ts (sweep, by fetch)'],
     tier: 'Special',
     args: {},
     limits: [],
@@ -113,7 +132,7 @@ export const SLACK_METHODS: readonly MethodRow[] = [
   {
     method: 'chat.postMessage',
     doc: `${DOCS}chat.postMessage`,
-    calledFrom: ['app/listeners/reply.ts (postReply)', 'app/listeners/announce.ts (owner DM)'],
+    calledFrom: ['lib/turn/writer.ts (the reply, posted)', 'lib/turn/handle.ts (the retrying and dead notes)', 'app/listeners/announce.ts (owner DM)'],
     // "Special": about one message a second per channel, bursts allowed (the page's "Rate limits" section).
     tier: 'Special',
     args: {
@@ -147,17 +166,23 @@ export const SLACK_METHODS: readonly MethodRow[] = [
   {
     method: 'chat.startStream',
     doc: `${DOCS}chat.startStream`,
-    calledFrom: ['app/listeners/stream-reply.ts'],
+    calledFrom: ['lib/turn/writer.ts (the reply, streamed)'],
     tier: 'Tier 2',
     args: {
       channel: { required: true, missing: 'channel_not_found' },
       thread_ts: {},
       markdown_text: {},
+      // "Array of streaming chunks": markdown_text, task_update and plan_update chunks (lib/turn/tasks.ts).
+      chunks: {},
+      // "Acceptable values: timeline plan", "Default: timeline".
+      task_display_mode: {},
       recipient_user_id: {},
       recipient_team_id: {},
     },
     limits: [markdownLimit('chat.startStream')],
     errors: {
+      invalid_chunks: '`chunks` is not an array of chunks Slack knows (see `silent`)',
+      invalid_arguments: '`task_display_mode` other than timeline or plan (see `silent`)',
       channel_not_found: '`channel` missing or unknown',
       missing_recipient_user_id: 'outside a DM without `recipient_user_id` ("Required when streaming to channels")',
       missing_recipient_team_id: 'outside a DM without `recipient_team_id` ("Required when streaming to channels")',
@@ -165,35 +190,40 @@ export const SLACK_METHODS: readonly MethodRow[] = [
       no_text: '`markdown_text` sent empty (see `silent`)',
       msg_too_long: '`markdown_text` over 12,000 characters (see `silent`)',
     },
-    notSimulated: [...NOT_SIMULATED_POSTING, 'invalid_chunks', 'user_not_found', 'restricted_action_non_threadable_channel'],
+    notSimulated: [...NOT_SIMULATED_POSTING, 'user_not_found', 'restricted_action_non_threadable_channel'],
     silent: [
       'The page does not say which conversation types answer channel_type_not_supported: the fake refuses streams only in the channels a test names (`refuseStreamsIn`).',
       'The page lists no_text but does not say whether an empty `markdown_text` is "no text": the fake reads it so (a stream may start with no text argument at all).',
       'The errors list has no msg_too_long for a `markdown_text` past 12,000 characters: the fake answers msg_too_long.',
+      ...CHUNKS_SILENT,
+      'The page lists `task_display_mode` with its two values but no error for a third: the fake answers invalid_arguments.',
       '`thread_ts` is marked optional; the page says streamed messages "should always be replies to a user request". The fake accepts a top-level stream.',
     ],
   },
   {
     method: 'chat.appendStream',
     doc: `${DOCS}chat.appendStream`,
-    calledFrom: ['app/listeners/stream-reply.ts'],
+    calledFrom: ['lib/turn/writer.ts (the reply, streamed)'],
     // Per app per workspace, not per stream.
     tier: 'Tier 4',
     args: {
       channel: { required: true, missing: 'channel_not_found' },
       ts: { required: true, missing: 'message_not_found' },
       markdown_text: { required: true, missing: 'markdown_text_or_chunks_required' },
+      chunks: {},
     },
     limits: [markdownLimit('chat.appendStream')],
     errors: {
       ...STREAM_ERRORS,
+      invalid_chunks: '`chunks` is not an array of chunks Slack knows (see `silent`)',
       stopped_by_user: 'the person pressed Stop: "no further appends are accepted"',
       markdown_text_or_chunks_required: 'neither `markdown_text` nor `chunks`',
       channel_not_found: '`channel` missing or unknown',
       msg_too_long: '`markdown_text` over 12,000 characters (see `silent`)',
     },
-    notSimulated: [...NOT_SIMULATED_POSTING, 'invalid_chunks', 'channel_type_not_supported'],
+    notSimulated: [...NOT_SIMULATED_POSTING, 'channel_type_not_supported'],
     silent: [
+      ...CHUNKS_SILENT,
       'The errors list has no msg_too_long for a `markdown_text` past 12,000 characters: the fake answers msg_too_long.',
       'channel_type_not_supported is listed, but a stream cannot have begun where streams are refused: the fake gives it at the start only.',
       'Nothing says whether the 12,000 characters are per call or per message: the fake limits each call only.',
@@ -202,23 +232,28 @@ export const SLACK_METHODS: readonly MethodRow[] = [
   {
     method: 'chat.stopStream',
     doc: `${DOCS}chat.stopStream`,
-    calledFrom: ['app/listeners/stream-reply.ts'],
+    calledFrom: ['lib/turn/writer.ts (the reply, streamed)'],
     tier: 'Tier 2',
     args: {
       channel: { required: true, missing: 'channel_not_found' },
       ts: { required: true, missing: 'message_not_found' },
       markdown_text: {},
+      // "markdown text chunk objects, task update chunk objects, plan update chunks, or blocks chunks".
+      chunks: {},
       metadata: {},
     },
     limits: [markdownLimit('chat.stopStream')],
     errors: {
       ...STREAM_ERRORS,
+      invalid_chunks: '`chunks` is not an array of chunks Slack knows (see `silent`)',
       stopped_by_user: 'the person pressed Stop before the stop (see `silent`)',
       channel_not_found: '`channel` missing or unknown',
       msg_too_long: '`markdown_text` over 12,000 characters (see `silent`)',
     },
-    notSimulated: [...NOT_SIMULATED_POSTING, 'invalid_chunks', 'cannot_reply_to_message', 'channel_type_not_supported'],
+    notSimulated: [...NOT_SIMULATED_POSTING, 'cannot_reply_to_message', 'channel_type_not_supported'],
     silent: [
+      ...CHUNKS_SILENT,
+      'The page lists "blocks chunks" among what `chunks` may hold; autohub sends none and the fake refuses them as invalid_chunks.',
       "The page's errors list has no stopped_by_user (chat.appendStream's has): what a stop gets after the person pressed Stop is not documented. The fake answers stopped_by_user, as an append then gets.",
       'The errors list has no msg_too_long for a `markdown_text` past 12,000 characters: the fake answers msg_too_long.',
       'Metadata is accepted here (and on chat.update), not on chat.startStream or chat.appendStream, which list no `metadata` argument.',
@@ -227,7 +262,7 @@ export const SLACK_METHODS: readonly MethodRow[] = [
   {
     method: 'chat.update',
     doc: `${DOCS}chat.update`,
-    calledFrom: ['app/listeners/stream-reply.ts (completing an expired or taken-over stream)'],
+    calledFrom: ['lib/turn/writer.ts (completing an expired or taken-over stream)'],
     tier: 'Tier 3',
     args: {
       channel: { required: true, missing: 'channel_not_found' },
@@ -269,15 +304,17 @@ export const SLACK_METHODS: readonly MethodRow[] = [
       'Sending `text` to a streamed message replaces its markdown with mrkdwn text (platform-facts); the fake keeps the text as sent.',
     ],
   },
+  // Slack's AI-app methods: the thinking status, an assistant thread's prompts and title.
   {
     method: 'assistant.threads.setStatus',
     doc: `${DOCS}assistant.threads.setStatus`,
-    calledFrom: ['app/listeners/conversation.ts ("is thinking..." in a DM)'],
+    calledFrom: ['lib/turn/status.ts (the thinking status while a turn runs, in DMs, channels and threads)'],
     tier: 'Special',
     args: {
       channel_id: { required: true, missing: 'channel_not_found' },
       thread_ts: { required: true, missing: 'invalid_thread_ts' },
-      status: { required: true },
+      status: { required: true, mayBeEmpty: true },
+      loading_messages: {},
     },
     limits: [],
     errors: {
@@ -285,12 +322,53 @@ export const SLACK_METHODS: readonly MethodRow[] = [
       invalid_thread_ts: '`thread_ts` missing or invalid',
     },
     notSimulated: ['method_not_supported_for_channel_type', 'reserved_username'],
-    silent: ['The status clears itself after two minutes without a message; the fake keeps no status at all.'],
+    silent: [
+      'The status clears itself "after a two minute timeout ... if no message has been sent" (the page): the fake keeps each status STATUS_TIMEOUT_MS, and a message this app posts in the thread clears it.',
+      '`status: ""` clears the status (Bolt\'s setStatus helpers and Slack\'s AI-app guide); the page marks it required and says nothing of empty: the fake takes empty as "clear".',
+      '`loading_messages`: "Maximum of 10 messages", with no error code for more: the fake answers invalid_arguments past 10.',
+    ],
+  },
+  {
+    method: 'assistant.threads.setSuggestedPrompts',
+    doc: `${DOCS}assistant.threads.setSuggestedPrompts`,
+    calledFrom: ["app/listeners/assistant.ts (assistant_thread_started: the bot's `prompts`, once a thread)"],
+    tier: 'Tier 4',
+    args: {
+      channel_id: { required: true, missing: 'channel_not_found' },
+      thread_ts: {},
+      prompts: { required: true },
+      title: {},
+    },
+    limits: [],
+    errors: { channel_not_found: '`channel_id` missing or invalid' },
+    notSimulated: ['invalid_thread_ts', 'message_not_found'],
+    silent: [
+      '"Use this method to set up to four suggested prompts", with no error code for more: the fake answers invalid_arguments past 4, and for a prompt without a `title` or a `message`.',
+      "`thread_ts` is for the assistant view (the manifest's `assistant_view`, which autohub declares); with an agent view Slack ignores the call silently. The fake keeps the prompts by thread.",
+    ],
+  },
+  {
+    method: 'assistant.threads.setTitle',
+    doc: `${DOCS}assistant.threads.setTitle`,
+    calledFrom: ["lib/turn/ai-turn.ts (an assistant thread's title after its first answer)"],
+    tier: 'Tier 4',
+    args: {
+      channel_id: { required: true, missing: 'channel_not_found' },
+      thread_ts: { required: true, missing: 'invalid_thread_ts' },
+      title: { required: true },
+    },
+    limits: [],
+    errors: {
+      channel_not_found: '`channel_id` missing or invalid',
+      invalid_thread_ts: '`thread_ts` missing or invalid',
+    },
+    notSimulated: ['access_denied', 'accesslimited'],
+    silent: ['The page gives no length limit for `title`: the fake takes any, and keeps the last one per thread.'],
   },
   {
     method: 'conversations.replies',
     doc: `${DOCS}conversations.replies`,
-    calledFrom: ['app/listeners/reply.ts (checkThread: the thread check before a retry or a takeover)'],
+    calledFrom: ['lib/turn/thread.ts (checkThread: the thread check before a retry or a takeover)', 'lib/turn/history.ts (ctx.history())'],
     // Tier 3 for internal and Marketplace apps; 1 a minute (and `limit` at most 15) for other commercially distributed apps since 2025.
     tier: 'Tier 3',
     args: {
@@ -403,7 +481,7 @@ export function refusal(method: string, params: Readonly<Record<string, string>>
   const row = BY_METHOD.get(method);
   if (!row) return undefined;
   for (const [arg, spec] of Object.entries(row.args)) {
-    if (spec.required && (params[arg] === undefined || params[arg] === '')) {
+    if (spec.required && (params[arg] === undefined || (params[arg] === '' && !spec.mayBeEmpty))) {
       // chat.appendStream: `chunks` stands in for `markdown_text` (its page's markdown_text_or_chunks_required).
       if (arg === 'markdown_text' && params.chunks !== undefined) continue;
       return { error: spec.missing ?? 'invalid_arguments' };

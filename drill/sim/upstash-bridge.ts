@@ -19,7 +19,14 @@ export type BridgeMode =
   | 'error-500'
   | 'aborted' /** 200 {"result":"Aborted"}, the synthetic reply of a fired static signal */
   | 'empty-object' /** 200 {} */
-  | 'garbage'; /** 200 with a body that is not JSON */
+  | 'garbage' /** 200 with a body that is not JSON */
+  /**
+   * Every request refused as a database over its monthly request limit does:
+   * `ERR max requests limit exceeded`
+   * (https://upstash.com/docs/redis/troubleshooting/max_requests_limit), as a
+   * 400 `{error}` like any command error of the REST API.
+   */
+  | 'quota';
 
 export interface UpstashBridge {
   url: string;
@@ -43,6 +50,8 @@ export interface UpstashBridge {
   delayMs: number;
   /** The next N requests run against Redis, then lose their reply (the connection drops). */
   dropReplies: number;
+  /** Told of each command as it runs (its name and arguments), to count a turn's own. */
+  onCommand?: (command: readonly (string | number)[]) => void;
   close(): Promise<void>;
 }
 
@@ -75,6 +84,7 @@ export async function startUpstashBridge(options: { redisPort: number; token?: s
     bridge.commands += 1;
     const name = String(command[0]).toLowerCase();
     bridge.byCommand.set(name, (bridge.byCommand.get(name) ?? 0) + 1);
+    bridge.onCommand?.(command);
     try {
       return { result: await redis.command(command) };
     } catch (error) {
@@ -103,6 +113,11 @@ export async function startUpstashBridge(options: { redisPort: number; token?: s
       case 'aborted':
         // Encoded like any string result, so the client reads the word itself.
         return send(200, { result: encode('Aborted', isBase64(req)) });
+      case 'quota':
+        return send(400, {
+          error:
+            'ERR max requests limit exceeded. Limit: 500000, Usage: 500000. See https://upstash.com/docs/redis/troubleshooting/max_requests_limit for details',
+        });
       case 'empty-object':
         return send(200, {});
       case 'garbage':

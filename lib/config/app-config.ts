@@ -1,13 +1,15 @@
 /**
  * The Bolt app's settings (hub and cloud copy), parsed once at start-up from
  * the environment. Anything missing or malformed throws a ConfigError whose
- * message is the single line the operator sees.
+ * message is what the operator sees: one line per setting, all of them at once.
  */
 import { randomBytes } from 'node:crypto';
 import { deriveStoreKey, type Role, type UpstashSettings } from '../store/index.js';
 import { ConfigError } from '../errors/index.js';
 import type { Level } from '../log/index.js';
-import { readEnum, readInt, readRaw, readRequired, readUrl, type Env } from '../env/index.js';
+import { DEFAULT_MAX_REPLY_CHARS } from '../turn/reply-cap.js';
+import { readEnum, readInt, readRaw, readRequired, readUrl, shownUrl, type Env } from '../env/index.js';
+import { SettingsReader } from './collect.js';
 
 export interface AppConfig {
   role: Role;
@@ -50,6 +52,8 @@ export interface AppConfig {
    */
   legs: { edgeUrl: string; everyMs: number } | null;
   maxBodyBytes: number;
+  /** AUTOHUB_MAX_REPLY_CHARS: the longest answer shown; past it the answer is cut, with a note (lib/turn/reply-cap.ts). */
+  maxReplyChars: number;
   logLevel: Level;
   /** How long the demo turn (app/turn.ts) pretends to think; for the drill. */
   demoThinkMs: number;
@@ -57,6 +61,8 @@ export interface AppConfig {
   demoChunkMs: number;
   /** AUTOHUB_DEMO_REPLY_CHARS: the demo turn's answer grows to this many characters (N, or MIN-MAX by the question); null: its short greeting. */
   demoReplyChars: { min: number; max: number } | null;
+  /** AUTOHUB_DEMO_TICKET_URL: the demo turn files a "ticket" there (a POST) in a ctx.step after thinking; for the drill's frozen-step. null: no step. */
+  demoTicketUrl: string | null;
   /**
    * AUTOHUB_TURN: the ES module with your bot's `takeTurn` (app/turn-module.ts
    * loads it), as given: relative to the project root, or absolute.
@@ -71,14 +77,23 @@ export const DEFAULT_REFUSAL_LOG = 'autohub-refusals.jsonl';
 
 const INSTANCE = /^[A-Za-z0-9._-]{1,64}$/;
 
-function readUpstash(env: Env): UpstashSettings | null {
+/** Upstash's console shows a redis:// URL too (for Redis clients); autohub speaks REST. Where to find the right one. */
+const REST_URL =
+  "the database's REST URL, https://<name>.upstash.io: in the Upstash console open the database, and copy UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN from its REST API section (not the redis:// URL)";
+
+function readUpstash(env: Env, r: SettingsReader): UpstashSettings | null {
   const url = readRaw(env, 'UPSTASH_REDIS_REST_URL');
   const token = readRaw(env, 'UPSTASH_REDIS_REST_TOKEN');
   if (url === undefined && token === undefined) return null;
-  if (token === undefined) {
-    throw new ConfigError('UPSTASH_REDIS_REST_TOKEN', 'the REST token of the database whose URL is set');
-  }
-  return { url: readUrl(env, 'UPSTASH_REDIS_REST_URL'), token };
+  const restUrl = r.take(() => {
+    if (url !== undefined && /^rediss?:\/\//i.test(url)) throw new ConfigError('UPSTASH_REDIS_REST_URL', REST_URL, shownUrl(url));
+    return readUrl(env, 'UPSTASH_REDIS_REST_URL', undefined, { expected: REST_URL });
+  }, '');
+  if (token === undefined)
+    r.take(() => {
+      throw new ConfigError('UPSTASH_REDIS_REST_TOKEN', 'the REST token of the database whose URL is set');
+    }, undefined);
+  return { url: restUrl, token: token ?? '' };
 }
 
 /**
@@ -197,16 +212,32 @@ function readTurnPath(env: Env): string | undefined {
   return value;
 }
 
-/** Only what reaching the shared store takes: for tools that read it without being a copy. */
-export function parseStoreConfig(env: Env): Pick<AppConfig, 'upstash' | 'claim' | 'sealKeys'> {
+function readStore(env: Env, r: SettingsReader): Pick<AppConfig, 'upstash' | 'claim' | 'sealKeys'> {
   return {
-    sealKeys: readSealKeys(env),
-    upstash: readUpstash(env),
+    sealKeys: r.take(() => readSealKeys(env), null),
+    upstash: readUpstash(env, r),
     claim: {
-      attemptMs: readInt(env, 'AUTOHUB_CLAIM_ATTEMPT_MS', 450, { min: 50, max: 5000 }),
-      attempts: readInt(env, 'AUTOHUB_CLAIM_ATTEMPTS', 2, { min: 1, max: 5 }),
+      attemptMs: r.take(() => readInt(env, 'AUTOHUB_CLAIM_ATTEMPT_MS', 450, { min: 50, max: 5000 }), 450),
+      attempts: r.take(() => readInt(env, 'AUTOHUB_CLAIM_ATTEMPTS', 2, { min: 1, max: 5 }), 2),
     },
   };
+}
+
+/** Only what reaching the shared store takes: for tools that read it without being a copy. Every bad setting named at once. */
+export function parseStoreConfig(env: Env): Pick<AppConfig, 'upstash' | 'claim' | 'sealKeys'> {
+  const r = new SettingsReader(env);
+  const store = readStore(env, r);
+  r.done();
+  return store;
+}
+
+/** A bot token is shown by its prefix alone (`xoxp-...`), anything else by its length: never a credential's characters. */
+function readBotToken(env: Env): string {
+  const expected = 'a bot token starting with xoxb-';
+  const token = readRequired(env, 'SLACK_BOT_TOKEN', expected);
+  if (!token.startsWith('xoxb-'))
+    throw new ConfigError('SLACK_BOT_TOKEN', expected, /^xox[a-z]-/.test(token) ? `${token.slice(0, 5)}...` : `${token.length} characters`);
+  return token;
 }
 
 /** `N` or `MIN-MAX` characters, for the demo's long answers (the drill's slack-quirks). */
@@ -220,61 +251,69 @@ function readCharRange(env: Env, name: string): { min: number; max: number } | n
   return { min, max };
 }
 
+/**
+ * Every setting is read before anything is thrown: a start names all that are
+ * bad or missing (a ConfigErrors), each with the form it should take.
+ */
 export function parseAppConfig(env: Env): AppConfig {
-  const role = readEnum<Role>(env, 'AUTOHUB_ROLE', ['hub', 'cloud']);
-  const botToken = readRequired(env, 'SLACK_BOT_TOKEN', 'a bot token starting with xoxb-');
-  if (!botToken.startsWith('xoxb-')) {
-    throw new ConfigError('SLACK_BOT_TOKEN', 'a bot token starting with xoxb-', `${botToken.slice(0, 5)}...`);
-  }
+  const r = new SettingsReader(env);
+  const take = r.take.bind(r);
+  const role = take(() => readEnum<Role>(env, 'AUTOHUB_ROLE', ['hub', 'cloud']), 'hub');
+  const botToken = take(() => readBotToken(env), '');
   const refusalLog = readRaw(env, 'AUTOHUB_REFUSAL_LOG') ?? DEFAULT_REFUSAL_LOG;
   const journal = readRaw(env, 'AUTOHUB_JOURNAL') ?? 'autohub-journal.jsonl';
-  return {
+  const int = (name: string, fallback: number, range: { min: number; max: number }) => take(() => readInt(env, name, fallback, range), fallback);
+  const config: AppConfig = {
     role,
-    port: readInt(env, 'PORT', 3000, { min: 0, max: 65535 }),
-    instance: readInstance(env, role),
-    signingSecret: readRequired(env, 'SLACK_SIGNING_SECRET', "the app's signing secret from Basic Information"),
+    port: int('PORT', 3000, { min: 0, max: 65535 }),
+    instance: take(() => readInstance(env, role), `${role}-unnamed`),
+    signingSecret: take(() => readRequired(env, 'SLACK_SIGNING_SECRET', "the app's signing secret from Basic Information"), ''),
     botToken,
-    slackApiUrl: readUrl(env, 'SLACK_API_URL', 'https://slack.com/api/', { trailingSlash: true }),
-    ...parseStoreConfig(env),
+    slackApiUrl: take(() => readUrl(env, 'SLACK_API_URL', 'https://slack.com/api/', { trailingSlash: true }), 'https://slack.com/api/'),
+    ...readStore(env, r),
     refusalLog: refusalLog === 'off' ? null : refusalLog,
     journal: journal === 'off' ? null : journal,
-    storeAllowance: readInt(env, 'AUTOHUB_UPSTASH_MONTHLY_COMMANDS', 500_000, { min: 0, max: 1_000_000_000_000 }),
+    storeAllowance: int('AUTOHUB_UPSTASH_MONTHLY_COMMANDS', 500_000, { min: 0, max: 1_000_000_000_000 }),
     rateLimit: {
-      attempts: readInt(env, 'AUTOHUB_RATELIMIT_ATTEMPTS', 4, { min: 1, max: 20 }),
-      budgetMs: readInt(env, 'AUTOHUB_RATELIMIT_BUDGET_MS', 120_000, { min: 0, max: 3_600_000 }),
+      attempts: int('AUTOHUB_RATELIMIT_ATTEMPTS', 4, { min: 1, max: 20 }),
+      budgetMs: int('AUTOHUB_RATELIMIT_BUDGET_MS', 120_000, { min: 0, max: 3_600_000 }),
     },
-    drainMs: readInt(env, 'AUTOHUB_DRAIN_MS', 10_000, { min: 0, max: 120_000 }),
-    lease: readLease(env),
+    drainMs: int('AUTOHUB_DRAIN_MS', 10_000, { min: 0, max: 120_000 }),
+    lease: take(() => readLease(env), { leaseMs: 10_000, renewMs: 3_000, reaperMs: 120_000 }),
     retry: {
-      attempts: readInt(env, 'AUTOHUB_TURN_ATTEMPTS', 4, { min: 1, max: 20 }),
-      windowMs: readInt(env, 'AUTOHUB_TURN_RETRY_WINDOW_MS', 600_000, { min: 1_000, max: 86_400_000 }),
-      firstDelayMs: readInt(env, 'AUTOHUB_TURN_RETRY_DELAY_MS', 2_000, { min: 0, max: 3_600_000 }),
+      attempts: int('AUTOHUB_TURN_ATTEMPTS', 4, { min: 1, max: 20 }),
+      windowMs: int('AUTOHUB_TURN_RETRY_WINDOW_MS', 600_000, { min: 1_000, max: 86_400_000 }),
+      firstDelayMs: int('AUTOHUB_TURN_RETRY_DELAY_MS', 2_000, { min: 0, max: 3_600_000 }),
       factor: 4,
     },
-    maxTurns: readInt(env, 'AUTOHUB_MAX_TURNS', 16, { min: 1, max: 1000 }),
+    maxTurns: int('AUTOHUB_MAX_TURNS', 16, { min: 1, max: 1000 }),
     // Only the hub hands work on: the cloud copy is the edge's last resort and takes whatever comes.
-    shedAt: Math.min(readInt(env, 'AUTOHUB_SHED_AT', 0, { min: 0, max: 100_000 }), role === 'hub' ? Infinity : 0),
-    owners: readOwners(env),
-    peer: readPeer(env),
-    healthToken: readHealthToken(env),
-    legs: readLegs(env),
-    maxBodyBytes: readInt(env, 'AUTOHUB_MAX_BODY_BYTES', 1_048_576, { min: 1024, max: 16_777_216 }),
-    logLevel: readEnum<Level>(env, 'AUTOHUB_LOG_LEVEL', ['debug', 'info', 'warn', 'error'], 'info'),
-    demoThinkMs: readInt(env, 'AUTOHUB_DEMO_THINK_MS', 0, { min: 0, max: 600_000 }),
-    demoChunkMs: readInt(env, 'AUTOHUB_DEMO_CHUNK_MS', 0, { min: 0, max: 600_000 }),
-    demoReplyChars: readCharRange(env, 'AUTOHUB_DEMO_REPLY_CHARS'),
-    turn: readTurnPath(env),
+    shedAt: Math.min(int('AUTOHUB_SHED_AT', 0, { min: 0, max: 100_000 }), role === 'hub' ? Infinity : 0),
+    owners: take(() => readOwners(env), []),
+    peer: take(() => readPeer(env), null),
+    healthToken: take(() => readHealthToken(env), null),
+    legs: take(() => readLegs(env), null),
+    maxBodyBytes: int('AUTOHUB_MAX_BODY_BYTES', 1_048_576, { min: 1024, max: 16_777_216 }),
+    maxReplyChars: int('AUTOHUB_MAX_REPLY_CHARS', DEFAULT_MAX_REPLY_CHARS, { min: 500, max: 1_000_000 }),
+    logLevel: take(() => readEnum<Level>(env, 'AUTOHUB_LOG_LEVEL', ['debug', 'info', 'warn', 'error'], 'info'), 'info'),
+    demoThinkMs: int('AUTOHUB_DEMO_THINK_MS', 0, { min: 0, max: 600_000 }),
+    demoChunkMs: int('AUTOHUB_DEMO_CHUNK_MS', 0, { min: 0, max: 600_000 }),
+    demoReplyChars: take(() => readCharRange(env, 'AUTOHUB_DEMO_REPLY_CHARS'), null),
+    demoTicketUrl: take(() => (readRaw(env, 'AUTOHUB_DEMO_TICKET_URL') === undefined ? null : readUrl(env, 'AUTOHUB_DEMO_TICKET_URL')), null),
+    turn: take(() => readTurnPath(env), undefined),
     catchup:
-      readEnum(env, 'AUTOHUB_CATCHUP', ['on', 'off'], 'on') === 'off'
+      take(() => readEnum(env, 'AUTOHUB_CATCHUP', ['on', 'off'], 'on'), 'on') === 'off'
         ? null
         : {
-            maxMs: readInt(env, 'AUTOHUB_CATCHUP_MAX_HOURS', 24, { min: 1, max: 24 }) * 3_600_000,
+            maxMs: int('AUTOHUB_CATCHUP_MAX_HOURS', 24, { min: 1, max: 24 }) * 3_600_000,
             // Slack's last retry comes about 5 minutes after the first attempt; 6 minutes leaves a margin.
-            retryWindowMs: readInt(env, 'AUTOHUB_CATCHUP_RETRY_WINDOW_MS', 360_000, { min: 100, max: 3_600_000 }),
-            paceMs: readInt(env, 'AUTOHUB_CATCHUP_PACE_MS', 1_200, { min: 0, max: 60_000 }),
-            everyMs: readInt(env, 'AUTOHUB_CATCHUP_EVERY_MS', 900_000, { min: 100, max: 86_400_000 }),
+            retryWindowMs: int('AUTOHUB_CATCHUP_RETRY_WINDOW_MS', 360_000, { min: 100, max: 3_600_000 }),
+            paceMs: int('AUTOHUB_CATCHUP_PACE_MS', 1_200, { min: 0, max: 60_000 }),
+            everyMs: int('AUTOHUB_CATCHUP_EVERY_MS', 900_000, { min: 100, max: 86_400_000 }),
           },
   };
+  r.done();
+  return config;
 }
 
 /** Every credential in a config, for the logger to mask wherever it appears. */

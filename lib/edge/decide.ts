@@ -26,7 +26,8 @@ export function firstStep(input: { isRetry: boolean; hubDownAt: number | undefin
  * A hub that answered has spoken, and its answer is Slack's, unless the edge
  * verified the signature itself: then a 401 or 403 means the hub cannot
  * check what the edge just checked (a stale signing secret on the Mac), and
- * the delivery goes to the cloud copy like any other failure (issue 11).
+ * the delivery goes to the cloud copy like any other failure (else one
+ * stale secret on the Mac would drop every mention).
  * A 5xx always fails over.
  */
 export function hubAnswered(result: LegResult, verifiedHere = false): boolean {

@@ -8,7 +8,7 @@
  * Duplicates are stopped by the copies' shared claim, not guessed here.
  */
 import { bearerMatches } from '../access/index.js';
-import { checkSignature, isSslCheck } from '../slack/index.js';
+import { checkSignature, EVENTS_PATH, HEALTH_PATH, isSslCheck } from '../slack/index.js';
 import { CopyView } from './copy-view.js';
 import { cloudAnswered, describe, firstStep, hubAnswered, hubBusy, hubFailure, legTimeout, probeSaysUp, refusalStatus, type LegResult } from './decide.js';
 import type { EdgeSettings } from './settings.js';
@@ -158,7 +158,7 @@ export function createEdgeRouter(options: EdgeRouterOptions): EdgeRouter {
     const task = (async () => {
       const signed = await signedSynthetic(settings.signingSecret, HINT_EVENT_TYPE, `hint-${crypto.randomUUID()}`, now(), { served_by: served });
       const sent = await leg(
-        `${to === 'hub' ? settings.hubUrl : settings.cloudUrl}/slack/events`,
+        `${to === 'hub' ? settings.hubUrl : settings.cloudUrl}${EVENTS_PATH}`,
         { method: 'POST', headers: signed.headers, body: signed.body },
         HINT_TIMEOUT_MS,
       );
@@ -172,7 +172,7 @@ export function createEdgeRouter(options: EdgeRouterOptions): EdgeRouter {
   const toLeg = async (name: LegName, init: RequestInit, startedAt: number): Promise<Response> => {
     const own = name === 'hub' ? settings.hubTimeoutMs : settings.cloudTimeoutMs;
     const { result, response } = await leg(
-      `${name === 'hub' ? settings.hubUrl : settings.cloudUrl}/slack/events`,
+      `${name === 'hub' ? settings.hubUrl : settings.cloudUrl}${EVENTS_PATH}`,
       init,
       legTimeout(own, startedAt, now(), settings.budgetMs),
     );
@@ -233,7 +233,7 @@ export function createEdgeRouter(options: EdgeRouterOptions): EdgeRouter {
       for (let attempt = 1; attempt <= 2; attempt++) {
         const timeout = remaining(settings.cloudTimeoutMs);
         if (attempt > 1 && timeout < MIN_SECOND_TRY_MS) break;
-        const leg_ = await leg(`${settings.cloudUrl}/slack/events`, { ...init, headers }, timeout);
+        const leg_ = await leg(`${settings.cloudUrl}${EVENTS_PATH}`, { ...init, headers }, timeout);
         result = leg_.result;
         if (cloudAnswered(result) && leg_.response) {
           // A 401 or 403 after the edge verified the signature: the copy cannot check it (a stale secret there), not up.
@@ -260,7 +260,7 @@ export function createEdgeRouter(options: EdgeRouterOptions): EdgeRouter {
     };
 
     const toHub = async (): Promise<Response> => {
-      const { result, response } = await leg(`${settings.hubUrl}/slack/events`, init, remaining(settings.hubTimeoutMs));
+      const { result, response } = await leg(`${settings.hubUrl}${EVENTS_PATH}`, init, remaining(settings.hubTimeoutMs));
       if (hubAnswered(result, true) && response) {
         hub.markUp(now());
         log('edge.routed', { ...fields, route: 'hub', status: result.kind === 'answered' ? result.status : undefined, ms: now() - startedAt });
@@ -285,7 +285,7 @@ export function createEdgeRouter(options: EdgeRouterOptions): EdgeRouter {
     if (step === 'cloud') return toCloud('hub marked down');
     // Only the status code decides; the token (when set) is sent as to any trusted caller of the health route.
     const probeHeaders: Record<string, string> = settings.healthToken ? { authorization: `Bearer ${settings.healthToken}` } : {};
-    const probe = await leg(`${settings.hubUrl}/slack/health`, { method: 'GET', headers: probeHeaders }, remaining(settings.probeTimeoutMs));
+    const probe = await leg(`${settings.hubUrl}${HEALTH_PATH}`, { method: 'GET', headers: probeHeaders }, remaining(settings.probeTimeoutMs));
     if (probeSaysUp(probe.result)) return toHub();
     hub.markDown(now(), `probe ${describe(probe.result)}`);
     return toCloud(`probe ${describe(probe.result)}`);
@@ -293,7 +293,7 @@ export function createEdgeRouter(options: EdgeRouterOptions): EdgeRouter {
 
   const handle = async (request: Request, ctx?: EdgeContext): Promise<Response> => {
     const path = new URL(request.url).pathname;
-    if (path === '/slack/health' && (request.method === 'GET' || request.method === 'HEAD')) {
+    if (path === HEALTH_PATH && (request.method === 'GET' || request.method === 'HEAD')) {
       // The copies' state and failure reasons only with the health token; the status to anyone.
       const full = bearerMatches(request.headers.get('authorization'), settings.healthToken);
       // The inbox's size and oldest entry cost two store commands: asked only with the token.
@@ -307,7 +307,7 @@ export function createEdgeRouter(options: EdgeRouterOptions): EdgeRouter {
         headers: { 'content-type': 'application/json', 'cache-control': 'no-store', 'x-autohub-route': 'none' },
       });
     }
-    if (path !== '/slack/events') return answer(404, 'none', 'not found');
+    if (path !== EVENTS_PATH) return answer(404, 'none', 'not found');
     if (request.method !== 'POST') return answer(405, 'none', 'POST only', { allow: 'POST' });
     try {
       return await handleDelivery(request, ctx);

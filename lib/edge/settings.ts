@@ -26,7 +26,8 @@ export interface EdgeSettings {
   downTtlMs: number;
   /**
    * Required: the edge verifies every delivery before it routes, probes or
-   * forwards anything, so a forged one costs the copies nothing (issue 14).
+   * forwards anything, so a forged one costs the copies nothing (no claim,
+   * no probe, no turn).
    */
   signingSecret: string;
   /** Bearer token for the edge's full health body (AUTOHUB_HEALTH_TOKEN); without it only the status is shown. */

@@ -1,2 +1,2 @@
-export { httpUrl, readEnum, readInt, readRaw, readRequired, readUrl } from './read.js';
+export { httpUrl, readEnum, readInt, readRaw, readRequired, readUrl, shownUrl } from './read.js';
 export type { Env } from './read.js';

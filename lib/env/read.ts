@@ -39,22 +39,44 @@ export function readInt(env: Env, name: string, fallback: number, range: { min: 
   return number;
 }
 
-/** `value` as an http(s) URL, or a ConfigError naming `name` and the form expected. */
+/**
+ * A URL as a settings error may show it: a user name, password or query
+ * (where credentials ride: `redis://default:PASSWORD@host`, `?token=...`)
+ * replaced by `***`. Pure.
+ */
+export function shownUrl(value: string): string {
+  try {
+    const url = new URL(value);
+    if (url.username || url.password) {
+      url.username = '***';
+      url.password = '';
+    }
+    if (url.search) url.search = '?***';
+    return url.toString();
+  } catch {
+    // Not a URL at all: a mistyped one is shown (never the part between // and @, nor a query); a bare
+    // word, which may be a token pasted into the wrong variable, by its length alone.
+    if (!/[./]/.test(value)) return `${value.length} characters, not a URL`;
+    return value.replace(/\/\/[^/?#]*@/, '//***@').replace(/\?.*$/, '?***');
+  }
+}
+
+/** `value` as an http(s) URL, or a ConfigError naming `name` and the form expected (the value shown without credentials). */
 export function httpUrl(name: string, value: string | undefined, expected: string): URL {
   if (value === undefined) throw new ConfigError(name, expected);
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    throw new ConfigError(name, expected, value);
+    throw new ConfigError(name, expected, shownUrl(value));
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(name, expected, value);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(name, expected, shownUrl(value));
   return url;
 }
 
 /** An http(s) URL; `trailingSlash` makes a base URL that relative paths resolve under. */
-export function readUrl(env: Env, name: string, fallback?: string, options: { trailingSlash?: boolean } = {}): string {
-  const url = httpUrl(name, readRaw(env, name) ?? fallback, 'an http:// or https:// URL, e.g. https://example.com/');
+export function readUrl(env: Env, name: string, fallback?: string, options: { trailingSlash?: boolean; expected?: string } = {}): string {
+  const url = httpUrl(name, readRaw(env, name) ?? fallback, options.expected ?? 'an http:// or https:// URL, e.g. https://example.com/');
   let text = url.toString();
   if (options.trailingSlash && !text.endsWith('/')) text += '/';
   if (!options.trailingSlash && text.endsWith('/') && url.pathname === '/') text = text.slice(0, -1);

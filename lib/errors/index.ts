@@ -8,13 +8,13 @@
 export const ErrorCode = {
   ConfigInvalid: 'autohub_config_invalid',
   RateLimitExhausted: 'autohub_rate_limit_exhausted',
-  BodyTooLarge: 'autohub_body_too_large',
   RequestInvalid: 'autohub_request_invalid',
-  SignatureInvalid: 'autohub_signature_invalid',
   UsageInvalid: 'autohub_usage_invalid',
   StoreUnavailable: 'autohub_store_unavailable',
   LeaseLost: 'autohub_lease_lost',
   Retryable: 'autohub_retryable',
+  TurnDeadline: 'autohub_turn_deadline',
+  StepLimit: 'autohub_step_limit',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
@@ -40,6 +40,21 @@ export class ConfigError extends Error implements CodedError {
   }
 }
 
+/**
+ * Several settings that cannot be used, found in one start: each named on a
+ * line of its own, so a person fixes them all at once, not one per restart.
+ * A ConfigError itself (the first of them), so every caller that prints one
+ * prints these.
+ */
+export class ConfigErrors extends ConfigError {
+  constructor(readonly errors: readonly ConfigError[]) {
+    const first = errors[0]!;
+    super(first.variable, first.expected);
+    this.message = `${errors.length} settings cannot be used:\n${errors.map((e) => `  ${e.message}`).join('\n')}`;
+    this.name = 'ConfigErrors';
+  }
+}
+
 /** The rate-limit client ran out of attempts or time while Slack kept refusing. */
 export class RateLimitExhaustedError extends Error implements CodedError {
   readonly code = ErrorCode.RateLimitExhausted;
@@ -52,15 +67,6 @@ export class RateLimitExhaustedError extends Error implements CodedError {
   ) {
     super(`${method} was still rate limited after ${attempts} attempt(s); last window ${lastWindowSeconds}s`, options);
     this.name = 'RateLimitExhaustedError';
-  }
-}
-
-/** A request body went past the receiver's limit. */
-export class BodyTooLargeError extends Error implements CodedError {
-  readonly code = ErrorCode.BodyTooLarge;
-  constructor(readonly limitBytes: number) {
-    super(`request body is larger than ${limitBytes} bytes`);
-    this.name = 'BodyTooLargeError';
   }
 }
 
@@ -137,5 +143,37 @@ export class RetryableError extends Error implements CodedError {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'RetryableError';
     this.retryAfterMs = options?.retryAfterMs;
+  }
+}
+
+/**
+ * A turn's deadline passed (its retry window is over, or the copy is stopping
+ * past its drain): `ctx.signal` aborts with this as its reason, so a bot can
+ * read `signal.reason.code`. A turn still running a short grace later is
+ * failed (dead-lettered, the owner told) whether or not it listened.
+ */
+export class TurnDeadlineError extends Error implements CodedError {
+  readonly code = ErrorCode.TurnDeadline;
+  constructor(readonly why: string) {
+    super(`the turn's deadline passed: ${why}`);
+    this.name = 'TurnDeadlineError';
+  }
+}
+
+/**
+ * A turn ran more `ctx.step`s than one turn may keep: each costs a store
+ * command, so the bound keeps a loop from spending the store's allowance. Not
+ * worth a retry (the next run would do the same): the turn is dead-lettered.
+ */
+export class StepLimitError extends Error implements CodedError {
+  readonly code = ErrorCode.StepLimit;
+  constructor(
+    readonly step: string,
+    readonly limit: number,
+  ) {
+    super(
+      `ctx.step("${step}") is step ${limit + 1} of this turn; a turn keeps at most ${limit} (each costs a store command): do more inside one step, e.g. one step for a batch of searches`,
+    );
+    this.name = 'StepLimitError';
   }
 }

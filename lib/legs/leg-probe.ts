@@ -5,6 +5,7 @@
  * what `npm run verify` checks of a first delivery: accepted, served by that
  * leg's copy, and claimed (the copy reached the shared store).
  */
+import { EVENTS_PATH } from '../slack/index.js';
 import { LEG_HEADER, PROBE_EVENT_TYPE, signedSynthetic, type LegName } from '../synthetic/index.js';
 import type { LegCheck } from './leg-record.js';
 
@@ -43,7 +44,7 @@ export async function probeLeg(leg: LegName, o: ProbeLegOptions): Promise<LegChe
   const signal = AbortSignal.timeout(o.timeoutMs);
   let answer: LegAnswer;
   try {
-    const response = await o.fetch(`${o.edgeUrl}/slack/events`, { method: 'POST', headers: { ...headers, [LEG_HEADER]: leg }, body, signal });
+    const response = await o.fetch(`${o.edgeUrl}${EVENTS_PATH}`, { method: 'POST', headers: { ...headers, [LEG_HEADER]: leg }, body, signal });
     const text = await response.text();
     const h = (name: string) => response.headers.get(name);
     answer = { kind: 'answered', status: response.status, route: h('x-autohub-route'), role: h('x-autohub-role'), claim: h('x-autohub-claim'), body: text };

@@ -6,7 +6,14 @@
  */
 
 /** The faults the owner hears of (issue 24). */
-export const NOTICE_CAUSES = ['app_rate_limited', 'claims_fail_open', 'web_api_auth', 'store_allowance', 'slack_not_delivering'] as const;
+export const NOTICE_CAUSES = [
+  'app_rate_limited',
+  'claims_fail_open',
+  'web_api_auth',
+  'store_allowance',
+  'slack_not_delivering',
+  'turns_waiting_on_store',
+] as const;
 export type NoticeCause = (typeof NOTICE_CAUSES)[number];
 
 /** @default one hour */

@@ -8,6 +8,7 @@ export const NOTICE_TITLES: Record<NoticeCause, string> = {
   web_api_auth: 'Web API refuses the bot token',
   store_allowance: "The store's monthly allowance is nearly spent",
   slack_not_delivering: 'Slack did not deliver mentions while the copies were serving',
+  turns_waiting_on_store: 'Turns are waiting for the store',
 };
 
 /** What to do about it. */
@@ -21,11 +22,14 @@ const REMEDIES: Record<NoticeCause, string> = {
     'Past the allowance Upstash refuses every command until the month turns, and every claim fails open (duplicates possible, no takeovers). Raise the plan, or set AUTOHUB_UPSTASH_MONTHLY_COMMANDS to what it allows.',
   slack_not_delivering:
     "The catch-up sweep answered them late. Check the app's Event Subscriptions page (Slack disables them when fewer than 5% of deliveries get a 200 in an hour) and that its Request URL is the edge's.",
+  turns_waiting_on_store:
+    'Turns whose reply failed could not be handed to the shared store for their retry (plan quota used up, database full, token rotated, or unreachable). This copy keeps them (AUTOHUB_JOURNAL) and runs them again as soon as the store answers; nothing more to do unless the store stays broken. Check the Upstash database.',
 };
 
 /** The DM: what, where, how often since the notice before (`first`: there was none), and what to do. */
 export function noticeText(cause: NoticeCause, count: number, detail: string, first: boolean): string {
-  const times = cause === 'claims_fail_open' ? `${count} turn(s) failed open` : `${count} time(s)`;
+  const times =
+    cause === 'claims_fail_open' ? `${count} turn(s) failed open` : cause === 'turns_waiting_on_store' ? `${count} turn(s) kept` : `${count} time(s)`;
   const since = first ? 'so far' : 'since the last notice, an hour or more ago';
   return [`:warning: *${NOTICE_TITLES[cause]}*: ${detail} (${times} ${since}).`, REMEDIES[cause]].join('\n');
 }

@@ -15,3 +15,4 @@ export type { AuditReport } from './audit.js';
 export { parseRefusals, readRefusals } from './refusal-file.js';
 export { REFUSAL_LOG_MAX_BYTES } from './refusal-log.js';
 export { channelOf } from './rate-limit-fetch.js';
+export { guardedClients } from './guarded-client.js';

@@ -56,34 +56,72 @@ export interface WebApiAnswer {
   error: string | undefined;
 }
 
-/** Read a copy of the answer for its error code and hand it to `onAnswer`; never throws. */
-async function observeAnswer(method: string, response: Response, onAnswer: (answer: WebApiAnswer) => void): Promise<void> {
+/** `"ok": false` in a JSON answer's text: only such an answer is parsed here for its error code. */
+const NOT_OK = /"ok"\s*:\s*false/;
+
+/** Hand an answer to `onAnswer`, its error code read from the text already read; never throws. */
+function observeAnswer(method: string, status: number, text: string | undefined, onAnswer: (answer: WebApiAnswer) => void): void {
   let error: string | undefined;
-  if ((response.headers.get('content-type') ?? '').includes('json')) {
+  if (text !== undefined && NOT_OK.test(text)) {
     try {
-      const body = JSON.parse(await response.clone().text()) as { ok?: unknown; error?: unknown };
+      const body = JSON.parse(text) as { ok?: unknown; error?: unknown };
       if (body.ok === false && typeof body.error === 'string') error = body.error;
     } catch {
       /* not JSON after all: no error code */
     }
   }
   try {
-    onAnswer({ method, status: response.status, error });
+    onAnswer({ method, status, error });
   } catch {
     /* an observer's fault is not the call's */
   }
 }
 
-function methodOf(input: RequestInfo | URL): string {
+/**
+ * A Slack answer read once: a JSON answer's text, for the throttle check and
+ * the answer hook, and the same answer rebuilt around it for the WebClient
+ * (which reads it once more, to parse it). Before, each reader cloned the
+ * body: three reads of every answer, two parses.
+ */
+async function readAnswer(response: Response): Promise<{ response: Response; text: string | undefined }> {
+  if (response.status !== 429 && !(response.headers.get('content-type') ?? '').includes('json')) return { response, text: undefined };
+  const text = await response.text();
+  return { response: new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers }), text };
+}
+
+/** The method a Web API URL names: its last path segment (`.../api/chat.postMessage?x` -> `chat.postMessage`). */
+export function methodOf(input: RequestInfo | URL): string {
   const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
-  const path = new URL(url, 'http://x').pathname;
+  const end = url.search(/[?#]/);
+  const path = end === -1 ? url : url.slice(0, end);
   return path.slice(path.lastIndexOf('/') + 1) || 'unknown';
 }
 
+/** The request's authorization header: read straight from the plain object the WebClient sends, else through Headers. */
+function authorizationOf(headers: HeadersInit | undefined): string {
+  if (headers === undefined) return '';
+  if (!(headers instanceof Headers) && !Array.isArray(headers)) {
+    const plain = headers as Record<string, string | undefined>;
+    return plain.Authorization ?? plain.authorization ?? new Headers(headers).get('authorization') ?? '';
+  }
+  return new Headers(headers).get('authorization') ?? '';
+}
+
+/** Scopes by authorization header, hashed once each (a copy has one or a few tokens). */
+const scopes = new Map<string, string>();
+
 /** A per-workspace scope from the token, so windows of two workspaces never mix. No secret leaves. */
 function scopeOf(init: RequestInit | undefined): string {
-  const auth = new Headers(init?.headers).get('authorization') ?? '';
-  return auth ? createHash('sha256').update(auth).digest('hex').slice(0, 12) : 'anon';
+  const auth = authorizationOf(init?.headers);
+  if (!auth) return 'anon';
+  let scope = scopes.get(auth);
+  if (scope === undefined) {
+    scope = createHash('sha256').update(auth).digest('hex').slice(0, 12);
+    // Bounded: an app serving many workspaces hashes again past this many, it never grows without end.
+    if (scopes.size >= 1000) scopes.clear();
+    scopes.set(auth, scope);
+  }
+  return scope;
 }
 
 /** Methods Slack limits per channel (chat.postMessage: about one a second in each), so each channel has its own window. */
@@ -119,18 +157,17 @@ function replayable(body: unknown): boolean {
   );
 }
 
-async function throttleOf(response: Response): Promise<{ state: string; body: { ok: boolean | null; error: string | null } } | undefined> {
+function throttleOf(response: Response, text: string | undefined): { state: string; body: { ok: boolean | null; error: string | null } } | undefined {
   if (response.status === 429) {
     let body: { ok?: unknown; error?: unknown } = {};
     try {
-      body = JSON.parse(await response.clone().text()) as typeof body;
+      body = JSON.parse(text ?? '') as typeof body;
     } catch {
       /* a 429 needs no body */
     }
     return { state: 'throttled-429', body: { ok: typeof body.ok === 'boolean' ? body.ok : null, error: typeof body.error === 'string' ? body.error : null } };
   }
-  if (response.status !== 200 || !(response.headers.get('content-type') ?? '').includes('json')) return undefined;
-  const text = await response.clone().text();
+  if (response.status !== 200 || text === undefined) return undefined;
   if (!text.includes('ratelimited') && !text.includes('rate_limited')) return undefined;
   let body: unknown;
   try {
@@ -155,7 +192,8 @@ export type RateLimitFetch = typeof fetch & {
   /**
    * The same fetch, sharing every window, whose requests each pass `guard`
    * at the moment they would leave: a turn's writes go out only while it
-   * still owns the turn, however long they waited (issue 23).
+   * still owns the turn, however long they waited (a copy frozen in a
+   * window, then taken over, writes nothing when it wakes).
    */
   fenced(guard: SendGuard): typeof fetch;
   /**
@@ -191,20 +229,18 @@ export function createRateLimitFetch(options: RateLimitFetchOptions = {}): RateL
   };
 
   const onAnswer = options.onAnswer;
-  /** The network's fetch, with every answer shown to `onAnswer`. */
-  const sendObserved = !onAnswer
-    ? send
-    : async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
-        const response = await send(input, init);
-        void observeAnswer(methodOf(input), response, onAnswer);
-        return response;
-      };
+  /** The network's fetch, each answer read once and shown to `onAnswer`. */
+  const sendRead = async (method: string, input: RequestInfo | URL, init?: RequestInit): Promise<{ response: Response; text: string | undefined }> => {
+    const read = await readAnswer(await send(input, init));
+    if (onAnswer) observeAnswer(method, read.response.status, read.text, onAnswer);
+    return read;
+  };
 
   const rateLimitFetch = async (input: RequestInfo | URL, init: RequestInit | undefined, guard: SendGuard | undefined): Promise<Response> => {
     const method = methodOf(input);
     if (!replayable(init?.body)) {
       await guard?.();
-      return sendObserved(input, init);
+      return (await sendRead(method, input, init)).response;
     }
     const channel = PER_CHANNEL.has(method) ? channelOf(init?.body) : undefined;
     const key = channel ? `${scopeOf(init)}:${method}:${channel}` : `${scopeOf(init)}:${method}`;
@@ -224,8 +260,8 @@ export function createRateLimitFetch(options: RateLimitFetchOptions = {}): RateL
             pending = undefined;
             // The last thing before the request leaves: nothing else awaits between the guard and send.
             await guard?.();
-            const response = await sendObserved(input, init);
-            const throttle = await throttleOf(response);
+            const { response, text } = await sendRead(method, input, init);
+            const throttle = throttleOf(response, text);
             if (!throttle) gate.accepted(now());
             return { response, throttle };
           },

@@ -21,7 +21,7 @@ import type { Role } from '../store/index.js';
 import { RequestInvalidError } from '../errors/index.js';
 import { answerThenLinger, guardRequests, serverOptions, serverTimeouts, type ServerTimeouts } from '../http/index.js';
 import type { Logger } from '../log/index.js';
-import { checkSignature, isSslCheck, parseRetryHeaders } from '../slack/index.js';
+import { checkSignature, EVENTS_PATH, HEALTH_PATH, isSslCheck, parseRetryHeaders } from '../slack/index.js';
 import { parseDelivery, type AppRateLimited, type Delivery } from './delivery.js';
 import { withDeadline } from '../time/index.js';
 import { AckGate } from './ack-gate.js';
@@ -35,8 +35,7 @@ import { LEASE_HEADER } from '../synthetic/index.js';
 
 export type { DeadTurn, TurnContext } from './turn-runner.js';
 
-export const EVENTS_PATH = '/slack/events';
-export const HEALTH_PATH = '/slack/health';
+export { EVENTS_PATH, HEALTH_PATH };
 
 export interface FailoverReceiverOptions {
   signingSecret: string;
@@ -73,10 +72,16 @@ export interface FailoverReceiverOptions {
   onDead?: (dead: DeadTurn) => void;
   /** A slot came free. */
   onIdle?: () => void;
-  /** Acked turns the store would not take back at shutdown (see TurnRunnerOptions.journal). */
+  /** Acked turns the store would not take back at shutdown, or take for a retry (see TurnRunnerOptions.journal). */
   journal?: TurnRunnerOptions['journal'];
+  /** Failed turns wait on the store, kept here (see TurnRunnerOptions.onWaitingOnStore). */
+  onWaitingOnStore?: (count: number) => void;
   /** The handle each turn's listener answers through (see TurnRunnerOptions.handleFor). */
   handleFor?: TurnRunnerOptions['handleFor'];
+  /** Before a turn takes a slot: its conversation's order (see TurnRunnerOptions.admit). */
+  admit?: TurnRunnerOptions['admit'];
+  /** A turn ended here (see TurnRunnerOptions.ended). */
+  ended?: TurnRunnerOptions['ended'];
   /** The edge sent this delivery here because the hub failed (`x-autohub-failover`). */
   onFailover?: (reason: string) => void;
   /** Slack said it is dropping this app's events (`app_rate_limited`); answered 200 first. */
@@ -151,9 +156,12 @@ export class FailoverReceiver implements Receiver {
       onDead: o.onDead,
       onIdle: o.onIdle,
       handleFor: o.handleFor,
+      admit: o.admit,
+      ended: o.ended,
       reclaim: (t) => this.#reclaim(t),
       confirmClaim: (key, nonce, leaseMs) => o.store.confirm(key, nonce, leaseMs),
       journal: o.journal,
+      onWaitingOnStore: o.onWaitingOnStore,
       now: o.now,
     });
   }
@@ -185,6 +193,21 @@ export class FailoverReceiver implements Receiver {
   /** How many more turns this copy can take now. */
   get capacity(): number {
     return this.#runner.capacity;
+  }
+
+  /** Turns past their deadline whose work has not returned (a bot ignoring ctx.signal): shown in the health body. */
+  get pastDeadline(): number {
+    return this.#runner.pastDeadline;
+  }
+
+  /** Failed turns kept for the store, waiting for it to answer. */
+  get waitingOnStore(): number {
+    return this.#runner.waitingOnStore;
+  }
+
+  /** The store answered (a look went through): the turns kept for it are claimed and run now. Nothing to do while none is kept. */
+  storeAnswered(): Promise<void> {
+    return this.#runner.drainKept((envelope) => this.inject(envelope, { recovered: true }));
   }
 
   /** Guarded: a request whose handling fails gets 500 (or its connection closed), never the process (lib/http). */
@@ -223,6 +246,7 @@ export class FailoverReceiver implements Receiver {
     );
     if (!drained) {
       this.#o.log.warn('receiver.drain_timeout', { inFlight: this.#runner.inFlight, drainMs: this.#o.drainMs });
+      this.#runner.expireAll('the copy is stopping past its drain');
       await this.#runner.abandonUnleased();
     }
     if (server) {

@@ -22,6 +22,10 @@ export interface TurnsView {
   waiting: number;
   /** Leases this copy keeps alive: what a peer would have to take over if it died now. */
   leases: number;
+  /** Turns past their deadline that have not returned (a bot ignoring ctx.signal); their slots are freed. */
+  past_deadline?: number;
+  /** Failed turns kept here because the store would not take their retry; run again once it answers. */
+  waiting_on_store?: number;
 }
 
 export interface HealthBody {

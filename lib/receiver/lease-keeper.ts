@@ -35,6 +35,8 @@ interface Held {
   missing: boolean;
   /** A restore under way, shared by every caller. */
   restoring: Promise<EndReply> | undefined;
+  /** Past this (epoch ms) the lease is not renewed: its turn is past its deadline, and lapses unless it ends first. */
+  renewUntil?: number;
 }
 
 export class LeaseKeeper {
@@ -67,6 +69,12 @@ export class LeaseKeeper {
     return this.#held.get(key)?.heldUntil ?? 0;
   }
 
+  /** Renew this lease no longer than `at`: its turn is past its deadline (a bot that never returns is not kept alive forever). */
+  renewUntil(key: string, at: number): void {
+    const held = this.#held.get(key);
+    if (held) held.renewUntil = Math.min(held.renewUntil ?? Infinity, at);
+  }
+
   /** Slack confirmed this much of the lease's streamed reply: recorded with the next renewal, at no extra cost. */
   progress(key: string, confirmed: number): void {
     const held = this.#held.get(key);
@@ -89,17 +97,33 @@ export class LeaseKeeper {
     this.#timer = undefined;
   }
 
+  /**
+   * Renew at once (a taken-over turn just started here): the renewal tells the
+   * store this copy took the turn, and from then on its lapse counts as a death
+   * (LOOK_SCRIPT's `unacked`). One more command per takeover, none on a first run.
+   */
+  renewSoon(): void {
+    if (this.#renewing) this.#again = true;
+    else void this.renewNow();
+  }
+
+  #again = false;
+
   /** One batched renewal of every lease held (skipped while the last one is still out). */
   async renewNow(): Promise<void> {
     if (this.#renewing || this.#held.size === 0) return;
     this.#renewing = true;
     try {
-      const batch = [...this.#held].map(([key, held]) => ({
-        key,
-        token: held.token,
-        held,
-        ...(held.confirmed !== undefined ? { confirmed: held.confirmed } : {}),
-      }));
+      const now = this.now();
+      const batch = [...this.#held]
+        .filter(([, held]) => held.renewUntil === undefined || now < held.renewUntil)
+        .map(([key, held]) => ({
+          key,
+          token: held.token,
+          held,
+          ...(held.confirmed !== undefined ? { confirmed: held.confirmed } : {}),
+        }));
+      if (batch.length === 0) return;
       const sentAt = this.now();
       const replies = await this.store.renew(batch, this.settings.leaseMs);
       const answeredAt = this.now();
@@ -116,6 +140,10 @@ export class LeaseKeeper {
       await Promise.all(restores);
     } finally {
       this.#renewing = false;
+      if (this.#again) {
+        this.#again = false;
+        void this.renewNow();
+      }
     }
   }
 

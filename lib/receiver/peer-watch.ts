@@ -31,17 +31,25 @@ export interface PeerWatchOptions {
   fetch?: typeof fetch;
   /** The fuse of one check. @default 2000 */
   timeoutMs?: number;
+  /** @default Date.now */
+  now?: () => number;
 }
 
 export class PeerWatch {
   #state: PeerState = 'unknown';
   #timer: ReturnType<typeof setInterval> | undefined;
   #checking = false;
+  #downSince: number | null = null;
 
   constructor(private readonly o: PeerWatchOptions) {}
 
   get state(): PeerState {
     return this.#state;
+  }
+
+  /** When the peer stopped answering (the first failed check of this outage), epoch ms; null while it answers. */
+  get downSince(): number | null {
+    return this.#downSince;
   }
 
   start(): void {
@@ -76,6 +84,8 @@ export class PeerWatch {
     if (state === 'up' && this.#state === 'down') this.o.onPeerBack?.();
     if (state !== this.#state) this.o.log.info('peer.state', { state, status: answered?.status ?? 'no answer' });
     this.#state = state;
+    if (state === 'down') this.#downSince ??= (this.o.now ?? Date.now)();
+    else this.#downSince = null;
     if (look) this.o.onPeerLost(answered ? `HTTP ${answered.status}` : 'no answer');
     return state;
   }

@@ -13,8 +13,10 @@
  * a turn abandoned during an outage is found soon after the store is back.
  *
  * A look also dead-letters a lapsed turn whose owners kept dying (its runs or
- * its retry window spent, by `retry`): this copy reports it through `onDead`,
- * and no other copy does.
+ * its retry window spent, by `retry`): this copy reports it through `onDead`
+ * and says so with its next look (soon after); until a look says so, any
+ * look reports it again a lease later, so a look whose answer was lost
+ * cannot leave a dead letter unannounced (at worst it is told twice).
  *
  * Cost when idle: one command per `reaperMs` (default 120 s: 720 a day).
  */
@@ -66,6 +68,8 @@ export class Reaper {
   #again = false;
   /** Looks that failed in a row. */
   #failures = 0;
+  /** Dead letters reported and told to the owner, for the next look to say so (until then every look reports them). */
+  #told: string[] = [];
   readonly #now: () => number;
   readonly #jitter: () => number;
 
@@ -129,17 +133,22 @@ export class Reaper {
     try {
       this.#looks++;
       const sentAt = this.#now();
-      const options = { policy: this.o.retry, ...(this.o.running ? { running: this.o.running() } : {}) };
+      const told = this.#told;
+      const options = { policy: this.o.retry, ...(this.o.running ? { running: this.o.running() } : {}), ...(told.length > 0 ? { told } : {}) };
       const look = await this.o.store.look(this.o.owner, this.o.settings.leaseMs, Math.max(0, this.o.capacity()), this.o.heartbeat(), options);
       if (!look) {
         next = this.#afterFailure();
         return [];
       }
       this.#failures = 0;
+      this.#told = this.#told.filter((key) => !told.includes(key));
       for (const takeover of look.taken) this.o.resume(takeover, sentAt);
       for (const dead of look.dead) {
         this.o.onDead?.({ key: dead.key, eventId: dead.eventId, channel: dead.channel ?? undefined, reason: dead.reason, attempts: dead.attempts });
+        if (!this.#told.includes(dead.key)) this.#told.push(dead.key);
       }
+      // Told: the next look says so soon, before another copy's look reports them again (a lease from now).
+      if (look.dead.length > 0) next = Math.min(next, MIN_LOOK_GAP_MS);
       if (look.reindexed > 0) this.o.log.warn('lease.index_rebuilt', { leases: look.reindexed });
       this.#starved = look.nextDueMs === 0 && this.o.capacity() === 0;
       this.o.onLook?.(look);

@@ -104,12 +104,27 @@ export function classifyTurnFailure(error: unknown, options: ClassifyOptions = {
   if (e.code === 'slack_webapi_rate_limited_error') return { kind: 'transient', ambiguous: false, reason: 'rate limited', free: true };
   if (e.code === 'slack_webapi_request_error') return classifyRequestError(e.original);
   if (e.code === 'autohub_rate_limit_exhausted') return { kind: 'transient', ambiguous: false, reason: 'rate-limit budget spent', free: true };
+  // Past its deadline the turn is over, whatever it threw in its grace: another run would only hang again.
+  if (e.code === 'autohub_turn_deadline') return { kind: 'permanent', ambiguous: true, reason: `deadline: ${String(e.message ?? '').slice(0, 80)}` };
   if (e.code === 'autohub_store_unavailable') return { kind: 'transient', ambiguous: false, reason: 'store unavailable before posting' };
   if (e.name === 'TimeoutError' || e.name === 'AbortError') return { kind: 'transient', ambiguous: true, reason: 'timeout' };
   const thrown = classifyThrown(error, options.now ?? Date.now);
   if (thrown) return thrown;
   const name = typeof e.name === 'string' ? e.name : typeof error;
-  return { kind: 'permanent', ambiguous: false, reason: `listener: ${name}: ${String(e.message ?? '').slice(0, 80)}` };
+  return { kind: 'permanent', ambiguous: false, reason: `listener: ${name}: ${clipAtWord(String(e.message ?? ''))}` };
+}
+
+/**
+ * An error's message as a dead letter keeps it: its first line, at most about
+ * `max` characters, cut at a word (a reason cut mid-word reads as a typo in
+ * `npm run deadletter -- list`). Pure.
+ */
+export function clipAtWord(message: string, max = 80): string {
+  const line = message.split('\n')[0]!.trim();
+  if (line.length <= max) return line;
+  const space = line.lastIndexOf(' ', max);
+  // One word longer than the whole allowance (a URL, an id) is cut where it must be.
+  return `${(space > max / 2 ? line.slice(0, space) : line.slice(0, max)).replace(/[\s,;:.]+$/, '')}...`;
 }
 
 function classifyRequestError(original: unknown): TurnFailure {
@@ -186,7 +201,7 @@ function classifyThrown(error: unknown, now: () => number): TurnFailure | undefi
       return {
         kind: 'transient',
         ambiguous: false,
-        reason: `retryable: ${String(l.message ?? '').slice(0, 80)}`,
+        reason: `retryable: ${clipAtWord(String(l.message ?? ''))}`,
         ...(own === undefined ? after : { retryAfterMs: own }),
       };
     }
@@ -194,7 +209,7 @@ function classifyThrown(error: unknown, now: () => number): TurnFailure | undefi
     if (status !== undefined) {
       return isTransientStatus(status)
         ? { kind: 'transient', ambiguous: false, reason: `http ${status} (${name})`, ...after }
-        : { kind: 'permanent', ambiguous: false, reason: `http ${status} (${name}): ${String(l.message ?? '').slice(0, 80)}` };
+        : { kind: 'permanent', ambiguous: false, reason: `http ${status} (${name}): ${clipAtWord(String(l.message ?? ''))}` };
     }
     const type = modelErrorType(l);
     if (type !== undefined && TRANSIENT_MODEL_TYPES.has(type)) return { kind: 'transient', ambiguous: false, reason: `model: ${type}`, ...after };

@@ -26,6 +26,9 @@ import type { TurnFailure } from './turn-failure.js';
 
 export type TurnOutcome = 'answered' | 'dead';
 
+/** What a finished turn's signal aborts with: made once, so a turn that succeeds makes no error object. */
+const FINISHED = new LeaseLostError('finished');
+
 /** How a streamed reply went, for the status page: how it ended, in how many chunks, how long it took. */
 export interface StreamDetail {
   how: string;
@@ -82,8 +85,8 @@ export class TurnLease {
   }
 
   /** Stand the turn's work down (the person pressed Stop, the copy is stopping): `signal` aborts. */
-  abort(reason: string): void {
-    if (!this.#abort.signal.aborted) this.#abort.abort(new LeaseLostError(reason));
+  abort(reason: string | LeaseLostError): void {
+    if (!this.#abort.signal.aborted) this.#abort.abort(typeof reason === 'string' ? new LeaseLostError(reason) : reason);
   }
 
   get finished(): boolean {
@@ -150,6 +153,8 @@ export class TurnLease {
   /** Start keeping the lease alive. */
   start(): void {
     this.o.keeper.add(this.key, this.token, this.o.sentAt + this.o.settings.leaseMs, (reason) => this.#lose(reason), this.o.restore && this.#rewrite);
+    // A look's take counts no death until its taker renews it: renewed at once, so a taker that dies running it counts.
+    if (this.o.takeover) this.o.keeper.renewSoon();
   }
 
   /** This turn's claim written again when the store forgot it, with its runs and its streamed message ('lost' without a hook). */
@@ -218,7 +223,7 @@ export class TurnLease {
     if (this.#ended || this.#lost) return;
     this.#ended = true;
     this.o.keeper.remove(this.key);
-    this.abort('finished');
+    this.abort(FINISHED);
     const line = this.o.line?.('answered', { attempts: this.attempts, ...(stream ? { stream } : {}) });
     // Forgotten by the store: written again first, so a later delivery of the message is a duplicate of a done turn.
     const reply = await this.#restoredFor(() => this.o.store.finish(this.key, this.token, replyTs, line));

@@ -9,7 +9,7 @@ import type { App } from '@slack/bolt';
 import type { Role } from '../store/index.js';
 import type { Logger } from '../log/index.js';
 import type { ClaimKind, Leases, LeaseSettings, RestoreDetail, RetryPolicy, Takeover, TurnLine } from '../store/index.js';
-import { isLeaseLost } from '../errors/index.js';
+import { isLeaseLost, TurnDeadlineError } from '../errors/index.js';
 import type { TurnFence, TurnHandle } from '../turn/index.js';
 import { parseDelivery, type Delivery } from './delivery.js';
 import { AckGate } from './ack-gate.js';
@@ -68,14 +68,30 @@ export interface TurnRunnerOptions {
    * `lost`). Absent: failed-open turns are never confirmed.
    */
   confirmClaim?: ((key: string, nonce: string, leaseMs: number) => Promise<'mine' | 'absent' | 'held' | 'lost' | 'unreachable'>) | undefined;
-  /** Where acked turns go when the store will not take them back at shutdown (AUTOHUB_JOURNAL). */
-  journal?: { keep(envelope: Record<string, unknown>): boolean } | undefined;
+  /**
+   * Where acked turns go when the store will not take them (AUTOHUB_JOURNAL): at shutdown, and a failed
+   * turn whose retry the store could not schedule. `take` empties it (the turns are run again once the store answers).
+   */
+  journal?: { keep(envelope: Record<string, unknown>): boolean; take?(): { envelopes: Record<string, unknown>[] } } | undefined;
+  /** A failed turn is kept here for the store (`count`: turns waiting now): the owner is told (lib/notice, once an hour at most). */
+  onWaitingOnStore?: ((count: number) => void) | undefined;
   /** How long the runner waits between two confirm attempts while the store is away (1 s, doubling). @default realSleep */
   sleep?: ((ms: number) => Promise<void>) | undefined;
   /** The handle a turn's listener answers through; its lease is read when needed (one may be attached late). */
   handleFor?: ((lease: () => TurnFence | undefined, key: string | undefined) => TurnHandle) | undefined;
+  /**
+   * Before a turn takes a slot, it may wait for its conversation
+   * (lib/conversation: one turn at a time per thread, across the copies).
+   * `stop` aborts when this copy stops. Absent: every turn takes a slot at once.
+   */
+  admit?: ((t: Turn, stop: AbortSignal) => Promise<AdmitVerdict>) | undefined;
+  /** A turn ended here, however it ended (turns waiting behind it look again). */
+  ended?: ((t: Turn) => void) | undefined;
   now: () => number;
 }
+
+/** What the admit hook decided: run the turn, finish it (answered by the hook), or nothing (this copy lost it). */
+export type AdmitVerdict = { kind: 'run' } | { kind: 'answered'; ts: string | null } | { kind: 'gone' };
 
 export interface Turn {
   delivery: Extract<Delivery, { body: unknown }>;
@@ -90,6 +106,22 @@ export interface Turn {
   nonce?: string | undefined;
   /** The confirm of that claim, while it is asked. */
   confirming?: Promise<void> | undefined;
+  /** Its wait for its conversation (the admit hook), while it waits. */
+  admitted?: Promise<void> | undefined;
+  /** Frees the turn's slot (once), set when it starts. */
+  free?: (() => void) | undefined;
+  /** The turn failed: its confirm stops asking (and `wake` cuts its pause short). */
+  failing?: boolean | undefined;
+  wake?: (() => void) | undefined;
+  /** Its deadline passed (`ctx.signal` aborted); `cut`: its grace is over too and the runner ended it; `settled`: its work returned. */
+  expired?: boolean | undefined;
+  cut?: boolean | undefined;
+  settled?: boolean | undefined;
+}
+
+/** A turn past its deadline gets this long to return (5 s; less for a short retry window) before it is failed. */
+export function deadlineGraceMs(windowMs: number): number {
+  return Math.min(5_000, Math.max(200, Math.round(windowMs / 20)));
 }
 
 /** Events that answer a person: the status page counts these. */
@@ -115,8 +147,17 @@ export class TurnRunner {
   app: App | undefined;
   readonly #running = new Set<Promise<void>>();
   readonly #waiting: Turn[] = [];
+  /** Turns waiting for their conversation (the admit hook), each with its stop. */
+  readonly #admitting = new Map<Turn, AbortController>();
   /** Turns running or waiting here, by their primary claim key: a takeover of one of them is attached, not run twice. */
   readonly #here = new Map<string, Turn>();
+  /** Turns past their deadline whose work has not returned (a bot that ignores ctx.signal): for the health body. */
+  readonly #pastDeadline = new Set<Turn>();
+  /** Failed turns the store would not take and no journal holds (AUTOHUB_JOURNAL off or unwritable): run again once it answers. */
+  readonly #parked: Record<string, unknown>[] = [];
+  /** Turns kept for the store (here or in the journal) since the last drain. */
+  #waitingOnStore = 0;
+  #draining = false;
 
   constructor(private readonly o: TurnRunnerOptions) {}
 
@@ -128,6 +169,21 @@ export class TurnRunner {
   /** Turns acked and waiting for a free slot. */
   get queued(): number {
     return this.#waiting.length;
+  }
+
+  /** Turns acked and waiting for an earlier turn of their conversation (they hold no slot). */
+  get conversing(): number {
+    return this.#admitting.size;
+  }
+
+  /** Turns past their deadline whose work has not returned yet (their slots are freed at the grace's end). */
+  get pastDeadline(): number {
+    return this.#pastDeadline.size;
+  }
+
+  /** Failed turns kept for the store since the last drain (its journal, or here). */
+  get waitingOnStore(): number {
+    return this.#waitingOnStore;
   }
 
   /** How many more turns could start now. */
@@ -142,13 +198,24 @@ export class TurnRunner {
 
   /** Resolves when every turn running or waiting now has ended. */
   async drained(): Promise<void> {
-    while (this.#running.size > 0 || this.#waiting.length > 0) await Promise.allSettled([...this.#running]);
+    while (this.#running.size > 0 || this.#waiting.length > 0 || this.#admitting.size > 0) {
+      await Promise.allSettled([...this.#running, ...[...this.#admitting.keys()].map((t) => t.admitted)]);
+    }
+  }
+
+  /** Past the drain at shutdown: every running turn's `ctx.signal` aborts (its deadline), so a model call stops paying. */
+  expireAll(why: string): void {
+    for (const t of this.#here.values()) if (!this.#waiting.includes(t)) this.#expire(t, why);
   }
 
   /** On shutdown: turns that never started go back to the store at once, for another copy. */
   async handBack(): Promise<void> {
     const waiting = this.#waiting.splice(0);
-    await Promise.all(waiting.map((t) => this.#handBackOne(t, false)));
+    // Turns waiting for their conversation go back too, their places kept: the copy that takes them keeps the order.
+    const conversing = [...this.#admitting];
+    for (const [, stop] of conversing) stop.abort(new Error('this copy is stopping'));
+    this.#admitting.clear();
+    await Promise.all([...waiting, ...conversing.map(([t]) => t)].map((t) => this.#handBackOne(t, false)));
   }
 
   /**
@@ -307,17 +374,61 @@ export class TurnRunner {
       this.#here.set(key, t);
       if (!t.lease && t.nonce !== undefined) t.confirming = this.#confirm(t, key, t.nonce).finally(() => (t.confirming = undefined));
     }
-    if (this.#running.size >= o.maxTurns) {
+    if (o.admit) {
+      t.handle ??= o.handleFor?.(() => t.lease, t.delivery.kind === 'event' ? t.delivery.claimKeys[0] : undefined);
+      t.admitted = this.#admit(t, o.admit);
+      return;
+    }
+    this.#slot(t);
+  }
+
+  /** A slot now, or a place in this copy's queue for one. */
+  #slot(t: Turn): void {
+    if (this.#running.size >= this.o.maxTurns) {
       this.#waiting.push(t);
       return;
     }
     this.#start(t);
   }
 
+  /** The turn waits for its conversation, holding no slot (its lease kept alive), then runs, is finished, or is left to its owner. */
+  async #admit(t: Turn, admit: NonNullable<TurnRunnerOptions['admit']>): Promise<void> {
+    const { o } = this;
+    const stop = new AbortController();
+    this.#admitting.set(t, stop);
+    let verdict: AdmitVerdict;
+    try {
+      verdict = await admit(t, stop.signal);
+    } catch (error) {
+      this.#admitting.delete(t);
+      await this.#failed(t, error);
+      this.#over(t);
+      return;
+    }
+    // Handed back at shutdown meanwhile: that is its end here.
+    if (!this.#admitting.delete(t)) return;
+    if (verdict.kind === 'run') {
+      this.#slot(t);
+      return;
+    }
+    if (verdict.kind === 'answered') {
+      await t.lease?.finish(verdict.ts);
+      o.log.info('turn.replied', { ...t.logFields, ts: verdict.ts, stream: 'skipped' });
+    }
+    this.#over(t);
+  }
+
+  /** A turn that never took a slot has ended here. */
+  #over(t: Turn): void {
+    const key = t.delivery.claimKeys[0];
+    if (key !== undefined && this.#here.get(key) === t) this.#here.delete(key);
+    this.o.ended?.(t);
+  }
+
   #start(t: Turn): void {
     const { o } = this;
     const claimHeader = { 'x-autohub-claim': t.logFields.claim as string };
-    t.handle = o.handleFor?.(() => t.lease, t.delivery.kind === 'event' ? t.delivery.claimKeys[0] : undefined);
+    t.handle ??= o.handleFor?.(() => t.lease, t.delivery.kind === 'event' ? t.delivery.claimKeys[0] : undefined);
     const context: TurnContext = {
       autohubClaim: t.claim,
       autohubInstance: o.instance,
@@ -326,7 +437,7 @@ export class TurnRunner {
       ...(t.lease ? { autohubLease: t.lease } : {}),
       ...(t.handle ? { autohubTurn: t.handle } : {}),
     };
-    const turn = (async () => {
+    const work = (async () => {
       if (!this.app) throw new Error('FailoverReceiver.init(app) was not called');
       await this.app.processEvent({
         body: t.delivery.body,
@@ -337,6 +448,8 @@ export class TurnRunner {
           t.gate.answer(200, response ?? undefined, claimHeader);
         },
       });
+      // Past its grace the runner ended it already (failed, slot freed): whatever it did since is not its end.
+      if (t.cut) return;
       // Stood down at the fence: another copy, or another run here, owns the turn. A lease that is
       // still this run's (it was attached after the run lost an older one) goes back for another run.
       if (t.handle?.abandoned) {
@@ -346,17 +459,66 @@ export class TurnRunner {
       }
       // A turn that ended without posting (nothing to say) is over all the same.
       await t.lease?.finish(null);
-    })()
-      .catch((error: unknown) => this.#failed(t, error))
-      .finally(() => {
-        this.#running.delete(turn);
-        const key = t.delivery.claimKeys[0];
-        if (key !== undefined && this.#here.get(key) === t) this.#here.delete(key);
-        const next = this.#waiting.shift();
-        if (next) this.#start(next);
-        else o.onIdle?.();
-      });
-    this.#running.add(turn);
+    })().catch((error: unknown) => (t.cut ? undefined : this.#failed(t, error)));
+    // The slot is freed when the work returns, or at the end of its grace past the deadline, whichever is first.
+    let release = () => {};
+    const slot = new Promise<void>((resolve) => (release = resolve));
+    let freed = false;
+    const free = () => {
+      if (freed) return;
+      freed = true;
+      clearTimeout(deadline);
+      this.#running.delete(slot);
+      const key = t.delivery.claimKeys[0];
+      if (key !== undefined && this.#here.get(key) === t) this.#here.delete(key);
+      o.ended?.(t);
+      release();
+      const next = this.#waiting.shift();
+      if (next) this.#start(next);
+      else o.onIdle?.();
+    };
+    t.free = free;
+    // A run lasts the retry window at most (from its start here: a wait for a slot is not counted): ctx.signal aborts, then the grace.
+    const deadline = setTimeout(() => this.#expire(t, 'the retry window is over'), o.retry.windowMs);
+    deadline.unref?.();
+    this.#running.add(slot);
+    void work.finally(() => {
+      t.settled = true;
+      this.#pastDeadline.delete(t);
+      free();
+    });
+  }
+
+  /**
+   * The turn's deadline: `ctx.signal` aborts with a TurnDeadlineError (its
+   * reason, readable by the bot), and the turn gets `deadlineGraceMs` to
+   * return. Still running then, it is cut off: no write of it leaves from
+   * then on, its open message is closed as interrupted, its slot freed, and
+   * it is failed (a dead letter, the owner told), whether or not it listened.
+   */
+  #expire(t: Turn, why: string): void {
+    const { o } = this;
+    if (t.expired || t.settled) return;
+    t.expired = true;
+    this.#pastDeadline.add(t);
+    const error = new TurnDeadlineError(why);
+    o.log.warn('turn.deadline', { ...t.logFields, reason: why });
+    t.handle?.expire(error);
+    // Renewals stop at the end of the grace: a lease the fail below cannot end lapses instead of being kept forever.
+    const graceMs = deadlineGraceMs(o.retry.windowMs);
+    if (t.lease) o.keeper.renewUntil(t.lease.key, o.now() + graceMs);
+    const grace = setTimeout(() => void this.#cutOff(t, error), graceMs);
+    grace.unref?.();
+  }
+
+  async #cutOff(t: Turn, error: TurnDeadlineError): Promise<void> {
+    const { o } = this;
+    if (t.settled || t.cut) return;
+    t.cut = true;
+    o.log.error('turn.cut_off', { ...t.logFields, reason: error.why, graceMs: deadlineGraceMs(o.retry.windowMs) });
+    t.free?.();
+    await t.handle?.cutOff(error.why).catch(() => undefined);
+    await this.#failed(t, error);
   }
 
   async #failed(t: Turn, error: unknown): Promise<void> {
@@ -367,13 +529,18 @@ export class TurnRunner {
       o.log.warn('turn.abandoned', { ...t.logFields, reason: 'this copy no longer owns the turn' });
       return;
     }
-    const failure = classifyTurnFailure(error);
+    // Past its deadline, whatever it threw in its grace, the turn is over: another run would hang again.
+    const failure = classifyTurnFailure(t.expired && !(error instanceof TurnDeadlineError) ? new TurnDeadlineError('the retry window is over') : error);
     const own = rootError(error);
-    // A claim that timed out is being confirmed: its answer decides whose lease this failure goes back through.
+    // A claim that timed out is being confirmed: its answer (the one under way) decides whose lease this failure goes back through.
+    t.failing = true;
+    t.wake?.();
     if (!t.lease && t.confirming) await t.confirming;
     const lease = t.lease ?? (await this.#reclaimed(t));
     if (!lease) {
       o.log.error('turn.failed', { ...t.logFields, failure: failure.kind, reason: failure.reason, error: own });
+      if (t.expired) this.#deadUnrecorded(t, failure.reason);
+      else this.#keepForStore(t, failure.ambiguous);
       return;
     }
     const { reply, retryInMs } = await lease.fail(failure);
@@ -396,6 +563,69 @@ export class TurnRunner {
   }
 
   /**
+   * A failed turn that holds no lease, and the store would not take a late
+   * claim for its retry (a spent quota, a full Redis, an outage past the
+   * window): kept here, in the journal as shutdown keeps turns (or in memory
+   * without one), and run again once the store answers (`drainKept`). The
+   * owner is told that turns wait on the store. Never only a log line.
+   */
+  #keepForStore(t: Turn, mayHavePosted: boolean): void {
+    const { o } = this;
+    if (t.delivery.kind !== 'event') {
+      o.log.error('turn.dropped', { ...t.logFields, detail: 'not an event: Slack does not retry commands or actions' });
+      return;
+    }
+    const envelope = mayHavePosted ? { ...t.delivery.body, autohub_recovered: true } : t.delivery.body;
+    if (o.journal?.keep(envelope)) o.log.warn('turn.journaled', { ...t.logFields, detail: 'the store would not take its retry: run again once it answers' });
+    else {
+      this.#parked.push(envelope);
+      o.log.warn('turn.kept', { ...t.logFields, detail: 'the store would not take its retry: kept in memory until it answers' });
+    }
+    this.#waitingOnStore += 1;
+    o.onWaitingOnStore?.(this.#waitingOnStore);
+  }
+
+  /** A turn past its deadline the store cannot record: the owner is told all the same (a dead letter nobody can list). */
+  #deadUnrecorded(t: Turn, reason: string): void {
+    const { o } = this;
+    void t.handle?.dead();
+    const event = eventOf(t.delivery.body);
+    o.onDead?.({ key: t.delivery.claimKeys[0] ?? '', eventId: String(t.delivery.body.event_id ?? ''), channel: event.channel, reason, attempts: 1 });
+  }
+
+  /**
+   * The store answers again: every turn kept for it is claimed now, like a
+   * journaled turn at start-up (one answered meanwhile is a duplicate), with
+   * `inject`; one the store still refuses is kept again. Costs nothing while
+   * nothing is kept.
+   */
+  async drainKept(inject: (envelope: Record<string, unknown>) => Promise<ClaimKind | 'fail-open'>): Promise<void> {
+    const { o } = this;
+    if (this.#draining || this.#waitingOnStore === 0) return;
+    this.#draining = true;
+    this.#waitingOnStore = 0;
+    try {
+      let fromJournal: Record<string, unknown>[] = [];
+      try {
+        fromJournal = o.journal?.take?.().envelopes ?? [];
+      } catch (error) {
+        o.log.error('journal.unreadable', { error });
+      }
+      const envelopes = [...this.#parked.splice(0), ...fromJournal];
+      for (const envelope of envelopes) {
+        const claim = await inject(envelope).catch(() => 'fail-open' as const);
+        if (claim === 'fail-open') {
+          if (!o.journal?.keep(envelope)) this.#parked.push(envelope);
+          this.#waitingOnStore += 1;
+        }
+        o.log.info('journal.drained', { eventId: envelope.event_id, claim });
+      }
+    } finally {
+      this.#draining = false;
+    }
+  }
+
+  /**
    * A claim that timed out may still land: once the store answers, the copy
    * knows. Landed and still ours: the turn runs on under that lease (renewed,
    * fenced, finished in the store). Another copy's: this run stands down
@@ -407,7 +637,12 @@ export class TurnRunner {
     const sleep = o.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref?.()));
     // Asked until the store answers, within the turn's retry window (after it nothing could retry the turn anyway).
     const until = t.receivedAt + o.retry.windowMs;
-    for (let wait = 1000; this.#here.get(key) === t && t.lease === undefined && o.now() < until; wait = Math.min(wait * 2, o.lease.leaseMs)) {
+    const pause = (ms: number) =>
+      new Promise<void>((resolve) => {
+        t.wake = resolve;
+        void sleep(ms).then(resolve);
+      });
+    for (let wait = 1000; this.#here.get(key) === t && t.lease === undefined && !t.failing && o.now() < until; wait = Math.min(wait * 2, o.lease.leaseMs)) {
       const sentAt = o.now();
       const reply = await o.confirmClaim(key, nonce, o.lease.leaseMs).catch(() => 'unreachable' as const);
       if (this.#here.get(key) !== t || t.lease !== undefined) return;
@@ -436,7 +671,8 @@ export class TurnRunner {
           return;
         }
       }
-      await sleep(wait);
+      if (t.failing) return;
+      await pause(wait);
     }
   }
 

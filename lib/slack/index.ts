@@ -4,3 +4,4 @@ export { parseRetryHeaders } from './retry-headers.js';
 export { isSslCheck } from './ssl-check.js';
 export type { RetryInfo } from './retry-headers.js';
 export { COMMAND_SCOPE, EVENT_SCOPES, METHOD_SCOPES } from './scopes.js';
+export { EVENTS_PATH, HEALTH_PATH } from './routes.js';

@@ -11,9 +11,14 @@ export const METHOD_SCOPES: Readonly<Record<string, readonly string[]>> = {
   'chat.appendStream': ['chat:write'],
   'chat.stopStream': ['chat:write'],
   'chat.update': ['chat:write'],
-  // "is thinking..." in a DM's thread while the turn runs. Slack's changelog (2026-03-05): it accepts
+  // The thinking status under a thread while the turn runs, in DMs, channels and threads. Slack's changelog (2026-03-05): it accepts
   // chat:write; assistant:write is being phased out and needs the assistant view declared in the manifest.
   'assistant.threads.setStatus': ['chat:write'],
+  // An assistant thread's suggested prompts and title: their pages name assistant:write only
+  // (https://docs.slack.dev/reference/methods/assistant.threads.setSuggestedPrompts, ...setTitle),
+  // which needs the manifest's assistant_view.
+  'assistant.threads.setSuggestedPrompts': ['assistant:write'],
+  'assistant.threads.setTitle': ['assistant:write'],
   // The taker-over's thread check, in whatever kind of conversation the mention came from.
   'conversations.replies': ['channels:history', 'groups:history', 'im:history', 'mpim:history'],
   'views.publish': [],
@@ -26,6 +31,10 @@ export const EVENT_SCOPES: Readonly<Record<string, readonly string[]>> = {
   app_mention: ['app_mentions:read'],
   'message.im': ['im:history'],
   app_home_opened: [],
+  // "No scopes required!" (https://docs.slack.dev/reference/events/assistant_thread_started, .../assistant_thread_context_changed);
+  // Slack sends them to apps with the assistant view.
+  assistant_thread_started: [],
+  assistant_thread_context_changed: [],
 };
 
 /** Slash commands need this one. */

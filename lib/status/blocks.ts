@@ -5,7 +5,7 @@
 import { NOTICE_TITLES, type NoticeRecord } from '../notice/index.js';
 import { replayVerdict } from '../ratelimit/index.js';
 import type { CopyRecord } from './records.js';
-import type { StatusSnapshot } from './snapshot.js';
+import type { PeerView, StatusSnapshot } from './snapshot.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** A cloud leg silent this long is not a proven fallback. */
@@ -23,19 +23,48 @@ export function ago(at: string | null | undefined, now: number): string {
   return `${Math.round(ms / DAY_MS)}d ago`;
 }
 
-/** A copy whose heartbeat is older than this is shown as silent (heartbeats come every look, 2 min by default). */
+/** A heartbeat that says nothing of its interval (a copy older than `everyMs`) is late after this. */
 export const COPY_SILENT_MS = 10 * 60 * 1000;
+/** Beyond two intervals: the heartbeat's own round trip to the store, and a clock a little off. */
+const SILENT_MARGIN_MS = 5_000;
 
-function copyLine(copy: CopyRecord, now: number): string {
-  const store = copy.storeOk === false ? ', store unreachable' : '';
-  const silent = now - Date.parse(copy.at) > COPY_SILENT_MS ? ' :warning: silent' : '';
-  const loop = copy.loopP99Ms ? `, loop p99 ${copy.loopP99Ms} ms` : '';
-  const name = copy.role === 'hub' ? 'Hub' : 'Cloud copy';
-  return `*${name}* \`${copy.instance}\`: ${copy.status}${store}${loop} (seen ${ago(copy.at, now)})${silent}`;
+/** How old a copy's heartbeat may be before the page calls it silent: about two of its intervals. */
+export function silentAfterMs(copy: Pick<CopyRecord, 'everyMs'>): number {
+  return copy.everyMs && copy.everyMs > 0 ? 2 * copy.everyMs + SILENT_MARGIN_MS : COPY_SILENT_MS;
 }
 
-function copyLines(copies: readonly CopyRecord[], now: number): string[] {
-  const lines = copies.map((c) => copyLine(c, now));
+/** `21:03:12 UTC`: when, on the page's clock. */
+const clock = (ms: number): string => `${new Date(ms).toISOString().slice(11, 19)} UTC`;
+
+/**
+ * Why and since when a copy is silent, or undefined while it is heard from.
+ * Pure. The answering copy is alive by definition; another is silent when its
+ * heartbeat is late, or at once when the answering copy's peer watch lost its
+ * role after that copy's last heartbeat (a replica heard from since is not).
+ */
+export function silence(copy: CopyRecord, now: number, answering: StatusSnapshot['answering'], peer?: PeerView): string | undefined {
+  if (copy.instance === answering.instance) return undefined;
+  const at = Date.parse(copy.at);
+  if (!Number.isFinite(at)) return 'silent (no readable heartbeat)';
+  if (peer && peer.role === copy.role && peer.state === 'down' && peer.downSince !== null && peer.downSince >= at) {
+    return `silent since ${clock(at)} (not answering its health route since ${clock(peer.downSince)})`;
+  }
+  if (now - at > silentAfterMs(copy)) return `silent since ${clock(at)} (${ago(copy.at, now)})`;
+  return undefined;
+}
+
+function copyLine(copy: CopyRecord, now: number, answering: StatusSnapshot['answering'], peer?: PeerView): string {
+  const store = copy.storeOk === false ? ', store unreachable' : '';
+  const quiet = silence(copy, now, answering, peer);
+  const loop = copy.loopP99Ms ? `, loop p99 ${copy.loopP99Ms} ms` : '';
+  const name = copy.role === 'hub' ? 'Hub' : 'Cloud copy';
+  // A silent copy's last word is not its state now: say it was, not is.
+  const state = quiet ? `:warning: ${quiet}; last said ${copy.status}${store}${loop}` : `${copy.status}${store}${loop} (seen ${ago(copy.at, now)})`;
+  return `*${name}* \`${copy.instance}\`: ${state}`;
+}
+
+function copyLines(copies: readonly CopyRecord[], now: number, answering: StatusSnapshot['answering'], peer?: PeerView): string[] {
+  const lines = copies.map((c) => copyLine(c, now, answering, peer));
   if (!copies.some((c) => c.role === 'hub')) lines.unshift('*Hub*: not seen yet');
   if (!copies.some((c) => c.role === 'cloud')) lines.push('*Cloud copy*: not seen yet');
   return lines;
@@ -89,7 +118,7 @@ export function statusBlocks(s: StatusSnapshot, now: number): Block[] {
     section(`Answering now: *${s.answering.role}* \`${s.answering.instance}\``),
     section(
       [
-        ...copyLines(s.copies, now),
+        ...copyLines(s.copies, now, s.answering, s.peer),
         `*Claim store*: ${s.storeKind}, ${s.storeOk === null ? 'not checked yet' : s.storeOk ? 'reachable' : 'unreachable'}`,
         ...legLines(s.legs, now),
       ].join('\n'),

@@ -1,15 +1,25 @@
 /** The status page's blocks, as one copy sees the shared store now: for `/autohub status` and the App Home. */
 import { statusBlocks } from './blocks.js';
-import { readSnapshot, type SnapshotStore } from './snapshot.js';
+import { readSnapshot, type PeerView, type SnapshotStore } from './snapshot.js';
 
-export async function statusPage(store: SnapshotStore, answering: { role: string; instance: string }, storeOk: boolean | null, now: number = Date.now()) {
-  return statusBlocks(await readSnapshot(store, answering, storeOk), now);
+export async function statusPage(
+  store: SnapshotStore,
+  answering: { role: string; instance: string },
+  storeOk: boolean | null,
+  now: number = Date.now(),
+  peer?: PeerView | undefined,
+) {
+  return statusBlocks(await readSnapshot(store, answering, storeOk, peer), now);
 }
 
-/** The page for the copy whose health report this is. */
-export function pageFor(health: { report(): { body: { role: string; instance: string; store: { ok: boolean | null } } } }, store: SnapshotStore) {
+/** The page for the copy whose health report this is, with what its peer watch (if any) sees of the other copy now. */
+export function pageFor(
+  health: { report(): { body: { role: string; instance: string; store: { ok: boolean | null } } } },
+  store: SnapshotStore,
+  peer?: () => PeerView | undefined,
+) {
   const { body } = health.report();
-  return statusPage(store, { role: body.role, instance: body.instance }, body.store.ok);
+  return statusPage(store, { role: body.role, instance: body.instance }, body.store.ok, Date.now(), peer?.());
 }
 
 /** Whether `user` may see the status page: everyone when no owner is set (AUTOHUB_OWNER). */

@@ -36,6 +36,8 @@ export interface CopyRecord {
   loopP99Ms?: number;
   running?: number;
   waiting?: number;
+  /** The longest this copy goes between heartbeats (its idle look, jitter included), ms: the status page calls it silent after two. */
+  everyMs?: number;
 }
 
 export function statusRecorder(store: Pick<Lists, 'push'>, options: { flushMs?: number } = {}) {

@@ -5,6 +5,13 @@ import { noticeStatusKey, STATUS_KEYS, STORE_LIMITS, type DeadLetter, type DeadL
 import type { CopyRecord, TurnRecord } from './records.js';
 import { parseLegsRecord, type LegsRecord } from '../legs/index.js';
 
+/** The other copy as the answering copy's peer watch sees it: `down` since `downSince` (epoch ms). */
+export interface PeerView {
+  role: 'hub' | 'cloud';
+  state: 'unknown' | 'up' | 'down';
+  downSince: number | null;
+}
+
 export interface StatusSnapshot {
   /** The copy rendering the page. */
   answering: { role: string; instance: string };
@@ -23,6 +30,8 @@ export interface StatusSnapshot {
   notices?: NoticeRecord[];
   /** When each leg was last proven through the edge (lib/legs); null when never checked. */
   legs?: LegsRecord | null;
+  /** What the answering copy's own peer watch (AUTOHUB_PEER_URL) says of the other role, now: it sees a dead copy within seconds. */
+  peer?: PeerView | undefined;
   /** The last catch-up sweep. */
   sweep?: { at: string; from: string; to: string; found: number; answered: number; conversations: number } | null;
 }
@@ -39,7 +48,12 @@ function parse<T>(values: string[]): T[] {
 
 export type SnapshotStore = Pick<Records, 'read' | 'readHash'> & Pick<Lists, 'range'> & Pick<DeadLetters, 'listDead'> & { kind: string };
 
-export async function readSnapshot(store: SnapshotStore, answering: StatusSnapshot['answering'], storeOk: boolean | null): Promise<StatusSnapshot> {
+export async function readSnapshot(
+  store: SnapshotStore,
+  answering: StatusSnapshot['answering'],
+  storeOk: boolean | null,
+  peer?: PeerView | undefined,
+): Promise<StatusSnapshot> {
   const [copies, turns, failovers, refusals, cloudLastServed, dead, lastFailover, sweep, notices, legs] = await Promise.all([
     store.readHash(STATUS_KEYS.copies),
     store.range(STATUS_KEYS.turns, STORE_LIMITS.turnLines),
@@ -54,6 +68,7 @@ export async function readSnapshot(store: SnapshotStore, answering: StatusSnapsh
   ]);
   return {
     answering,
+    ...(peer ? { peer } : {}),
     copies: parse<CopyRecord>(Object.values(copies ?? {})).sort((a, b) => Date.parse(b.at) - Date.parse(a.at)),
     storeKind: store.kind,
     storeOk,

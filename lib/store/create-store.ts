@@ -15,12 +15,27 @@ export interface StoreConfig {
   catchup?: { retryWindowMs: number } | null;
 }
 
+/** The store URL's host alone, for the logs. */
+function hostOf(url: string): string | undefined {
+  try {
+    return new URL(url).host;
+  } catch {
+    return undefined;
+  }
+}
+
 export function createStore(config: StoreConfig, log: Logger): SharedStore {
   // Silences longer than Slack's retries are recorded for the catch-up sweep.
   const gapMs = config.catchup?.retryWindowMs ?? 0;
   if (config.upstash) {
     const sealer = config.sealKeys ? createSealer(config.sealKeys.current, config.sealKeys.previous) : undefined;
-    return new UpstashStore({ settings: config.upstash, budget: config.claim, reporter: logReporter(log), gapMs, ...(sealer ? { sealer } : {}) });
+    return new UpstashStore({
+      settings: config.upstash,
+      budget: config.claim,
+      reporter: logReporter(log, { host: hostOf(config.upstash.url) }),
+      gapMs,
+      ...(sealer ? { sealer } : {}),
+    });
   }
   log.warn('store.in_process', {
     detail:

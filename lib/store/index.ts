@@ -10,6 +10,8 @@ export {
   LEGS_LOCK_KEY,
   STATUS_KEYS,
   SWEEP_LOCK_KEY,
+  assistantOnceKey,
+  assistantThreadKey,
   eventKey,
   messageKey,
   noticeLockKey,
@@ -22,6 +24,8 @@ export { CLAIM_TTL_SECONDS, STORE_LIMITS } from './limits.js';
 export { logReporter } from './reporter.js';
 export type {
   Claims,
+  ConversationPlace,
+  Conversations,
   DeadLetter,
   DeadLetters,
   Leases,
@@ -41,5 +45,5 @@ export { createUpstashClient } from './upstash-client.js';
 export { createStore } from './create-store.js';
 export { DEFAULT_RETRY, parseLeaseRecord, releaseVerdict, retryDelayMs } from './lease.js';
 export type { EndReply, Gap, LeaseReply, LeaseSettings, Look, ReleaseReply, RestoreDetail, RetryPolicy, Takeover } from './lease.js';
-export { createSealer, deriveStoreKey } from './seal.js';
+export { createSealer, deriveStoreKey, isSealed } from './seal.js';
 export type { Sealer } from './seal.js';

@@ -96,3 +96,26 @@ export function stepsKey(turnKey: string): string {
 export function usageKey(at: Date): string {
   return `${PREFIX}:usage:${at.toISOString().slice(0, 7)}`;
 }
+
+/**
+ * One conversation's turns in order (a sorted set of turn keys), the ones
+ * skipped past its bound and the ones that went (sets): `conversation` from lib/conversation's
+ * conversationOf (team, channel, thread).
+ */
+export function conversationKeys(conversation: string): { order: string; skipped: string; admitted: string } {
+  return {
+    order: `${PREFIX}:conv:${conversation}`,
+    skipped: `${PREFIX}:conv:${conversation}:skipped`,
+    admitted: `${PREFIX}:conv:${conversation}:admitted`,
+  };
+}
+
+/** An assistant thread (Slack's split view): its latest context, sealed, whichever copy saw the change. */
+export function assistantThreadKey(channel: string, threadTs: string): string {
+  return `${PREFIX}:assistant:${part(channel)}:${part(threadTs)}`;
+}
+
+/** Taken once per assistant thread for `what` (its suggested prompts, its title), by the event that does it. */
+export function assistantOnceKey(what: 'prompts' | 'title', channel: string, threadTs: string): string {
+  return `${PREFIX}:assistant:${part(what)}:${part(channel)}:${part(threadTs)}`;
+}

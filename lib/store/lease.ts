@@ -14,7 +14,6 @@
  *   over about lease + peer check + one look = 10 + 5 + 1 = 16 s after it died;
  *   without one, within lease + the idle look interval (10 s + 120 s).
  */
-import type { DeadLetter } from './roles.js';
 
 export interface LeaseSettings {
   /** @default 10000 */
@@ -94,6 +93,16 @@ export type EndReply = 'ok' | 'lost' | 'unreachable';
 export type LeaseReply = EndReply | 'missing';
 
 /** What a restore writes besides the claim itself: how far the turn had got. */
+/** A dead letter as listed: no body. */
+export interface DeadLetter {
+  key: string;
+  eventId: string;
+  channel: string | null;
+  reason: string;
+  attempts: number;
+  at: string;
+}
+
 export interface RestoreDetail {
   /** Runs so far, this one included. @default 1 */
   attempts?: number;
@@ -176,6 +185,10 @@ export interface LeaseRecord {
   stream_confirmed?: number;
   /** Lapsed leases taken over or dead-lettered: how often a copy died (or froze) running this turn. */
   deaths?: number;
+  /** 1 while a look's take has not been acknowledged by its taker's renewal (LOOK_SCRIPT). */
+  unacked?: number;
+  /** 1 while a dead letter a look made has not been told to the owner: every look reports it (LOOK_SCRIPT). */
+  untold?: number;
 }
 
 export function parseLeaseRecord(stored: unknown): LeaseRecord | undefined {

@@ -37,10 +37,25 @@ export const STORE_LIMITS = Object.freeze({
   heartbeatTtlSeconds: 7 * DAY,
   /** A month's command count (`usageKey`): 40 days, past the month's end. */
   usageTtlSeconds: 40 * DAY,
+  /**
+   * Turns of one conversation (a thread) that may wait behind the one
+   * running: past it the oldest waiting one is answered with a short note
+   * (lib/conversation).
+   */
+  conversationWaiting: 5,
+  /** A conversation's order and its skipped set: an hour after the last turn took its place (a turn lasts at most its retry window, 10 minutes). */
+  conversationTtlSeconds: HOUR,
   /** A lost lease set is rebuilt by SCAN (Upstash): this many keys a page. */
   reindexScanCount: 1000,
   /** ... and at most this many pages a look (10,000 keys, a day of about 5,000 mentions with their aliases); the rest at the next looks. */
   reindexPagesPerLook: 10,
+  /** A turn's kept steps (ctx.step, one store command each): at most 100; the 101st is an error to the bot. */
+  stepsPerTurn: 100,
+  /**
+   * An assistant thread's context and its once-marks (prompts set, title set): 30 days after the
+   * last change, so a person coming back to a thread a few weeks later still gets what they were looking at.
+   */
+  assistantThreadTtlSeconds: 30 * DAY,
 });
 
 export type StoreLimits = typeof STORE_LIMITS;

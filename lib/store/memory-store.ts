@@ -5,7 +5,7 @@
  * cap is the scripts' own (STORE_LIMITS), kept on the injected clock as Redis
  * keeps its TTLs; test/store/contract.test.ts runs both against one table.
  */
-import { GAPS_KEY, SERVED_KEY, STATUS_KEYS, stepsKey } from './keys.js';
+import { conversationKeys, GAPS_KEY, SERVED_KEY, STATUS_KEYS, stepsKey } from './keys.js';
 import {
   deadLetterFrom,
   lapsedVerdict,
@@ -27,7 +27,7 @@ import { WindowBook } from './window-book.js';
 import { CLAIMED, DUPLICATE, type ClaimOutcome } from './outcome.js';
 import { encodeAlias, encodeClaim, encodeRestored, type ClaimOwner, type LeaseRequest } from './record.js';
 import { STORE_LIMITS as L } from './limits.js';
-import type { ConfirmReply, DeadLetter, LookOptions, SharedStore, StoreHealth, TurnLine } from './roles.js';
+import type { ConfirmReply, ConversationPlace, DeadLetter, LookOptions, SharedStore, StoreHealth, TurnLine } from './roles.js';
 
 /** A value and when it lapses (ms on the store's clock), as Redis keeps a key with a TTL. */
 interface Timed<T> {
@@ -191,7 +191,11 @@ export class MemoryStore implements SharedStore {
       const record = this.#record(key);
       if (!owns(record, token)) return 'lost';
       this.#leases.set(key, this.#now() + leaseMs);
-      if (confirmed !== undefined) this.#rewrite(key, { ...record, stream_confirmed: confirmed });
+      // A renewal acknowledges a look's take (as RENEW_SCRIPT does).
+      if (confirmed !== undefined || record.unacked !== undefined) {
+        const { unacked: _acked, ...rest } = record;
+        this.#rewrite(key, { ...rest, ...(confirmed !== undefined ? { stream_confirmed: confirmed } : {}) });
+      }
       return 'ok';
     });
   }
@@ -304,13 +308,27 @@ export class MemoryStore implements SharedStore {
   }
 
   async look(owner: ClaimOwner, leaseMs: number, limit: number, heartbeat?: string, options: LookOptions = {}): Promise<Look> {
-    const { policy, running = [] } = options;
+    const { policy, running = [], told = [] } = options;
     const now = this.#now();
+    // Dead letters this copy told its owner of: reported no more (as the look script).
+    for (const key of told) {
+      const record = this.#record(key);
+      if (record?.state !== 'dead') continue;
+      const { untold: _told, ...rest } = record;
+      if (record.untold !== undefined) this.#rewrite(key, rest);
+      this.#leases.delete(key);
+    }
     const taken: Takeover[] = [];
     const dead: DeadLetter[] = [];
     const due = [...this.#leases].filter(([, until]) => until <= now).sort((a, b) => a[1] - b[1]);
     for (const [key] of due.slice(0, limit)) {
       const record = this.#record(key);
+      // A look's dead letter not told yet (that look's answer lost): reported again, a lease from now.
+      if (record?.state === 'dead' && record.untold === 1) {
+        this.#leases.set(key, now + leaseMs);
+        dead.push(deadLetterFrom(record, key));
+        continue;
+      }
       const live = record && record.body !== undefined && (record.state === 'claimed' || record.state === 'posting' || record.state === 'retry');
       if (!live) {
         this.#leases.delete(key);
@@ -322,11 +340,16 @@ export class MemoryStore implements SharedStore {
         continue;
       }
       // Its owner died (or froze past its lease): that run counts, as the look script counts it.
-      const died = record.state !== 'retry';
-      const next = died ? { ...record, deaths: (record.deaths ?? 0) + 1 } : record;
-      const verdict = policy ? lapsedVerdict({ attempts: record.attempts ?? 1, firstAt: record.first_at ?? now, now, policy }) : 'take';
-      if (died && verdict === 'dead') dead.push(this.#diedOut(key, next));
-      else taken.push(this.#take(key, next, owner, leaseMs));
+      // Taken before and never acknowledged by its taker's renewal: no run, no death (as the look script).
+      const unacked = record.unacked === 1 && record.state === 'claimed';
+      const base = unacked ? { ...record, attempts: Math.max(1, (record.attempts ?? 1) - 1) } : record;
+      const died = record.state !== 'retry' && !unacked;
+      const next = died ? { ...base, deaths: (base.deaths ?? 0) + 1 } : base;
+      const verdict = policy ? lapsedVerdict({ attempts: base.attempts ?? 1, firstAt: base.first_at ?? now, now, policy }) : 'take';
+      if (died && verdict === 'dead') {
+        dead.push(this.#diedOut(key, next));
+        this.#leases.set(key, now + leaseMs);
+      } else taken.push(this.#take(key, { ...next, unacked: 1 }, owner, leaseMs));
     }
     const reindexed = this.#indexed ? 0 : this.#reindex(leaseMs);
     if (heartbeat) this.#hset(STATUS_KEYS.copies, owner.instance, heartbeat, L.heartbeatTtlSeconds);
@@ -347,7 +370,7 @@ export class MemoryStore implements SharedStore {
   /** A lapsed turn whose owners kept dying, dead-lettered by the look: listed as `listDead` lists it. */
   #diedOut(key: string, record: LeaseRecord): DeadLetter {
     const reason = ownerDiedReason(record.deaths ?? 1);
-    this.#toDead(key, { ...record, reason }, undefined);
+    this.#toDead(key, { ...record, reason, untold: 1 }, undefined);
     return deadLetterFrom({ ...record, reason, dead_at: this.#now() }, key);
   }
 
@@ -395,6 +418,19 @@ export class MemoryStore implements SharedStore {
 
   async pending(): Promise<number> {
     return this.#leases.size;
+  }
+
+  /**
+   * Every turn this store holds that is not finished (running, handed back,
+   * or a retry waiting for its time), with the delivery it keeps: what ends
+   * with the process, since no other copy shares this store.
+   */
+  unfinished(): { key: string; body: string; state: string; ambiguous: boolean }[] {
+    return [...this.#leases.keys()].flatMap((key) => {
+      const record = this.#record(key);
+      const open = record?.state === 'claimed' || record?.state === 'posting' || record?.state === 'retry';
+      return open && record.body !== undefined ? [{ key, body: record.body, state: record.state, ambiguous: record.ambiguous === true }] : [];
+    });
   }
 
   async listDead(limit: number): Promise<DeadLetter[]> {
@@ -484,13 +520,68 @@ export class MemoryStore implements SharedStore {
     return this.#entries.size;
   }
 
-  /** A step's result kept in the turn's steps hash, which lives as long as a claim (KEEP_STEP_SCRIPT). */
-  async keepStep(turnKey: string, name: string, json: string): Promise<boolean> {
+  /** A step's result kept in the turn's steps hash, which lives as long as a claim, while `token` holds the turn (KEEP_STEP_SCRIPT). */
+  async keepStep(turnKey: string, name: string, json: string, token?: number): Promise<EndReply> {
+    if (token !== undefined && !this.#missing(turnKey) && !owns(this.#record(turnKey), token)) return 'lost';
     this.#hset(stepsKey(turnKey), name, json, L.claimTtlSeconds);
-    return true;
+    return 'ok';
   }
 
   async loadSteps(turnKey: string): Promise<Record<string, string>> {
     return this.readHash(stepsKey(turnKey));
+  }
+
+  /** Conversation order: turn key -> the store's time of its claim, as the script's sorted set. */
+  readonly #conversations = new Keyspace<Map<string, number>>();
+  readonly #skipped = new Keyspace<Set<string>>();
+  readonly #admitted = new Keyspace<Set<string>>();
+
+  /**
+   * As CONVERSATION_SCRIPT: take (or keep) a place in claim order, drop the turns that ended, go when
+   * nothing live is ahead or has gone already; skip the oldest waiting one past the bound.
+   */
+  async enterConversation(conversation: string, turnKey: string, maxWaiting: number): Promise<ConversationPlace> {
+    const now = this.#now();
+    const keys = conversationKeys(conversation);
+    const until = now + L.conversationTtlSeconds * 1000;
+    const skipped = this.#skipped.get(keys.skipped, now) ?? new Set<string>();
+    if (skipped.has(turnKey)) return { kind: 'skipped', ahead: 0 };
+    const order = this.#conversations.get(keys.order, now) ?? new Map<string, number>();
+    const admitted = this.#admitted.get(keys.admitted, now) ?? new Set<string>();
+    if (!order.has(turnKey)) order.set(turnKey, this.#record(turnKey)?.first_at ?? now);
+    const gone = admitted.has(turnKey);
+    let running = 0;
+    const waiting: string[] = [];
+    let before = true;
+    const sorted = [...order].sort(([ka, a], [kb, b]) => a - b || (ka < kb ? -1 : ka > kb ? 1 : 0));
+    for (const [member] of sorted) {
+      if (member === turnKey) {
+        before = false;
+        continue;
+      }
+      const state = this.#record(member)?.state;
+      if (state !== 'claimed' && state !== 'posting' && state !== 'retry') {
+        order.delete(member);
+        admitted.delete(member);
+      } else if (admitted.has(member)) running += 1;
+      else if (before) waiting.push(member);
+    }
+    let skippedNow: string | undefined;
+    if (!gone && waiting.length >= maxWaiting) {
+      skippedNow = waiting.shift();
+      if (skippedNow !== undefined) {
+        skipped.add(skippedNow);
+        order.delete(skippedNow);
+        this.#skipped.set(keys.skipped, skipped, until);
+      }
+    }
+    const ahead = running + waiting.length;
+    const go = gone || ahead === 0;
+    if (go) {
+      admitted.add(turnKey);
+      this.#admitted.set(keys.admitted, admitted, until);
+    }
+    this.#conversations.set(keys.order, order, until);
+    return { kind: go ? 'go' : 'wait', ahead: gone ? 0 : ahead, ...(skippedNow ? { skippedNow } : {}) };
   }
 }

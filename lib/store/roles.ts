@@ -6,7 +6,9 @@
  *
  * None of these methods throws: expected faults are values.
  */
-import type { EndReply, Look, LeaseReply, ReleaseReply, RestoreDetail, RetryPolicy, Takeover } from './lease.js';
+import type { DeadLetter, EndReply, Look, LeaseReply, ReleaseReply, RestoreDetail, RetryPolicy, Takeover } from './lease.js';
+
+export type { DeadLetter };
 import type { ClaimOutcome } from './outcome.js';
 import type { ClaimOwner, LeaseRequest } from './record.js';
 
@@ -55,6 +57,8 @@ export interface LookOptions {
    * look, whose lease is kept alive instead until the copy confirms it.
    */
   running?: readonly string[];
+  /** Keys of dead letters this copy's earlier looks reported and it has told the owner of: reported no more. */
+  told?: readonly string[];
 }
 
 /** The status page's line for a turn that ended, written with the lease's last operation. */
@@ -110,16 +114,6 @@ export interface Leases {
    * the records.
    */
   look(owner: ClaimOwner, leaseMs: number, limit: number, heartbeat?: string, options?: LookOptions): Promise<Look | undefined>;
-}
-
-/** A dead letter as listed: no body. */
-export interface DeadLetter {
-  key: string;
-  eventId: string;
-  channel: string | null;
-  reason: string;
-  attempts: number;
-  at: string;
 }
 
 export interface DeadLetters {
@@ -185,8 +179,15 @@ export interface SharedStore extends Claims, Leases, DeadLetters, Records, Lists
  * or a takeover returns it instead of running the step again.
  */
 export interface TurnSteps {
-  /** Keep one step's result (one command); false when the store could not answer (the step then runs again on a retry). */
-  keepStep(turnKey: string, name: string, json: string): Promise<boolean>;
+  /**
+   * Keep one step's result (one command), only while `token` still holds the
+   * turn, live: `lost` when another copy holds it (nothing written: the
+   * taker-over's result stays), `unreachable` when the store could not answer
+   * (the step then runs again on a retry). A turn whose claim is not in the
+   * store at all (forgotten) keeps it. Without a token (a claim that failed
+   * open) it is kept unfenced.
+   */
+  keepStep(turnKey: string, name: string, json: string, token?: number): Promise<EndReply>;
   /** Every kept step of a turn, name -> JSON (one command); {} when none, undefined when the store could not answer. */
   loadSteps(turnKey: string): Promise<Record<string, string> | undefined>;
 }
@@ -194,3 +195,28 @@ export interface TurnSteps {
 // Every store keeps steps too (merged into SharedStore here, so this block stays apart from the one above).
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type
 export interface SharedStore extends TurnSteps {}
+
+/** Where a turn stands in its conversation (lib/conversation). */
+export interface ConversationPlace {
+  /** `go`: nothing live is ahead; `wait`: `ahead` turns are; `skipped`: past the bound, this turn is answered with a note. */
+  kind: 'go' | 'wait' | 'skipped';
+  ahead: number;
+  /** A waiting turn this look marked skipped (the bound was passed), for the log. */
+  skippedNow?: string;
+}
+
+/**
+ * One turn at a time per conversation, across the copies: the order is kept
+ * in the store, so a copy that dies while a turn waits loses neither.
+ */
+export interface Conversations {
+  /**
+   * Take (or keep) this turn's place in `conversation` and say whether it may
+   * run: one command. Undefined when the store could not answer.
+   */
+  enterConversation(conversation: string, turnKey: string, maxWaiting: number): Promise<ConversationPlace | undefined>;
+}
+
+// Every store orders conversations too (merged here, apart from the blocks above).
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface SharedStore extends Conversations {}

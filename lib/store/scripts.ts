@@ -95,7 +95,8 @@ return 'mine'`;
  * KEYS: the lease set, then each lease's key. ARGV: lease ms, then per lease
  * its token and how much of its streamed reply Slack has confirmed ('' when
  * it streams nothing). Returns 1 (renewed), 0 (lost) or 2 (missing: no
- * record at all) per lease.
+ * record at all) per lease. A renewal acknowledges a look's take (`unacked`
+ * cleared): from then a lapse of it is its owner's death.
  */
 export const RENEW_SCRIPT = `${NOW}
 local out = {}
@@ -108,10 +109,13 @@ for i = 2, #KEYS do
   if not raw then out[#out + 1] = 2
   elseif ok and type(rec) == 'table' and tonumber(rec.token) == tonumber(token) and (rec.state == 'claimed' or rec.state == 'posting') then
     redis.call('ZADD', KEYS[1], now + tonumber(ARGV[1]), KEYS[i]); out[#out + 1] = 1
+    local changed = rec.unacked ~= nil
+    rec.unacked = nil
     if confirmed ~= '' and tonumber(confirmed) ~= tonumber(rec.stream_confirmed) then
       rec.stream_confirmed = tonumber(confirmed)
-      redis.call('SET', KEYS[i], cjson.encode(rec), 'KEEPTTL')
+      changed = true
     end
+    if changed then redis.call('SET', KEYS[i], cjson.encode(rec), 'KEEPTTL') end
   else out[#out + 1] = 0 end
 end
 return out`;
@@ -264,14 +268,21 @@ out[#out + 1] = cjson.encode({ key = key, token = rec.token, state = prev, body 
  * One look at the store: take up to ARGV[4] lapsed leases, write this copy's
  * heartbeat, and say when the next lease falls due and how long ago any copy
  * last claimed a delivery, and the oldest gap in serving not swept yet.
+ * A take is unacknowledged (`unacked`) until the taker's first renewal: a
+ * lapsed lease still unacknowledged (the look's answer never reached its copy,
+ * a store slower than the fuse) is taken again without counting a run or a
+ * death, so a slow store never turns an answered mention into a dead letter.
  * A lapsed lease whose owner died (claimed or posting) counts that run: when
  * its runs (ARGV[6]; 0: no policy) or its retry window (ARGV[7]) are spent it
- * is dead-lettered here instead of taken, and only this look reports it.
+ * is dead-lettered here instead of taken, and this look reports it; it is
+ * reported again, a lease later, by any look, until a look carries
+ * 'told:<key>' (the copy told the owner), so a dead letter is always announced.
  * KEYS: lease set, copies hash, served mark, gaps list, dead set, the month's usage.
  * ARGV: instance, role, lease ms, limit, heartbeat ('' for none), max runs,
  * window ms, dead ttl s, commands this copy sent since its last look (added to
  * the month's count, KEYS[6]), then the keys this copy runs without their lease
- * (never taken by its own look: their lease is kept a lease from now).
+ * (never taken by its own look: their lease is kept a lease from now), and
+ * 'told:<key>' for each dead letter this copy has told its owner of.
  * Returns {ms until the next lease is due or -1, ms since the last claim or -1,
  * the oldest gap as ms ago "from:to" or '', 1 when the lease set is known
  * whole else 0, Redis's now in ms (the catch-up's clock), the month's commands
@@ -281,7 +292,20 @@ export const LOOK_SCRIPT = `${NOW}
 ${INDEXED}
 local runs, window, dead_ttl = tonumber(ARGV[6]) or 0, tonumber(ARGV[7]) or 0, tonumber(ARGV[8]) or 0
 local running = {}
-for i = 10, #ARGV do running[ARGV[i]] = true end
+for i = 10, #ARGV do
+  local k = ARGV[i]
+  if string.sub(k, 1, 5) == 'told:' then
+    -- A dead letter this copy has told its owner of: reported no more.
+    local tk = string.sub(k, 6)
+    local traw = redis.call('GET', tk)
+    local tok, trec = false, nil
+    if traw then tok, trec = pcall(cjson.decode, traw) end
+    if tok and type(trec) == 'table' and trec.state == 'dead' then
+      if trec.untold then trec.untold = nil; redis.call('SET', tk, cjson.encode(trec), 'KEEPTTL') end
+      redis.call('ZREM', KEYS[1], tk)
+    end
+  else running[k] = true end
+end
 local out = { -1, -1, '', 0, now, -1 }
 local sent = tonumber(ARGV[9]) or 0
 if sent > 0 then
@@ -303,26 +327,38 @@ for _, key in ipairs(due) do
   local raw = redis.call('GET', key)
   local ok, rec = false, nil
   if raw then ok, rec = pcall(cjson.decode, raw) end
-  if not ok or type(rec) ~= 'table' or not rec.body or (rec.state ~= 'claimed' and rec.state ~= 'posting' and rec.state ~= 'retry') then
+  if ok and type(rec) == 'table' and rec.state == 'dead' and rec.untold then
+    -- A look's dead letter not yet told (that look's answer lost): reported again, a lease from now unless told.
+    redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), key)
+    rec.body = nil
+    rec.key = key
+    out[#out + 1] = 'dead:' .. cjson.encode(rec)
+  elseif not ok or type(rec) ~= 'table' or not rec.body or (rec.state ~= 'claimed' and rec.state ~= 'posting' and rec.state ~= 'retry') then
     redis.call('ZREM', KEYS[1], key)
   elseif running[key] then
     redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), key)
   else
-    local died = rec.state ~= 'retry'
+    -- Taken by a look whose taker never renewed it (the look's answer lost, a slow store): no run, no death.
+    local unacked = rec.unacked == 1 and rec.state == 'claimed'
+    if unacked then rec.attempts = math.max(1, (tonumber(rec.attempts) or 1) - 1) end
+    local died = rec.state ~= 'retry' and not unacked
     if died then rec.deaths = (tonumber(rec.deaths) or 0) + 1 end
     local attempts, first = tonumber(rec.attempts) or 1, tonumber(rec.first_at) or now
     if died and runs > 0 and (attempts >= runs or now - first > window) then
       rec.state = 'dead'
       rec.dead_at = now
       rec.reason = string.format('${OWNER_DIED_FORMAT}', rec.deaths)
+      rec.untold = 1
       redis.call('SET', key, cjson.encode(rec), 'EX', dead_ttl)
-      redis.call('ZREM', KEYS[1], key)
+      -- Kept in the lease set until a look says it was told ('told:' ARGV), so a lost answer cannot leave it unannounced.
+      redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), key)
       redis.call('ZADD', KEYS[5], now, key)
       redis.call('EXPIRE', KEYS[5], dead_ttl)
       rec.body = nil
       rec.key = key
       out[#out + 1] = 'dead:' .. cjson.encode(rec)
     else
+      rec.unacked = 1
       ${TAKE}
     end
   end
@@ -396,12 +432,83 @@ return 1`;
 
 /**
  * One step's result kept with its turn (ctx.step): the field written and the
- * hash's life set to the claim's, in one command. Returns 1.
+ * hash's life set to the claim's, in one command, only while the turn's
+ * record still holds this token, live (a copy that lost the turn never
+ * overwrites what the taker-over kept). A record that is not there at all
+ * (flushed, evicted) is nobody else's: the step is kept, and its owner
+ * writes the claim again. KEYS: steps hash, the turn's claim key.
+ * ARGV: name, result, ttl s, token ('' for a turn without a lease: its claim
+ * failed open, nothing to fence with). Returns 1 kept, 0 lost.
  */
 export const KEEP_STEP_SCRIPT = `local steps = KEYS[1]
 local name = ARGV[1]
 local result = ARGV[2]
 local ttl = tonumber(ARGV[3])
+if ARGV[4] ~= '' then
+  local raw = redis.call('GET', KEYS[2])
+  if raw then
+    local ok, rec = pcall(cjson.decode, raw)
+    if not ok or type(rec) ~= 'table' or tonumber(rec.token) ~= tonumber(ARGV[4]) or (rec.state ~= 'claimed' and rec.state ~= 'posting') then return 0 end
+  end
+end
 redis.call('HSET', steps, name, result)
 redis.call('EXPIRE', steps, ttl)
 return 1`;
+
+/**
+ * A turn takes its place in its conversation (lib/conversation): one command
+ * per look. KEYS: the conversation's order (a sorted set of turn keys, by
+ * the store's time of their claims: a copy slow to look after its claim
+ * keeps its place), its skipped set, its admitted set (turns that went).
+ * ARGV: this turn's key, the most turns that may wait, the keys' ttl s.
+ * A turn goes when no live turn (claimed, posting, or waiting for a retry) is
+ * ahead of it and none has gone before it (one that went is not overtaken by
+ * an earlier claim that looked late); one that went goes again at once (a
+ * takeover of a running turn). The turns that are no longer live are dropped
+ * on the way, so a finish costs nothing here. Past the bound the oldest
+ * waiting turn is marked skipped (its owner answers it with a short note).
+ * Returns {'go' | 'wait' | 'skipped', turns ahead, the key skipped now or ''}.
+ */
+export const CONVERSATION_SCRIPT = `${NOW}
+local me = ARGV[1]
+local ttl = tonumber(ARGV[3])
+if redis.call('SISMEMBER', KEYS[2], me) == 1 then return {'skipped', '0', ''} end
+-- In claim order: the store's time of the turn's claim (its record's first_at), else now.
+local place = now
+local mine = redis.call('GET', me)
+if mine then
+  local ok, rec = pcall(cjson.decode, mine)
+  if ok and type(rec) == 'table' and tonumber(rec.first_at) then place = tonumber(rec.first_at) end
+end
+-- A score Redis takes whole: a number cjson decoded may not pass as an integer.
+redis.call('ZADD', KEYS[1], 'NX', string.format('%d', place), me)
+local gone = redis.call('SISMEMBER', KEYS[3], me) == 1
+local running, waiting, before = 0, {}, true
+for _, m in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+  if m == me then before = false
+  else
+    local raw = redis.call('GET', m)
+    local live = false
+    if raw then
+      local ok, rec = pcall(cjson.decode, raw)
+      live = ok and type(rec) == 'table' and (rec.state == 'claimed' or rec.state == 'posting' or rec.state == 'retry')
+    end
+    if not live then redis.call('ZREM', KEYS[1], m); redis.call('SREM', KEYS[3], m)
+    elseif redis.call('SISMEMBER', KEYS[3], m) == 1 then running = running + 1
+    elseif before then waiting[#waiting + 1] = m end
+  end
+end
+local skipped = ''
+if not gone and #waiting >= tonumber(ARGV[2]) then
+  skipped = table.remove(waiting, 1)
+  redis.call('SADD', KEYS[2], skipped)
+  redis.call('EXPIRE', KEYS[2], ttl)
+  redis.call('ZREM', KEYS[1], skipped)
+end
+local ahead = running + #waiting
+if gone or ahead == 0 then
+  redis.call('SADD', KEYS[3], me)
+  redis.call('EXPIRE', KEYS[3], ttl)
+end
+redis.call('EXPIRE', KEYS[1], ttl)
+return {(gone or ahead == 0) and 'go' or 'wait', tostring((gone and 0) or ahead), skipped}`;

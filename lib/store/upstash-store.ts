@@ -34,7 +34,8 @@ import { STORE_LIMITS as L } from './limits.js';
 import * as S from './scripts.js';
 import { isSealed, type Sealer } from './seal.js';
 import { createUpstashClient, type StoreClient } from './upstash-client.js';
-import { stepsKey } from './keys.js';
+import { conversationKeys, stepsKey } from './keys.js';
+import type { ConversationPlace } from './roles.js';
 
 export interface UpstashStoreOptions {
   /** Where the database is; ignored when `client` is given. */
@@ -147,7 +148,10 @@ export class UpstashStore implements SharedStore {
     if (outcome.kind === 'fail-open') {
       this.#observed.failed(outcome.reason);
       this.#report({ op: 'claim', reason: outcome.reason, key: keys[0], elapsedMs: this.#now() - started });
-    } else this.#observed.ok();
+    } else {
+      this.#observed.ok();
+      this.#report.answered?.();
+    }
     // A leased claim that timed out may still land: its nonce lets the copy ask (`confirm`).
     return outcome.kind === 'fail-open' && lease ? { ...outcome, nonce } : outcome;
   }
@@ -175,6 +179,7 @@ export class UpstashStore implements SharedStore {
     );
     if (result === failed) return undefined;
     this.#observed.ok();
+    this.#report.answered?.();
     return result;
   }
 
@@ -243,7 +248,7 @@ export class UpstashStore implements SharedStore {
   #sent = 0;
 
   async look(owner: ClaimOwner, leaseMs: number, limit: number, heartbeat?: string, options: LookOptions = {}): Promise<Look | undefined> {
-    const { policy, running = [] } = options;
+    const { policy, running = [], told = [] } = options;
     const keys = [LEASES_KEY, STATUS_KEYS.copies, SERVED_KEY, GAPS_KEY, DEAD_KEY, usageKey(new Date(this.#now()))];
     // What was sent since the last look (this look's own request is counted by the next one).
     const sent = this.#sent;
@@ -259,6 +264,7 @@ export class UpstashStore implements SharedStore {
       L.deadTtlSeconds,
       sent,
       ...running,
+      ...told.map((key) => `told:${key}`),
     ];
     const reply = await this.#lease(keys, S.LOOK_SCRIPT, args);
     // Not added (the look failed): counted with the next one.
@@ -413,11 +419,11 @@ export class UpstashStore implements SharedStore {
     return this.#observed.get();
   }
 
-  /** A step's result, sealed like a body, in one command (HSET + EXPIRE in a script). */
-  async keepStep(turnKey: string, name: string, json: string): Promise<boolean> {
+  /** A step's result, sealed like a body, in one command (HSET + EXPIRE in a script), fenced by the turn's token. */
+  async keepStep(turnKey: string, name: string, json: string, token?: number): Promise<EndReply> {
     const key = stepsKey(turnKey);
     const value = this.#sealer ? this.#sealer.seal(json) : json;
-    return (await this.#bounded('note', key, () => this.#run(S.KEEP_STEP_SCRIPT, [key], [name, value, L.claimTtlSeconds]))) === 1;
+    return replyOf(await this.#bounded('note', key, () => this.#run(S.KEEP_STEP_SCRIPT, [key, turnKey], [name, value, L.claimTtlSeconds, token ?? ''])));
   }
 
   /** A turn's kept steps in one HGETALL; a result no key here opens is left out (that step runs again). */
@@ -430,6 +436,19 @@ export class UpstashStore implements SharedStore {
       if (plain !== undefined) out[name] = plain;
     }
     return out;
+  }
+
+  /** A turn's place in its conversation, in one script (CONVERSATION_SCRIPT). */
+  async enterConversation(conversation: string, turnKey: string, maxWaiting: number): Promise<ConversationPlace | undefined> {
+    const { order, skipped, admitted } = conversationKeys(conversation);
+    const reply = await this.#bounded('lease', order, () =>
+      this.#run(S.CONVERSATION_SCRIPT, [order, skipped, admitted], [turnKey, maxWaiting, L.conversationTtlSeconds]),
+    );
+    if (!Array.isArray(reply) || typeof reply[0] !== 'string') return undefined;
+    const kind = reply[0];
+    if (kind !== 'go' && kind !== 'wait' && kind !== 'skipped') return undefined;
+    const skippedNow = typeof reply[2] === 'string' && reply[2] !== '' ? reply[2] : undefined;
+    return { kind, ahead: Number(reply[1]) || 0, ...(skippedNow ? { skippedNow } : {}) };
   }
 }
 

@@ -7,7 +7,7 @@
  * phase. A process whose event loop was starved (another core busy, a long
  * synchronous task) would otherwise run an expired timer before reading the
  * reply that arrived in time, and blame the store or the peer for its own
- * lateness (issue 17).
+ * lateness.
  */
 export type Clock = () => number;
 export type Sleep = (ms: number) => Promise<void>;

@@ -18,6 +18,7 @@ import type { WebClient } from '@slack/web-api';
 import { isLeaseLost, LeaseLostError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
 import { noteMetadata } from './parts.js';
+import { capReply, DEFAULT_MAX_REPLY_CHARS } from './reply-cap.js';
 import { readHistory } from './history.js';
 import { threadOf, turnRequest, type EnvelopeFields, type MessageEvent } from './request.js';
 import { StepBook } from './steps.js';
@@ -25,6 +26,8 @@ import type { TurnSteps } from '../store/index.js';
 import { checkThread, type BotIdentity } from './thread.js';
 import type { CopyRole, ReplyText, TakeTurn, TurnContext, TurnReply } from './types.js';
 import { ReplyWriter, type PartsLedger, type WriteOutcome } from './writer.js';
+import { stepTask, TaskBoard, type TaskDisplayMode } from './tasks.js';
+import { AiTurn, type TurnAi } from './ai-turn.js';
 
 /** The first line of a reply found by the catch-up sweep. */
 export const LATE_NOTE = '_(Sorry, this answer comes late: I could not be reached when you wrote.)_';
@@ -36,10 +39,14 @@ export const RETRYING_NOTE = '_(This is taking longer than usual: I am trying ag
 export const RETRYING_NOTE_AFTER_MS = 30_000;
 /** Added to a message left open by a run that failed mid-stream; the next run rewrites it. */
 export const INTERRUPTED_NOTE = '\n\n_(interrupted: trying again)_';
+/** Added to a message left open by a turn cut off past its deadline (the dead letter's note follows). */
+export const CUT_OFF_NOTE = '\n\n_(interrupted)_';
 
 /** What the handle needs of the turn's lease (lib/receiver's TurnLease is one). */
 export interface TurnFence extends PartsLedger {
   readonly key: string;
+  /** The lease's token: a step's result is kept only under it. */
+  readonly token?: number;
   readonly signal: AbortSignal;
   readonly checkThreadFirst: boolean;
   readonly previousState: string | undefined;
@@ -68,11 +75,16 @@ export interface TurnHandleOptions {
   botToken?: string | undefined;
   /** Channels where Slack refused a stream as unsupported: one set per copy, kept across its turns. */
   noStream?: Set<string> | undefined;
+  /** Turns of a thread run one at a time (lib/conversation): an open message of this app after this turn's message is this turn's. */
+  ordered?: boolean | undefined;
+  /** The bot's `taskDisplayMode`: its streams send `chunks` from the first call, shown so. */
+  taskDisplayMode?: TaskDisplayMode | undefined;
+  /** The longest answer shown (AUTOHUB_MAX_REPLY_CHARS); past it the answer is cut, with a note. @default DEFAULT_MAX_REPLY_CHARS */
+  maxReplyChars?: number | undefined;
   now?: () => number;
+  /** Slack's AI-app surface (the thinking status, assistant threads' context and title); without it, the default status. */
+  ai?: TurnAi | undefined;
 }
-
-/** Conversations where Slack refused the thinking status once: not asked again. */
-const noStatus = new Set<string>();
 
 export class TurnHandle {
   #client: WebClient | undefined;
@@ -96,15 +108,34 @@ export class TurnHandle {
 
   /** The turn's client: fenced by the lease (when the turn has one) at every write. */
   get client(): WebClient {
-    this.#client ??= this.o.clientFor(() => {
-      if (this.#stood) return Promise.reject(new LeaseLostError(this.#stood));
-      return this.o.lease()?.confirm() ?? Promise.resolve();
-    });
+    this.#client ??= this.o.clientFor(() => this.#fence());
     return this.#client;
+  }
+
+  /** Resolves while this copy may act for the turn (a write, a step's side effect); throws LeaseLostError when it may not. */
+  #fence(at?: string): Promise<void> {
+    if (this.#stood) return Promise.reject(new LeaseLostError(this.#stood));
+    return this.o.lease()?.confirm(at) ?? Promise.resolve();
   }
 
   #stood: string | undefined;
   #abandoned = false;
+  /** The reply's writer while the turn writes: a turn cut off past its deadline has its open message closed. */
+  #writer: ReplyWriter | undefined;
+
+  /** The turn's deadline passed: `ctx.signal` aborts with `reason` (a TurnDeadlineError); its writes still leave, for its grace. */
+  expire(reason: Error): void {
+    if (!this.#local.signal.aborted) this.#local.abort(reason);
+  }
+
+  /** The grace is over too: no write of this turn leaves from now on, and a message it left streaming is closed as interrupted. */
+  async cutOff(reason: string): Promise<void> {
+    this.#stood ??= `cut off: ${reason}`;
+    this.#local.abort(new LeaseLostError(this.#stood));
+    const open = this.#writer?.open;
+    const target = this.#target;
+    if (open && target) await this.o.plain.chat.stopStream({ channel: target.channel, ts: open, markdown_text: CUT_OFF_NOTE });
+  }
 
   /** The turn stood down at the fence (this copy no longer owns it): nothing more is written, nothing finished. */
   get abandoned(): boolean {
@@ -136,11 +167,12 @@ export class TurnHandle {
     const lease = this.o.lease();
     const client = this.client;
     let writer: ReplyWriter | undefined;
+    const ai = new AiTurn(this.o.ai, { client: () => this.client, plain: this.o.plain, log });
     try {
       if (lease?.checkThreadFirst || body.autohub_recovered === true) {
         // A taken-over turn, or a retry after an ambiguous failure, may have been answered already
         // (Slack posts cannot be fenced): the thread is read before the turn runs, so a paid model call is not made twice.
-        const thread = await checkThread(client, target, me, event.thread_ts === undefined);
+        const thread = await checkThread(client, target, me, event.thread_ts === undefined, this.o.ordered ? { after: event.ts } : undefined);
         if (thread.reply) {
           await lease?.finish(thread.reply);
           log.info('turn.already_replied', { eventId: request.eventId, ts: thread.reply });
@@ -152,22 +184,44 @@ export class TurnHandle {
           await lease.recordParts(found);
         }
       }
-      this.#thinking(request.via === 'dm', target);
+      await ai.begin(request, target, event.thread_ts !== undefined);
       const started = this.#now();
       const steps = await this.#steps(lease, request.eventId);
+      // The turn's tasks: yielded task chunks and steps shown as tasks (a kept step shows complete, not run again).
+      const tasks = new TaskBoard();
+      const step: TurnContext['step'] = async (name, fn, options) => {
+        const run = () => (steps ? steps.run(name, fn) : Promise.resolve(fn()));
+        if (!options?.task) return run();
+        tasks.update(stepTask(name, options.task, 'in_progress'));
+        try {
+          const result = await run();
+          tasks.update(stepTask(name, options.task, 'complete'));
+          return result;
+        } catch (error) {
+          tasks.update(stepTask(name, options.task, 'error'));
+          throw error;
+        }
+      };
       const ctx: TurnContext = {
         signal: this.signal,
-        history: () => readHistory(client, { channel: target.channel, threadTs: target.threadTs, beforeTs: event.ts, ...identity(me) }),
-        step: (name, fn) => (steps ? steps.run(name, fn) : Promise.resolve(fn())),
+        // With the answers written while this turn waited for its conversation (lib/conversation).
+        history: () =>
+          readHistory(client, { channel: target.channel, threadTs: target.threadTs, beforeTs: event.ts, answersAfter: request.eventId, ...identity(me) }),
+        step,
         client,
         log,
       };
+      // A copy that lost the turn before it began (frozen between its ack and here, woken to find it taken
+      // over) does not begin it: the signal would be aborted already, and a bot waiting for its 'abort' event would wait forever.
+      this.signal.throwIfAborted();
       const reply = normalise(await takeTurn(request, ctx));
       if (!reply && (lease?.parts.length ?? 0) === 0) {
+        ai.nothingPosted();
         log.info('turn.no_reply', { eventId: request.eventId });
         return;
       }
-      const text = reply?.text ?? '';
+      const max = this.o.maxReplyChars ?? DEFAULT_MAX_REPLY_CHARS;
+      const text = capReply(reply?.text ?? '', max, () => log.info('turn.answer_cut', { eventId: request.eventId, max }));
       const late = request.late ? `${LATE_NOTE}\n` : '';
       // The lease as it is at each write: a claim that timed out may be confirmed (its lease attached) mid-turn.
       const ledger: PartsLedger = {
@@ -181,16 +235,23 @@ export class TurnHandle {
       writer = new ReplyWriter(client, { ...target, recipientUser: event.user, recipientTeam: event.user_team ?? event.team ?? body.team_id }, ledger, {
         closed: this.o.closed,
         now: this.#now,
+        tasks,
+        taskDisplayMode: this.o.taskDisplayMode,
         ...(this.o.noStream ? { noStream: this.o.noStream } : {}),
       });
+      this.#writer = writer;
+      if (typeof text === 'string') ai.writing(text);
       const outcome: WriteOutcome =
-        typeof text === 'string' ? await writer.writeText(late + text, reply?.blocks) : await writer.write(late ? prepend(late, text) : text, reply?.blocks);
+        typeof text === 'string'
+          ? await writer.writeText(late + text, reply?.blocks)
+          : await writer.write(ai.watch(late ? prepend(late, text) : text), reply?.blocks);
       const ms = this.#now() - started;
       if (outcome.how === 'stopped') {
         // The person pressed Stop: answered as far as it got. The model's call is stood down.
         this.#local.abort(new Error('stopped by the person'));
         log.info('turn.stopped_by_user', { eventId: request.eventId, ts: outcome.ts, parts: outcome.parts.length });
       }
+      await ai.answered(outcome.ts);
       await this.o.lease()?.finish(outcome.ts ?? null, { how: outcome.how, chunks: outcome.chunks, ms });
       log.info('turn.replied', {
         eventId: request.eventId,
@@ -209,11 +270,14 @@ export class TurnHandle {
         log.warn('turn.abandoned', { eventId: request.eventId, reason: 'this copy no longer owns the turn' });
         return;
       }
+      // Nothing of this run in the thread: the status goes (the retry, or the dead letter's note, follows).
+      if (!writer?.open) ai.nothingPosted();
       // No message is left streaming: the next run (or the dead letter's note) completes it.
-      if (writer?.open) {
-        await client.chat.stopStream({ channel: target.channel, ts: writer.open, markdown_text: INTERRUPTED_NOTE }).catch(() => undefined);
-      }
+      // Its tasks end as `error` (this run gave up on them).
+      if (writer?.open) await writer.interrupt(INTERRUPTED_NOTE).catch(() => undefined);
       throw error;
+    } finally {
+      ai.end();
     }
   }
 
@@ -222,9 +286,15 @@ export class TurnHandle {
     const store = this.o.steps;
     const key = this.o.key ?? lease?.key;
     if (!store || !key) return undefined;
-    const onUnkept = (name: string) => this.o.log.warn('turn.step_unkept', { eventId, step: name });
-    if (lease?.previousState !== undefined) return StepBook.load(store, key, { onUnkept });
-    return new StepBook({ store, key, kept: undefined, onUnkept });
+    const fenced = {
+      onUnkept: (name: string) => this.o.log.warn('turn.step_unkept', { eventId, step: name }),
+      // A step is fenced as a write is: checked right before fn runs, kept only under the lease's token.
+      confirm: () => this.#fence('step'),
+      token: () => this.o.lease()?.token,
+      onLost: (name: string) => this.standDown(`step "${name}": another copy holds the turn`),
+    };
+    if (lease?.previousState !== undefined) return StepBook.load(store, key, fenced);
+    return new StepBook({ store, key, kept: undefined, ...fenced });
   }
 
   /** The turn became a dead letter: tell the person, once (only the copy whose store call made it so gets here). */
@@ -250,15 +320,6 @@ export class TurnHandle {
       .postMessage({ channel: target.channel, thread_ts: target.threadTs, text, metadata: noteMetadata(target.eventId) })
       .catch((error: unknown) => log.warn(failed, { eventId: target.eventId, error }));
   }
-
-  /** "is thinking..." in a DM's thread until the first chunk; where Slack refuses it, never asked again and never a failure. */
-  #thinking(im: boolean, target: { channel: string; threadTs: string }): void {
-    if (!im || noStatus.has(target.channel)) return;
-    const { client } = this;
-    client.assistant.threads
-      .setStatus({ channel_id: target.channel, thread_ts: target.threadTs, status: 'is thinking...' })
-      .catch(() => noStatus.add(target.channel));
-  }
 }
 
 function identity(me: BotIdentity): { botUserId?: string; botId?: string; appId?: string } {
@@ -276,7 +337,7 @@ function normalise(reply: TurnReply): { text: ReplyText; blocks?: readonly Recor
   return { text: withBlocks.text, ...(withBlocks.blocks ? { blocks: withBlocks.blocks } : {}) };
 }
 
-async function* prepend(first: string, rest: AsyncIterable<string>): AsyncIterable<string> {
+async function* prepend<T>(first: string, rest: AsyncIterable<T>): AsyncIterable<string | T> {
   yield first;
   yield* rest;
 }

@@ -17,6 +17,7 @@
 import type { WebClient } from '@slack/web-api';
 import type { HistoryMessage } from './types.js';
 import { stripMention } from './mention.js';
+import { partOf } from './parts.js';
 
 export interface HistoryOptions {
   channel: string;
@@ -27,6 +28,14 @@ export interface HistoryOptions {
   botUserId?: string | undefined;
   botId?: string | undefined;
   appId?: string | undefined;
+  /**
+   * This turn's event id: the bot's answers to earlier messages that were
+   * written after this message (while it waited for its conversation's
+   * earlier turn, lib/conversation) are history too; its own reply (an
+   * earlier run's) and the bot's notes are not. Then the whole thread is
+   * read (no `latest`). Absent: only what came before the message.
+   */
+  answersAfter?: string | undefined;
   /** Pages of 1,000 read at most. @default 10 (10,000 messages) */
   maxPages?: number;
 }
@@ -41,6 +50,7 @@ interface ReadMessage {
   subtype?: string;
   bot_id?: string;
   app_id?: string;
+  metadata?: unknown;
 }
 
 /** Slack's ts ("1700000000.000123") in order, exactly: as numbers they would lose the microseconds. */
@@ -49,6 +59,13 @@ export function compareTs(a: string, b: string): number {
   const [bs = '', bf = ''] = b.split('.');
   const seconds = as.padStart(12, '0').localeCompare(bs.padStart(12, '0'));
   return seconds !== 0 ? seconds : af.padEnd(6, '0').localeCompare(bf.padEnd(6, '0'));
+}
+
+/** A message of this bot that answers another turn than `eventId` (not a note, not this turn's own reply). */
+function isAnswerOfAnother(m: ReadMessage, eventId: string | undefined): boolean {
+  if (eventId === undefined) return false;
+  const part = partOf(m);
+  return part === undefined || (part.event_id !== eventId && part.note !== true);
 }
 
 export async function readHistory(client: Pick<WebClient, 'conversations'>, o: HistoryOptions): Promise<HistoryMessage[]> {
@@ -62,16 +79,15 @@ export async function readHistory(client: Pick<WebClient, 'conversations'>, o: H
       channel: o.channel,
       ts: o.threadTs,
       limit: 1000,
-      latest: o.beforeTs,
-      inclusive: false,
+      ...(o.answersAfter === undefined ? { latest: o.beforeTs, inclusive: false } : { include_all_metadata: true }),
       ...(cursor ? { cursor } : {}),
     });
     let past = false;
     for (const m of (result.messages ?? []) as ReadMessage[]) {
       if (typeof m.ts !== 'string') continue;
       if (compareTs(m.ts, o.beforeTs) >= 0) {
-        past = true;
-        continue;
+        past = o.answersAfter === undefined;
+        if (!(compareTs(m.ts, o.beforeTs) > 0 && mine(m) && isAnswerOfAnother(m, o.answersAfter))) continue;
       }
       if (m.subtype !== undefined && NOT_WRITTEN.has(m.subtype)) continue;
       out.push({ role: mine(m) ? 'assistant' : 'user', user: m.user, text: stripMention(m.text ?? '', o.botUserId), ts: m.ts });

@@ -24,3 +24,16 @@ export type {
   TurnReply,
   TurnRequest,
 } from './types.js';
+export { readChunk, stepTask, TaskBoard, TASK_DISPLAY_MODES } from './tasks.js';
+export type { MarkdownTextChunk, PlanUpdateChunk, ReplyChunk, TaskDisplayMode, TaskSource, TaskStatus, TaskUpdateChunk } from './tasks.js';
+// Slack's AI-app surface: the thinking status, assistant threads, feedback.
+export { aiExportsOf, aiExportsProblem, clampLoadingMessages, clampPrompts, defaultTitle, TITLE_MAX } from './ai-exports.js';
+export { AiTurn } from './ai-turn.js';
+export type { TurnAi } from './ai-turn.js';
+export { AssistantThreads, contextOf } from './assistant-threads.js';
+export type { ThreadStore } from './assistant-threads.js';
+export { feedbackOf } from './feedback.js';
+export { realTimers, refreshIn, StatusBook, STATUS_REFRESH_MS, ThinkingStatus } from './status.js';
+export type { StatusTimers } from './status.js';
+export { DEFAULT_STATUS, MAX_LOADING_MESSAGES, MAX_PROMPTS } from './types.js';
+export type { AiAppExports, AssistantThread, Feedback, FeedbackHelpers, SuggestedPrompt, ThreadContext } from './types.js';

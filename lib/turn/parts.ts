@@ -11,6 +11,8 @@
  * whole with one chat.update; a longer answer rolls over into the next message
  * in the thread.
  */
+import { cutIn, splitText as splitMessages } from './split.js';
+
 export const TURN_EVENT_TYPE = 'autohub_turn';
 
 /** The most a message of a reply holds: one chat.update's `markdown_text`. */
@@ -52,30 +54,18 @@ export function partOf(message: { metadata?: unknown }): (PartPayload & { legacy
 }
 
 /**
- * Where to cut `text` so the first piece is at most `max` characters: at a
- * paragraph, else a line, else a space in the second half of the piece, else
- * at `max` (never inside a surrogate pair).
+ * Where to cut `text` so the first piece is at most `max` characters (with
+ * room to close a code block left open there): lib/turn/split.ts says how.
  */
 export function cutAt(text: string, max = PART_CHARS): number {
-  if (text.length <= max) return text.length;
-  const floor = Math.floor(max / 2);
-  for (const sep of ['\n\n', '\n', ' ']) {
-    const at = text.lastIndexOf(sep, max - sep.length);
-    if (at >= floor) return at + sep.length;
-  }
-  const code = text.charCodeAt(max - 1);
-  return code >= 0xd800 && code <= 0xdbff ? max - 1 : max;
+  return text.length <= max ? text.length : cutIn(text, max).at;
 }
 
-/** `text` in pieces of at most `max` characters, in order, nothing lost (an empty text is one empty piece). */
+/**
+ * `text` in messages of at most `max` characters, in order, nothing lost: a
+ * message that ends inside a code block closes it and the next reopens it
+ * (an empty text is one empty piece).
+ */
 export function splitText(text: string, max = PART_CHARS): string[] {
-  const pieces: string[] = [];
-  let rest = text;
-  while (rest.length > max) {
-    const at = cutAt(rest, max);
-    pieces.push(rest.slice(0, at));
-    rest = rest.slice(at);
-  }
-  pieces.push(rest);
-  return pieces;
+  return splitMessages(text, max);
 }

@@ -5,16 +5,28 @@
  * gets the kept result back instead of calling `fn` again: a ticket is filed
  * once, a finished model call is not paid for twice.
  *
- * Cost: one store command per step kept; a retry or a takeover loads every
- * kept step of its turn in one (`StepBook.load`). A first run loads nothing.
+ * A step is fenced like a write (docs/steps.md): the turn's lease is
+ * confirmed right before `fn` runs, after whatever the turn waited on, so a
+ * copy that lost the turn (frozen, then woken after a takeover) never calls
+ * `fn`; and its result is kept only under the lease's token, so such a copy
+ * never overwrites what the taker-over kept.
+ *
+ * Cost: one store command per step kept (the check before `fn` is free while
+ * the lease is provably held, one commit otherwise, as a write's); a retry or
+ * a takeover loads every kept step of its turn in one (`StepBook.load`). A
+ * first run loads nothing. At most `STEPS_PER_TURN` steps a turn.
  *
  * What it cannot do: a copy that dies *inside* `fn`, after the side effect
  * and before its result is kept, leaves nothing kept, and the next run calls
- * `fn` again. Make such a side effect idempotent where the other side allows
- * (an idempotency key derived from `request.eventId`).
+ * `fn` again; so does a copy frozen after the check and before `fn`'s side
+ * effect leaves, woken after a takeover. Make such a side effect idempotent
+ * where the other side allows (an idempotency key derived from `request.eventId`).
  */
-import { StoreUnavailableError } from '../errors/index.js';
-import type { TurnSteps } from '../store/index.js';
+import { LeaseLostError, StepLimitError, StoreUnavailableError } from '../errors/index.js';
+import { STORE_LIMITS, type TurnSteps } from '../store/index.js';
+
+/** The most steps one turn keeps (each a store command). */
+export const STEPS_PER_TURN = STORE_LIMITS.stepsPerTurn;
 
 export interface StepBookOptions {
   store: TurnSteps;
@@ -24,6 +36,18 @@ export interface StepBookOptions {
   kept: Record<string, string> | undefined;
   /** Told when a result could not be kept (the store did not answer): the step would run again on a retry. */
   onUnkept?: (name: string) => void;
+  /**
+   * The turn's fence, run right before `fn`: resolves while this copy holds the
+   * turn, throws LeaseLostError when it does not (StoreUnavailableError when the
+   * store cannot say). Absent: steps run unfenced (a turn with no store).
+   */
+  confirm?: () => Promise<void>;
+  /** The token of the turn's lease now (a claim confirmed late gets one mid-turn); undefined: a turn whose claim failed open. */
+  token?: () => number | undefined;
+  /** Told when the store refused to keep a result because another copy holds the turn. */
+  onLost?: (name: string) => void;
+  /** @default STEPS_PER_TURN */
+  limit?: number;
 }
 
 export class StepBook {
@@ -31,13 +55,13 @@ export class StepBook {
   readonly #key: string;
   readonly #kept: Map<string, string>;
   readonly #used = new Set<string>();
-  readonly #onUnkept: ((name: string) => void) | undefined;
+  readonly #o: StepBookOptions;
 
   constructor(o: StepBookOptions) {
     this.#store = o.store;
     this.#key = o.key;
     this.#kept = new Map(Object.entries(o.kept ?? {}));
-    this.#onUnkept = o.onUnkept;
+    this.#o = o;
   }
 
   /**
@@ -46,7 +70,7 @@ export class StepBook {
    * transient failure: the turn is retried) when the store cannot say what
    * was kept: running the steps blind could repeat their side effects.
    */
-  static async load(store: TurnSteps, key: string, options: Pick<StepBookOptions, 'onUnkept'> = {}): Promise<StepBook> {
+  static async load(store: TurnSteps, key: string, options: Omit<StepBookOptions, 'store' | 'key' | 'kept'> = {}): Promise<StepBook> {
     const kept = await store.loadSteps(key);
     if (kept === undefined) throw new StoreUnavailableError('steps load');
     return new StepBook({ store, key, kept, ...options });
@@ -62,11 +86,15 @@ export class StepBook {
     if (this.#used.has(name)) {
       throw new Error(`ctx.step("${name}") ran twice in one turn: give each step its own name (a loop can add its index: "search-1", "search-2")`);
     }
+    const limit = this.#o.limit ?? STEPS_PER_TURN;
+    if (this.#used.size >= limit) throw new StepLimitError(name, limit);
     this.#used.add(name);
     const held = this.#kept.get(name);
     if (held !== undefined) return decode<T>(held);
     let result: T;
     try {
+      // After whatever the turn waited on: a copy that lost the turn meanwhile stops here, before the side effect.
+      await this.#o.confirm?.();
       result = await fn();
     } catch (error) {
       // A step that threw kept nothing: the turn may try it again under the same name.
@@ -74,8 +102,13 @@ export class StepBook {
       throw error;
     }
     const json = encode(name, result);
-    if (await this.#store.keepStep(this.#key, name, json)) this.#kept.set(name, json);
-    else this.#onUnkept?.(name);
+    const kept = await this.#store.keepStep(this.#key, name, json, this.#o.token?.());
+    if (kept === 'ok') this.#kept.set(name, json);
+    else if (kept === 'lost') {
+      // Another copy took the turn while fn ran: its result (kept or to come) is the turn's, not this one.
+      this.#o.onLost?.(name);
+      throw new LeaseLostError(`step "${name}"`);
+    } else this.#o.onUnkept?.(name);
     return result;
   }
 }

@@ -47,7 +47,24 @@ export function isOwnMessage(m: ThreadMessage, me: BotIdentity): boolean {
 /** A cursor seen twice would loop for ever: Slack never sends one, but a broken proxy might. */
 const MAX_PAGES = 100_000;
 
-export async function checkThread(client: Pick<WebClient, 'conversations'>, target: ReplyTarget, me: BotIdentity, mentionIsRoot = false): Promise<ThreadCheck> {
+/**
+ * With one turn at a time per thread (lib/conversation), an open message of
+ * this app without metadata, written after the message this turn answers,
+ * can only be this turn's (the turns before it have ended, with metadata on
+ * their messages; the ones after it wait), however long the thread: `after`
+ * is that message's ts.
+ */
+export interface OrderedThread {
+  after: string;
+}
+
+export async function checkThread(
+  client: Pick<WebClient, 'conversations'>,
+  target: ReplyTarget,
+  me: BotIdentity,
+  mentionIsRoot = false,
+  ordered?: OrderedThread,
+): Promise<ThreadCheck> {
   let cursor: string | undefined;
   const seen = new Set<string>();
   const others: ThreadMessage[] = [];
@@ -86,5 +103,9 @@ export async function checkThread(client: Pick<WebClient, 'conversations'>, targ
   }
   const only = others.length === 1 ? others[0]! : undefined;
   if (mentionIsRoot && only?.ts && only.metadata === undefined && isOwnMessage(only, me)) return { orphan: only.ts };
+  if (ordered) {
+    const open = others.filter((m) => m.ts && m.metadata === undefined && isOwnMessage(m, me) && Number(m.ts) > Number(ordered.after));
+    if (open.length > 0) return { orphan: open[open.length - 1]!.ts! };
+  }
   return {};
 }

@@ -7,6 +7,7 @@
  */
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../log/index.js';
+import type { ReplyChunk, TaskDisplayMode } from './tasks.js';
 
 export type CopyRole = 'hub' | 'cloud';
 
@@ -68,14 +69,18 @@ export interface TurnContext {
    * so a retry or a takeover gets the kept result instead of running `fn`
    * again. A tool's side effect happens once; a finished model call is not paid twice.
    */
-  step<T>(name: string, fn: () => Promise<T> | T): Promise<T>;
+  step<T>(name: string, fn: () => Promise<T> | T, options?: StepOptions): Promise<T>;
   /** The rate-limit-aware WebClient, fenced: its writes leave only while this copy holds the turn. */
   client: WebClient;
   log: Logger;
 }
 
-/** Text, or an async iterable of text chunks (a model SDK's stream), streamed into the thread as it is written. */
-export type ReplyText = string | AsyncIterable<string>;
+/**
+ * Text, or an async iterable of text chunks (a model SDK's stream), streamed
+ * into the thread as it is written; the iterable may yield Slack's own
+ * chunks beside the text (tasks and plans: ReplyChunk).
+ */
+export type ReplyText = string | AsyncIterable<string | ReplyChunk>;
 
 /** A reply that ends with blocks (feedback buttons, say), added to the last message. */
 export interface ReplyWithBlocks {
@@ -94,3 +99,118 @@ export interface TurnModule {
   /** Add slash commands, actions and other listeners; they get the same claim and lease protection. */
   register?: (app: unknown, helpers: unknown) => void | Promise<void>;
 }
+
+// --- Conversations and tasks (docs/tasks-and-conversations.md): kept apart from the blocks above. ---
+
+/**
+ * What a message written while a turn of its thread still runs does:
+ * `queue` (the default) waits for that turn, across the copies, and then
+ * runs knowing its answer; `parallel` runs at once beside it.
+ */
+export type TurnConcurrency = 'queue' | 'parallel';
+
+export interface TurnModule {
+  /** @default 'queue' */
+  concurrency?: TurnConcurrency;
+  /** How Slack shows the turn's tasks: `timeline` (cards between the text) or `plan` (one plan block). Set, every stream sends `chunks`. */
+  taskDisplayMode?: TaskDisplayMode;
+}
+
+/** `ctx.step(name, fn, { task })`: the step shown as a task of the reply (its name is the task's id). */
+export interface StepOptions {
+  /** The task's title (and details): in progress while `fn` runs, complete after, error when it throws; a kept step shows complete. */
+  task?: string | { title: string; details?: string };
+}
+
+export type { ReplyChunk, TaskDisplayMode, TaskStatus, TaskUpdateChunk, PlanUpdateChunk, MarkdownTextChunk } from './tasks.js';
+
+// ---------------------------------------------------------------------------
+// Slack's AI-app surface: the thinking status, assistant threads (the split
+// view) and feedback buttons. Everything here is optional in a bot module;
+// the handle (lib/turn/handle.ts) and app/listeners/assistant.ts do the rest,
+// once across the copies.
+// ---------------------------------------------------------------------------
+
+/** Where the person is in Slack while an assistant thread is open (its latest `assistant_thread_context_changed`). */
+export interface ThreadContext {
+  /** The channel they are looking at; undefined when none (a search, a canvas). */
+  channel: string | undefined;
+  team: string | undefined;
+  enterprise: string | undefined;
+}
+
+// Merged into TurnRequest above, kept in this block.
+export interface TurnRequest {
+  /**
+   * In an assistant thread (the split view): what the person was looking at
+   * as of the latest context change, kept in the shared store, so whichever
+   * copy answers sees the same. Undefined outside an assistant thread.
+   */
+  context?: ThreadContext | undefined;
+}
+
+/** One suggested prompt shown when an assistant thread opens: its button `title`, and the `message` sent when clicked. */
+export interface SuggestedPrompt {
+  title: string;
+  message: string;
+}
+
+/** An assistant thread as it opened (`assistant_thread_started`). */
+export interface AssistantThread {
+  /** The DM channel the thread is in. */
+  channel: string;
+  threadTs: string;
+  /** The person who opened it. */
+  user: string | undefined;
+  context: ThreadContext;
+}
+
+/** A click on a `feedback_buttons` element under one of the bot's answers. */
+export interface Feedback {
+  /** The clicked button's `value`. */
+  value: string;
+  /** True for the element's `positive_button`, false for its `negative_button`. */
+  positive: boolean;
+  /** Who clicked. */
+  user: string | undefined;
+  channel: string | undefined;
+  /** The answer's ts (the message the buttons are on). */
+  messageTs: string | undefined;
+  /** The thread the answer is in. */
+  threadTs: string | undefined;
+  /** The event the answer answered, from its metadata (when it carries autohub's). */
+  eventId: string | undefined;
+  /** The element's `action_id`. */
+  actionId: string | undefined;
+}
+
+/** What `onFeedback` gets besides the click. */
+export interface FeedbackHelpers {
+  /** The copy's rate-limit-aware WebClient (not fenced: a click holds no lease). */
+  client: WebClient;
+  log: Logger;
+}
+
+/** Slack allows at most this many loading messages in one status (assistant.threads.setStatus). */
+export const MAX_LOADING_MESSAGES = 10;
+/** Slack shows at most this many suggested prompts (assistant.threads.setSuggestedPrompts). */
+export const MAX_PROMPTS = 4;
+/** The status shown while a turn runs, when the module exports none. */
+export const DEFAULT_STATUS = 'is thinking...';
+
+/** The optional exports of a bot module for Slack's AI-app features (merged into TurnModule). */
+export interface AiAppExports {
+  /** The status under the thread while a turn runs ("<bot> is thinking..."). @default 'is thinking...' */
+  status?: string;
+  /** Up to 10 messages Slack rotates through while the turn runs, or a function of the request giving them. @default none */
+  loadingMessages?: readonly string[] | ((request: TurnRequest) => readonly string[] | Promise<readonly string[]>);
+  /** Up to 4 suggested prompts for a new assistant thread, or a function of the thread giving them. @default none */
+  prompts?: readonly SuggestedPrompt[] | ((thread: AssistantThread) => readonly SuggestedPrompt[] | Promise<readonly SuggestedPrompt[]>);
+  /** The assistant thread's title after its first answer. @default the first line of the person's message, trimmed */
+  title?: (request: TurnRequest, answer: string) => string | Promise<string>;
+  /** Called once per click on a `feedback_buttons` element under one of the bot's answers, whichever copy got it. */
+  onFeedback?: (feedback: Feedback, helpers: FeedbackHelpers) => void | Promise<void>;
+}
+
+// Merged into TurnModule above, kept in this block.
+export interface TurnModule extends AiAppExports {}

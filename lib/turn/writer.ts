@@ -20,8 +20,13 @@
  *     at the start (nothing visible yet): the reply is posted instead.
  */
 import type { WebClient } from '@slack/web-api';
-import { cutAt, partMetadata, PART_CHARS, splitText } from './parts.js';
+import { partMetadata, PART_CHARS, splitText } from './parts.js';
+import { rollover, startOf, type Rollover } from './split.js';
+import { readChunk, TaskBoard, type PlanUpdateChunk, type ReplyChunk, type TaskDisplayMode, type TaskUpdateChunk } from './tasks.js';
 import type { ReplyTarget } from './thread.js';
+
+/** What a turn's stream yields: text, or Slack's own chunks (lib/turn/tasks.ts). */
+export type ReplyItem = string | ReplyChunk;
 
 export interface StreamTarget extends ReplyTarget {
   /** Outside a DM Slack wants the recipient's user and team ids (the team is the user's own, `user_team`, for Slack Connect). */
@@ -48,6 +53,10 @@ export interface WriterOptions {
   partChars?: number;
   /** Channels where Slack refused a stream as unsupported (one set per copy): their replies are posted from then on. */
   noStream?: Set<string>;
+  /** The turn's tasks (its yielded task chunks and its steps shown as tasks). @default a board of its own */
+  tasks?: TaskBoard;
+  /** `task_display_mode` on chat.startStream; set, the stream sends `chunks` from its first call. */
+  taskDisplayMode?: TaskDisplayMode | undefined;
   now?: () => number;
 }
 
@@ -83,6 +92,9 @@ export class ReplyWriter {
   readonly #every: number;
   readonly #max: number;
   readonly #now: () => number;
+  readonly #board: TaskBoard;
+  /** The open stream sends `chunks` (it began so: Slack wants one mode per stream, `streaming_mode_mismatch`). */
+  #chunked = false;
 
   constructor(
     private readonly client: WebClient,
@@ -93,24 +105,51 @@ export class ReplyWriter {
     this.#every = o.appendEveryMs ?? 1000;
     this.#max = o.partChars ?? PART_CHARS;
     this.#now = o.now ?? Date.now;
+    this.#board = o.tasks ?? new TaskBoard();
+  }
+
+  /** Whether a stream may start now (not throttled, not refused in this channel). */
+  #canStream(): boolean {
+    return !(this.o.noStream?.has(this.target.channel) || this.o.closed('chat.startStream') || this.o.closed('chat.stopStream'));
+  }
+
+  /** A call's text (and, in a chunked stream, the task updates not yet sent) as Slack takes it. */
+  #body(text: string): Record<string, unknown> {
+    if (!this.#chunked) return text ? { markdown_text: text } : {};
+    const list: ReplyChunk[] = [...this.#board.take(), ...(text ? [{ type: 'markdown_text' as const, text }] : [])];
+    return list.length > 0 ? { chunks: list } : {};
+  }
+
+  /**
+   * A run that failed mid-stream closes its open message: each open task
+   * marked `error` (this run gave up on it) and `note` added; the next run rewrites it.
+   */
+  async interrupt(note: string): Promise<void> {
+    const ts = this.open;
+    if (!ts) return;
+    this.#board.close('error');
+    await this.client.chat.stopStream({ channel: this.target.channel, ts, ...this.#body(note) } as never);
+    this.open = undefined;
   }
 
   /** A whole text: posted (or, when an earlier run of the turn wrote messages, written into them). */
   async writeText(text: string, blocks?: Blocks): Promise<WriteOutcome> {
     const earlier = this.ledger?.parts ?? [];
     if (earlier.length > 0) return { ...(await this.complete(earlier, text, blocks)), how: 'completed', chunks: 1 };
+    // Steps shown as tasks are shown only in a stream (chat.postMessage takes no chunks).
+    if (this.#board.any && this.#canStream()) return this.#stream(once(text), blocks);
     return { ...(await this.post(text, blocks)), chunks: 1 };
   }
 
   /** Write `chunks` (the first may be the late note) into the thread. */
-  async write(chunks: AsyncIterable<string>, blocks?: Blocks): Promise<WriteOutcome> {
+  async write(chunks: AsyncIterable<ReplyItem>, blocks?: Blocks): Promise<WriteOutcome> {
     const earlier = this.ledger?.parts ?? [];
     if (earlier.length > 0) {
-      const { text, count } = await collect(chunks);
+      const { text, count } = await collect(chunks, this.#board);
       return { ...(await this.complete(earlier, text, blocks)), how: 'completed', chunks: count };
     }
-    if (this.o.noStream?.has(this.target.channel) || this.o.closed('chat.startStream') || this.o.closed('chat.stopStream')) {
-      const { text, count } = await collect(chunks);
+    if (!this.#canStream()) {
+      const { text, count } = await collect(chunks, this.#board);
       return { ...(await this.post(text, blocks)), chunks: count };
     }
     return this.#stream(chunks, blocks);
@@ -142,17 +181,22 @@ export class ReplyWriter {
   async complete(earlier: readonly string[], text: string, blocks?: Blocks): Promise<Omit<WriteOutcome, 'chunks'>> {
     const pieces = splitText(text, this.#max);
     const parts: string[] = [];
+    // The tasks end in their last state, in the message a dead or failed run left open (the newest).
+    this.#board.close('complete');
+    const tasks = this.#board.final();
     for (const [i, ts] of earlier.entries()) {
       const piece = pieces[i];
       const last = i === pieces.length - 1 || (piece === undefined && i === earlier.length - 1);
-      await this.#finishOpen(ts);
+      await this.#finishOpen(ts, i === earlier.length - 1 ? tasks : []);
+      // chat.update refuses markdown_text beside blocks (markdown_text_conflict): with the bot's blocks the
+      // piece goes first as a markdown block, and as `text` for notifications.
+      const withBlocks = last && piece !== undefined && blocks ? [{ type: 'markdown', text: piece }, ...blocks] : undefined;
       await this.client.chat.update({
         channel: this.target.channel,
         ts,
         // A message a shorter answer no longer needs says so; it cannot be left half-written.
-        markdown_text: piece ?? '_(continued above)_',
+        ...(withBlocks ? { text: piece, blocks: withBlocks as never } : { markdown_text: piece ?? '_(continued above)_' }),
         metadata: partMetadata(this.target.eventId, i, piece !== undefined && last),
-        ...(last && piece !== undefined && blocks ? { blocks: blocks as never } : {}),
       } as never);
       parts.push(ts);
     }
@@ -163,44 +207,65 @@ export class ReplyWriter {
     return { ts: parts[0], parts, how: 'updated' };
   }
 
-  /** Stop a message Slack may still have open; already stopped (by us, by Slack or by the person) is fine. */
-  async #finishOpen(ts: string): Promise<void> {
-    await this.client.chat.stopStream({ channel: this.target.channel, ts }).catch((error: unknown) => {
-      const code = slackError(error);
-      if (code !== 'message_not_in_streaming_state' && code !== 'stopped_by_user' && code !== 'streaming_mode_mismatch') throw error;
-    });
+  /**
+   * Stop a message Slack may still have open, with `tasks` in their last
+   * state when there are any (a stream that began as text takes none:
+   * `streaming_mode_mismatch`, then it is stopped plain); already stopped
+   * (by us, by Slack or by the person) is fine.
+   */
+  async #finishOpen(ts: string, tasks: ReadonlyArray<TaskUpdateChunk | PlanUpdateChunk> = []): Promise<void> {
+    const stop = (extra: Record<string, unknown>) => this.client.chat.stopStream({ channel: this.target.channel, ts, ...extra } as never);
+    const done = await stop(tasks.length > 0 ? { chunks: tasks } : {}).then(
+      () => true,
+      (error: unknown) => {
+        const code = slackError(error);
+        if (code === 'streaming_mode_mismatch' && tasks.length > 0) return false;
+        if (code !== 'message_not_in_streaming_state' && code !== 'stopped_by_user' && code !== 'streaming_mode_mismatch') throw error;
+        return true;
+      },
+    );
+    if (!done) await this.#finishOpen(ts);
   }
 
-  async #stream(chunks: AsyncIterable<string>, blocks: Blocks): Promise<WriteOutcome> {
+  async #stream(chunks: AsyncIterable<ReplyItem>, blocks: Blocks): Promise<WriteOutcome> {
     const { target, client } = this;
-    const iterator = chunks[Symbol.asyncIterator]();
+    const board = this.#board;
+    const feed = new Feed(chunks, board);
     let count = 0;
     let pending = '';
-    // The first call carries text: skip empty chunks (Slack's docs want markdown_text or chunks on the start).
+    // The first call carries text or tasks: skip empty chunks (Slack's docs want markdown_text or chunks on the start).
     for (;;) {
-      const next = await iterator.next();
-      if (next.done) break;
+      const next = await feed.next();
+      if (next.kind === 'done') break;
+      if (next.kind === 'board') {
+        if (board.unsent) break;
+        continue;
+      }
       count += 1;
-      pending += next.value;
+      pending += next.text;
       if (pending !== '') break;
     }
-    if (pending === '') return { ts: undefined, parts: [], how: 'streamed', chunks: count };
+    if (pending === '' && !board.unsent) return { ts: undefined, parts: [], how: 'streamed', chunks: count };
+    // One mode for the whole stream: chunks when tasks may come (the bot set a display mode) or came already.
+    this.#chunked = this.o.taskDisplayMode !== undefined || board.any;
 
     const parts: string[] = [];
-    let partLen = 0;
+    /** The open message's text as Slack has it: a code block reopened at its start, and closed at its end, included. */
+    let held = '';
     let full = pending;
-    /** Characters of the reply Slack has accepted. */
+    /** Characters of the reply Slack has accepted (a reopened or closed code block's markers not counted). */
     let sent = 0;
     let lastAppend = this.#now();
-    const startPart = async (text: string): Promise<'started' | 'cannot'> => {
+    const startPart = async (head: string, text: string): Promise<'started' | 'cannot'> => {
       try {
         const started = await client.chat.startStream({
           channel: target.channel,
           thread_ts: target.threadTs,
-          markdown_text: text,
+          ...this.#body(head + text),
+          ...(this.o.taskDisplayMode ? { task_display_mode: this.o.taskDisplayMode } : {}),
           ...(target.recipientUser ? { recipient_user_id: target.recipientUser } : {}),
           ...(target.recipientTeam ? { recipient_team_id: target.recipientTeam } : {}),
-        });
+        } as never);
         if (!started.ts) throw new Error('chat.startStream answered without a ts');
         parts.push(started.ts);
         this.open = started.ts;
@@ -212,7 +277,7 @@ export class ReplyWriter {
         }
         throw error;
       }
-      partLen = text.length;
+      held = head + text;
       sent += text.length;
       await this.ledger?.recordParts(parts);
       this.ledger?.confirmed(sent);
@@ -220,30 +285,29 @@ export class ReplyWriter {
       return 'started';
     };
 
-    const firstCut = cutAt(pending, this.#max);
-    const first = pending.slice(0, firstCut);
-    if ((await startPart(first)) === 'cannot') {
-      const rest = await collectRest(iterator);
+    const first = startOf('', pending, this.#max);
+    if ((await startPart('', pending.slice(0, first.take))) === 'cannot') {
+      const rest = await feed.rest();
       return { ...(await this.post(pending + rest.text, blocks)), chunks: count + rest.count };
     }
-    pending = pending.slice(firstCut);
+    pending = pending.slice(first.take);
 
     type Ended = 'expired' | 'stopped' | undefined;
-    // Send `text` into the open message: an append, or (last) the stop with metadata.
-    const send = async (text: string, stop: { final: boolean } | undefined): Promise<Ended> => {
+    // Send `text` into the open message: an append, or (last) the stop with metadata, with the tasks not yet sent; `tail` closes a code block left open.
+    const send = async (text: string, stop: { final: boolean } | undefined, tail = ''): Promise<Ended> => {
       const ts = parts[parts.length - 1]!;
       try {
         if (stop) {
           await client.chat.stopStream({
             channel: target.channel,
             ts,
-            ...(text ? { markdown_text: text } : {}),
+            ...this.#body(text + tail),
             metadata: partMetadata(target.eventId, parts.length - 1, stop.final),
             ...(stop.final && blocks ? { blocks: blocks as never } : {}),
           } as never);
           this.open = undefined;
         } else {
-          await client.chat.appendStream({ channel: target.channel, ts, markdown_text: text });
+          await client.chat.appendStream({ channel: target.channel, ts, ...this.#body(text) } as never);
           lastAppend = this.#now();
         }
       } catch (error) {
@@ -253,61 +317,154 @@ export class ReplyWriter {
         if (code === 'stopped_by_user') return 'stopped';
         throw error;
       }
-      partLen += text.length;
+      held += text + tail;
       sent += text.length;
       this.ledger?.confirmed(sent);
       return undefined;
     };
-
-    let ended: Ended;
-    for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
-      count += 1;
-      full += next.value;
-      pending += next.value;
-      // Roll over before the limit: fill this message, stop it, start the next.
-      while (partLen + pending.length > this.#max) {
-        const room = this.#max - partLen;
-        const cut = room > 0 ? cutAt(pending, room) : 0;
-        ended = await send(pending.slice(0, cut), { final: false });
-        if (ended) break;
-        pending = pending.slice(cut);
-        const nextCut = cutAt(pending, this.#max);
-        await startPart(pending.slice(0, nextCut));
-        pending = pending.slice(nextCut);
+    /** A task came to a stream that began as text: that message stops, and the reply goes on in a chunked one. */
+    const toChunks = async (): Promise<Ended> => {
+      const ended = await send('', { final: false });
+      if (ended) return ended;
+      this.#chunked = true;
+      await startPart('', '');
+      return undefined;
+    };
+    // Roll over before the limit: fill this message (closing a code block left open), stop it, start the next (reopening it).
+    // A message started full (cut where it reads well) is stopped right there: `planned` says how. Not while a task is
+    // open here: its card would be left spinning in a message that no longer streams (the text waits for the task).
+    const next = () => (board.open.length === 0 ? rollover(held, pending, this.#max) : undefined);
+    const roll = async (planned?: Rollover): Promise<Ended> => {
+      for (let plan = planned ?? next(); plan; ) {
+        const ended = await send(pending.slice(0, plan.take), { final: false }, plan.tail);
+        if (ended) return ended;
+        pending = pending.slice(plan.take);
+        const start = startOf(plan.head, pending, this.#max);
+        await startPart(plan.head, pending.slice(0, start.take));
+        pending = pending.slice(start.take);
+        plan = start.full ?? next();
       }
-      if (ended) break;
-      if (pending === '' || this.#now() - lastAppend < this.#every) continue;
+      return undefined;
+    };
+
+    // A first chunk longer than a message has filled this one: it rolls over before the next chunk is read.
+    let ended: Ended = first.full ? await roll(first.full) : undefined;
+    while (!ended) {
+      const due = this.#every - (this.#now() - lastAppend);
+      // Woken when an append falls due, if there is something it could send (text with room for it, or tasks).
+      const fits = held.length + pending.length <= this.#max;
+      const sendable = board.unsent || (pending !== '' && fits);
+      const got = await feed.next(sendable ? Math.max(0, due) : undefined);
+      if (got.kind === 'done') break;
+      if (got.kind === 'text') {
+        count += 1;
+        full += got.value;
+        pending += got.value;
+      }
+      // A task arrived in a stream that began as text: it goes on in a chunked message of its own.
+      if (!this.#chunked && board.unsent) {
+        ended = await toChunks();
+        if (ended) break;
+      }
+      ended = await roll();
+      if (ended || (pending === '' && !board.unsent) || this.#now() - lastAppend < this.#every) continue;
+      // While a task is open, text that would overflow this message waits for it (roll).
+      if (held.length + pending.length > this.#max) {
+        if (!board.unsent) continue;
+        ended = await send('', undefined);
+        continue;
+      }
       ended = await send(pending, undefined);
-      if (ended) break;
-      pending = '';
+      if (!ended) pending = '';
     }
     if (ended === 'stopped') {
       // The person pressed Stop: the answer ends where Slack stopped it. Nothing more is written.
-      await iterator.return?.();
+      await feed.return();
       return { ts: parts[0], parts, how: 'stopped', chunks: count };
     }
     if (ended === 'expired') {
-      const rest = await collectRest(iterator);
+      const rest = await feed.rest();
       return { ...(await this.complete(parts, full + rest.text, blocks)), chunks: count + rest.count };
     }
-    ended = await send(pending, { final: true });
+    // The reply is whole: a task still open is done with it.
+    board.close('complete');
+    ended = await roll();
+    if (!ended && !this.#chunked && board.unsent) ended = await toChunks();
+    if (!ended) ended = await send(pending, { final: true });
     if (ended === 'stopped') return { ts: parts[0], parts, how: 'stopped', chunks: count };
     if (ended === 'expired') return { ...(await this.complete(parts, full, blocks)), chunks: count };
     return { ts: parts[0], parts, how: 'streamed', chunks: count };
   }
 }
 
-/** The whole of `chunks`, and how many there were. */
-function collect(chunks: AsyncIterable<string>): Promise<{ text: string; count: number }> {
-  return collectRest(chunks[Symbol.asyncIterator]());
+/** A turn's stream as the writer reads it: text, the task chunks put on the board, or "the board changed". */
+class Feed {
+  readonly #iterator: AsyncIterator<ReplyItem>;
+  #next: Promise<IteratorResult<ReplyItem>> | undefined;
+
+  constructor(
+    source: AsyncIterable<ReplyItem>,
+    private readonly board: TaskBoard,
+  ) {
+    this.#iterator = source[Symbol.asyncIterator]();
+  }
+
+  /** The next text; `board` when a task changed (or `wakeInMs` passed) before it; `done` at the end. */
+  async next(wakeInMs?: number): Promise<{ kind: 'text'; value: string; text: string } | { kind: 'board' } | { kind: 'done' }> {
+    for (;;) {
+      this.#next ??= this.#iterator.next();
+      const change = this.board.changed();
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const woken = new Promise<{ woke: true }>((resolve) => {
+        if (wakeInMs !== undefined) timer = setTimeout(() => resolve({ woke: true }), wakeInMs);
+      });
+      const got = await Promise.race([this.#next.then((r) => ({ r })), change.promise.then(() => ({ woke: true as const })), woken]).finally(() => {
+        change.cancel();
+        clearTimeout(timer);
+      });
+      if ('woke' in got) return { kind: 'board' };
+      this.#next = undefined;
+      if (got.r.done) return { kind: 'done' };
+      const text = this.#text(got.r.value);
+      if (text === undefined) return { kind: 'board' };
+      return { kind: 'text', value: text, text };
+    }
+  }
+
+  /** An item's text; a task or plan chunk goes on the board (undefined). A malformed chunk is the turn's bug. */
+  #text(item: ReplyItem): string | undefined {
+    if (typeof item === 'string') return item;
+    const chunk = readChunk(item);
+    if ('wrong' in chunk) throw new TypeError(`the turn yielded ${chunk.wrong}: yield text, or Slack's chunks (markdown_text, task_update, plan_update)`);
+    if (chunk.type === 'markdown_text') return chunk.text;
+    this.board.update(chunk);
+    return undefined;
+  }
+
+  /** The rest of the stream, read to its end: its text and how many text chunks it had. */
+  async rest(): Promise<{ text: string; count: number }> {
+    let text = '';
+    let count = 0;
+    for (;;) {
+      const next = await this.next();
+      if (next.kind === 'done') return { text, count };
+      if (next.kind === 'text') {
+        text += next.value;
+        count += 1;
+      }
+    }
+  }
+
+  async return(): Promise<void> {
+    await this.#iterator.return?.();
+  }
 }
 
-async function collectRest(iterator: AsyncIterator<string>): Promise<{ text: string; count: number }> {
-  let text = '';
-  let count = 0;
-  for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
-    text += next.value;
-    count += 1;
-  }
-  return { text, count };
+/** The whole of `chunks` (tasks put on `board`), and how many text chunks there were. */
+function collect(chunks: AsyncIterable<ReplyItem>, board: TaskBoard): Promise<{ text: string; count: number }> {
+  return new Feed(chunks, board).rest();
+}
+
+async function* once(text: string): AsyncIterable<string> {
+  yield text;
 }

@@ -42,7 +42,7 @@ export function verifyFailures(a: VerifyAnswers): string[] {
   probe('edge', a.edgeRetry, 'duplicate', 'a retry must never run a turn twice');
   probe('hub', a.hubFirst, 'claimed', 'the hub must claim a first delivery');
   // The shared store is proven only by a retry of a delivery the hub did claim: with the hub down, the cloud
-  // rightly claims it afresh, and that says nothing about the store (issue 25: verify blamed the store then).
+  // rightly claims it afresh, and that says nothing about the store (a hub down is not a store split).
   if (a.hubFirst && accepted(a.hubFirst.status) && a.hubFirst.claim === 'claimed')
     probe('cloud', a.cloudRetryOfHub, 'duplicate', 'the copies do not share one claim store');
   else if (a.cloudRetryOfHub)

@@ -75,7 +75,9 @@ describe('npm run audit', () => {
     [['--no-sweep'], /nothing to do/],
     [['--record'], /--record needs a value/],
     [['--bogus'], /unknown argument "--bogus"/],
-    [[], /set SLACK_BOT_TOKEN, or pass --no-sweep/],
+    [[], /^audit: usage: npm run audit -- --record FILE \[--no-sweep\] \[--json\] \| --sweep \[--json\]$/],
+    [['--sweep'], /set SLACK_BOT_TOKEN, or pass --no-sweep/],
+    [['--sweep', '--no-sweep'], /cannot go together/],
   ])('%j is a usage error: exit 2 with one clear line', async (argv, message) => {
     const args = argv.map((a) =>
       a === 'MALFORMED' ? file('malformed.jsonl', '{"method":"a"}\nnot json\n') : a === 'NOTARRAY' ? file('notarray.json', '[{') : a,
@@ -102,7 +104,7 @@ describe('npm run audit', () => {
     api.calls.length = 0;
     api.script('users.list', { status: 429, body: { ok: false, error: 'ratelimited' }, headers: { 'retry-after': '20' } });
     const c = capture();
-    expect(await runAudit([], { SLACK_BOT_TOKEN: 'xoxb-test', SLACK_API_URL: api.url }, c.out)).toBe(1);
+    expect(await runAudit(['--sweep'], { SLACK_BOT_TOKEN: 'xoxb-test', SLACK_API_URL: api.url }, c.out)).toBe(1);
     expect(api.calls).toHaveLength(3);
     expect(c.lines.join('\n')).toMatch(/users.list +HTTP 429 throttled-429 +Retry-After: 20s \(header\)/);
   });

@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseDeadletterArgs, runDeadletter } from '../../app/cli/deadletter.js';
 import { deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
@@ -98,5 +101,68 @@ describe('npm run deadletter against the shared store', () => {
     const c = capture();
     expect(await runDeadletter(['list'], { AUTOHUB_ROLE: 'hub' }, c.out)).toBe(2);
     expect(c.errors[0]).toMatch(/UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN/);
+  });
+});
+
+describe("npm run deadletter -- replay runs the owner's bot, and leaves what it cannot open listed", () => {
+  const fx = useRedisBridge();
+  const api = useFakeWebApi();
+  const hub = useCopy({ role: 'hub', api, redis: fx });
+  let env: Record<string, string>;
+
+  // The owner's bot (AUTOHUB_TURN), in a file of its own as `npm start` would load it: its words are unmistakable.
+  beforeAll(async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'autohub-replay-bot-'));
+    const bot = join(dir, 'my-bot.mjs');
+    writeFileSync(bot, 'export function takeTurn(request) { return "the owner\'s bot heard: " + request.text.trim(); }\n');
+    env = {
+      AUTOHUB_ROLE: 'hub',
+      SLACK_SIGNING_SECRET: SECRET,
+      SLACK_BOT_TOKEN: 'xoxb-test-token',
+      SLACK_API_URL: api.url,
+      UPSTASH_REDIS_REST_URL: fx.bridge.url,
+      UPSTASH_REDIS_REST_TOKEN: fx.bridge.token,
+      AUTOHUB_REFUSAL_LOG: 'off',
+      AUTOHUB_LOG_LEVEL: 'error',
+      AUTOHUB_TURN: bot,
+    };
+    for (const [eventId, ts] of [
+      ['Ev-bot-1', '1700004000.000001'],
+      ['Ev-bot-2', '1700004000.000002'],
+    ] as const) {
+      api.script('chat.startStream', { status: 200, body: { ok: false, error: 'not_in_channel' } });
+      await deliver(hub.eventsUrl, mentionEnvelope({ eventId, ts, channel: 'C0PRIVATE', text: '<@UAUTOHUB> what is the weather' }), { signingSecret: SECRET });
+    }
+    await eventually(async () => ((await hub.store.listDead(10)) ?? []).length === 2, 'two dead letters', 10_000);
+  });
+
+  it('the replayed answer is the bot of AUTOHUB_TURN, not the demo turn', async () => {
+    const c = capture();
+    expect(await runDeadletter(['replay', 'Ev-bot-1'], env, c.out)).toBe(0);
+    expect(c.lines[0]).toMatch(/^replayed Ev-bot-1: answered/);
+    const replies = repliesTo(api, 'Ev-bot-1');
+    expect(replies).toHaveLength(1);
+    expect(replies[0]!.params.text ?? replies[0]!.params.markdown_text).toBe("the owner's bot heard: what is the weather");
+  });
+
+  it('a bot that cannot be loaded is named, exit 2, and the dead letter is not touched', async () => {
+    const c = capture();
+    expect(await runDeadletter(['replay', 'Ev-bot-2'], { ...env, AUTOHUB_TURN: join(tmpdir(), 'no-such-bot.mjs') }, c.out)).toBe(2);
+    expect(c.errors[0]).toMatch(/AUTOHUB_TURN is invalid/);
+    expect(((await hub.store.listDead(10)) ?? []).map((d) => d.eventId)).toContain('Ev-bot-2');
+  });
+
+  it('with a store key that cannot open the record it says why (lease.takeover_unreadable), exit 1, and the entry stays listed', async () => {
+    const c = capture();
+    const wrongKey = { ...env, AUTOHUB_STORE_KEY: 'ab'.repeat(32) };
+    expect(await runDeadletter(['replay', 'Ev-bot-2'], wrongKey, c.out)).toBe(1);
+    expect(c.lines[0]).toMatch(/^replayed Ev-bot-2: not replayed, still a dead letter: lease\.takeover_unreadable: sealed under a store key/);
+    const list = capture();
+    expect(await runDeadletter(['list', '--json'], env, list.out)).toBe(0);
+    expect(JSON.parse(list.lines[0]!).entries.map((e: { id: string }) => e.id)).toEqual(['Ev-bot-2']);
+    expect(repliesTo(api, 'Ev-bot-2')).toHaveLength(0);
+    // With the copies' own key it is replayed after all.
+    expect(await runDeadletter(['replay', 'Ev-bot-2'], env, capture().out)).toBe(0);
+    expect(repliesTo(api, 'Ev-bot-2')).toHaveLength(1);
   });
 });

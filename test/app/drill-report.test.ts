@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { prepareReportPath } from '../../drill/cli.js';
 import { renderHtml } from '../../drill/report-html.js';
-import { renderTable } from '../../drill/report-table.js';
+import { renderTable, summaryLine } from '../../drill/report-table.js';
+import { SCENARIOS } from '../../drill/scenarios.js';
 import type { FaultWindow } from '../../drill/run-scenario.js';
 import { dumpDom } from '../support/chromium.js';
 import { scenarioResult } from '../support/drill-result.js';
@@ -25,7 +26,9 @@ const HEADERS = [
   'cloud',
   'taken over',
   'dead',
+  'ans+dead',
   'half',
+  'step x2',
   'caught up',
   'late',
   'max wait',
@@ -47,7 +50,10 @@ const BUSY = scenarioResult('busy', {
   servedByCloud: 3,
   takenOver: 5,
   deadLetters: 6,
+  answeredThenDead: 14,
   halfWritten: 4,
+  sideEffects: 14,
+  sideEffectsTwice: 1,
   caughtUp: 8,
   late: 11,
   maxWaitMs: 12_345,
@@ -55,7 +61,7 @@ const BUSY = scenarioResult('busy', {
   ackP99Ms: 2500,
   deadlineMisses: 13,
 });
-const BUSY_CELLS = ['busy', '10', '9', '1', '2', '3', '70%', '30%', '5', '6', '4', '8', '11', '12.3 s', '12 ms', '2500 ms', '13', 'FAIL'];
+const BUSY_CELLS = ['busy', '10', '9', '1', '2', '3', '70%', '30%', '5', '6', '14', '4', '1', '8', '11', '12.3 s', '12 ms', '2500 ms', '13', 'FAIL'];
 
 const textCells = (html: string) => [...html.matchAll(/<t[hd]>(?:<a [^>]*>)?([^<]*)(?:<\/a>)?<\/t[hd]>/g)].map((m) => m[1]!.replace(/&#62;/g, '>'));
 
@@ -182,5 +188,62 @@ describe('npm run drill -- --report PATH', () => {
     expect(result.status).toBe(0);
     expect(existsSync(path)).toBe(true);
     expect(readFileSync(path, 'utf8')).toContain('<svg class="timeline" data-scenario="steady"');
+    // The terminal run ends saying what it proved, under a legend of the columns (it ended with the table alone).
+    const lines = result.stdout.trim().split('\n');
+    expect(lines.at(-1)).toBe(`1/1 scenarios ok: 2 mentions, 0 lost, 0 answered twice, 0 half-written, no ack over 3 s; report: ${path}`);
+    expect(lines.at(-2)).toMatch(/^legend: sent: mentions sent; .*half: replies left half-written .*>3s: acks later than Slack's 3 s/);
+    // A sample of the replies, as the person read them: the demo's greeting.
+    expect(readFileSync(path, 'utf8')).toMatch(
+      /<ul class="sample"[^>]*><li><span class="by hub">hub<\/span> Hi &#60;@U0PERSON&#62;, I got that\. Answered by the hub \(drill-hub\)\.<\/li>/,
+    );
   }, 150_000);
+
+  it('--turn runs your bot in the copies: its words in the report, each reply put to the copy that wrote it (the copies got only PATH, so the demo answered)', () => {
+    const dir = tmp();
+    const path = join(dir, 'drill.html');
+    const result = spawnSync(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        'drill/cli.ts',
+        '--scenario',
+        'steady',
+        '--scenario',
+        'hub-offline',
+        '--events',
+        '2',
+        '--turn',
+        'examples/echo.mjs',
+        '--report',
+        path,
+      ],
+      { env: { PATH: process.env.PATH ?? '', AUTOHUB_ENV_FILE: 'none' }, encoding: 'utf8', timeout: 120_000 },
+    );
+    expect(result.stderr).toContain('drill: the bot: examples/echo.mjs');
+    expect(result.status).toBe(0);
+    const html = readFileSync(path, 'utf8');
+    expect(html).toContain('<li><span class="by hub">hub</span> You said: hello</li>');
+    expect(html).toContain('<li><span class="by cloud">cloud copy</span> You said: hello</li>');
+    expect(html).not.toContain('I got that');
+    expect(result.stdout).toMatch(/^steady +2 +2 +0 +0 +0 +100% +0% /m);
+    expect(result.stdout).toMatch(/^hub-offline +2 +2 +0 +0 +0 +0% +100% /m);
+  }, 150_000);
+
+  it('--help lists every scenario with what it stages', () => {
+    const result = spawnSync(process.execPath, ['--import', 'tsx', 'drill/cli.ts', '--help'], {
+      env: { PATH: process.env.PATH ?? '' },
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    expect(result.status).toBe(0);
+    for (const s of SCENARIOS) expect(result.stdout).toContain(`  ${s.name.padEnd(Math.max(...SCENARIOS.map((x) => x.name.length)))}  ${s.summary}\n`);
+  });
+});
+
+describe("the drill's last line", () => {
+  it('names the scenarios that failed and counts what went wrong', () => {
+    const line = summaryLine([scenarioResult('steady', { sent: 30 }), scenarioResult('broken', { sent: 30, lost: 2, deadlineMisses: 1 })]);
+    expect(line).toBe('1/2 scenarios ok (FAIL: broken): 60 mentions, 2 lost, 0 answered twice, 0 half-written, 1 ack(s) over 3 s; report: --report FILE.html');
+  });
 });

@@ -6,7 +6,7 @@ import { parseDrillArgs } from '../../drill/cli.js';
 import { runDrill, type DrillResult } from '../../drill/drill.js';
 import { renderHtml } from '../../drill/report-html.js';
 import { failed, renderTable } from '../../drill/report-table.js';
-import { SCENARIOS } from '../../drill/scenarios.js';
+import { inShare, SCENARIOS } from '../../drill/scenarios.js';
 import { dumpDom } from '../support/chromium.js';
 import { scenarioResult } from '../support/drill-result.js';
 
@@ -75,9 +75,17 @@ describe('the failover drill, every scenario end to end (fewer mentions than `np
     expect(drill.results.map((r) => r.name)).toEqual(SCENARIOS.map((s) => s.name));
   });
 
+  /** Mentions a scenario sends at 12 a scenario: its own, and the follow-ups its people write in their threads. */
+  const sentBy = (name: string): number => {
+    const s = SCENARIOS.find((x) => x.name === name);
+    const events = s?.events ?? 12;
+    const follow = s?.followUps;
+    return events + (follow ? Array.from({ length: events }, (_, i) => i).filter((i) => inShare(i, follow.share, 3)).length : 0);
+  };
+
   it.each(exact)('%s: no mention lost, none answered twice', (name) => {
     const r = result(name);
-    expect(r.score.sent).toBe(SCENARIOS.find((s) => s.name === name)?.events ?? 12);
+    expect(r.score.sent).toBe(sentBy(name));
     expect(r.score.lostMentions).toEqual([]);
     expect(r.score.doubledMentions).toEqual([]);
     expect(failed(r, ACKS_REPORTED)).toBe(false);
@@ -85,11 +93,18 @@ describe('the failover drill, every scenario end to end (fewer mentions than `np
 
   it.each(stated)('%s: no mention lost; its duplicates are stated up front and counted', (name) => {
     const r = result(name);
-    expect(r.score.sent).toBe(SCENARIOS.find((s) => s.name === name)?.events ?? 12);
+    expect(r.score.sent).toBe(sentBy(name));
     expect(r.score.lostMentions).toEqual([]);
     expect(r.duplicatesPossible).toMatch(/\w/);
     expect(r.score.duplicateReplies).toBeGreaterThanOrEqual(r.score.doubledMentions.length);
     expect(failed(r, ACKS_REPORTED)).toBe(false);
+  });
+
+  it("frozen-step: the frozen hub's thinking turns were taken over, each turn's ticket filed, none twice", () => {
+    const r = result('frozen-step');
+    expect(r.score.takenOver).toBeGreaterThan(0);
+    expect(r.score.sideEffects).toBeGreaterThanOrEqual(r.score.answered);
+    expect(r.score.sideEffectsTwice).toBe(0);
   });
 
   it('routes as each fault demands', () => {

@@ -18,6 +18,7 @@ describe('entry points', () => {
     ['app/cli/deadletter.ts', 'npm run deadletter'],
     ['app/cli/verify.ts', 'npm run verify'],
     ['app/cli/audit.ts', 'npm run audit'],
+    ['app/cli/setup.ts', 'npm run setup'],
     ['drill/cli.ts', 'npm run drill'],
     ['bench/run.ts', 'npm run bench'],
   ])('%s --help prints its usage line and exits 0 (before: "unknown argument", exit 2)', (entry, command) => {

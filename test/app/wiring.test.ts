@@ -10,7 +10,17 @@ const LEASE_MS = 10_000;
 
 function parts(over: Partial<WiredParts> = {}) {
   const p = {
-    receiver: { unleased: ['e1'], capacity: 3, inFlight: 2, queued: 1, resume: vi.fn(), inject: vi.fn(async () => 'claimed' as const) },
+    receiver: {
+      unleased: ['e1'],
+      capacity: 3,
+      inFlight: 2,
+      queued: 1,
+      pastDeadline: 1,
+      waitingOnStore: 2,
+      resume: vi.fn(),
+      inject: vi.fn(async () => 'claimed' as const),
+      storeAnswered: vi.fn(async () => {}),
+    },
     reaper: { wakeIn: vi.fn(), poke: vi.fn() },
     keeper: { size: 4 },
     sweeper: undefined,
@@ -70,7 +80,7 @@ describe('who wakes whom in a copy (app/wiring.ts)', () => {
   });
 
   it("health counts the receiver's turns and the keeper's leases", () => {
-    expect(parts().wakes.turns()).toEqual({ running: 2, waiting: 1, leases: 4 });
+    expect(parts().wakes.turns()).toEqual({ running: 2, waiting: 1, leases: 4, past_deadline: 1, waiting_on_store: 2 });
   });
 
   it("a look past 80% of the store's monthly allowance tells the owner; one under it does not", () => {

@@ -39,6 +39,8 @@ describe('parseAppConfig', () => {
     [{ AUTOHUB_CLAIM_ATTEMPTS: '9' }, /^AUTOHUB_CLAIM_ATTEMPTS is invalid/],
     [{ AUTOHUB_SHED_AT: 'many' }, /^AUTOHUB_SHED_AT is invalid/],
     [{ AUTOHUB_ROLE: 'cloud', AUTOHUB_SHED_AT: '-1' }, /^AUTOHUB_SHED_AT is invalid/],
+    [{ AUTOHUB_MAX_REPLY_CHARS: '40k' }, /^AUTOHUB_MAX_REPLY_CHARS is invalid: expected a whole number from 500 to 1000000, received "40k"$/],
+    [{ AUTOHUB_MAX_REPLY_CHARS: '10' }, /^AUTOHUB_MAX_REPLY_CHARS is invalid/],
   ])('%j stops start-up with one line naming the variable', (override, message) => {
     const run = () => parseAppConfig({ ...valid, ...override });
     expect(run).toThrow(ConfigError);
@@ -49,6 +51,11 @@ describe('parseAppConfig', () => {
     expect(parseAppConfig(valid).shedAt).toBe(0);
     expect(parseAppConfig({ ...valid, AUTOHUB_SHED_AT: '64' }).shedAt).toBe(64);
     expect(parseAppConfig({ ...valid, AUTOHUB_ROLE: 'cloud', AUTOHUB_SHED_AT: '5' }).shedAt).toBe(0);
+  });
+
+  it('the longest answer shown is 40,000 characters unless AUTOHUB_MAX_REPLY_CHARS says', () => {
+    expect(parseAppConfig(valid).maxReplyChars).toBe(40_000);
+    expect(parseAppConfig({ ...valid, AUTOHUB_MAX_REPLY_CHARS: '100000' }).maxReplyChars).toBe(100_000);
   });
 
   it('keeps a path under SLACK_API_URL and ends it with a slash', () => {
@@ -80,5 +87,65 @@ describe('loadEnv', () => {
     writeFileSync(path, 'PORT=4100\n');
     expect(loadEnv({ AUTOHUB_ENV_FILE: path }).PORT).toBe('4100');
     expect(loadEnv({ AUTOHUB_ENV_FILE: 'none' }).PORT).toBeUndefined();
+  });
+});
+
+describe('a settings error names every bad setting at once, and never a credential', () => {
+  const message = (env: Record<string, string | undefined>): string => {
+    try {
+      parseAppConfig(env);
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      return (error as Error).message;
+    }
+    throw new Error('parseAppConfig accepted it');
+  };
+
+  it('every bad or missing setting is named in one start, each on its own line', () => {
+    const text = message({ AUTOHUB_ROLE: 'hub', PORT: 'eighty', AUTOHUB_OWNER: 'me' });
+    expect(text.split('\n')).toEqual([
+      '4 settings cannot be used:',
+      '  SLACK_BOT_TOKEN is not set: expected a bot token starting with xoxb-',
+      '  PORT is invalid: expected a whole number from 0 to 65535, received "eighty"',
+      "  SLACK_SIGNING_SECRET is not set: expected the app's signing secret from Basic Information",
+      '  AUTOHUB_OWNER is invalid: expected one or more Slack user ids separated by commas, e.g. U012ABCDEF, received "me"',
+    ]);
+  });
+
+  it('one bad setting is one line, as before', () => {
+    expect(message({ ...valid, AUTOHUB_ROLE: undefined })).toBe('AUTOHUB_ROLE is not set: expected one of hub, cloud');
+  });
+
+  it('a redis:// store URL is answered with where the REST URL is, and its password is not printed', () => {
+    for (const scheme of ['redis', 'rediss']) {
+      const text = message({
+        ...valid,
+        UPSTASH_REDIS_REST_URL: `${scheme}://default:AZx9PASSWORDq2@eu1-fine-cat-12345.upstash.io:6379`,
+        UPSTASH_REDIS_REST_TOKEN: 'AZx9token-0123456789',
+      });
+      expect(text).toContain('UPSTASH_REDIS_REST_URL is invalid');
+      expect(text).toContain('https://<name>.upstash.io');
+      expect(text).toContain('REST API section');
+      expect(text).toContain(`"${scheme}://***@eu1-fine-cat-12345.upstash.io:6379"`);
+      expect(text).not.toContain('PASSWORD');
+    }
+  });
+
+  it.each([
+    ['a URL with a password', { UPSTASH_REDIS_REST_URL: 'ftp://user:hunter2hunter2@x.upstash.io', UPSTASH_REDIS_REST_TOKEN: 'tok' }, 'hunter2hunter2'],
+    ['a token in a URL query', { AUTOHUB_PEER_URL: 'ftp://peer.example/?token=s3cr3t-query-token' }, 's3cr3t-query-token'],
+    ['a token pasted as a URL', { AUTOHUB_EDGE_URL: 'AYQgASQgNjYxZDk0OTctYmM4My00' }, 'AYQgASQgNjYxZDk0OTctYmM4My00'],
+    ['a user token, past its prefix', { SLACK_BOT_TOKEN: 'xoxp-1234-5678-secretpart' }, '1234-5678-secretpart'],
+    ['a token with no known prefix at all', { SLACK_BOT_TOKEN: 'sk-ant-api03-abcdef' }, 'sk-ant'],
+    [
+      'the bot token pasted into another setting',
+      { SLACK_BOT_TOKEN: 'xoxb-9999-8888-pasted', AUTOHUB_INSTANCE: 'xoxb-9999-8888-pasted and more' },
+      '9999-8888',
+    ],
+    ['the signing secret pasted into another setting', { SLACK_SIGNING_SECRET: 'f00dfeedf00dfeed', AUTOHUB_OWNER: 'f00dfeedf00dfeed' }, 'f00dfeedf00dfeed'],
+    ['a store key of the wrong length', { AUTOHUB_STORE_KEY: 'abcdef0123456789' }, 'abcdef0123456789'],
+  ])('%s is not printed', (_, override, secret) => {
+    const text = message({ ...valid, ...override });
+    expect(text).not.toContain(secret);
   });
 });

@@ -28,7 +28,13 @@ describe('manifest.json', () => {
     expect(manifest.display_information.name).toBeTruthy();
     expect(manifest.features.bot_user.display_name).toBeTruthy();
     expect(manifest.settings.socket_mode_enabled).toBe(false);
-    expect(manifest.settings.event_subscriptions.bot_events.sort()).toEqual(['app_home_opened', 'app_mention', 'message.im']);
+    expect(manifest.settings.event_subscriptions.bot_events.sort()).toEqual([
+      'app_home_opened',
+      'app_mention',
+      'assistant_thread_context_changed',
+      'assistant_thread_started',
+      'message.im',
+    ]);
     expect(manifest.features.app_home.home_tab_enabled).toBe(true);
   });
 
@@ -54,6 +60,15 @@ describe('manifest.json', () => {
       expect(METHOD_SCOPES[method], `lib/slack/scopes.ts must name the scopes of ${method}`).toBeDefined();
       for (const scope of METHOD_SCOPES[method]!) expect(scopes, `${method} needs ${scope}`).toContain(scope);
     }
+  });
+
+  it('declares the assistant view (split-view threads: their events, prompts and title) with the one scope its methods name', () => {
+    expect(manifest.features.assistant_view.assistant_description).toBeTruthy();
+    expect(METHOD_SCOPES['assistant.threads.setSuggestedPrompts']).toEqual(['assistant:write']);
+    expect(METHOD_SCOPES['assistant.threads.setTitle']).toEqual(['assistant:write']);
+    expect(scopes).toContain('assistant:write');
+    // Interactivity carries the feedback buttons' clicks (block_actions).
+    expect(manifest.settings.interactivity.is_enabled).toBe(true);
   });
 
   it('does not ask for assistant:write without the assistant view Slack requires for it (setStatus takes chat:write since 2026-03)', () => {
@@ -117,6 +132,19 @@ describe('package.json', () => {
     for (const name of imported) expect(runtime, `${name} in dependencies`).toContain(name);
     for (const tool of ['tsx', 'typescript', '@types/node', 'vitest', 'wrangler', 'miniflare', 'esbuild', '@biomejs/biome'])
       expect(runtime).not.toContain(tool);
+  });
+
+  it("names in allowScripts (npm's install-script policy) every package in the lockfile with an install script, so npm install warns of none", () => {
+    const lock = JSON.parse(readFileSync('package-lock.json', 'utf8')) as { packages: Record<string, { hasInstallScript?: boolean }> };
+    const scripted = new Set(
+      Object.entries(lock.packages)
+        .filter(([, p]) => p.hasInstallScript)
+        .map(([path]) => path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length)),
+    );
+    expect(scripted.size).toBeGreaterThan(0);
+    for (const name of scripted) expect(pkg.allowScripts?.[name], `allowScripts.${name}`).toBe(true);
+    // Name-only entries: the lockfile pins the versions, and a pinned entry would warn again at every upgrade of workerd.
+    expect(Object.keys(pkg.allowScripts).sort()).toEqual([...scripted].sort());
   });
 
   it('promises the Node lines CI runs the suite on', () => {

@@ -5,11 +5,14 @@
  * name has a space and a percent sign, where a tool that compares `import.meta.url` with
  * `file://${argv[1]}` would exit 0 having done nothing.
  */
-import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join, sep } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeWebApi } from '../../drill/sim/fake-web-api.js';
+import { deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
+import { repliesTo } from '../support/copies.js';
 
 const REPO = process.cwd();
 /** What the build and the running copy read; tests, benches and docs stay behind. */
@@ -33,13 +36,60 @@ function env(extra: Record<string, string> = {}): Record<string, string> {
 const npm = (cwd: string, args: string[], extra: Record<string, string> = {}) =>
   spawnSync('npm', ['--silent', ...args], { cwd, env: env(extra), encoding: 'utf8', timeout: 120_000 });
 
-const MISSING_ROLE = 'autohub: AUTOHUB_ROLE is not set: expected one of hub, cloud';
+/** `npm start` with nothing set: every missing setting named at once. */
+const MISSING_ROLE = [
+  'autohub: 3 settings cannot be used:',
+  '  AUTOHUB_ROLE is not set: expected one of hub, cloud',
+  '  SLACK_BOT_TOKEN is not set: expected a bot token starting with xoxb-',
+  "  SLACK_SIGNING_SECRET is not set: expected the app's signing secret from Basic Information",
+].join('\n');
+
+/**
+ * The owner's bot: TypeScript (an interface, annotations, `import type`) that imports an npm package of its
+ * own, kept by the prune because it is in `dependencies` (`npm install --save-prod`, as the README says).
+ */
+const TS_BOT = `import Anthropic from '@anthropic-ai/sdk';
+import type { TurnRequest } from '../lib/turn/types.js';
+
+interface Reply {
+  text: string;
+}
+
+export function takeTurn(request: TurnRequest): string {
+  const reply: Reply = { text: \`\${Anthropic.name} bot, in TypeScript, heard: \${request.text.trim()}\` };
+  return reply.text;
+}
+`;
+const SDK_VERSION = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')).devDependencies['@anthropic-ai/sdk'] as string;
+
+/** Wait for `check`, polling every 50 ms, at most 600 times (the copy is a child process: no event to wait on). */
+async function poll(check: () => Promise<boolean>, what: string): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`never saw ${what}`);
+}
 
 describe('a production install (`npm ci --omit=dev` after `npm run build`)', () => {
   let dir: string;
 
   beforeAll(() => {
     dir = scratchCopy();
+    // The bot's own package, as the owner adds it: to dependencies (here into package.json and the lockfile only).
+    const added = npm(dir, [
+      'install',
+      '--save-prod',
+      '--save-exact',
+      `@anthropic-ai/sdk@${SDK_VERSION}`,
+      '--package-lock-only',
+      '--prefer-offline',
+      '--no-audit',
+      '--no-fund',
+    ]);
+    expect(added.status, added.stderr).toBe(0);
+    mkdirSync(join(dir, 'bots'));
+    writeFileSync(join(dir, 'bots', 'claude-bot.ts'), TS_BOT);
     // Build as Railway does: with the dev dependencies (this checkout's), then prune them.
     symlinkSync(join(REPO, 'node_modules'), join(dir, 'node_modules'), 'dir');
     const built = npm(dir, ['run', 'build']);
@@ -60,6 +110,47 @@ describe('a production install (`npm ci --omit=dev` after `npm run build`)', () 
     expect(started.status).toBe(1);
     expect(started.stderr.trim()).toBe(MISSING_ROLE);
   });
+
+  it('`npm start` answers with a TypeScript bot that imports a package of its own: no tsx, Node strips the types', async () => {
+    expect(existsSync(join(dir, 'node_modules', '@anthropic-ai', 'sdk')), 'the bot package kept by the prune').toBe(true);
+    const api = await startFakeWebApi();
+    const copy = spawn('npm', ['--silent', 'start'], {
+      cwd: dir,
+      env: env({
+        AUTOHUB_ROLE: 'hub',
+        AUTOHUB_INSTANCE: 'hub-prod',
+        SLACK_SIGNING_SECRET: 'prod-install-secret',
+        SLACK_BOT_TOKEN: 'xoxb-prod-install',
+        SLACK_API_URL: api.url,
+        PORT: '0',
+        AUTOHUB_TURN: 'bots/claude-bot.ts',
+        AUTOHUB_REFUSAL_LOG: 'off',
+        AUTOHUB_JOURNAL: 'off',
+        AUTOHUB_CATCHUP: 'off',
+      }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    copy.stdout.on('data', (d: Buffer) => (output += d));
+    copy.stderr.on('data', (d: Buffer) => (output += d));
+    const exited = new Promise<number | null>((resolve) => copy.on('exit', resolve));
+    try {
+      await poll(async () => output.includes('"app.started"') || copy.exitCode !== null, 'the copy to start');
+      const started = output.split('\n').find((l) => l.includes('"app.started"'));
+      expect(started, output).toBeDefined();
+      const { port } = JSON.parse(started!) as { port: number };
+      const envelope = mentionEnvelope({ eventId: 'Ev-prod-ts', ts: '1700009000.000100', text: '<@UAUTOHUB> hello' });
+      expect((await deliver(`http://127.0.0.1:${port}/slack/events`, envelope, { signingSecret: 'prod-install-secret' })).status).toBe(200);
+      await poll(async () => repliesTo(api, 'Ev-prod-ts').length > 0, 'the reply');
+      const reply = repliesTo(api, 'Ev-prod-ts')[0]!;
+      expect(reply.params.text ?? reply.params.markdown_text).toBe('Anthropic bot, in TypeScript, heard: hello');
+      expect(output).not.toContain('tsx');
+    } finally {
+      copy.kill('SIGTERM');
+      await exited;
+      await api.close();
+    }
+  }, 60_000);
 
   it.each([
     ['audit', /^audit: unknown argument "--bogus"; usage: npm run audit/],
@@ -149,7 +240,7 @@ describe('`npm start` in a checkout (dev dependencies installed)', () => {
       expect(started.stderr.trim().split('\n')).toEqual([
         'autohub: the sources changed since the last build; building',
         'autohub: the edited main',
-        MISSING_ROLE,
+        ...MISSING_ROLE.split('\n'),
       ]);
     } finally {
       writeFileSync(main, original);

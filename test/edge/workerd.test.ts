@@ -13,6 +13,8 @@ describe('the Worker entry in the real Workers runtime (miniflare workerd)', () 
   let mf: Miniflare;
   let deadHub: Miniflare;
   let unsigned: Miniflare;
+  /** What the secret-less Worker wrote to its logs (workerd's stdout and stderr): only its owner reads them. */
+  let unsignedLog = '';
 
   beforeAll(async () => {
     const script = await bundleWorker();
@@ -24,7 +26,14 @@ describe('the Worker entry in the real Workers runtime (miniflare workerd)', () 
     const timeouts = { EDGE_LOG: 'off', EDGE_HUB_TIMEOUT_MS: '500', EDGE_CLOUD_TIMEOUT_MS: '500', EDGE_PROBE_TIMEOUT_MS: '200', EDGE_BUDGET_MS: '1200' };
     mf = new Miniflare({ ...common, bindings: { HUB_URL: hub.url, CLOUD_URL: cloud.url, SLACK_SIGNING_SECRET: SECRET, ...timeouts } });
     deadHub = new Miniflare({ ...common, bindings: { HUB_URL: CLOSED_URL, CLOUD_URL: cloud.url, SLACK_SIGNING_SECRET: SECRET, ...timeouts } });
-    unsigned = new Miniflare({ ...common, bindings: { HUB_URL: hub.url, CLOUD_URL: cloud.url, ...timeouts } });
+    unsigned = new Miniflare({
+      ...common,
+      bindings: { HUB_URL: hub.url, CLOUD_URL: cloud.url, ...timeouts },
+      handleRuntimeStdio(stdout: NodeJS.ReadableStream, stderr: NodeJS.ReadableStream) {
+        stdout.on('data', (d: Buffer) => (unsignedLog += d));
+        stderr.on('data', (d: Buffer) => (unsignedLog += d));
+      },
+    });
     await mf.ready;
     await deadHub.ready;
     await unsigned.ready;
@@ -68,11 +77,17 @@ describe('the Worker entry in the real Workers runtime (miniflare workerd)', () 
     expect(cloud.received.filter((r) => r.path === '/slack/events').map((r) => r.headers['x-autohub-failover'])).toEqual(['hub timeout']);
   });
 
-  it('a Worker deployed without its signing secret refuses to route: a bare 500, its reason only in its log', async () => {
+  it('a Worker deployed without its signing secret refuses to route: 503 "not configured" (Slack retries), the missing secret only in its log', async () => {
     const response = await post(unsigned);
-    expect(response.status).toBe(500);
-    expect(await response.text()).toBe('');
+    expect(response.status).toBe(503);
+    expect(response.headers.get('x-autohub-route')).toBe('none');
+    const text = await response.text();
+    expect(text).toContain('autohub edge: not configured yet');
+    expect(text).not.toContain('SLACK_SIGNING_SECRET');
     expect(hub.received).toHaveLength(0);
+    for (let i = 0; i < 200 && !unsignedLog.includes('edge.config_invalid'); i++) await new Promise((r) => setTimeout(r, 25));
+    expect(unsignedLog).toContain('SLACK_SIGNING_SECRET is not set');
+    expect(unsignedLog).toContain('npx wrangler secret put SLACK_SIGNING_SECRET');
   });
 
   it('refuses a body over the limit with 413, forwarding nothing', async () => {

@@ -16,7 +16,7 @@ import { silentLogger } from '../../lib/log/index.js';
 import { MemoryStore } from '../../lib/store/index.js';
 import { StepBook } from '../../lib/turn/steps.js';
 import type { HistoryMessage, TurnContext, TurnRequest } from '../../lib/turn/types.js';
-import { takeTurn, toMessages } from '../../examples/anthropic.js';
+import { FEEDBACK_BLOCKS, loadingMessages, onFeedback, prompts, takeTurn, toMessages } from '../../examples/anthropic.js';
 import { useFakeWebApi } from '../support/fixtures.js';
 
 type Event = Record<string, unknown> & { type: string };
@@ -162,7 +162,8 @@ describe('examples/anthropic.ts', () => {
   it("streams the model's text deltas as the reply, with the thread so far as the messages", async () => {
     const store = new MemoryStore();
     const before = seen.length;
-    const reply = await takeTurn(request('hello there'), ctxOf(new StepBook({ store, key: 'k-hello', kept: undefined })));
+    const { text: reply, blocks } = await takeTurn(request('hello there'), ctxOf(new StepBook({ store, key: 'k-hello', kept: undefined })));
+    expect(blocks).toEqual(FEEDBACK_BLOCKS);
     const chunks: string[] = [];
     for await (const chunk of reply) chunks.push(chunk);
     expect(chunks).toEqual(['Hello', ', ', 'Alice.']);
@@ -179,10 +180,10 @@ describe('examples/anthropic.ts', () => {
     const store = new MemoryStore();
     const key = 'autohub:claim:T1:event:Ev-printer';
     const req = request('the printer is on fire');
-    const first = await collect(await takeTurn(req, ctxOf(new StepBook({ store, key, kept: undefined }))));
+    const first = await collect((await takeTurn(req, ctxOf(new StepBook({ store, key, kept: undefined })))).text);
     expect(tickets()).toHaveLength(1);
     // The copy is taken over (or the turn retried) after the step: the next run loads what was kept.
-    const second = await collect(await takeTurn(req, ctxOf(await StepBook.load(store, key))));
+    const second = await collect((await takeTurn(req, ctxOf(await StepBook.load(store, key)))).text);
     expect(tickets()).toHaveLength(1);
     const ticket = `TCK-${(tickets()[0]!.answer as { ts: string }).ts}`;
     expect(first).toBe(`Let me file that.\n\nFiled ${ticket}.`);
@@ -193,7 +194,7 @@ describe('examples/anthropic.ts', () => {
   it("aborting ctx.signal stops the model's stream: the request is closed and the turn throws the SDK's abort", async () => {
     const controller = new AbortController();
     const before = seen.length;
-    const reply = await takeTurn(
+    const { text: reply } = await takeTurn(
       request('answer slowly'),
       ctxOf(new StepBook({ store: new MemoryStore(), key: 'k-slow', kept: undefined }), controller.signal),
     );
@@ -210,6 +211,38 @@ describe('examples/anthropic.ts', () => {
     expect(error).toBeInstanceOf(Anthropic.APIUserAbortError);
     await seen[before]!.closed;
     expect(chunks).toBe(3);
+  });
+
+  it('in the split view, the channel the person looks at leads the messages; prompts name it; loading messages follow the request', async () => {
+    const before = seen.length;
+    const req = { ...request('what is new?'), via: 'dm' as const, context: { channel: 'C0ROADMAP', team: 'T1', enterprise: undefined } };
+    await collect((await takeTurn(req, ctxOf(new StepBook({ store: new MemoryStore(), key: 'k-ctx', kept: undefined })))).text);
+    expect(seen[before]!.body.messages[0]).toEqual({ role: 'user', content: '(I am looking at <#C0ROADMAP>.)' });
+    expect(prompts({ channel: 'D1', threadTs: '1.1', user: 'U1', context: { channel: 'C0ROADMAP', team: 'T1', enterprise: undefined } })[0]!.message).toContain(
+      '<#C0ROADMAP>',
+    );
+    expect(loadingMessages(request('hi')).length).toBeLessThanOrEqual(10);
+  });
+
+  it('a thumbs-down is reported to TICKET_CHANNEL, a thumbs-up only logged', async () => {
+    const before = tickets().length;
+    const click = {
+      value: 'bad',
+      positive: false,
+      user: 'U0ALICE',
+      channel: 'C1',
+      messageTs: '1700000003.000100',
+      threadTs: '1.1',
+      eventId: 'Ev1',
+      actionId: 'claude_feedback',
+    };
+    await onFeedback(click, { client: slack, log: silentLogger });
+    await onFeedback({ ...click, value: 'good', positive: true }, { client: slack, log: silentLogger });
+    expect(
+      tickets()
+        .slice(before)
+        .map((c) => c.params.text),
+    ).toEqual(['<@U0ALICE> found an answer unhelpful (message 1700000003.000100 in <#C1>).']);
   });
 
   it('toMessages: empty texts dropped, a leading assistant turn dropped, consecutive turns of one role merged', () => {

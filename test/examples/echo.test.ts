@@ -21,8 +21,22 @@ describe('examples/echo.mjs', () => {
   it('echoes the text, names the files, and answers a bare mention', async () => {
     const { takeTurn } = await loadTurnModule('examples/echo.mjs');
     const ctx = {} as never;
-    expect(await takeTurn(request('what time is it?'), ctx)).toBe('You said: what time is it?');
-    expect(await takeTurn(request('see these', [file('a.txt'), file('b.txt')]), ctx)).toBe('You said: see these (and 2 files: a.txt, b.txt)');
-    expect(await takeTurn(request(''), ctx)).toBe('You mentioned me, but said nothing.');
+    const said = async (r: TurnRequest) => ((await takeTurn(r, ctx)) as { text: string }).text;
+    expect(await said(request('what time is it?'))).toBe('You said: what time is it?');
+    expect(await said(request('see these', [file('a.txt'), file('b.txt')]))).toBe('You said: see these (and 2 files: a.txt, b.txt)');
+    expect(await said(request(''))).toBe('You mentioned me, but said nothing.');
+  });
+
+  it('ends each answer with feedback buttons and hears a click, with a status and prompts for the split view', async () => {
+    const mod = await loadTurnModule('examples/echo.mjs');
+    const reply = (await mod.takeTurn(request('hi'), {} as never)) as unknown as { blocks: Array<{ type: string; elements: Array<{ type: string }> }> };
+    expect(reply.blocks[0]).toMatchObject({ type: 'context_actions', elements: [{ type: 'feedback_buttons' }] });
+    expect(mod.status).toBe('is listening...');
+    expect(mod.prompts).toHaveLength(2);
+    const lines: unknown[] = [];
+    const log = { info: (event: string, fields: unknown) => lines.push([event, fields]) };
+    const feedback = { value: 'good', positive: true, user: 'U1', channel: 'C1', messageTs: '2.2', threadTs: '1.1', eventId: 'Ev1', actionId: 'echo_feedback' };
+    await mod.onFeedback?.(feedback, { log, client: {} } as never);
+    expect(lines).toEqual([['echo.feedback', { positive: true, eventId: 'Ev1' }]]);
   });
 });

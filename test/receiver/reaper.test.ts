@@ -44,6 +44,41 @@ function reaperOn(
 }
 
 describe('the reaper', () => {
+  it('a dead letter its look reported is told to the owner, and its next look (soon) says so; a failed look says so again', async () => {
+    // The bug: a look whose answer was lost left its dead letter unannounced for good. Now the store reports it
+    // until a look carries it as told, so the copy must say so, and soon, before another copy reports it again.
+    const told: Array<readonly string[] | undefined> = [];
+    const answers: Array<(look: Look | undefined) => void> = [];
+    const store = {
+      look: (_o: unknown, _l: number, _n: number, _h?: string, options?: { told?: readonly string[] }) => {
+        told.push(options?.told);
+        return new Promise<Look | undefined>((resolve) => answers.push(resolve));
+      },
+    };
+    const dead: DeadTurn[] = [];
+    const reaper = reaperOn(store as never, { onDead: (d) => dead.push(d) });
+    reaper.start();
+    try {
+      await eventually(() => answers.length === 1, 'the first look');
+      const letter = { key: 'k-dead', eventId: 'Ev-dead', channel: 'C1', reason: 'owner died 4 times', attempts: 4, at: '2026-01-01T00:00:00Z' };
+      answers[0]!({ ...nothingDue, dead: [letter] } as Look);
+      await eventually(() => answers.length === 2, 'the next look, soon after the dead letter (not the 60 s idle gap)');
+      expect(dead.map((d) => d.eventId)).toEqual(['Ev-dead']);
+      expect(told[1]).toEqual(['k-dead']);
+      // That look failed: the next one says so again.
+      answers[1]!(undefined);
+      await eventually(() => answers.length === 3, 'the look after the failed one', 5000);
+      expect(told[2]).toEqual(['k-dead']);
+      answers[2]!(nothingDue);
+      reaper.wakeIn(0);
+      await eventually(() => answers.length === 4, 'a later look');
+      expect(told[3]).toBeUndefined();
+      answers[3]!(nothingDue);
+    } finally {
+      reaper.stop();
+    }
+  });
+
   it('a wake that fires while a look is running is not lost: it looks again soon after, and keeps its schedule', async () => {
     // The bug: the skipped wake left a stale "next look" time behind, every later plan compared
     // against it was dropped, and the copy never looked at the store again (lapsed leases stayed untaken).

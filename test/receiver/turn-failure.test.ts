@@ -9,7 +9,7 @@ import { createServer, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Anthropic from '@anthropic-ai/sdk';
 import { RetryableError, StoreUnavailableError } from '../../lib/errors/index.js';
-import { classifyTurnFailure, retryAfterOf, type TurnFailure } from '../../lib/receiver/turn-failure.js';
+import { classifyTurnFailure, clipAtWord, retryAfterOf, type TurnFailure } from '../../lib/receiver/turn-failure.js';
 
 const NOW = Date.parse('2026-12-01T10:00:00Z');
 const now = () => NOW;
@@ -186,5 +186,21 @@ describe('retryAfterOf: the least wait a failing service asked for', () => {
     ['an hour at most', { headers: { 'retry-after': '86400' } }, 3_600_000],
   ])('%s', (_title, error, expected) => {
     expect(retryAfterOf(error, now)).toBe(expected);
+  });
+});
+
+describe('a dead letter keeps a reason cut at a word, not mid-word', () => {
+  it.each([
+    ['short as it is', 'short as it is'],
+    [`${'word '.repeat(30)}end`, `${'word '.repeat(16).trim()}...`],
+    ['first line\nsecond line with the stack', 'first line'],
+    ['x'.repeat(120), `${'x'.repeat(80)}...`],
+  ])('%j -> %j', (message, reason) => {
+    expect(clipAtWord(message)).toBe(reason);
+  });
+
+  it("a bug's reason ends on a whole word", () => {
+    const failure = classifyTurnFailure(new TypeError('Cannot read properties of undefined (reading something that goes on and on past the limit)'), { now });
+    expect(failure.reason).toBe('listener: TypeError: Cannot read properties of undefined (reading something that goes on and on past...');
   });
 });

@@ -80,6 +80,16 @@ describe('the fake Web API, driven by the real WebClient, answers as the table s
   const openStream = async (channel = 'C0GENERAL', text = 'Hi') =>
     (await call('chat.startStream', { channel, thread_ts: ts(), markdown_text: text, recipient_user_id: 'U0PERSON', recipient_team_id: 'T0AUTOHUB' }))
       .ts as string;
+  const openChunked = async () =>
+    (
+      await call('chat.startStream', {
+        channel: 'C0GENERAL',
+        thread_ts: ts(),
+        chunks: [{ type: 'markdown_text', text: 'Hi' }],
+        recipient_user_id: 'U0PERSON',
+        recipient_team_id: 'T0AUTOHUB',
+      })
+    ).ts as string;
   const stoppedStream = async () => {
     const s = await openStream();
     await call('chat.stopStream', { channel: 'C0GENERAL', ts: s });
@@ -108,6 +118,23 @@ describe('the fake Web API, driven by the real WebClient, answers as the table s
       return openStream('C0NOSTREAMS');
     },
     'chat.startStream no_text': () => openStream('C0GENERAL', ''),
+    'chat.startStream invalid_chunks': () =>
+      call('chat.startStream', {
+        channel: 'C0GENERAL',
+        thread_ts: ts(),
+        chunks: [{ type: 'task_update', id: 't1', title: 'Search', status: 'running' }],
+        recipient_user_id: 'U0PERSON',
+        recipient_team_id: 'T0AUTOHUB',
+      }),
+    'chat.startStream invalid_arguments': () =>
+      call('chat.startStream', {
+        channel: 'C0GENERAL',
+        thread_ts: ts(),
+        markdown_text: 'a',
+        task_display_mode: 'kanban',
+        recipient_user_id: 'U0PERSON',
+        recipient_team_id: 'T0AUTOHUB',
+      }),
     'chat.startStream msg_too_long': () => openStream('C0GENERAL', 'x'.repeat(long)),
     ...Object.fromEntries(
       (['chat.appendStream', 'chat.stopStream'] as const).flatMap((method) => {
@@ -126,6 +153,7 @@ describe('the fake Web API, driven by the real WebClient, answers as the table s
             async () => call(method, { channel: 'C0GENERAL', ts: await openStream(), markdown_text: 'a', chunks: [{ type: 'markdown_text', text: 'b' }] }),
           ],
           [`${method} channel_not_found`, async () => call(method, { ts: await openStream(), ...text })],
+          [`${method} invalid_chunks`, async () => call(method, { channel: 'C0GENERAL', ts: await openChunked(), chunks: [{ type: 'plan_update' }] })],
           [`${method} msg_too_long`, async () => call(method, { channel: 'C0GENERAL', ts: await openStream(), markdown_text: 'x'.repeat(long) })],
         ];
       }),
@@ -140,6 +168,10 @@ describe('the fake Web API, driven by the real WebClient, answers as the table s
     'chat.update channel_not_found': async () => call('chat.update', { ts: await stoppedStream(), text: 'x' }),
     'assistant.threads.setStatus channel_not_found': () => call('assistant.threads.setStatus', { thread_ts: ts(), status: 'is thinking...' }),
     'assistant.threads.setStatus invalid_thread_ts': () => call('assistant.threads.setStatus', { channel_id: 'D0PERSON', status: 'is thinking...' }),
+    'assistant.threads.setSuggestedPrompts channel_not_found': () =>
+      call('assistant.threads.setSuggestedPrompts', { thread_ts: ts(), prompts: [{ title: 'Hi', message: 'Hi there' }] }),
+    'assistant.threads.setTitle channel_not_found': () => call('assistant.threads.setTitle', { thread_ts: ts(), title: 'A title' }),
+    'assistant.threads.setTitle invalid_thread_ts': () => call('assistant.threads.setTitle', { channel_id: 'D0PERSON', title: 'A title' }),
     'conversations.replies channel_not_found': () => call('conversations.replies', { ts: ts() }),
     'conversations.replies thread_not_found': () => call('conversations.replies', { channel: 'C0GENERAL' }),
     'conversations.replies invalid_cursor': () => call('conversations.replies', { channel: 'C0GENERAL', ts: ts(), cursor: 'bm90IG91cnM=' }),
@@ -291,5 +323,28 @@ describe('the fake Web API, driven by the real WebClient, answers as the table s
     } while (cursor);
     expect(seen).toBe(4_501);
     expect(pages).toBe(23);
+  });
+});
+
+describe("the method table's calledFrom names the code that calls each method", () => {
+  it('every calledFrom path is a file of this repository that names the method (before: two rows named app/listeners files that were gone)', () => {
+    const stale: string[] = [];
+    for (const row of SLACK_METHODS) {
+      // The method as the code writes it: `client.chat.postMessage(`, `'auth.test'`; its last segment at least.
+      const name = row.method.slice(row.method.lastIndexOf('.') + 1);
+      for (const entry of row.calledFrom) {
+        const path = entry.split(' ')[0]!;
+        const file = join(ROOT, path);
+        let text: string;
+        try {
+          text = readFileSync(file, 'utf8');
+        } catch {
+          stale.push(`${row.method}: ${path} does not exist`);
+          continue;
+        }
+        if (!text.includes(name)) stale.push(`${row.method}: ${path} never names ${name}`);
+      }
+    }
+    expect(stale).toEqual([]);
   });
 });

@@ -74,8 +74,45 @@ describe('statusBlocks', () => {
     ];
     const t = text(statusBlocks({ ...base, copies }, NOW));
     expect(t).toContain('*Cloud copy* `cloud-a`: ok (seen 10s ago)');
-    expect(t).toContain('*Cloud copy* `cloud-b`: ok (seen 30m ago) :warning: silent');
+    expect(t).toContain('*Cloud copy* `cloud-b`: :warning: silent since 11:30:00 UTC (30m ago); last said ok');
     expect(t).toContain('*Hub*: not seen yet');
+  });
+
+  describe('a copy is silent after about two of its heartbeat intervals, not 10 minutes', () => {
+    // A hub that looks every 2 s (AUTOHUB_REAPER_MS=2000 would say 2,200 with its jitter): silent past 2 x 2,200 + 5,000 ms.
+    const hub = (msAgo: number) => ({ at: iso(msAgo), instance: 'hub-mac', role: 'hub' as const, status: 'ok', storeOk: true, everyMs: 2_200 });
+    const fromCloud = { ...base, answering: { role: 'cloud', instance: 'cloud-railway' } };
+
+    it.each([
+      [9_000, false],
+      [9_500, true],
+      [27_000, true],
+    ])('a heartbeat %i ms old: silent %s', (msAgo, silent) => {
+      const t = text(statusBlocks({ ...fromCloud, copies: [hub(msAgo)] }, NOW));
+      if (silent) expect(t).toContain(`*Hub* \`hub-mac\`: :warning: silent since ${iso(msAgo).slice(11, 19)} UTC`);
+      else expect(t).toContain('*Hub* `hub-mac`: ok (seen 9s ago)');
+    });
+
+    it('with the default 2-minute look, silent after about 4 minutes, not after 10', () => {
+      const copy = { at: iso(5 * 60_000), instance: 'hub-mac', role: 'hub' as const, status: 'ok', storeOk: true, everyMs: 132_000 };
+      expect(text(statusBlocks({ ...fromCloud, copies: [copy] }, NOW))).toContain(':warning: silent since 11:55:00 UTC (5m ago); last said ok');
+    });
+
+    it("the answering copy's peer watch calls the other copy silent at once, since its last heartbeat", () => {
+      const downSince = NOW - 4_000;
+      const t = text(statusBlocks({ ...fromCloud, copies: [hub(6_000)], peer: { role: 'hub', state: 'down', downSince } }, NOW));
+      expect(t).toContain('*Hub* `hub-mac`: :warning: silent since 11:59:54 UTC (not answering its health route since 11:59:56 UTC); last said ok');
+    });
+
+    it('a peer watch that lost the role before this copy last spoke (a new replica) does not silence it', () => {
+      const t = text(statusBlocks({ ...fromCloud, copies: [hub(2_000)], peer: { role: 'hub', state: 'down', downSince: NOW - 4_000 } }, NOW));
+      expect(t).toContain('*Hub* `hub-mac`: ok (seen 2s ago)');
+    });
+
+    it('the copy answering is never silent: it is writing the page', () => {
+      const self = { ...hub(60_000), instance: 'cloud-railway', role: 'cloud' as const };
+      expect(text(statusBlocks({ ...fromCloud, copies: [self] }, NOW))).toContain('*Cloud copy* `cloud-railway`: ok (seen 1m ago)');
+    });
   });
 
   it("counts the last 24 hours' failovers and refusals with the audit's verdicts", () => {

@@ -1,7 +1,7 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryStore, STATUS_KEYS } from '../../lib/store/index.js';
 import { commandForm, deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
-import { eventually, SECRET, type RunningCopy } from '../support/copies.js';
+import { eventually, SECRET, startCopy, type RunningCopy } from '../support/copies.js';
 import { useCopy, useFakeWebApi } from '../support/fixtures.js';
 import { openHome } from './app-home.js';
 
@@ -51,5 +51,39 @@ describe('the status page in Slack, from the shared store', () => {
     const view = JSON.parse(call.params.view!) as { type: string; blocks: unknown[] };
     expect(view.type).toBe('home');
     expect(JSON.stringify(view.blocks)).toContain('autohub status');
+  });
+});
+
+describe('the status page tells a dead copy from a live one within seconds', () => {
+  const store = new MemoryStore();
+  const api = useFakeWebApi();
+  let hub: RunningCopy | undefined;
+  let cloud: RunningCopy | undefined;
+  afterAll(async () => {
+    await cloud?.stop();
+    await hub?.stop();
+  });
+
+  it("a hub stopped a moment ago is silent on the cloud copy's page (its peer watch), since its last heartbeat", async () => {
+    hub = await startCopy({ role: 'hub', store, webApiUrl: api.url });
+    cloud = await startCopy({ role: 'cloud', store, webApiUrl: api.url, env: { AUTOHUB_PEER_URL: hub.url, AUTOHUB_PEER_CHECK_MS: '100' } });
+    await eventually(async () => Object.keys((await store.readHash(STATUS_KEYS.copies)) ?? {}).includes('hub-test'), "the hub's heartbeat");
+    // Each heartbeat says how long until the next, at most: the default look, 2 min, and its jitter (x 1.1).
+    expect(JSON.parse((await store.readHash(STATUS_KEYS.copies))!['hub-test']!).everyMs).toBe(132_000);
+    const page = async (trigger: string) =>
+      JSON.stringify(
+        (
+          (await (await deliver(cloud!.eventsUrl, commandForm({ text: 'status', triggerId: trigger }), { signingSecret: SECRET })).json()) as {
+            blocks: unknown[];
+          }
+        ).blocks,
+      );
+    await eventually(() => cloud!.lines.some((l) => l.event === 'peer.state' && l.state === 'up'), 'the peer watch seeing the hub');
+    expect(await page('alive')).toMatch(/\*Hub\* `hub-test`: ok \(seen \d+s ago\)/);
+    await hub.stop();
+    await eventually(() => cloud!.lines.some((l) => l.event === 'peer.state' && l.state === 'down'), 'the peer watch losing the hub');
+    expect(await page('dead')).toMatch(
+      /\*Hub\* `hub-test`: :warning: silent since \d\d:\d\d:\d\d UTC \(not answering its health route since \d\d:\d\d:\d\d UTC\); last said ok/,
+    );
   });
 });

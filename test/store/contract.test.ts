@@ -427,25 +427,66 @@ describe.each([inProcess, overRedis()])('the store contract, on the $name store'
       expect((await x.b.look(cloud, LEASE, 100))?.reindexed).toBe(0);
     });
 
-    it("a lapsed lease whose owner died counts that run: past the policy's runs it is dead-lettered by the look, not taken, and reported once", async () => {
+    it("a lapsed lease whose owner died counts that run: past the policy's runs it is dead-lettered by the look, not taken, and reported until a look says the owner was told", async () => {
       // The bug: a takeover counted no run, and a turn that killed every copy running it was taken over forever.
       const x = store.open();
       const k = key();
       await x.a.claim([k], hub, { leaseMs: LEASE, body: '{"text":"marker"}', eventId: 'EvDies', channel: 'C9' });
       expect(await takeLapsed(x, k)).toMatchObject([{ token: 2, attempts: 2 }]);
+      // Each taker starts the turn (its renewal acknowledges the take), then dies.
+      expect(await x.b.renew([{ key: k, token: 2 }], LEASE)).toEqual(['ok']);
       expect(await takeLapsed(x, k)).toMatchObject([{ token: 3, attempts: 3 }]);
+      expect(await x.b.renew([{ key: k, token: 3 }], LEASE)).toEqual(['ok']);
       await x.elapse(LEASE + 1);
       const dying = await x.b.look(cloud, LEASE, 100, undefined, { policy });
       expect(dying?.taken).toEqual([]);
       expect(dying?.dead).toEqual([expect.objectContaining({ key: k, eventId: 'EvDies', channel: 'C9', reason: 'owner died 3 times', attempts: 3 })]);
       expect(JSON.stringify(dying?.dead)).not.toContain('marker');
+      // That look's answer lost (nobody told the owner): a lease later any look reports it again, never takes it.
+      await x.elapse(LEASE + 1);
+      const again = await x.a.look(hub, LEASE, 100, undefined, { policy });
+      expect(again?.taken).toEqual([]);
+      expect(again?.dead).toEqual([expect.objectContaining({ key: k, eventId: 'EvDies', reason: 'owner died 3 times' })]);
+      expect(JSON.stringify(again?.dead)).not.toContain('marker');
+      // Told: the next look says so, and no look reports it again.
+      expect(await x.a.look(hub, LEASE, 100, undefined, { policy, told: [k] })).toMatchObject({ dead: [], taken: [] });
       await x.elapse(LEASE + 1);
       expect(await x.b.look(cloud, LEASE, 100, undefined, { policy })).toMatchObject({ dead: [], taken: [] });
+      expect(await x.a.pending()).toBe(0);
       expect((await x.a.listDead(50))!.find((d) => d.key === k)).toMatchObject({ reason: 'owner died 3 times', attempts: 3 });
       expect(JSON.parse((await x.a.read(k))!)).toMatchObject({ state: 'dead', deaths: 3 });
       // A replay counts its runs and deaths afresh.
       expect(await x.a.replayDead(k, cloud, LEASE)).toMatchObject({ key: k, attempts: 1 });
       expect(await takeLapsed(x, k)).toHaveLength(1);
+    });
+
+    it('a take nobody acknowledged is not a death: a look whose answer never reached its copy is taken again, no run and no death counted, until a taker renews it', async () => {
+      // The bug: a store slower than the claim's fuse lost every look's answer, each look counted a death,
+      // and an answered mention became a dead letter ("owner died 4 times") that nobody announced.
+      const x = store.open();
+      const k = key();
+      await x.a.claim([k], hub, { leaseMs: LEASE, body: '{}', eventId: 'EvSlow' });
+      // The first owner never renewed: its lapse is a death (one run counted).
+      expect(await takeLapsed(x, k)).toMatchObject([{ token: 2, attempts: 2 }]);
+      // Taken again and again, the answers lost each time: no run and no death is counted.
+      for (let i = 0; i < policy.attempts + 2; i++) {
+        const look = await x.b.look(cloud, LEASE, 100, undefined, { policy: { ...policy, windowMs: 3_600_000 } }).then(async (l) => {
+          await x.elapse(LEASE + 1);
+          return l;
+        });
+        expect(look?.dead).toEqual([]);
+      }
+      const again = (await x.b.look(cloud, LEASE, 100, undefined, { policy: { ...policy, windowMs: 3_600_000 } }))?.taken ?? [];
+      expect(again).toMatchObject([{ key: k, attempts: 2 }]);
+      expect(JSON.parse((await x.a.read(k))!)).toMatchObject({ state: 'claimed', deaths: 1, unacked: 1 });
+      // This taker started the turn: its renewal acknowledges the take, and from then its lapse is a death.
+      expect(await x.b.renew([{ key: k, token: again[0]!.token }], LEASE)).toEqual(['ok']);
+      expect(JSON.parse((await x.a.read(k))!).unacked).toBeUndefined();
+      await x.elapse(LEASE + 1);
+      const died = await x.b.look(cloud, LEASE, 100, undefined, { policy: { ...policy, windowMs: 3_600_000 } });
+      expect(died?.taken).toMatchObject([{ key: k, attempts: 3 }]);
+      expect(JSON.parse((await x.a.read(k))!)).toMatchObject({ deaths: 2 });
+      expect((await x.a.listDead(50))!.find((d) => d.key === k)).toBeUndefined();
     });
 
     it('a lapsed lease past the retry window is dead-lettered by the look; a due retry is still taken (its release decided)', async () => {
@@ -631,14 +672,140 @@ describe.each([inProcess, overRedis()])('the store contract, on the $name store'
     it('a kept step loads back with the others of its turn only, and lives as long as a claim', async () => {
       const x = store.open();
       const [k, otherTurn] = [key(), key()];
-      expect(await x.a.keepStep(k, 'ticket', '{"id":1}')).toBe(true);
+      expect(await x.a.keepStep(k, 'ticket', '{"id":1}')).toBe('ok');
       await x.elapse(L.claimTtlSeconds * SECOND - 5 * SECOND);
-      expect(await x.a.keepStep(k, 'mail', '{"sent":true}')).toBe(true);
+      expect(await x.a.keepStep(k, 'mail', '{"sent":true}')).toBe('ok');
       expect(await x.b.loadSteps(k)).toEqual({ ticket: '{"id":1}', mail: '{"sent":true}' });
       expect(await x.b.loadSteps(otherTurn)).toEqual({});
       expect(await x.b.readHash(stepsKey(k))).toEqual({ ticket: '{"id":1}', mail: '{"sent":true}' });
       await x.elapse(L.claimTtlSeconds * SECOND);
       expect(await x.b.loadSteps(k)).toEqual({});
+    });
+
+    it("a copy that lost the turn keeps nothing: its step's result never overwrites the taker-over's (before: any copy's keep won)", async () => {
+      const x = store.open();
+      const k = key();
+      await x.a.claim([k], hub, { leaseMs: LEASE, body: '{}' });
+      expect(await x.a.keepStep(k, 'search', '"hub, token 1"', 1)).toBe('ok');
+      const [taken] = await takeLapsed(x, k);
+      expect(taken?.token).toBe(2);
+      expect(await x.b.keepStep(k, 'ticket', '"cloud, token 2"', 2)).toBe('ok');
+      // The old owner wakes: neither a new step nor one the taker-over kept is written under its token.
+      expect(await x.a.keepStep(k, 'ticket', '"hub, token 1"', 1)).toBe('lost');
+      expect(await x.a.keepStep(k, 'mail', '"hub, token 1"', 1)).toBe('lost');
+      expect(await x.b.loadSteps(k)).toEqual({ search: '"hub, token 1"', ticket: '"cloud, token 2"' });
+    });
+
+    it('a turn that has ended keeps no more steps under its token; a turn the store forgot keeps them (its owner writes it again)', async () => {
+      const x = store.open();
+      const [done, forgotten] = [key(), key()];
+      await x.a.claim([done], hub, { leaseMs: LEASE, body: '{}' });
+      expect(await x.a.finish(done, 1, '1.2')).toBe('ok');
+      expect(await x.a.keepStep(done, 'late', '1', 1)).toBe('lost');
+      expect(await x.a.loadSteps(done)).toEqual({});
+      expect(await x.a.keepStep(forgotten, 'search', '1', 1)).toBe('ok');
+      expect(await x.a.loadSteps(forgotten)).toEqual({ search: '1' });
+    });
+  });
+
+  describe('one turn at a time per conversation', () => {
+    const lease = { leaseMs: LEASE, body: '{}' };
+    /** Claimed (live) turns, each claimed one millisecond after the last, as follow-ups arrive. */
+    async function turns(x: Subject, count: number): Promise<string[]> {
+      const keys = Array.from({ length: count }, () => key());
+      for (const k of keys) {
+        await x.a.claim([k], hub, lease);
+        await x.elapse(1);
+      }
+      return keys;
+    }
+    let c = 0;
+    const conv = () => `T1:C1:1700000000.${String(++c).padStart(6, '0')}`;
+
+    it('a follow-up waits while the turn before it is live, on any copy, and goes once that turn is done', async () => {
+      const x = store.open();
+      const [first, second] = await turns(x, 2);
+      const where = conv();
+      expect(await x.a.enterConversation(where, first!, 5)).toEqual({ kind: 'go', ahead: 0 });
+      await x.elapse(1);
+      expect(await x.b.enterConversation(where, second!, 5)).toEqual({ kind: 'wait', ahead: 1 });
+      expect(await x.b.enterConversation(where, second!, 5)).toEqual({ kind: 'wait', ahead: 1 });
+      expect(await x.a.finish(first!, 1, '1700000001.000100')).toBe('ok');
+      expect(await x.b.enterConversation(where, second!, 5)).toEqual({ kind: 'go', ahead: 0 });
+    });
+
+    it('a place is kept across looks: a turn that looked first stays ahead of a later one, even when the later looks again first (a takeover keeps the order)', async () => {
+      const x = store.open();
+      const [first, second, third] = await turns(x, 3);
+      const where = conv();
+      await x.a.enterConversation(where, first!, 5);
+      await x.elapse(1);
+      await x.a.enterConversation(where, second!, 5);
+      await x.elapse(1);
+      expect(await x.b.enterConversation(where, third!, 5)).toEqual({ kind: 'wait', ahead: 2 });
+      await x.a.finish(first!, 1, null);
+      // The third looks again before the second does: the second is still ahead of it.
+      expect(await x.b.enterConversation(where, third!, 5)).toEqual({ kind: 'wait', ahead: 1 });
+      expect(await x.a.enterConversation(where, second!, 5)).toEqual({ kind: 'go', ahead: 0 });
+    });
+
+    it('a turn waiting for a retry still holds its conversation; a dead letter does not', async () => {
+      const x = store.open();
+      const [first, second] = await turns(x, 2);
+      const where = conv();
+      await x.a.enterConversation(where, first!, 5);
+      await x.elapse(1);
+      expect(await x.a.release(first!, 1, { delayMs: 2000, reason: 'http 500', ambiguous: false, policy })).toBe('retry');
+      expect(await x.b.enterConversation(where, second!, 5)).toEqual({ kind: 'wait', ahead: 1 });
+      const [taken] = await takeLapsed(x, first!, cloud, 2000, x.b);
+      expect(await x.b.deadLetter(first!, taken!.token, 'bug')).toBe('ok');
+      expect(await x.b.enterConversation(where, second!, 5)).toEqual({ kind: 'go', ahead: 0 });
+    });
+
+    it('the order is the order of the claims, and a turn that went is never overtaken by one claimed before it that looked late', async () => {
+      const x = store.open();
+      const [first, second, third] = await turns(x, 3);
+      const where = conv();
+      expect(await x.b.enterConversation(where, third!, 5)).toEqual({ kind: 'go', ahead: 0 });
+      expect(await x.a.enterConversation(where, second!, 5)).toEqual({ kind: 'wait', ahead: 1 });
+      expect(await x.a.enterConversation(where, first!, 5)).toEqual({ kind: 'wait', ahead: 1 });
+      // A look again by the turn that went (a taker-over of it) goes at once.
+      expect(await x.b.enterConversation(where, third!, 5)).toEqual({ kind: 'go', ahead: 0 });
+      await x.b.finish(third!, 1, null);
+      // Then in claim order: the first, though it looked last.
+      expect(await x.a.enterConversation(where, second!, 5)).toEqual({ kind: 'wait', ahead: 1 });
+      expect(await x.a.enterConversation(where, first!, 5)).toEqual({ kind: 'go', ahead: 0 });
+    });
+
+    it('conversations do not wait for each other', async () => {
+      const x = store.open();
+      const [one, two] = await turns(x, 2);
+      expect(await x.a.enterConversation(conv(), one!, 5)).toEqual({ kind: 'go', ahead: 0 });
+      expect(await x.b.enterConversation(conv(), two!, 5)).toEqual({ kind: 'go', ahead: 0 });
+    });
+
+    it('past the bound the oldest waiting turn is skipped (never the running one), and learns it at its next look', async () => {
+      const x = store.open();
+      const [running, oldest, next, newest] = await turns(x, 4);
+      const where = conv();
+      for (const k of [running, oldest, next]) {
+        await x.a.enterConversation(where, k!, 2);
+        await x.elapse(1);
+      }
+      expect(await x.b.enterConversation(where, newest!, 2)).toEqual({ kind: 'wait', ahead: 2, skippedNow: oldest });
+      expect(await x.a.enterConversation(where, oldest!, 2)).toEqual({ kind: 'skipped', ahead: 0 });
+      expect(await x.a.enterConversation(where, next!, 2)).toEqual({ kind: 'wait', ahead: 1 });
+      expect(await x.a.enterConversation(where, running!, 2)).toEqual({ kind: 'go', ahead: 0 });
+    });
+
+    it('the order lapses conversationTtlSeconds after the last look: an idle thread leaves nothing behind', async () => {
+      const x = store.open();
+      const [first, second] = await turns(x, 2);
+      const where = conv();
+      await x.a.enterConversation(where, first!, 5);
+      await x.elapse(L.conversationTtlSeconds * SECOND + SECOND);
+      // The first is still live (its claim lasts a day) but its place has lapsed: the second, looking now, goes first.
+      expect(await x.b.enterConversation(where, second!, 5)).toEqual({ kind: 'go', ahead: 0 });
     });
   });
 

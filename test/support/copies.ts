@@ -3,7 +3,7 @@ import { createAutohub, type Autohub } from '../../app/create-app.js';
 import { eventKey, type SharedStore } from '../../lib/store/index.js';
 import { parseAppConfig, secretsOf, type Role } from '../../lib/config/index.js';
 import { createMemoryLogger } from '../../lib/log/index.js';
-import type { TakeTurn, TurnModule } from '../../lib/turn/index.js';
+import type { StatusTimers, TakeTurn, TurnModule } from '../../lib/turn/index.js';
 
 export const SECRET = 'test-signing-secret';
 /** The copies' health token in tests: the full health body is shown only with it. */
@@ -27,6 +27,7 @@ export async function startCopy(o: {
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
   turn?: TakeTurn | TurnModule;
+  timers?: StatusTimers;
 }): Promise<RunningCopy> {
   const config = parseAppConfig({
     AUTOHUB_ROLE: o.role,
@@ -41,7 +42,7 @@ export async function startCopy(o: {
     ...o.env,
   });
   const log = createMemoryLogger({ base: { instance: config.instance }, secrets: secretsOf(config) });
-  const autohub = createAutohub({ config, log, store: o.store, fetch: o.fetch, now: o.now, sleep: o.sleep, turn: o.turn });
+  const autohub = createAutohub({ config, log, store: o.store, fetch: o.fetch, now: o.now, sleep: o.sleep, turn: o.turn, timers: o.timers });
   await autohub.start();
   const url = `http://127.0.0.1:${autohub.receiver.port}`;
   return { ...autohub, url, eventsUrl: `${url}/slack/events`, healthUrl: `${url}/slack/health`, lines: log.lines };

@@ -7,7 +7,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { startFakeWebApi, type FakeWebApi } from '../../drill/sim/fake-web-api.js';
 import type { SharedStore } from '../../lib/store/index.js';
-import type { TakeTurn, TurnModule } from '../../lib/turn/index.js';
+import type { StatusTimers, TakeTurn, TurnModule } from '../../lib/turn/index.js';
 import { startCopy, type RunningCopy } from './copies.js';
 import { resetFakeCopy, startFakeCopy, type FakeCopy } from './fake-copy.js';
 import type { RedisFixture } from './redis-fixture.js';
@@ -91,6 +91,8 @@ export interface CopyFixtureOptions {
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
   turn?: TakeTurn | TurnModule;
+  /** How the thinking status waits for its refresh (a test's clock). */
+  timers?: StatusTimers;
   /** The bot as a module loaded when the copy starts (in the hook). */
   loadTurn?: () => Promise<TurnModule>;
 }

@@ -120,6 +120,37 @@ describe('readHistory', () => {
     expect(repliesCalls(thread)).toHaveLength(2);
   });
 
+  it("a follow-up that waited for its conversation sees the bot's answer to the earlier message, written after it, but not its own earlier reply, notes, or people writing later", async () => {
+    const thread = '1700100600.000100';
+    const meta = (event_id: string, extra: Record<string, unknown> = {}) => ({
+      event_type: 'autohub_turn',
+      event_payload: { event_id, part: 0, final: true, ...extra },
+    });
+    seedThread([
+      { ts: thread, user: 'U0ALICE', text: '<@U0BOT> first question' },
+      // The follow-up being answered, written while the first turn ran.
+      { ts: '1700100601.000100', user: 'U0ALICE', text: '<@U0BOT> and a follow-up' },
+      { ts: '1700100602.000100', user: 'U0BOT', bot_id: 'BAUTOHUB', app_id: 'A0AUTOHUB', text: 'the first answer', metadata: meta('Ev-first') },
+      {
+        ts: '1700100603.000100',
+        user: 'U0BOT',
+        bot_id: 'BAUTOHUB',
+        app_id: 'A0AUTOHUB',
+        text: '_(trying again)_',
+        metadata: meta('Ev-first', { part: -1, final: false, note: true }),
+      },
+      { ts: '1700100604.000100', user: 'U0BOT', bot_id: 'BAUTOHUB', app_id: 'A0AUTOHUB', text: 'my own half reply', metadata: meta('Ev-follow') },
+      { ts: '1700100605.000100', user: 'U0CAROL', text: 'a later message, waiting its own turn' },
+    ]);
+    const history = await readHistory(client, { channel: 'C1', threadTs: thread, beforeTs: '1700100601.000100', answersAfter: 'Ev-follow', ...BOT });
+    expect(history.map((m) => [m.role, m.text])).toEqual([
+      ['user', 'first question'],
+      ['assistant', 'the first answer'],
+    ]);
+    expect(repliesCalls(thread)[0]!.params).toMatchObject({ include_all_metadata: 'true' });
+    expect(repliesCalls(thread)[0]!.params.latest).toBeUndefined();
+  });
+
   it('a message not in a thread (a top-level mention or DM) has no history, and costs no call', async () => {
     const before = api.calls.length;
     expect(await readHistory(client, { channel: 'D1', threadTs: '1700100500.000100', beforeTs: '1700100500.000100', ...BOT })).toEqual([]);

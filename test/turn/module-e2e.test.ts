@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
 import { eventKey } from '../../lib/store/index.js';
 import { loadTurnModule } from '../../app/turn-module.js';
-import { useTakeoverRig } from '../support/takeover-rig.js';
+import { slowAuth, useTakeoverRig } from '../support/takeover-rig.js';
 import { eventually, repliesTo, SECRET, turnOver } from '../support/copies.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'autohub-turn-e2e-'));
@@ -22,6 +22,7 @@ writeFileSync(
 export async function takeTurn(request, ctx) {
   if (request.text.includes('wait for the signal')) {
     if (request.copy.role !== 'hub') return 'answered by the taker-over';
+    ctx.log.warn('example.turn_started', { eventId: request.eventId });
     await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve, { once: true }));
     ctx.log.warn('example.signal_aborted', { eventId: request.eventId });
     // A stale write after losing the turn: the fence keeps it back.
@@ -60,7 +61,9 @@ describe('a turn module on real copies', () => {
     await deliver(`${hub.url}/slack/events`, mentionEnvelope({ eventId: 'Ev-signal-1', ts: '1700017000.000002', text: '<@UAUTOHUB> wait for the signal' }), {
       signingSecret: SECRET,
     });
-    await eventually(() => /"delivery\.acked"/.test(hub.output()), 'the hub to take the turn');
+    // Frozen once its turn is running (the bot waits for its signal), not merely acked: frozen before the turn
+    // began, the hub may learn it lost the turn before the bot listens (the next test).
+    await eventually(() => /"example\.turn_started"/.test(hub.output()), 'the hub to be in its turn');
     hub.child.kill('SIGSTOP');
     await eventually(() => repliesTo(rig.api, 'Ev-signal-1').length === 1, 'the cloud to take the turn over', 15_000);
     hub.child.kill('SIGCONT');
@@ -68,5 +71,27 @@ describe('a turn module on real copies', () => {
     await turnOver(rig.cloud.store, 'Ev-signal-1', 15_000);
     expect(repliesTo(rig.api, 'Ev-signal-1')).toHaveLength(1);
     expect(repliesTo(rig.api, 'Ev-signal-1')[0]!.params.text).toBe('answered by the taker-over');
+  });
+
+  it('a frozen owner that lost its turn before the turn began does not begin it: it stands down, and its bot is never called', async () => {
+    // The bug: frozen after its ack but before its turn began, the hub woke, learned it lost the turn, and
+    // then called the bot with an aborted signal; a bot waiting for the signal's 'abort' event waited forever.
+    const hub = await rig.startHub({ AUTOHUB_TURN: path });
+    // The hub's first Slack call (auth.test, before the turn begins) is answered long after the takeover.
+    rig.api.script('auth.test', slowAuth(8000));
+    const asked = () => rig.api.calls.filter((c) => c.method === 'auth.test').length;
+    const before = asked();
+    await deliver(`${hub.url}/slack/events`, mentionEnvelope({ eventId: 'Ev-signal-2', ts: '1700017000.000003', text: '<@UAUTOHUB> wait for the signal' }), {
+      signingSecret: SECRET,
+    });
+    await eventually(() => asked() > before, 'the hub to be in its first Slack call');
+    hub.child.kill('SIGSTOP');
+    await eventually(() => repliesTo(rig.api, 'Ev-signal-2').length === 1, 'the cloud to take the turn over', 15_000);
+    hub.child.kill('SIGCONT');
+    await eventually(() => /"lease\.lost"/.test(hub.output()), 'the woken hub to learn it lost the turn', 15_000);
+    await eventually(() => /"turn\.abandoned".*Ev-signal-2|Ev-signal-2.*"turn\.abandoned"/.test(hub.output()), 'the woken hub to stand down', 15_000);
+    expect(hub.output()).not.toMatch(/"example\.turn_started".*Ev-signal-2/);
+    await turnOver(rig.cloud.store, 'Ev-signal-2', 15_000);
+    expect(repliesTo(rig.api, 'Ev-signal-2')).toHaveLength(1);
   });
 });

@@ -8,9 +8,9 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { RespClient } from '../../drill/sim/resp-client.js';
-import { StoreUnavailableError } from '../../lib/errors/index.js';
-import { createSealer, MemoryStore, stepsKey, UpstashStore, CLAIM_TTL_SECONDS, type TurnSteps } from '../../lib/store/index.js';
-import { StepBook } from '../../lib/turn/steps.js';
+import { LeaseLostError, StepLimitError, StoreUnavailableError } from '../../lib/errors/index.js';
+import { createSealer, MemoryStore, stepsKey, UpstashStore, CLAIM_TTL_SECONDS, type SharedStore } from '../../lib/store/index.js';
+import { StepBook, STEPS_PER_TURN } from '../../lib/turn/steps.js';
 import { useRedisBridge } from '../support/redis-fixture.js';
 
 let n = 0;
@@ -30,7 +30,7 @@ function ticketDesk() {
 
 const fx = useRedisBridge();
 const sealer = createSealer(randomBytes(32));
-const stores: Array<[string, () => TurnSteps]> = [
+const stores: Array<[string, () => SharedStore]> = [
   ['in-process', () => new MemoryStore()],
   ['upstash', () => new UpstashStore({ settings: { url: fx.bridge.url, token: fx.bridge.token }, reporter: () => {}, sealer })],
 ];
@@ -126,6 +126,20 @@ describe('ctx.step over Upstash: sealed, kept as long as the claim, one command 
     expect(fx.bridge.commands - mid).toBe(1);
   });
 
+  it(`a turn of ${STEPS_PER_TURN} steps costs ${STEPS_PER_TURN} store commands; the next step is refused before fn, at no cost (before: 500 steps cost 517)`, async () => {
+    const store = upstash();
+    const key = turnKey();
+    await new StepBook({ store, key: turnKey(), kept: undefined }).run('warm-up', () => 1);
+    const before = fx.bridge.commands;
+    const book = new StepBook({ store, key, kept: undefined });
+    for (let i = 0; i < STEPS_PER_TURN; i++) await book.run(`search-${i}`, () => i);
+    expect(fx.bridge.commands - before).toBe(STEPS_PER_TURN);
+    let ran = false;
+    await expect(book.run('one-too-many', () => (ran = true))).rejects.toBeInstanceOf(StepLimitError);
+    expect(ran).toBe(false);
+    expect(fx.bridge.commands - before).toBe(STEPS_PER_TURN);
+  });
+
   it('a load the store cannot answer is a transient failure, not steps run blind', async () => {
     const dead = new UpstashStore({ settings: { url: 'http://127.0.0.1:9/', token: 't' }, reporter: () => {}, budget: { attemptMs: 100, attempts: 1 } });
     await expect(StepBook.load(dead, turnKey())).rejects.toBeInstanceOf(StoreUnavailableError);
@@ -137,6 +151,62 @@ describe('ctx.step over Upstash: sealed, kept as long as the claim, one command 
     const book = new StepBook({ store: dead, key: turnKey(), kept: undefined, onUnkept: (name) => unkept.push(name) });
     expect(await book.run('file_ticket', () => 'TCK-1')).toBe('TCK-1');
     expect(unkept).toEqual(['file_ticket']);
+  });
+});
+
+describe.each(stores)('ctx.step is fenced like a write, over the %s store', (_kind, makeStore) => {
+  const claimed = async (store: SharedStore, key: string) => {
+    expect(await store.claim([key], { instance: 'hub-1', role: 'hub' }, { leaseMs: 10_000, body: '{}' })).toMatchObject({ token: 1 });
+  };
+
+  it('a copy whose lease check fails never calls fn (before: a copy that lost the turn while it waited filed the ticket again)', async () => {
+    const store = makeStore();
+    const desk = ticketDesk();
+    const order: string[] = [];
+    const book = new StepBook({
+      store,
+      key: turnKey(),
+      kept: undefined,
+      confirm: async () => {
+        order.push('confirm');
+        throw new LeaseLostError('step');
+      },
+    });
+    await expect(book.run('file_ticket', () => desk.file('printer on fire'))).rejects.toBeInstanceOf(LeaseLostError);
+    expect(order).toEqual(['confirm']);
+    expect(desk.filed).toEqual([]);
+  });
+
+  it('the check runs after the wait and right before fn, once per step run; a kept step is not checked (it runs nothing)', async () => {
+    const store = makeStore();
+    const key = turnKey();
+    const order: string[] = [];
+    const confirm = async () => void order.push('confirm');
+    await new StepBook({ store, key, kept: undefined, confirm }).run('search', () => void order.push('fn'));
+    await (await StepBook.load(store, key, { confirm })).run('search', () => void order.push('fn again'));
+    expect(order).toEqual(['confirm', 'fn']);
+  });
+
+  it("a copy that lost the turn while fn ran keeps nothing and stands down: the taker-over's result stays (before: the stale copy overwrote it)", async () => {
+    const store = makeStore();
+    const key = turnKey();
+    await claimed(store, key);
+    const lost: string[] = [];
+    // The record holds the taker-over's token (1 here), which kept its result while the stale copy's fn ran.
+    expect(await store.keepStep(key, 'file_ticket', '{"v":"theirs"}', 1)).toBe('ok');
+    const stale = new StepBook({ store, key, kept: undefined, token: () => 0, onLost: (name) => lost.push(name) });
+    await expect(stale.run('file_ticket', () => 'mine')).rejects.toBeInstanceOf(LeaseLostError);
+    expect(lost).toEqual(['file_ticket']);
+    expect(await (await StepBook.load(store, key)).run('file_ticket', () => 'again')).toBe('theirs');
+  });
+
+  it(`a turn keeps at most ${STEPS_PER_TURN} steps: the next is a StepLimitError naming the step and the bound (before: 500 steps cost 500 store commands)`, async () => {
+    const store = makeStore();
+    const book = new StepBook({ store, key: turnKey(), kept: undefined, limit: 3 });
+    for (let i = 0; i < 3; i++) await book.run(`search-${i}`, () => i);
+    const error = await book.run('search-3', () => 3).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StepLimitError);
+    expect(String(error)).toMatch(/ctx\.step\("search-3"\) is step 4 of this turn; a turn keeps at most 3/);
   });
 });
 

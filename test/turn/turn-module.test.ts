@@ -49,7 +49,7 @@ describe('loadTurnModule', () => {
   it('a relative path starts at the project root, whatever the working directory', async () => {
     expect(projectRoot()).toBe(process.cwd());
     const mod = await loadTurnModule('examples/echo.mjs', { root: projectRoot() });
-    expect(await mod.takeTurn({ ...request, files: [] }, ctx)).toMatch(/hi/);
+    expect(await mod.takeTurn({ ...request, files: [] }, ctx)).toMatchObject({ text: expect.stringMatching(/hi/) });
   });
 
   it('a TypeScript module loads (through tsx when this copy runs its build)', async () => {
@@ -59,9 +59,33 @@ describe('loadTurnModule', () => {
     expect(await mod.takeTurn({ ...request, files: [] }, ctx)).toBe('HI');
   });
 
+  it('a bot importing a package this install lacks is told where its dependencies go, so the prune keeps them', async () => {
+    const path = write('needs-package.mjs', "import x from 'autohub-no-such-package';\nexport const takeTurn = () => x;\n");
+    await expect(loadTurnModule(path)).rejects.toThrow(
+      /Cannot find package 'autohub-no-such-package'.*\(a package your bot imports goes in package\.json's dependencies, `npm install --save-prod autohub-no-such-package`, so `npm ci --omit=dev` keeps it\)/,
+    );
+  });
+
   it('`export default { takeTurn }` is accepted', async () => {
     const path = write('default.mjs', 'export default { takeTurn: () => "from default" };\n');
     expect(await (await loadTurnModule(path)).takeTurn({ ...request, files: [] }, ctx)).toBe('from default');
+  });
+
+  it('concurrency and taskDisplayMode, when exported, are kept; any other value stops start-up naming what was expected', async () => {
+    const good = write(
+      'modes.mjs',
+      "export const concurrency = 'parallel';\nexport const taskDisplayMode = 'plan';\nexport function takeTurn() { return 'ok'; }\n",
+    );
+    expect(await loadTurnModule(good)).toMatchObject({ concurrency: 'parallel', taskDisplayMode: 'plan' });
+    const plain = await loadTurnModule(write('plain.mjs', "export function takeTurn() { return 'ok'; }\n"));
+    expect(plain.concurrency).toBeUndefined();
+    expect(plain.taskDisplayMode).toBeUndefined();
+    await expect(loadTurnModule(write('bad-mode.mjs', "export const concurrency = 'debounce';\nexport function takeTurn() {}\n"))).rejects.toThrow(
+      /AUTOHUB_TURN is invalid: expected concurrency, when exported, to be one of queue, parallel, but it is "debounce"/,
+    );
+    await expect(loadTurnModule(write('bad-tasks.mjs', "export const taskDisplayMode = 'kanban';\nexport function takeTurn() {}\n"))).rejects.toThrow(
+      /expected taskDisplayMode, when exported, to be one of timeline, plan, but it is "kanban"/,
+    );
   });
 
   it('unset, the demo turn answers, with the settings it is given', async () => {

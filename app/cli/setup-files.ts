@@ -1,0 +1,159 @@
+/**
+ * What `npm run setup` writes and prints, as pure functions of the deploy's
+ * few names: the Worker's public URL, the tunnel's hostname, the Railway URL.
+ * Each file is rewritten from the one in the project (only the values named
+ * here change), so comments and layout stay as they are.
+ */
+
+export interface DeployNames {
+  /** The Worker's name (wrangler.toml `name`), e.g. autohub-edge. */
+  worker: string;
+  /** The edge's public base URL, no path: https://<worker>.<subdomain>.workers.dev, or a custom domain. */
+  edgeUrl: string;
+  /** The hub's public host through the tunnel, e.g. hub.example.com. */
+  hubHost: string;
+  /** The cloud copy's base URL on Railway, e.g. https://autohub-production.up.railway.app. */
+  cloudUrl: string;
+  /** The named tunnel (cloudflared tunnel create NAME). */
+  tunnel: string;
+  /** The tunnel's credentials file (cloudflared writes ~/.cloudflared/<tunnel id>.json). */
+  credentialsFile: string;
+  /** The port the hub listens on (PORT). */
+  port: number;
+}
+
+export interface MachinePaths {
+  /** This project's folder, absolute. */
+  project: string;
+  /** The node binary's folder, put on the LaunchAgent's PATH (launchd gives a bare PATH). */
+  nodeBin: string;
+  /** The npm binary, absolute. */
+  npm: string;
+  /** The cloudflared binary, absolute. */
+  cloudflared: string;
+  /** Where the LaunchAgents write their logs (~/Library/Logs). */
+  logs: string;
+}
+
+const EVENTS_PATH = '/slack/events';
+
+/** manifest.json with its three URLs (events, interactivity, /autohub) at the edge; everything else as it was. */
+export function manifestWith(manifest: string, edgeUrl: string): string {
+  const url = `${edgeUrl}${EVENTS_PATH}`;
+  return manifest.replace(/("(?:request_url|url)":\s*")[^"]*(")/g, (_m, before: string, after: string) => `${before}${url}${after}`);
+}
+
+/** wrangler.toml with the Worker's name and both copies' base URLs in [vars]. */
+export function wranglerWith(toml: string, names: Pick<DeployNames, 'worker' | 'hubHost' | 'cloudUrl'>): string {
+  const set = (text: string, key: string, value: string) => {
+    const line = new RegExp(`^${key} = ".*"$`, 'm');
+    if (!line.test(text)) throw new Error(`wrangler.toml has no ${key} line to set`);
+    return text.replace(line, `${key} = ${JSON.stringify(value)}`);
+  };
+  return set(set(set(toml, 'name', names.worker), 'HUB_URL', `https://${names.hubHost}`), 'CLOUD_URL', names.cloudUrl);
+}
+
+/** The tunnel's config, as ~/.cloudflared/config.yml would hold it: the hub's host to the local port, anything else 404. */
+export function cloudflaredConfig(names: Pick<DeployNames, 'tunnel' | 'credentialsFile' | 'hubHost' | 'port'>): string {
+  return [
+    '# The hub behind its named tunnel (written by `npm run setup`). Run it with',
+    `#   cloudflared tunnel --config ${'<this file>'} run`,
+    '# or let the LaunchAgent deploy/com.autohub.tunnel.plist keep it running.',
+    `tunnel: ${names.tunnel}`,
+    `credentials-file: ${JSON.stringify(names.credentialsFile)}`,
+    'ingress:',
+    `  - hostname: ${names.hubHost}`,
+    `    service: http://localhost:${names.port}`,
+    // cloudflared requires the last rule to match everything.
+    '  - service: http_status:404',
+    '',
+  ].join('\n');
+}
+
+const xml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+type PlistValue = string | boolean | string[] | Record<string, string>;
+
+/** An XML property list (Apple's DTD, as `plutil` writes and checks it) of a flat dictionary. */
+export function plist(entries: Record<string, PlistValue>): string {
+  const value = (v: PlistValue, indent: string): string[] => {
+    if (typeof v === 'boolean') return [`${indent}<${v}/>`];
+    if (typeof v === 'string') return [`${indent}<string>${xml(v)}</string>`];
+    if (Array.isArray(v)) return [`${indent}<array>`, ...v.map((s) => `${indent}\t<string>${xml(s)}</string>`), `${indent}</array>`];
+    return [
+      `${indent}<dict>`,
+      ...Object.entries(v).flatMap(([k, s]) => [`${indent}\t<key>${xml(k)}</key>`, `${indent}\t<string>${xml(s)}</string>`]),
+      `${indent}</dict>`,
+    ];
+  };
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    '<!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">',
+    '<plist version="1.0">',
+    '<dict>',
+    ...Object.entries(entries).flatMap(([k, v]) => [`\t<key>${xml(k)}</key>`, ...value(v, '\t')]),
+    '</dict>',
+    '</plist>',
+    '',
+  ].join('\n');
+}
+
+/** The hub as a LaunchAgent: `npm start` in this folder, started at login and started again whenever it exits. */
+export function hubAgent(paths: MachinePaths): string {
+  return plist({
+    Label: 'com.autohub.hub',
+    ProgramArguments: [paths.npm, 'start'],
+    WorkingDirectory: paths.project,
+    // npm's `#!/usr/bin/env node` needs node on PATH; launchd's own PATH has no Homebrew or nvm folder.
+    EnvironmentVariables: { PATH: `${paths.nodeBin}:/usr/bin:/bin:/usr/sbin:/sbin` },
+    RunAtLoad: true,
+    KeepAlive: true,
+    StandardOutPath: `${paths.logs}/autohub-hub.log`,
+    StandardErrorPath: `${paths.logs}/autohub-hub.log`,
+  });
+}
+
+/** The tunnel as a LaunchAgent, with the config `npm run setup` wrote. */
+export function tunnelAgent(paths: MachinePaths, configFile: string): string {
+  return plist({
+    Label: 'com.autohub.tunnel',
+    ProgramArguments: [paths.cloudflared, 'tunnel', '--config', configFile, 'run'],
+    RunAtLoad: true,
+    KeepAlive: true,
+    StandardOutPath: `${paths.logs}/autohub-tunnel.log`,
+    StandardErrorPath: `${paths.logs}/autohub-tunnel.log`,
+  });
+}
+
+/** The settings both copies share, read from the shell (after `set -a; . ./.env; set +a`), never printed in clear. */
+export const SHARED_SECRETS = [
+  'SLACK_SIGNING_SECRET',
+  'SLACK_BOT_TOKEN',
+  'UPSTASH_REDIS_REST_URL',
+  'UPSTASH_REDIS_REST_TOKEN',
+  'AUTOHUB_STORE_KEY',
+  'AUTOHUB_HEALTH_TOKEN',
+];
+
+/** The cloud copy's variables as one `railway variables` command: plain values written out, secrets from the shell. */
+export function railwayCommand(names: Pick<DeployNames, 'hubHost' | 'edgeUrl'>, owner: string | undefined): string {
+  const plain: [string, string][] = [
+    ['AUTOHUB_ROLE', 'cloud'],
+    ['AUTOHUB_PEER_URL', `https://${names.hubHost}`],
+    ['AUTOHUB_EDGE_URL', names.edgeUrl],
+    ['RAILPACK_PRUNE_DEPS', 'true'],
+    ...(owner ? ([['AUTOHUB_OWNER', owner]] as [string, string][]) : []),
+  ];
+  const sets = [...plain.map(([k, v]) => `--set "${k}=${v}"`), ...SHARED_SECRETS.map((k) => `--set "${k}=$${k}"`)];
+  return `railway variables ${sets.join(' ')}`;
+}
+
+/** The Worker's secrets, each piped from the shell so nothing is typed twice or shown. */
+export function wranglerSecretLines(): string[] {
+  return ['SLACK_SIGNING_SECRET', 'AUTOHUB_HEALTH_TOKEN'].map((k) => `printf %s "$${k}" | npx wrangler secret put ${k}`);
+}
+
+/** The hub's own settings in .env that point at the others. */
+export function hubEnvLines(names: Pick<DeployNames, 'cloudUrl' | 'edgeUrl' | 'port'>): string[] {
+  return ['AUTOHUB_ROLE=hub', `PORT=${names.port}`, `AUTOHUB_PEER_URL=${names.cloudUrl}`, `AUTOHUB_EDGE_URL=${names.edgeUrl}`];
+}

@@ -1,0 +1,43 @@
+/**
+ * Stock Bolt under the turn bench: HTTPReceiver, one token, and the reply a
+ * user would stream with web-api's `client.chatStream()`: the demo turn's
+ * four chunks, appended one by one, then stopped. Plain node, its own process.
+ * Over IPC: `usage` -> its own CPU and memory, and `busy` (turns not yet done).
+ */
+import bolt from '@slack/bolt';
+
+const { App, HTTPReceiver, LogLevel } = bolt;
+const { secret, apiUrl } = JSON.parse(process.argv[2] ?? '{}');
+const quiet = { debug() {}, info() {}, warn() {}, error() {}, setLevel() {}, getLevel: () => LogLevel.ERROR, setName() {} };
+const receiver = new HTTPReceiver({ signingSecret: secret, endpoints: '/slack/events', logger: quiet });
+const app = new App({ receiver, token: 'xoxb-bench', clientOptions: { slackApiUrl: apiUrl, retryConfig: { retries: 0 } }, logger: quiet });
+let started = 0;
+let done = 0;
+app.event('app_mention', async ({ event, client, body }) => {
+  started += 1;
+  try {
+    const streamer = client.chatStream({
+      channel: event.channel,
+      thread_ts: event.thread_ts ?? event.ts,
+      recipient_user_id: event.user,
+      recipient_team_id: event.user_team ?? body.team_id,
+    });
+    for (const chunk of [`Hi <@${event.user}>, `, 'I got that. ', 'Answered by ', 'the hub (bench-hub).']) await streamer.append({ markdown_text: chunk });
+    await streamer.stop();
+  } finally {
+    done += 1;
+  }
+});
+const server = await app.start(0);
+process.on('message', (message) => {
+  if (message === 'gc') globalThis.gc?.();
+  // Polled while a batch drains: its answer costs the server as little as can be.
+  if (message === 'busy') process.send?.({ busy: started - done });
+  if (message === 'usage') {
+    const cpu = process.cpuUsage();
+    const memory = process.memoryUsage();
+    process.send?.({ cpuUs: cpu.user + cpu.system, heapKb: memory.heapUsed / 1024, rssKb: memory.rss / 1024, busy: started - done });
+  }
+});
+process.on('SIGTERM', () => void app.stop().then(() => process.exit(0)));
+process.send?.({ ready: server.address().port });

@@ -1,0 +1,358 @@
+/**
+ * Section `turn`: what a whole turn costs, side by side with stock Bolt in
+ * one run. An @mention answered with a streamed reply (the demo turn's four
+ * chunks), from the signed delivery to the reply's stop:
+ *   - `autohub`: a copy as deployed (plain node on dist/node, built first),
+ *     its claim store Upstash over a real redis-server behind the REST bridge;
+ *   - `stock Bolt`: Bolt's HTTPReceiver, one token, streaming the same four
+ *     chunks with web-api's `client.chatStream()`, no store.
+ * Each server, the fake Web API, and Redis with its bridge run in their own
+ * processes; the load comes from this one. The two servers are loaded in
+ * turn, round after round (interleaved), so a busy machine weighs on both.
+ *
+ * Figures: ack p50/p99 one delivery at a time; turns done per second with 32
+ * in flight (ack and reply both: the batch ends when its last turn does);
+ * server CPU per delivery (the server process's own CPU time, over every
+ * batch, each to its last turn's end); heap per turn held mid-reply (the
+ * reply's first write held by the fake). `--profile`: a CPU profile of the
+ * copy over the same load, and its top self-time functions.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { mentionEnvelope } from '../drill/sim/slack-events.js';
+import { signedHeaders } from '../lib/slack/index.js';
+import { createUpstashClient } from '../lib/store/index.js';
+import { BENCH_SECRET as SECRET, BENCH_TOKEN } from './children.js';
+import { fmt, printTable, summarize } from './stats.js';
+
+const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+
+interface Usage {
+  cpuUs: number;
+  heapKb: number;
+  rssKb: number;
+  busy: number;
+}
+
+interface Server {
+  name: string;
+  port: number;
+  child: ChildProcess;
+  usage(gc?: boolean): Promise<Usage>;
+  /** Turns taken and not yet ended. */
+  busy(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+/** A child that says `{ready: port}` (or `{url}`) once it serves, and answers `usage` over IPC. */
+async function spawnChild(file: string, arg: Record<string, string>, execArgv: string[]): Promise<{ child: ChildProcess; ready: Record<string, unknown> }> {
+  const child = fork(file, [JSON.stringify(arg)], { execArgv, stdio: ['ignore', 'ignore', 'inherit', 'ipc'], cwd: ROOT });
+  const ready = await new Promise<Record<string, unknown>>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`${file} exited with ${code}`)));
+    child.once('message', (m) => resolve(m as Record<string, unknown>));
+  });
+  return { child, ready };
+}
+
+async function startServer(name: string, file: string, arg: Record<string, string>, execArgv: string[] = []): Promise<Server> {
+  const { child, ready } = await spawnChild(file, arg, ['--expose-gc', ...execArgv]);
+  return {
+    name,
+    port: ready.ready as number,
+    child,
+    usage: (gc = false) =>
+      new Promise((resolve) => {
+        child.once('message', (m) => resolve(m as Usage));
+        if (gc) child.send('gc');
+        child.send('usage');
+      }),
+    busy: () =>
+      new Promise((resolve) => {
+        child.once('message', (m) => resolve((m as { busy: number }).busy));
+        child.send('busy');
+      }),
+    stop: async () => {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+let batch = 0;
+
+/** Signed deliveries, each a fresh event and message (no claim sees a duplicate). */
+async function deliveries(n: number): Promise<Array<{ body: string; headers: Record<string, string> }>> {
+  batch += 1;
+  return Promise.all(
+    Array.from({ length: n }, async (_, i) => {
+      const body = JSON.stringify(mentionEnvelope({ eventId: `Ev-turn-${batch}-${i}`, ts: `${1_700_800_000 + batch}.${String(i).padStart(6, '0')}` }));
+      return {
+        body,
+        headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...(await signedHeaders(SECRET, body, Date.now())) },
+      };
+    }),
+  );
+}
+
+/** Loopback keep-alive connections, as Slack's own deliveries reuse theirs; node:http, the least client work. */
+const agent = new Agent({ keepAlive: true, maxSockets: 64 });
+
+function post(port: number, d: { body: string; headers: Record<string, string> }): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path: '/slack/events', method: 'POST', headers: d.headers, agent }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+    req.end(d.body);
+  });
+}
+
+/** Long enough to send every delivery of the heap figure and weigh the heap; the turns then end. */
+const HOLD_MS = 8_000;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Until every turn the server took has ended (its reply stopped, its lease finished). */
+async function drained(server: Server): Promise<void> {
+  while ((await server.busy()) > 0) await sleep(2);
+}
+
+interface Batch {
+  acks: number[];
+  seconds: number;
+  cpuUs: number;
+  failures: number;
+}
+
+/** `n` deliveries, `concurrency` at a time; CPU and time to the end of the last turn. */
+async function load(server: Server, n: number, concurrency: number): Promise<Batch> {
+  const requests = await deliveries(n);
+  await drained(server);
+  const before = await server.usage();
+  const acks: number[] = [];
+  let next = 0;
+  let failures = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < requests.length) {
+        const r = requests[next++]!;
+        const t = performance.now();
+        const status = await post(server.port, r);
+        acks.push(performance.now() - t);
+        if (status !== 200) failures += 1;
+      }
+    }),
+  );
+  await drained(server);
+  const seconds = (performance.now() - started) / 1000;
+  const after = await server.usage();
+  return { acks, seconds, cpuUs: after.cpuUs - before.cpuUs, failures };
+}
+
+/**
+ * Heap per turn held mid-reply: `n` turns acked and waiting on Slack (the
+ * fake holds each reply's first write), after a GC, against the heap before.
+ * Each server as deployed: autohub runs 16 at once and keeps the rest waiting.
+ */
+async function heapPerTurn(server: Server, api: ChildProcess, n: number): Promise<number> {
+  const held = () =>
+    new Promise<number>((resolve) => {
+      api.once('message', (m) => resolve((m as { held: number }).held));
+      api.send('held');
+    });
+  await drained(server);
+  const before = await server.usage(true);
+  api.send({ hold: HOLD_MS });
+  for (const d of await deliveries(n)) await post(server.port, d);
+  // Every turn taken, and the held writes no longer growing: all that will wait on Slack does.
+  for (let last = -1, now = await held(); (await server.busy()) < n || now !== last; last = now, now = await held()) await sleep(50);
+  const during = await server.usage(true);
+  api.send({ hold: 0 });
+  await drained(server);
+  return ((during.heapKb - before.heapKb) * 1024) / n;
+}
+
+/** One store command's round trip (p50 of 300 GETs), the copy's own client from this process. */
+async function storeRoundTrip(url: string, token: string): Promise<number> {
+  const client = createUpstashClient({ url, token }, 1000);
+  const samples: number[] = [];
+  for (let i = 0; i < 400; i++) {
+    const t = performance.now();
+    await client.get('bench:turn');
+    if (i >= 100) samples.push(performance.now() - t);
+  }
+  return summarize(samples).p50;
+}
+
+interface Totals {
+  acks1: number[];
+  turns32: number;
+  seconds32: number;
+  cpuUs: number;
+  delivered: number;
+  failures: number;
+  heapPerTurn: number;
+}
+
+/** The top self-time functions of a .cpuprofile (V8's format: nodes with hit counts, samples in µs deltas). */
+function topSelfTime(file: string, top: number): string[][] {
+  const profile = JSON.parse(readFileSync(file, 'utf8')) as {
+    nodes: Array<{ id: number; hitCount?: number; callFrame: { functionName: string; url: string; lineNumber: number } }>;
+    startTime: number;
+    endTime: number;
+    samples: number[];
+  };
+  const samples = profile.samples.length || 1;
+  const perSampleUs = (profile.endTime - profile.startTime) / samples;
+  const byFunction = new Map<string, number>();
+  for (const node of profile.nodes) {
+    const { functionName, url, lineNumber } = node.callFrame;
+    const where = url ? `${url.replace(/^file:\/\//, '').replace(ROOT, '')}:${lineNumber + 1}` : '';
+    const name = `${functionName || '(anonymous)'} ${where}`.trim();
+    byFunction.set(name, (byFunction.get(name) ?? 0) + (node.hitCount ?? 0));
+  }
+  const idle = new Set(['(idle)', '(program)', '(garbage collector)']);
+  const busy = [...byFunction].filter(([name]) => !idle.has(name)).reduce((sum, [, hits]) => sum + hits, 0) || 1;
+  return [...byFunction]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, top)
+    .map(([name, hits]) => [name.slice(0, 110), fmt((hits * perSampleUs) / 1000, 0), idle.has(name) ? '-' : `${fmt((hits / busy) * 100, 1)}%`]);
+}
+
+export interface TurnBenchOptions {
+  /** Rounds of the interleaved load. @default 3 */
+  rounds?: number;
+  /** Deliveries one at a time, per round and server. @default 200 */
+  oneAtATime?: number;
+  /** Deliveries 32 at a time, per round and server. @default 800 */
+  atThirtyTwo?: number;
+  /** Write a CPU profile of the copy and print its top self-time functions. @default false */
+  profile?: boolean;
+}
+
+export async function benchTurn(options: TurnBenchOptions = {}): Promise<void> {
+  const rounds = options.rounds ?? 3;
+  const n1 = options.oneAtATime ?? 200;
+  const n32 = options.atThirtyTwo ?? 800;
+  console.error('bench turn: building dist/node (npm run build) ...');
+  execFileSync(process.execPath, [join(ROOT, 'scripts/build.mjs')], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  const profileDir = options.profile ? mkdtempSync(join(tmpdir(), 'autohub-turn-prof-')) : undefined;
+  const tsx = ['--import', 'tsx'];
+  /** Every child started, stopped at the end whatever happens. */
+  const children: ChildProcess[] = [];
+  const started = async <T extends { child: ChildProcess }>(p: Promise<T>): Promise<T> => {
+    const c = await p;
+    children.push(c.child);
+    return c;
+  };
+  const totals = new Map<string, Totals>();
+  let roundTrip = NaN;
+  try {
+    const store = await started(spawnChild(here('./bridge-child.ts'), {}, tsx));
+    const { url: bridgeUrl, token: bridgeToken } = store.ready as { url: string; token: string };
+    roundTrip = await storeRoundTrip(bridgeUrl, bridgeToken);
+    const api = await started(spawnChild(here('./api-child.ts'), {}, tsx));
+    const apiUrl = api.ready.url as string;
+    const copyEnv = {
+      AUTOHUB_ENV_FILE: 'none',
+      AUTOHUB_REFUSAL_LOG: 'off',
+      AUTOHUB_JOURNAL: 'off',
+      AUTOHUB_LOG_LEVEL: 'error',
+      AUTOHUB_ROLE: 'hub',
+      AUTOHUB_INSTANCE: 'bench-hub',
+      PORT: '0',
+      SLACK_SIGNING_SECRET: SECRET,
+      SLACK_BOT_TOKEN: 'xoxb-bench',
+      SLACK_API_URL: apiUrl,
+      UPSTASH_REDIS_REST_URL: bridgeUrl,
+      UPSTASH_REDIS_REST_TOKEN: bridgeToken,
+      AUTOHUB_HEALTH_TOKEN: BENCH_TOKEN,
+    };
+    const copy = await started(startServer('autohub', here('./turn-copy.mjs'), copyEnv, profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []));
+    const stock = await started(
+      startServer(
+        'stock Bolt',
+        here('./turn-stock.mjs'),
+        { secret: SECRET, apiUrl },
+        profileDir && process.env.PROFILE_STOCK ? ['--cpu-prof', '--cpu-prof-dir', `${profileDir}/stock`] : [],
+      ),
+    );
+    const servers = [copy, stock];
+    for (const s of servers) totals.set(s.name, { acks1: [], turns32: 0, seconds32: 0, cpuUs: 0, delivered: 0, failures: 0, heapPerTurn: 0 });
+    // Warm-up: the JIT, Bolt's first auth.test, the keep-alive sockets, the store's scripts loaded.
+    for (const s of servers) await load(s, 300, 8);
+    for (let round = 0; round < rounds; round++) {
+      console.error(`bench turn: round ${round + 1} of ${rounds} ...`);
+      // Alternate who goes first, so neither always follows the other's leftovers.
+      for (const s of round % 2 === 0 ? servers : [...servers].reverse()) {
+        const t = totals.get(s.name)!;
+        const one = await load(s, n1, 1);
+        const many = await load(s, n32, 32);
+        t.acks1.push(...one.acks);
+        t.turns32 += n32;
+        t.seconds32 += many.seconds;
+        t.cpuUs += one.cpuUs + many.cpuUs;
+        t.delivered += n1 + n32;
+        t.failures += one.failures + many.failures;
+      }
+    }
+    for (const s of servers) totals.get(s.name)!.heapPerTurn = await heapPerTurn(s, api.child, 200);
+  } finally {
+    // The servers first (the copy writes its profile as it exits), then the store and the Web API.
+    for (const c of children.reverse()) {
+      if (c.exitCode !== null || c.signalCode !== null) continue;
+      const exited = new Promise((r) => c.once('exit', r));
+      c.kill('SIGTERM');
+      await exited;
+    }
+  }
+  const ours = totals.get('autohub')!;
+  const base = totals.get('stock Bolt')!;
+  const a = summarize(ours.acks1);
+  const b = summarize(base.acks1);
+  const cpu = (t: Totals) => t.cpuUs / t.delivered;
+  const rps = (t: Totals) => t.turns32 / t.seconds32;
+  printTable(
+    `turn: an @mention answered with a streamed reply (four chunks), ${rounds} interleaved rounds of ${n1} one at a time and ${n32} 32 at a time, each server in its own process`,
+    [
+      ['figure', 'autohub (dist/node, Upstash over Redis)', 'stock Bolt (HTTPReceiver + chatStream)', 'autohub vs stock', 'aim'],
+      [
+        'ack p50, one at a time (ms)',
+        fmt(a.p50, 2),
+        fmt(b.p50, 2),
+        `+${fmt(a.p50 - b.p50, 2)} ms`,
+        `<= +${fmt(roundTrip + 0.5, 2)} ms (a store round trip, ${fmt(roundTrip, 2)} ms, + 0.5)`,
+      ],
+      ['ack p99, one at a time (ms)', fmt(a.p99, 2), fmt(b.p99, 2), `+${fmt(a.p99 - b.p99, 2)} ms`, '-'],
+      ['turns done per second, 32 at once', fmt(rps(ours), 0), fmt(rps(base), 0), `${fmt(rps(ours) / rps(base))}x`, '>= 0.9x'],
+      ['server CPU per delivery (us)', fmt(cpu(ours), 0), fmt(cpu(base), 0), `${fmt(cpu(ours) / cpu(base))}x`, '<= 1.25x'],
+      [
+        'heap per turn held mid-reply (KB)',
+        fmt(ours.heapPerTurn / 1024, 1),
+        fmt(base.heapPerTurn / 1024, 1),
+        `${fmt(ours.heapPerTurn / base.heapPerTurn)}x`,
+        '-',
+      ],
+      ['non-200 answers', String(ours.failures), String(base.failures), '-', '0'],
+    ],
+  );
+  if (profileDir) {
+    const file = readdirSync(profileDir).find((f) => f.endsWith('.cpuprofile'));
+    if (!file) console.log('(no CPU profile was written)');
+    else {
+      printTable(`turn: the copy's top self-time functions over the whole run (${join(profileDir, file)})`, [
+        ['function', 'self ms', 'of busy time'],
+        ...topSelfTime(join(profileDir, file), 25),
+      ]);
+    }
+  }
+}

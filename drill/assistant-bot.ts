@@ -1,0 +1,31 @@
+/**
+ * The drill's bot for the `assistant` scenario (AUTOHUB_TURN on both
+ * copies): the demo turn's answer with feedback buttons under it, suggested
+ * prompts for each assistant thread, and an `onFeedback` that posts one line
+ * per click to FEEDBACK_CHANNEL, so the drill can count how often a click was heard.
+ */
+import { demoTurn } from '../app/turn.js';
+import type { AssistantThread, Feedback, FeedbackHelpers, TurnContext, TurnRequest } from '../lib/turn/types.js';
+import { feedbackBlocks } from './sim/slack-events.js';
+
+/** Where onFeedback says it heard a click: `feedback <messageTs> <value>`. */
+export const FEEDBACK_CHANNEL = 'C0FEEDBACK';
+
+const turn = demoTurn({ thinkMs: Number(process.env.AUTOHUB_DEMO_THINK_MS || 0), chunkMs: Number(process.env.AUTOHUB_DEMO_CHUNK_MS || 0) });
+
+export async function takeTurn(request: TurnRequest, ctx: TurnContext) {
+  return { text: await turn(request, ctx), blocks: feedbackBlocks() };
+}
+
+export const loadingMessages = ['Reading the thread...', 'Thinking it over...'];
+
+export function prompts(thread: AssistantThread) {
+  return [
+    { title: 'Summarise', message: `Summarise ${thread.context.channel ?? 'this'}` },
+    { title: 'Explain', message: 'Explain the last answer' },
+  ];
+}
+
+export async function onFeedback(feedback: Feedback, { client }: FeedbackHelpers): Promise<void> {
+  await client.chat.postMessage({ channel: FEEDBACK_CHANNEL, text: `feedback ${feedback.messageTs ?? '?'} ${feedback.value}` });
+}

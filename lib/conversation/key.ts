@@ -1,0 +1,24 @@
+/**
+ * Which conversation a delivery belongs to: the thread its reply goes in
+ * (team, channel, thread ts). Pure.
+ *
+ * autohub answers every message in a thread (a top-level mention or DM opens
+ * its own), so a thread is the conversation: a follow-up written in it waits
+ * for the turn still running there, and two top-level messages, each
+ * answered in a thread of its own, do not wait for each other (as
+ * ctx.history() treats them: lib/turn/history.ts).
+ */
+import { threadOf } from '../turn/request.js';
+
+/** Events that are a person writing to the bot: the only ones that take a place in a conversation. */
+const CONVERSING = new Set(['app_mention', 'message']);
+
+/** The conversation of an Events API body, or undefined for anything that is not a message to the bot. */
+export function conversationOf(body: Record<string, unknown>): string | undefined {
+  const event = body.event as { type?: unknown; channel?: unknown; ts?: unknown; thread_ts?: unknown } | undefined;
+  if (!event || typeof event.type !== 'string' || !CONVERSING.has(event.type)) return undefined;
+  if (typeof event.channel !== 'string' || typeof event.ts !== 'string') return undefined;
+  const team = typeof body.team_id === 'string' ? body.team_id : '-';
+  const thread = threadOf({ ts: event.ts, ...(typeof event.thread_ts === 'string' ? { thread_ts: event.thread_ts } : {}) });
+  return [team, event.channel, thread].map((p) => p.replace(/[:\s]/g, '_')).join(':');
+}

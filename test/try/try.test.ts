@@ -1,0 +1,96 @@
+/**
+ * `npm run try`: the bot answers one message offline, printed as the person
+ * reads it, then one line saying who answered, by which route, how long and
+ * what it cost the store; with a fault staged mid-turn the one answer still
+ * prints. Run as a person runs it: the CLI in a child process.
+ */
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { parseTryArgs, streamPrinter, summaryLine } from '../../try/cli.js';
+import type { ReplyView } from '../../try/conversation.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+function runTry(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    // Only PATH from this process: no developer's AUTOHUB_TURN or Slack settings reach the run.
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', 'try/cli.ts', ...args],
+      { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, timeout: 170_000 },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
+      },
+    );
+  });
+}
+
+describe('parseTryArgs', () => {
+  it('takes the words last, and the flags anywhere before them', () => {
+    expect(parseTryArgs(['--turn', 'examples/echo.mjs', '--dm', 'hello', 'there'])).toEqual({
+      turn: 'examples/echo.mjs',
+      dm: true,
+      thread: false,
+      text: 'hello there',
+    });
+  });
+  it.each([
+    [[], /say something/],
+    [['--fail', 'meteor', 'hi'], /--fail "meteor" is not a fault; one of hub-dies, hub-down, ratelimited, store-hangs/],
+    [['--bogus', 'hi'], /unknown argument "--bogus"/],
+  ])('%j is a usage error', (argv, message) => {
+    expect(() => parseTryArgs(argv)).toThrow(message);
+  });
+});
+
+const view = (o: Partial<ReplyView>): ReplyView => ({ parts: [], text: '', done: true, answers: 1, by: 'drill-hub', ...o });
+
+describe('what try prints', () => {
+  it('the answer as it streams: each new piece once, a rewritten message shown again whole', () => {
+    let out = '';
+    const print = streamPrinter((s) => void (out += s));
+    print(view({ text: 'Hi' }));
+    print(view({ text: 'Hi there' }));
+    print(view({ text: 'Hi there' }));
+    print(view({ text: 'Hello there' }));
+    expect(out).toBe('autohub: Hi there\n(the message now reads) Hello there');
+  });
+  it('says a turn the hub acked and the cloud copy answered was taken over', () => {
+    const line = summaryLine({ view: view({ by: 'drill-cloud' }), routes: ['hub (200)'], ackedBy: 'hub', ms: 4200, commands: 7 });
+    expect(line).toBe(
+      'answered once by the cloud copy (drill-cloud), taken over from the hub that acked it; route: edge -> hub (200); 4.2 s; 7 store commands',
+    );
+  });
+  it('says an answer written twice, twice', () => {
+    expect(summaryLine({ view: view({ answers: 2 }), routes: ['hub (200)'], ackedBy: 'hub', ms: 100, commands: 4 })).toMatch(/^answered 2 times by the hub/);
+  });
+});
+
+describe('npm run try, end to end', () => {
+  it("prints the echo bot's answer and who answered it, and exits 0", async () => {
+    const { code, stdout } = await runTry(['--turn', 'examples/echo.mjs', 'hello']);
+    expect(stdout).toContain('you (#general): @autohub hello\nautohub: You said: hello\n');
+    expect(stdout).toMatch(/answered once by the hub \(drill-hub\); route: edge -> hub \(200\); \d+\.\d s; \d+ store commands\n$/);
+    expect(code).toBe(0);
+  }, 180_000);
+
+  it('runs AUTOHUB_TURN when no --turn is given (before, the drill copies got only PATH and ran the demo)', async () => {
+    const { code, stdout } = await runTry(['--dm', 'from the environment'], { AUTOHUB_TURN: 'examples/echo.mjs' });
+    expect(stdout).toContain('autohub: You said: from the environment\n');
+    expect(code).toBe(0);
+  }, 180_000);
+
+  it("--fail hub-dies: the hub is killed mid-turn and the cloud copy's one answer prints", async () => {
+    const { code, stdout } = await runTry(['--turn', 'examples/echo.mjs', '--fail', 'hub-dies', 'still there?']);
+    expect(stdout.match(/You said: still there\?/g)).toHaveLength(1);
+    expect(stdout).toMatch(/answered once by the cloud copy \(drill-cloud\), taken over from the hub that acked it; .*fault: the hub was killed/);
+    expect(code).toBe(0);
+  }, 180_000);
+
+  it('a bot that cannot load is one line and exit 2, before any copy starts', async () => {
+    const { code, stderr } = await runTry(['--turn', 'no-such-bot.mjs', 'hi']);
+    expect(stderr).toMatch(/^try: AUTOHUB_TURN is invalid: .*no file at .*no-such-bot\.mjs/m);
+    expect(code).toBe(2);
+  }, 30_000);
+});
