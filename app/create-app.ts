@@ -37,6 +37,8 @@ import {
 } from './parts.js';
 import { journalUnfinished } from './shutdown-journal.js';
 import { relay, wire, type Wakes } from './wiring.js';
+import { buildInboxDrainer } from './inbox.js';
+import type { InboxDrainer } from '../lib/inbox/index.js';
 
 /** The package's version, found from here whether this runs from app/ (tsx) or dist/node/app/ (built). */
 function packageVersion(): string {
@@ -87,6 +89,8 @@ export interface Autohub {
   notices: OwnerNotices;
   /** Proves edge -> hub and edge -> cloud every AUTOHUB_VERIFY_EVERY_MS (one copy a period); undefined without AUTOHUB_EDGE_URL. */
   legs: LegChecker | undefined;
+  /** Drains the edge's inbox; undefined without the shared store. */
+  readonly inbox: InboxDrainer | undefined;
   /** Probe the store once, then listen; health turns 200. */
   start(): Promise<void>;
   /** Drain and close (health 503 at once). */
@@ -120,6 +124,7 @@ export function createAutohub(options: AutohubOptions): Autohub {
   const reaper = buildReaper({ ...common, config, wakes: wakes.calls });
   const peer = buildPeerWatch({ config, log, wakes: wakes.calls });
   const legs = createLegChecker(config, { store, client, log, now: options.now });
+  const inboxRef: { drainer: ReturnType<typeof buildInboxDrainer> } = { drainer: undefined };
   /** Since when this copy serves (a sweep finding mentions from after it means they were never delivered here). */
   let servingSince = Infinity;
 
@@ -140,6 +145,7 @@ export function createAutohub(options: AutohubOptions): Autohub {
       log,
       leaseMs: config.lease.leaseMs,
       storeAllowance: config.storeAllowance,
+      inbox: { look: () => inboxRef.drainer?.look(), drainNow: () => void inboxRef.drainer?.drain('peer back').catch(() => {}) },
     }),
   );
 
@@ -147,6 +153,8 @@ export function createAutohub(options: AutohubOptions): Autohub {
     ? () => ({ role: config.role === 'hub' ? ('cloud' as const) : ('hub' as const), state: peer.state, downSince: peer.downSince })
     : undefined;
   const { app, registered } = buildApp({ config, receiver, clientOptions: slack.clientOptions, client, health, store, bot, log, peer: peerView, ai });
+  // The edge's inbox: drained at start, when the peer answers again, and on the looks (one ZCARD an hour).
+  inboxRef.drainer = buildInboxDrainer({ config, receiver, app: () => app, client, log, now, ...(options.fetch ? { fetch: options.fetch } : {}) });
 
   return {
     app,
@@ -159,6 +167,9 @@ export function createAutohub(options: AutohubOptions): Autohub {
     client,
     notices,
     legs,
+    get inbox() {
+      return inboxRef.drainer;
+    },
     start: async () => {
       await registered;
       servingSince = now();
@@ -168,6 +179,7 @@ export function createAutohub(options: AutohubOptions): Autohub {
       keeper.start();
       reaper.start();
       if (journal) void drainJournal(journal, receiver, log);
+      void inboxRef.drainer?.drain('start').catch(() => {});
       peer?.start();
       legs?.start();
       log.info('app.started', { port: receiver.port, store: store.kind, storeOk: health.store.ok, version: VERSION, peer: Boolean(peer) });

@@ -4,6 +4,7 @@
  * hub's last-seen state lives as long as the isolate does.
  */
 import { createEdgeRouter, parseEdgeSettings, type EdgeContext, type EdgeRouter } from '../lib/edge/index.js';
+import { createEdgeKeeper, parseInboxSettings } from '../lib/inbox/index.js';
 
 let router: EdgeRouter | undefined;
 let routerEnv: unknown;
@@ -13,8 +14,12 @@ export default {
     if (!router || routerEnv !== env) {
       try {
         const quiet = env.EDGE_LOG === 'off';
+        const settings = parseEdgeSettings(env);
+        // The inbox: the shared store's secrets (UPSTASH_REDIS_REST_URL, _TOKEN) set on the Worker.
+        const inboxSettings = parseInboxSettings(env);
         router = createEdgeRouter({
-          settings: parseEdgeSettings(env),
+          settings,
+          ...(inboxSettings ? { inbox: createEdgeKeeper({ settings: inboxSettings, signingSecret: settings.signingSecret }) } : {}),
           log: (event, fields) => {
             if (!quiet) console.log(JSON.stringify({ event, role: 'edge', ...fields }));
           },

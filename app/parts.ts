@@ -302,10 +302,21 @@ export function buildReaper(
 }
 
 /** Watches the other copy's health route (no store command) for fast takeovers; undefined without AUTOHUB_PEER_URL. */
-export function buildPeerWatch(o: { config: Pick<AppConfig, 'peer' | 'healthToken'>; log: Logger; wakes: Pick<Wakes, 'peerLost'> }): PeerWatch | undefined {
+export function buildPeerWatch(o: {
+  config: Pick<AppConfig, 'peer' | 'healthToken'>;
+  log: Logger;
+  wakes: Pick<Wakes, 'peerLost' | 'peerBack'>;
+}): PeerWatch | undefined {
   const { peer, healthToken } = o.config;
   if (!peer) return undefined;
-  return new PeerWatch({ url: peer.url, token: healthToken ?? undefined, everyMs: peer.everyMs, log: o.log, onPeerLost: o.wakes.peerLost });
+  return new PeerWatch({
+    url: peer.url,
+    token: healthToken ?? undefined,
+    everyMs: peer.everyMs,
+    log: o.log,
+    onPeerLost: o.wakes.peerLost,
+    onPeerBack: o.wakes.peerBack,
+  });
 }
 
 /** The Bolt app on the receiver, with autohub's listeners and the bot's own; `registered` settles when the bot's register does. */

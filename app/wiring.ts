@@ -23,6 +23,8 @@ export interface Wakes {
   failover(reason: string): void;
   /** peer watch -> reaper: the other copy stopped answering its health. */
   peerLost(reason: string): void;
+  /** peer watch -> inbox: the other copy answers again (what the edge kept meanwhile is drained). */
+  peerBack(): void;
   /** reaper -> receiver: the turns running here whose claim may not have landed. */
   running(): readonly string[];
   /** reaper -> receiver: how many turns this copy can take over now. */
@@ -85,6 +87,8 @@ export interface WiredParts {
   leaseMs: number;
   /** The store plan's monthly commands (AUTOHUB_STORE_ALLOWANCE). */
   storeAllowance: number;
+  /** The edge's inbox, drained when a look's hourly check finds it holds something. @default none */
+  inbox?: { look(): void; drainNow?(): void };
 }
 
 /** How far to look when another copy's leases will have lapsed: a lease and a little. */
@@ -106,12 +110,14 @@ export function wire(p: WiredParts): Wakes {
       p.log.warn('peer.lost', { reason, lookInMs });
       p.reaper.wakeIn(lookInMs);
     },
+    peerBack: () => p.inbox?.drainNow?.(),
     // A claim that timed out may have landed: the look keeps its lease alive until the runner confirms it.
     running: () => p.receiver.unleased,
     capacity: () => p.receiver.capacity,
     resume: (takeover, sentAt) => p.receiver.resume(takeover, sentAt),
     heartbeat: () => p.heartbeat(),
     look: (look) => {
+      p.inbox?.look();
       // The store answers: failed turns kept for it are claimed and run now.
       void p.receiver.storeAnswered();
       // The plan's monthly commands, as the looks add them up (Upstash only): the owner hears at 80%.

@@ -3,7 +3,9 @@
  * are being sent (`from` and `to` are shares of that time; `to: 'end'` keeps
  * the fault until the scenario has been scored).
  */
-import type { Harness } from './harness.js';
+import { request } from 'node:http';
+import { signedHeaders } from '../lib/slack/index.js';
+import { DRILL_SECRET, type Harness } from './harness.js';
 import type { AssistantTraffic } from './assistant-traffic.js';
 
 export interface Fault {
@@ -125,6 +127,46 @@ const bothDown = (forMs: number): Fault[] => [
     stop: (h) => void (h.cloudTunnel.mode = 'pass'),
   },
 ];
+
+/** One oversized POST: the whole body written at once, chunked (no length) or with its length; its status, or what broke. */
+function postOversized(url: string, body: Buffer, headers: Record<string, string>, chunked: boolean): Promise<number | string> {
+  return new Promise((resolve) => {
+    const req = request(url, { method: 'POST', headers: chunked ? headers : { ...headers, 'content-length': String(body.length) } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+      res.on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? 'response error'));
+    });
+    req.on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? 'request error'));
+    req.write(body);
+    req.end();
+  });
+}
+
+/**
+ * Bodies past the edge's limit (6 MB, signed, half chunked and half with a length) thrown at the edge while mentions
+ * arrive: each must get 413 and the edge must answer its health after them (a throw from one once ended the process).
+ */
+const oversizedBodies = (count: number): Fault => ({
+  label: `${count} oversized bodies (6 MB, chunked and not)`,
+  from: 0.2,
+  to: 0.8,
+  start: async (h) => {
+    const body = Buffer.from(JSON.stringify({ pad: 'x'.repeat(6 * 1024 * 1024) }));
+    const statuses: Array<number | string> = [];
+    for (let i = 0; i < count; i++) {
+      const headers = { 'content-type': 'application/json', ...(await signedHeaders(DRILL_SECRET, body, Date.now())) };
+      statuses.push(await postOversized(h.edgeUrl, body, headers, i % 2 === 0));
+    }
+    const wrong = statuses.filter((s) => s !== 413);
+    if (wrong.length) throw new Error(`${wrong.length} of ${count} oversized bodies were not answered 413 (${[...new Set(wrong)].join(', ')})`);
+    const health = await fetch(h.edgeUrl.replace(/\/slack\/events$/, '/slack/health')).then(
+      (r) => r.status,
+      (e: Error) => e.message,
+    );
+    if (health !== 200) throw new Error(`the edge's health answered ${health} after the oversized bodies`);
+  },
+  stop: () => {},
+});
 
 const DRILL_OWNER = 'U0DRILLOWNER';
 
@@ -424,6 +466,12 @@ export const SCENARIOS: Scenario[] = [
     // The hub's turn thinks 5 s, so it is killed with the turn in flight.
     hubEnv: { AUTOHUB_DEMO_THINK_MS: '5000' },
     faults: [killHubMidTurn('hub process dead mid-turn, nothing sent after', 0)],
+  },
+  {
+    name: 'edge-oversized',
+    summary:
+      'oversized bodies (6 MB, signed, chunked and with a length) are thrown at the edge among the mentions: each gets 413, the edge stays up and routes every mention',
+    faults: [oversizedBodies(8)],
   },
   {
     name: 'store-spent',

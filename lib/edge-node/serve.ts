@@ -1,29 +1,53 @@
 /** Serving a Web-standard `(Request) => Response` handler from node:http. */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import { answerThenLinger, serverOptions, serverTimeouts, type ServerTimeouts } from '../http/index.js';
+import { answerThenLinger, guardedListener, guardRequests, serverOptions, serverTimeouts, type ServerTimeouts } from '../http/index.js';
 
 /**
  * The request body as a Web stream that reads only as fast as it is pulled.
  * Cancelling it stops reading without tearing the socket down, so a refusal
- * (413) still reaches the caller; the connection is closed after it.
+ * (413) still reaches the caller; the connection is closed after it. Once
+ * cancelled, the request's later events (the 413's drain reads the rest of a
+ * chunked body to its 'end') no longer reach the stream: closing a cancelled
+ * stream throws, and from an event listener that throw ended the process.
  */
 function bodyStream(req: IncomingMessage): ReadableStream<Uint8Array> {
+  let open = true;
+  const onData = guardedListener(req, (chunk: Buffer) => {
+    if (!open) return;
+    current?.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+    req.pause();
+  });
+  const detach = () => {
+    open = false;
+    req.off('data', onData);
+    req.off('end', onEnd);
+    req.off('error', onError);
+  };
+  const onEnd = guardedListener(req, () => {
+    if (!open) return;
+    detach();
+    current?.close();
+  });
+  const onError = guardedListener(req, (error: Error) => {
+    if (!open) return;
+    detach();
+    current?.error(error);
+  });
+  let current: ReadableStreamDefaultController<Uint8Array> | undefined;
   return new ReadableStream<Uint8Array>({
     start(controller) {
+      current = controller;
       req.pause();
-      req.on('data', (chunk: Buffer) => {
-        controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
-        req.pause();
-      });
-      req.once('end', () => controller.close());
-      req.once('error', (error) => controller.error(error));
+      req.on('data', onData);
+      req.once('end', onEnd);
+      req.once('error', onError);
     },
     pull() {
-      req.resume();
+      if (open) req.resume();
     },
     cancel() {
+      detach();
       req.pause();
-      req.removeAllListeners('data');
     },
   });
 }
@@ -48,15 +72,19 @@ export interface ServeOptions {
   maxBodyBytes?: number;
   /** Header and request timeouts. @default 5 s, then the body limit at 64 KiB/s (lib/http) */
   timeouts?: Partial<ServerTimeouts>;
+  /** Told of a request whose handling failed (it got 500, or its connection closed). @default nothing */
+  onError?: (error: unknown) => void;
 }
 
 export function serveFetchHandler(handler: (request: Request, ctx: typeof nodeContext) => Promise<Response>, options: ServeOptions = {}): Server {
   const timeouts = serverTimeouts(options.maxBodyBytes ?? 1_048_576, options.timeouts);
   // Bounded, so a connection trickling a byte every few seconds is closed (408), not held for Node's 300 s.
-  return createServer(serverOptions(timeouts), (req, res) => {
-    Promise.resolve()
-      .then(() => handler(toRequest(req, `http://${req.headers.host ?? 'localhost'}`), nodeContext))
-      .then(async (response) => {
+  // Guarded: a request whose handling throws, anywhere, ends with 500 (or a closed connection), never the process.
+  return createServer(
+    serverOptions(timeouts),
+    guardRequests(
+      async (req, res) => {
+        const response = await handler(toRequest(req, `http://${req.headers.host ?? 'localhost'}`), nodeContext);
         const headers: Record<string, string> = {};
         response.headers.forEach((value, name) => {
           headers[name] = value;
@@ -67,10 +95,8 @@ export function serveFetchHandler(handler: (request: Request, ctx: typeof nodeCo
         if (!req.complete) return answerThenLinger(req, res, response.status, body, headers);
         res.writeHead(response.status, headers);
         res.end(body);
-      })
-      .catch(() => {
-        if (!res.headersSent) res.writeHead(500).end();
-        else res.destroy();
-      });
-  });
+      },
+      options.onError ?? (() => {}),
+    ),
+  );
 }

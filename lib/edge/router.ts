@@ -12,9 +12,10 @@ import { checkSignature, EVENTS_PATH, HEALTH_PATH, isSslCheck } from '../slack/i
 import { CopyView } from './copy-view.js';
 import { cloudAnswered, describe, firstStep, hubAnswered, hubBusy, hubFailure, legTimeout, probeSaysUp, refusalStatus, type LegResult } from './decide.js';
 import type { EdgeSettings } from './settings.js';
+import type { EdgeKeeper } from '../inbox/edge-keeper.js';
 import { HINT_EVENT_TYPE, LEASE_HEADER, LEG_HEADER, pinnedLeg, signedSynthetic, type LegName } from '../synthetic/index.js';
 
-export type Route = 'hub' | 'cloud' | 'none';
+export type Route = 'hub' | 'cloud' | 'inbox' | 'none';
 
 export interface EdgeRouterOptions {
   settings: EdgeSettings;
@@ -24,6 +25,8 @@ export interface EdgeRouterOptions {
   now?: () => number;
   /** One line per routed delivery; no bodies, no secrets. @default none */
   log?: (event: string, fields: Record<string, unknown>) => void;
+  /** Where a delivery no copy accepted is kept (lib/inbox); without it, such a delivery gets 503. @default none */
+  inbox?: EdgeKeeper;
 }
 
 /** The Worker's execution context, or Node's stand-in: work that goes on after the answer. */
@@ -103,11 +106,23 @@ interface Leg {
   response?: Response;
 }
 
+async function inboxHealth(inbox: EdgeKeeper): Promise<Record<string, unknown>> {
+  try {
+    const { size, oldestAt } = await inbox.stats();
+    return { size, oldest: oldestAt === undefined ? null : new Date(oldestAt).toISOString(), kept_here: inbox.keptHere };
+  } catch {
+    return { size: null, error: 'store unreachable', kept_here: inbox.keptHere };
+  }
+}
+
 export function createEdgeRouter(options: EdgeRouterOptions): EdgeRouter {
   const { settings } = options;
   const send = options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
   const now = options.now ?? Date.now;
   const log = options.log ?? (() => {});
+  const inbox = options.inbox;
+  // With an inbox, the legs leave its one write room inside the same budget (lib/inbox/settings.ts).
+  const legBudgetMs = inbox ? Math.max(1, settings.budgetMs - inbox.timeoutMs) : settings.budgetMs;
   const hub = new CopyView();
   const cloud = new CopyView();
   let signatureFailures = 0;
@@ -191,7 +206,22 @@ export function createEdgeRouter(options: EdgeRouterOptions): EdgeRouter {
     if (pinned) return toLeg(pinned, init, startedAt);
     const isRetry = request.headers.has('x-slack-retry-num');
     const fields: Record<string, unknown> = { retryNum: request.headers.get('x-slack-retry-num') ?? undefined };
-    const remaining = (own: number) => legTimeout(own, startedAt, now(), settings.budgetMs);
+    const remaining = (own: number) => legTimeout(own, startedAt, now(), legBudgetMs);
+
+    /** No copy accepted it: kept in the inbox (200), or, when that fails too, 503 so Slack retries. */
+    const noCopy = async (why: string): Promise<Response> => {
+      if (inbox) {
+        const timeoutMs = Math.min(inbox.timeoutMs, settings.budgetMs - (now() - startedAt));
+        const kept = await inbox.keep(request, body, startedAt, timeoutMs);
+        if (kept.kind === 'kept') {
+          log('edge.kept', { ...fields, why, ms: now() - startedAt });
+          return kept.response;
+        }
+        if (kept.kind === 'full') log('edge.inbox_full', { ...fields, why, detail: 'the inbox is at its count or age bound: 503, Slack retries' });
+        else log('edge.inbox_failed', { ...fields, why, inbox: kept.why, timeoutMs, ms: now() - startedAt });
+      }
+      return answer(503, 'none', 'no copy accepted this delivery; retry', { 'x-autohub-failover-target': 'cloud' });
+    };
 
     const toCloud = async (why: string): Promise<Response> => {
       // The cloud copy learns why it got this delivery: it looks for the hub's lapsed leases, and its status page says why.
@@ -226,7 +256,7 @@ export function createEdgeRouter(options: EdgeRouterOptions): EdgeRouter {
       }
       cloud.markDown(now(), describe(result));
       log('edge.failover_failed', { ...fields, why, cloud: describe(result), ms: now() - startedAt });
-      return answer(503, 'none', 'no copy accepted this delivery; retry', { 'x-autohub-failover-target': 'cloud' });
+      return noCopy(why);
     };
 
     const toHub = async (): Promise<Response> => {
@@ -266,8 +296,12 @@ export function createEdgeRouter(options: EdgeRouterOptions): EdgeRouter {
     if (path === HEALTH_PATH && (request.method === 'GET' || request.method === 'HEAD')) {
       // The copies' state and failure reasons only with the health token; the status to anyone.
       const full = bearerMatches(request.headers.get('authorization'), settings.healthToken);
+      // The inbox's size and oldest entry cost two store commands: asked only with the token.
+      const kept = full && inbox ? await inboxHealth(inbox) : undefined;
       const body = JSON.stringify(
-        full ? { status: 'ok', role: 'edge', hub: hub.toJSON(), cloud: cloud.toJSON(), signature_failures: signatureFailures } : { status: 'ok' },
+        full
+          ? { status: 'ok', role: 'edge', hub: hub.toJSON(), cloud: cloud.toJSON(), signature_failures: signatureFailures, ...(kept ? { inbox: kept } : {}) }
+          : { status: 'ok' },
       );
       return new Response(request.method === 'HEAD' ? null : body, {
         headers: { 'content-type': 'application/json', 'cache-control': 'no-store', 'x-autohub-route': 'none' },

@@ -19,7 +19,7 @@ import type { ClaimKind, ClaimOutcome, Claims, LeaseRequest, Leases, LeaseSettin
 import { failOpen } from '../store/index.js';
 import type { Role } from '../store/index.js';
 import { RequestInvalidError } from '../errors/index.js';
-import { answerThenLinger, serverOptions, serverTimeouts, type ServerTimeouts } from '../http/index.js';
+import { answerThenLinger, guardRequests, serverOptions, serverTimeouts, type ServerTimeouts } from '../http/index.js';
 import type { Logger } from '../log/index.js';
 import { checkSignature, EVENTS_PATH, HEALTH_PATH, isSslCheck, parseRetryHeaders } from '../slack/index.js';
 import { parseDelivery, type AppRateLimited, type Delivery } from './delivery.js';
@@ -210,12 +210,11 @@ export class FailoverReceiver implements Receiver {
     return this.#runner.drainKept((envelope) => this.inject(envelope, { recovered: true }));
   }
 
-  readonly requestListener = (req: IncomingMessage, res: ServerResponse): void => {
-    this.#route(req, res).catch((error: unknown) => {
-      this.#o.log.error('receiver.unexpected', { error });
-      if (!res.headersSent) res.writeHead(500).end();
-    });
-  };
+  /** Guarded: a request whose handling fails gets 500 (or its connection closed), never the process (lib/http). */
+  readonly requestListener = guardRequests(
+    (req, res) => this.#route(req, res),
+    (error) => this.#o.log.error('receiver.unexpected', { error }),
+  );
 
   async start(port: number, host?: string): Promise<Server> {
     // Bounded, so a connection trickling a byte every few seconds is closed (408), not held for Node's 300 s.

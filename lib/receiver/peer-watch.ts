@@ -24,6 +24,8 @@ export interface PeerWatchOptions {
   everyMs: number;
   /** Called when the peer's turns will need a look, with how long to wait. */
   onPeerLost: (reason: string) => void;
+  /** Called when the peer answers again after it was down. @default nothing */
+  onPeerBack?: () => void;
   log: Logger;
   /** @default globalThis.fetch */
   fetch?: typeof fetch;
@@ -79,6 +81,7 @@ export class PeerWatch {
       this.#checking = false;
     }
     const { state, look } = peerTransition(this.#state, answered);
+    if (state === 'up' && this.#state === 'down') this.o.onPeerBack?.();
     if (state !== this.#state) this.o.log.info('peer.state', { state, status: answered?.status ?? 'no answer' });
     this.#state = state;
     if (state === 'down') this.#downSince ??= (this.o.now ?? Date.now)();

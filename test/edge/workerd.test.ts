@@ -98,6 +98,30 @@ describe('the Worker entry in the real Workers runtime (miniflare workerd)', () 
     expect(hub.received).toHaveLength(0);
   });
 
+  it('answers 413 to each of four signed 6 MB bodies sent chunked (no length), and routes the next delivery as before', async () => {
+    const big = new TextEncoder().encode(JSON.stringify({ pad: 'x'.repeat(6 * 1024 * 1024) }));
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      const chunked = new ReadableStream<Uint8Array>({
+        start(controller) {
+          for (let at = 0; at < big.length; at += 65_536) controller.enqueue(big.subarray(at, at + 65_536));
+          controller.close();
+        },
+      });
+      const response = await mf.dispatchFetch('https://edge.example.com/slack/events', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(await signedHeaders(SECRET, big, Date.now())) },
+        body: chunked,
+        duplex: 'half',
+      } as never);
+      statuses.push(response.status);
+      await response.arrayBuffer();
+    }
+    expect(statuses).toEqual([413, 413, 413, 413]);
+    expect(hub.received).toHaveLength(0);
+    expect((await post(mf)).headers.get('x-autohub-route')).toBe('hub');
+  });
+
   it('fails over from a hub nobody listens on (workerd words the error its own way)', async () => {
     const response = await post(deadHub);
     expect(response.headers.get('x-autohub-route')).toBe('cloud');

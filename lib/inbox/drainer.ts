@@ -1,0 +1,164 @@
+/**
+ * A copy's side of the inbox: the deliveries the edge kept while no copy
+ * answered are run here, oldest first, each through the same claim as a
+ * live delivery (so one that also reached a copy, that Slack also retried,
+ * or that the catch-up sweep also found, runs once), and removed once run
+ * or found already run.
+ *
+ * When: at start, when asked (the peer came back), and on the reaper's
+ * looks, where it costs one ZCARD at most every `checkEveryMs` (an hour:
+ * 24 commands a day a copy, about 4% of two idle copies' 1,152).
+ *
+ * A kept delivery's signature is checked as of its arrival, not now: it was
+ * good when Slack sent it, and its age is the outage's, not a replay's.
+ */
+import { checkSignature } from '../slack/index.js';
+import { keptKind, parseKept, type KeptDelivery, type KeptKind } from './kept.js';
+import type { InboxStats, InboxStore } from './store.js';
+
+type ClaimKind = 'claimed' | 'duplicate' | 'fail-open';
+
+export interface DrainerPorts {
+  store: InboxStore;
+  /** The copy's store sealer (lib/store/seal.ts), which opens what the edge sealed. */
+  open(sealed: string): string | undefined;
+  signingSecret: string;
+  /** An Events API callback, claimed and answered late in its thread (the receiver's catch-up entry). */
+  injectEvent(envelope: Record<string, unknown>): Promise<ClaimKind | string>;
+  /** A slash command or an interaction, run by the app with its response_url: 'done' (run or already run) or 'retry'. */
+  runForm?(kept: KeptDelivery, kind: 'command' | 'interaction'): Promise<'done' | 'retry'>;
+  /** Told once per outage how many are kept, and again when all are answered. */
+  tellOwner(text: string): Promise<void>;
+  /** Once per outage across the copies: true for the first caller of `key`. */
+  once(key: string): Promise<boolean>;
+  log: { info(event: string, fields: Record<string, unknown>): void; warn(event: string, fields: Record<string, unknown>): void };
+  now: () => number;
+  /** @default 3,600,000 */
+  checkEveryMs?: number;
+  /** Entries read per round. @default 50 */
+  batch?: number;
+}
+
+export interface DrainResult {
+  ran: number;
+  alreadyRun: number;
+  dropped: number;
+  /** Left for a later drain (the store or a claim did not answer). */
+  left: number;
+}
+
+export class InboxDrainer {
+  #p: DrainerPorts;
+  #running: Promise<DrainResult> | undefined;
+  #lastCheck = Number.NEGATIVE_INFINITY;
+  #last: InboxStats | undefined;
+  /** The outage whose count the owner was told (its oldest entry), so the all-answered note follows it. */
+  #told: { oldestAt: number; size: number } | undefined;
+
+  constructor(ports: DrainerPorts) {
+    this.#p = ports;
+  }
+
+  /** What the last look saw: for `/autohub status` and the health body. */
+  get last(): InboxStats | undefined {
+    return this.#last;
+  }
+
+  /** A reaper look: drains only when the hourly check finds something. */
+  look(): void {
+    const now = this.#p.now();
+    if (now - this.#lastCheck < (this.#p.checkEveryMs ?? 3_600_000)) return;
+    this.#lastCheck = now;
+    void this.drain('look').catch(() => {});
+  }
+
+  /** One drain at a time; a second call while one runs joins it. */
+  drain(reason: string): Promise<DrainResult> {
+    this.#running ??= this.#drain(reason).finally(() => {
+      this.#running = undefined;
+    });
+    return this.#running;
+  }
+
+  async #drain(reason: string): Promise<DrainResult> {
+    const p = this.#p;
+    const result: DrainResult = { ran: 0, alreadyRun: 0, dropped: 0, left: 0 };
+    let stats: InboxStats;
+    try {
+      stats = await p.store.stats();
+    } catch (error) {
+      p.log.warn('inbox.unreachable', { reason, error });
+      return result;
+    }
+    this.#last = stats;
+    if (stats.size === 0) return result;
+    if (stats.oldestAt !== undefined && (await p.once(`outage:${stats.oldestAt}`).catch(() => false))) {
+      this.#told = { oldestAt: stats.oldestAt, size: stats.size };
+      await p.tellOwner(`While no copy could answer, the edge kept ${stats.size} deliveries from Slack; answering them now, late.`).catch(() => {});
+    }
+    p.log.info('inbox.drain', { reason, size: stats.size, oldestAt: stats.oldestAt });
+    const seen = new Set<string>();
+    for (;;) {
+      const batch = (await p.store.take(p.batch ?? 50)).filter((m) => !seen.has(m.member));
+      if (batch.length === 0) break;
+      let progressed = false;
+      for (const { member } of batch) {
+        seen.add(member);
+        const outcome = await this.#one(member).catch(() => 'retry' as const);
+        if (outcome === 'retry') {
+          result.left += 1;
+          continue;
+        }
+        progressed = true;
+        result[outcome] += 1;
+        await p.store.remove(member).catch(() => {});
+      }
+      if (!progressed) break;
+    }
+    const after = await p.store.stats().catch(() => undefined);
+    if (after) this.#last = after;
+    p.log.info('inbox.drained', { reason, ...result, size: after?.size });
+    if (after?.size === 0 && this.#told && (await p.once(`answered:${this.#told.oldestAt}`).catch(() => false))) {
+      await p.tellOwner(`All ${this.#told.size} deliveries the edge kept are answered.`).catch(() => {});
+      this.#told = undefined;
+    }
+    return result;
+  }
+
+  async #one(member: string): Promise<'ran' | 'alreadyRun' | 'dropped' | 'retry'> {
+    const p = this.#p;
+    const opened = p.open(member);
+    const kept = opened === undefined ? undefined : parseKept(opened);
+    if (!kept) {
+      // Sealed under a key this copy does not hold, or not a kept delivery: nothing here can run it.
+      p.log.warn('inbox.dropped', { reason: 'cannot open' });
+      return 'dropped';
+    }
+    const signature = await checkSignature({
+      signingSecret: p.signingSecret,
+      timestamp: kept.headers['x-slack-request-timestamp'],
+      signature: kept.headers['x-slack-signature'],
+      body: new TextEncoder().encode(kept.body),
+      now: kept.arrivedAt,
+    });
+    if (!signature.ok) {
+      p.log.warn('inbox.dropped', { reason: `signature ${signature.reason} at arrival` });
+      return 'dropped';
+    }
+    const kind: KeptKind = keptKind(kept.headers['content-type'], kept.body);
+    if (kind === 'event') {
+      const envelope = JSON.parse(kept.body) as Record<string, unknown>;
+      // Answered late, with the late note, in its thread (as a swept mention is).
+      const outcome = await p.injectEvent({ ...envelope, autohub_catchup: true });
+      if (outcome === 'claimed') return 'ran';
+      if (outcome === 'duplicate') return 'alreadyRun';
+      return 'retry';
+    }
+    if ((kind === 'command' || kind === 'interaction') && p.runForm) {
+      const outcome = await p.runForm(kept, kind);
+      return outcome === 'done' ? 'ran' : 'retry';
+    }
+    p.log.warn('inbox.dropped', { reason: `nothing runs a kept ${kind}` });
+    return 'dropped';
+  }
+}
