@@ -274,7 +274,7 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
   let quietSince = Date.now();
   // Long enough for a throttled Web API to work through every reply at one per 100 ms,
   // and for retries after a Web API outage (0.5 s, 2 s, 8 s apart).
-  const deadline = Date.now() + 30_000 + options.events * 150;
+  const deadline = Date.now() + 30_000 + options.events * (scenario.settleMsPerMention ?? 150);
   // Mentions no copy ever claimed (Slack gave up on them) come back only through the catch-up
   // sweep: give it its window (Slack's retry window and the gap between sweeps, both / the factor).
   // Three sweep windows: a busy machine (CI runs other suites beside the drill) can miss one.

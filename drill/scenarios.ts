@@ -38,6 +38,12 @@ export interface Scenario {
   copyEnv?: Record<string, string>;
   /** Mentions sent, whatever `--events` says (one quiet mention with no traffic after it). */
   events?: number;
+  /**
+   * How long the drill waits for replies after Slack settles, per mention sent (on top of 30 s): the
+   * default fits the demo's short turns; a scenario whose turns hold a slot for seconds, answered by one
+   * copy, needs that slot time over the copy's 16 slots. @default 150
+   */
+  settleMsPerMention?: number;
   /** Slack as it really is, as shares of the mentions (each picked by its index, so a run is repeatable). */
   quirks?: Quirks;
   /** Every dead letter fails the scenario: its faults are all passing ones, so none is a real failure. */
@@ -241,6 +247,9 @@ export const SCENARIOS: Scenario[] = [
       'plans with tasks (the bot shows two steps as tasks), half the mentions followed up in their thread while their turn runs, and the hub killed mid-plan: every follow-up answered after the answer before it and knowing it, no task left spinning',
     copyEnv: { AUTOHUB_TURN: 'drill/turns/plan-turn.ts', DRILL_PLAN_STEP_MS: '1500' },
     followUps: { share: 0.5, afterMs: 150 },
+    // 1.5 turns a mention (the follow-ups), each holding a slot about 3.5 s (two 1.5 s steps, then the
+    // stream's pacing), mostly on the cloud copy alone once the hub is dead: 1.5 x 3.5 s / 16 slots = 330 ms.
+    settleMsPerMention: 400,
     noDeadLetters: true,
     faults: [
       {
