@@ -98,9 +98,9 @@ describe('the Worker entry in the real Workers runtime (miniflare workerd)', () 
     expect(hub.received).toHaveLength(0);
   });
 
-  it('answers 413 to each of four signed 6 MB bodies sent chunked (no length), and routes the next delivery as before', async () => {
+  it('refuses each of four signed 6 MB bodies sent chunked (no length), forwarding nothing, and routes the next delivery as before', async () => {
     const big = new TextEncoder().encode(JSON.stringify({ pad: 'x'.repeat(6 * 1024 * 1024) }));
-    const statuses: number[] = [];
+    const outcomes: string[] = [];
     for (let i = 0; i < 4; i++) {
       const chunked = new ReadableStream<Uint8Array>({
         start(controller) {
@@ -108,16 +108,24 @@ describe('the Worker entry in the real Workers runtime (miniflare workerd)', () 
           controller.close();
         },
       });
-      const response = await mf.dispatchFetch('https://edge.example.com/slack/events', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...(await signedHeaders(SECRET, big, Date.now())) },
-        body: chunked,
-        duplex: 'half',
-      } as never);
-      statuses.push(response.status);
-      await response.arrayBuffer();
+      // workerd answers 413 as soon as the limit is passed and closes the connection without reading the rest:
+      // the local client then sees either that 413 or a reset of its unfinished write (ECONNRESET), by timing.
+      // Either way the body was refused; what must never happen is a forward or a Worker that stops answering.
+      const outcome = await mf
+        .dispatchFetch('https://edge.example.com/slack/events', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...(await signedHeaders(SECRET, big, Date.now())) },
+          body: chunked,
+          duplex: 'half',
+        } as never)
+        .then(async (response) => {
+          await response.arrayBuffer();
+          return String(response.status);
+        })
+        .catch((error: unknown) => ((error as { cause?: { code?: string } }).cause?.code === 'ECONNRESET' ? 'reset' : `error: ${String(error)}`));
+      outcomes.push(outcome);
     }
-    expect(statuses).toEqual([413, 413, 413, 413]);
+    expect(outcomes.every((o) => o === '413' || o === 'reset')).toBe(true);
     expect(hub.received).toHaveLength(0);
     expect((await post(mf)).headers.get('x-autohub-route')).toBe('hub');
   });

@@ -38,6 +38,8 @@ describe('a copy whose store hangs', () => {
   beforeAll(async () => {
     // The start-up look is over (the next is two minutes away): from here on, only the tests talk to the store.
     await eventually(() => hub.reaper.looks >= 1 && Number.isFinite(hub.reaper.nextAt), 'the first look');
+    // The start-up drain of the edge's inbox (and the first look's hourly check of it) is over too: joined, not run again.
+    await hub.inbox?.drain('the test waits for the start-up drain');
     hub.app.command('/slow', async ({ ack }) => {
       await new Promise<void>((r) => {
         releaseSlow = r;
