@@ -5,6 +5,9 @@
  * in this process, sharing an in-process store.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createAutohub, type Autohub } from '../app/create-app.js';
 import { loadTurnModule } from '../app/turn-module.js';
@@ -116,6 +119,11 @@ async function waitHealthy(url: string, child?: ChildProcess): Promise<void> {
   }
 }
 
+/** A journal file no other copy uses. */
+function ownJournal(): string {
+  return join(tmpdir(), `autohub-journal-${randomUUID()}.jsonl`);
+}
+
 /** A copy started as `npm start` starts it (the same entry), on `port`, with only `env`: for the drill and the tests alike. */
 export interface SpawnedCopy {
   child: ChildProcess;
@@ -128,8 +136,17 @@ export interface SpawnedCopy {
 export function spawnCopy(env: Record<string, string>, port: number, options: { capture?: boolean; onLine?: (line: string) => void } = {}): SpawnedCopy {
   const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
     cwd: ROOT,
-    // Never a developer's .env: its real tokens must not reach a drill or test copy.
-    env: { PATH: process.env.PATH ?? '', AUTOHUB_ENV_FILE: 'none', AUTOHUB_REFUSAL_LOG: 'off', PORT: String(port), ...env },
+    // Never a developer's .env: its real tokens must not reach a drill or test copy. Each copy its
+    // own journal, as on its own machine (the default file in the checkout would be shared by every
+    // copy the drill and the tests start at once, and one copy would drain another's turns).
+    env: {
+      PATH: process.env.PATH ?? '',
+      AUTOHUB_ENV_FILE: 'none',
+      AUTOHUB_REFUSAL_LOG: 'off',
+      AUTOHUB_JOURNAL: ownJournal(),
+      PORT: String(port),
+      ...env,
+    },
     stdio: options.capture || options.onLine ? ['ignore', 'pipe', 'pipe'] : ['ignore', process.env.DRILL_LOG_LEVEL ? 'inherit' : 'ignore', 'inherit'],
   });
   let out = '';
@@ -157,11 +174,13 @@ export async function startChildCopy(role: Role, o: CopyEnv): Promise<CopyHandle
   const url = `http://127.0.0.1:${port}`;
   let child: ChildProcess | undefined;
   let extra: Record<string, string> = {};
+  // One journal for this copy across its restarts, as a Mac keeps its file through a crash.
+  const journal = ownJournal();
   const launch = async (overrides?: Record<string, string>) => {
     if (overrides) extra = overrides;
     const onLog = o.onLog;
     const instance = o.instance ?? `drill-${role}`;
-    child = spawnCopy({ ...env(role, port, o), ...(onLog ? { AUTOHUB_LOG_LEVEL: 'info' } : {}), ...extra }, port, {
+    child = spawnCopy({ AUTOHUB_JOURNAL: journal, ...env(role, port, o), ...(onLog ? { AUTOHUB_LOG_LEVEL: 'info' } : {}), ...extra }, port, {
       ...(onLog ? { onLine: (line: string) => onLog(instance, line) } : {}),
     }).child;
     await waitHealthy(url, child);
@@ -196,10 +215,11 @@ export async function startInProcessCopy(role: Role, o: CopyEnv, store: SharedSt
   let copy: Autohub | undefined;
   let stopping: Promise<void> = Promise.resolve();
   let extra: Record<string, string> = {};
+  const journal = ownJournal();
   const launch = async (overrides?: Record<string, string>) => {
     if (overrides) extra = overrides;
     await stopping;
-    const config = parseAppConfig({ ...env(role, port, o), ...extra });
+    const config = parseAppConfig({ AUTOHUB_JOURNAL: journal, ...env(role, port, o), ...extra });
     // The bot as app/main.ts loads it; unset, createAutohub runs the demo turn under the config's settings.
     const turn = config.turn !== undefined ? await loadTurnModule(config.turn) : undefined;
     copy = createAutohub({ config, log: silentLogger, store, turn });
