@@ -7,7 +7,7 @@
  * earlier run may have posted.
  */
 import type { Logger } from '../lib/log/index.js';
-import type { TurnJournal } from '../lib/receiver/index.js';
+import type { TurnJournal } from '../lib/runner/index.js';
 import type { MemoryStore } from '../lib/store/index.js';
 
 export function journalUnfinished(store: Pick<MemoryStore, 'unfinished'>, journal: Pick<TurnJournal, 'keep'> | undefined, log: Logger): number {

@@ -4,7 +4,7 @@
  * is an `App<AutohubContext>`, so a listener reads `context.autohubTurn`
  * typed, with no cast.
  */
-import type { TurnContext } from '../lib/receiver/index.js';
+import type { TurnContext } from '../lib/runner/index.js';
 import { TurnHandle } from '../lib/turn/index.js';
 
 /** Partial: a listener may see a context the runner did not build (a delivery that reached Bolt some other way). */

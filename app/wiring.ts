@@ -5,7 +5,9 @@
  * once every part exists (app/create-app.ts binds it before start()).
  */
 import type { ClaimKind, Look, Takeover } from '../lib/store/index.js';
-import type { AppRateLimited, DeadTurn, TurnsView } from '../lib/receiver/index.js';
+import type { AppRateLimited } from '../lib/delivery/index.js';
+import type { DeadTurn } from '../lib/lease/index.js';
+import type { TurnsView } from '../lib/liveness/index.js';
 import type { SweepRecord } from '../lib/catchup/index.js';
 import type { Logger } from '../lib/log/index.js';
 import { allowanceReached, appRateLimitedDetail, isAuthFailure, missedWhileServing, type NoticeCause } from '../lib/notice/index.js';

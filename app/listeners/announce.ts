@@ -8,7 +8,8 @@
 import type { WebClient } from '@slack/web-api';
 import pRetry from 'p-retry';
 import type { Logger } from '../../lib/log/index.js';
-import { classifyTurnFailure, type DeadTurn } from '../../lib/receiver/index.js';
+import { classifyTurnFailure } from '../../lib/errors/index.js';
+import type { DeadTurn } from '../../lib/lease/index.js';
 
 export function deadLetterText(dead: DeadTurn): string {
   const where = dead.channel ? `<#${dead.channel}>` : 'a conversation';

@@ -10,7 +10,7 @@
 import type { App } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../../lib/log/index.js';
-import type { TurnContext } from '../../lib/receiver/index.js';
+import type { TurnContext } from '../../lib/runner/index.js';
 import { clampPrompts, contextOf, feedbackOf, type AiAppExports, type AssistantThread, type AssistantThreads } from '../../lib/turn/index.js';
 
 interface AssistantThreadEvent {

@@ -6,7 +6,7 @@
  * store error.
  */
 import type { App } from '@slack/bolt';
-import type { HealthBody, HealthMonitor } from '../../lib/receiver/index.js';
+import type { HealthBody, HealthMonitor } from '../../lib/liveness/index.js';
 import { mayReadStatus, pageFor, type PeerView, type SnapshotStore } from '../../lib/status/index.js';
 
 export function describeCopy(health: HealthMonitor): string {

@@ -1,7 +1,8 @@
 /** The App Home tab: the status page, published when the user opens it (only for owners when AUTOHUB_OWNER is set; anyone else sees ok or degraded). */
 import type { App } from '@slack/bolt';
 import type { Logger } from '../../lib/log/index.js';
-import type { HealthMonitor, TurnContext } from '../../lib/receiver/index.js';
+import type { HealthMonitor } from '../../lib/liveness/index.js';
+import type { TurnContext } from '../../lib/runner/index.js';
 import { mayReadStatus, pageFor, type PeerView, type SnapshotStore } from '../../lib/status/index.js';
 import { publicStatus } from './command.js';
 

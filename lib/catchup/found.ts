@@ -13,7 +13,7 @@
  *
  * Each found message becomes the envelope Slack would have sent, so it is
  * claimed under the message key a live delivery of it uses (team + channel
- * + ts, lib/receiver/delivery.ts) and answered in its thread.
+ * + ts, lib/delivery/delivery.ts) and answered in its thread.
  */
 import type { SweepWindow } from './window.js';
 

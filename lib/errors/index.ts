@@ -177,3 +177,6 @@ export class StepLimitError extends Error implements CodedError {
     this.name = 'StepLimitError';
   }
 }
+
+export { classifyTurnFailure } from './turn-failure.js';
+export type { TurnFailure } from './turn-failure.js';

@@ -22,18 +22,14 @@ import { RequestInvalidError } from '../errors/index.js';
 import { answerThenLinger, guardRequests, serverOptions, serverTimeouts, type ServerTimeouts } from '../http/index.js';
 import type { Logger } from '../log/index.js';
 import { checkSignature, EVENTS_PATH, HEALTH_PATH, isSslCheck, parseRetryHeaders } from '../slack/index.js';
-import { parseDelivery, type AppRateLimited, type Delivery } from './delivery.js';
+import { parseDelivery, type AppRateLimited, type Delivery } from '../delivery/index.js';
 import { withDeadline } from '../time/index.js';
-import { AckGate } from './ack-gate.js';
-import type { HealthMonitor } from './health.js';
+import type { HealthMonitor } from '../liveness/index.js';
 import { bearerMatches } from '../access/index.js';
 import { readRawBody } from './raw-body.js';
-import type { LeaseKeeper } from './lease-keeper.js';
-import { TurnRunner, type DeadTurn, type Turn, type TurnRunnerOptions } from './turn-runner.js';
-import type { TurnLease } from './turn-lease.js';
+import { AckGate, TurnRunner, type Turn, type TurnRunnerOptions } from '../runner/index.js';
+import type { DeadTurn, LeaseKeeper, TurnLease } from '../lease/index.js';
 import { LEASE_HEADER } from '../synthetic/index.js';
-
-export type { DeadTurn, TurnContext } from './turn-runner.js';
 
 export { EVENTS_PATH, HEALTH_PATH };
 

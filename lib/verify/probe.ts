@@ -4,7 +4,7 @@
  * autohub's own), so nothing is posted to Slack. Needs only the signing
  * secret, never a bot token.
  */
-import { PROBE_EVENT_TYPE } from '../receiver/index.js';
+import { PROBE_EVENT_TYPE } from '../delivery/index.js';
 import { signedHeaders } from '../slack/index.js';
 
 export interface ProbeAnswer {

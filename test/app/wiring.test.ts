@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { createMemoryLogger } from '../../lib/log/index.js';
 import type { Look, Takeover } from '../../lib/store/index.js';
 import type { RefusalRecord } from '../../lib/ratelimit/index.js';
-import type { DeadTurn } from '../../lib/receiver/index.js';
+import type { DeadTurn } from '../../lib/lease/index.js';
 import { failoverNoter } from '../../app/parts.js';
 import { relay, wire, type WiredParts } from '../../app/wiring.js';
 

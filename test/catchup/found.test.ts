@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { answeredLive, envelope, repliedInThread, threadToRead, type SlackMessage } from '../../lib/catchup/index.js';
 import { mentionEnvelope } from '../../drill/sim/slack-events.js';
-import { parseDelivery } from '../../lib/receiver/delivery.js';
+import { parseDelivery } from '../../lib/delivery/delivery.js';
 
 const me = { user: 'UAUTOHUB', bot: 'BAUTOHUB', team: 'T0AUTOHUB' };
 const channel = { id: 'C0FOUND', im: false };

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { healthReport } from '../../lib/receiver/index.js';
+import { healthReport } from '../../lib/liveness/index.js';
 import { commandForm, deliver } from '../../drill/sim/slack-events.js';
 import { useRedisBridge } from '../support/redis-fixture.js';
 import { eventually, HEALTH_AUTH, SECRET } from '../support/copies.js';

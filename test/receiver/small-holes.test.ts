@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { checkThread, TURN_EVENT_TYPE, type ReplyTarget } from '../../lib/turn/index.js';
 import { isPersonsDirectMessage } from '../../app/listeners/conversation.js';
 import { deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
-import { parseDelivery } from '../../lib/receiver/index.js';
+import { parseDelivery } from '../../lib/delivery/index.js';
 import { MemoryStore } from '../../lib/store/index.js';
 import { eventually, repliesTo, SECRET } from '../support/copies.js';
 import { useCopy, useFakeWebApi } from '../support/fixtures.js';

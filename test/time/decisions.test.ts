@@ -4,7 +4,7 @@
  * deadline that answers for a call that did not.
  */
 import { describe, expect, it } from 'vitest';
-import { peerTransition } from '../../lib/receiver/index.js';
+import { peerTransition } from '../../lib/liveness/index.js';
 import { DEFAULT_RETRY, releaseVerdict } from '../../lib/store/index.js';
 import { withDeadline } from '../../lib/time/index.js';
 

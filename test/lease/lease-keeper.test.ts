@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../lib/log/index.js';
-import { LeaseKeeper, TurnLease } from '../../lib/receiver/index.js';
+import { LeaseKeeper, TurnLease } from '../../lib/lease/index.js';
 import { DEFAULT_RETRY, type EndReply, type LeaseReply, type ReleaseReply } from '../../lib/store/index.js';
 
 /** A store whose renewal answers are scripted, on a clock the test moves. */

@@ -1,8 +1,8 @@
 /** The reaper's schedule, against a store whose looks the test answers by hand. */
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../lib/log/index.js';
-import { Reaper } from '../../lib/receiver/reaper.js';
-import type { DeadTurn } from '../../lib/receiver/index.js';
+import { Reaper } from '../../lib/lease/reaper.js';
+import type { DeadTurn } from '../../lib/lease/index.js';
 import { DEFAULT_RETRY, type Look, type RetryPolicy } from '../../lib/store/index.js';
 import { eventually } from '../support/copies.js';
 import { virtualTime } from '../support/virtual-time.js';

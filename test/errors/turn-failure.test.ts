@@ -9,7 +9,7 @@ import { createServer, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Anthropic from '@anthropic-ai/sdk';
 import { RetryableError, StoreUnavailableError } from '../../lib/errors/index.js';
-import { classifyTurnFailure, clipAtWord, retryAfterOf, type TurnFailure } from '../../lib/receiver/turn-failure.js';
+import { classifyTurnFailure, clipAtWord, retryAfterOf, type TurnFailure } from '../../lib/errors/turn-failure.js';
 
 const NOW = Date.parse('2026-12-01T10:00:00Z');
 const now = () => NOW;

@@ -9,13 +9,11 @@ import type { App } from '@slack/bolt';
 import type { Role } from '../store/index.js';
 import type { Logger } from '../log/index.js';
 import type { ClaimKind, Leases, LeaseSettings, RestoreDetail, RetryPolicy, Takeover, TurnLine } from '../store/index.js';
-import { isLeaseLost, TurnDeadlineError } from '../errors/index.js';
+import { classifyTurnFailure, isLeaseLost, TurnDeadlineError } from '../errors/index.js';
 import type { TurnFence, TurnHandle } from '../turn/index.js';
-import { parseDelivery, type Delivery } from './delivery.js';
+import { parseDelivery, type Delivery } from '../delivery/index.js';
 import { AckGate } from './ack-gate.js';
-import type { LeaseKeeper } from './lease-keeper.js';
-import { classifyTurnFailure } from './turn-failure.js';
-import { TurnLease, type StreamDetail, type TurnOutcome } from './turn-lease.js';
+import { TurnLease, type DeadTurn, type LeaseKeeper, type StreamDetail, type TurnOutcome } from '../lease/index.js';
 
 /** Keys Bolt adds to every listener's `context`. */
 export interface TurnContext {
@@ -27,15 +25,6 @@ export interface TurnContext {
   autohubLease?: TurnLease;
   /** The turn's handle: `answer(...)` runs the whole reply protocol. */
   autohubTurn?: TurnHandle;
-}
-
-/** A turn that could not be answered, for the owner's DM. */
-export interface DeadTurn {
-  key: string;
-  eventId: string;
-  channel: string | undefined;
-  reason: string;
-  attempts: number;
 }
 
 export interface TurnRunnerOptions {

@@ -22,7 +22,7 @@
  */
 import type { Logger } from '../log/index.js';
 import type { ClaimOwner, Leases, LeaseSettings, Look, RetryPolicy, Takeover } from '../store/index.js';
-import type { DeadTurn } from './turn-runner.js';
+import type { DeadTurn } from './dead-turn.js';
 
 export interface ReaperOptions {
   store: Pick<Leases, 'look'>;

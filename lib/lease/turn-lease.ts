@@ -22,7 +22,7 @@ import {
   type TurnLine,
 } from '../store/index.js';
 import type { LeaseKeeper } from './lease-keeper.js';
-import type { TurnFailure } from './turn-failure.js';
+import type { TurnFailure } from '../errors/index.js';
 
 export type TurnOutcome = 'answered' | 'dead';
 
