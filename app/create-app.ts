@@ -38,7 +38,7 @@ import {
   turnHandles,
 } from './parts.js';
 import { journalUnfinished } from './shutdown-journal.js';
-import { relay, wire, type Wakes } from './wiring.js';
+import { partsOnceWired, wire } from './wiring.js';
 import { buildInboxDrainer } from './inbox.js';
 import type { InboxDrainer } from '../lib/inbox/index.js';
 
@@ -109,47 +109,46 @@ export function createAutohub(options: AutohubOptions): Autohub {
   const keeper = new LeaseKeeper(store, config.lease, log, now);
   const common = { store, log, now: options.now };
   // The parts call one another only through `wakes`, answered once they all exist (below).
-  const wakes = relay<Wakes>();
-  const slack = buildSlackClient({ config, log, store, fetch: options.fetch, now: options.now, sleep: options.sleep, wakes: wakes.calls });
+  const wired = partsOnceWired();
+  const wakes = wire(wired.get);
+  const slack = buildSlackClient({ config, log, store, fetch: options.fetch, now: options.now, sleep: options.sleep, wakes });
   const { client } = slack;
   const refusals = refusalSink({ path: config.refusalLog, log });
-  const notices = buildNotices({ ...common, config, wakes: wakes.calls });
-  const health = buildHealth({ ...common, config, version: VERSION, loop, wakes: wakes.calls });
+  const notices = buildNotices({ ...common, config, wakes });
+  const health = buildHealth({ ...common, config, version: VERSION, loop, wakes });
   const journal = buildJournal(config);
   const ai = buildAi({ bot, store, config, timers: options.timers });
   const handleFor = turnHandles({ ...common, config, slack, ai, taskDisplayMode: bot.taskDisplayMode, ordered: bot.concurrency !== 'parallel' });
   // One turn at a time per conversation, unless the bot asks for parallel turns (lib/conversation).
   const conversation = bot.concurrency === 'parallel' ? undefined : conversationAdmit(new ConversationGate({ store, log, now }));
-  const receiver = buildReceiver({ ...common, config, keeper, health, journal, handleFor, conversation, wakes: wakes.calls });
+  const receiver = buildReceiver({ ...common, config, keeper, health, journal, handleFor, conversation, wakes });
   const heartbeat = buildHeartbeat({ config, health, receiver, log, now });
-  const sweeper = buildSweeper({ ...common, config, client, wakes: wakes.calls });
-  const reaper = buildReaper({ ...common, config, wakes: wakes.calls });
-  const peer = buildPeerWatch({ config, log, wakes: wakes.calls });
+  const sweeper = buildSweeper({ ...common, config, client, wakes });
+  const reaper = buildReaper({ ...common, config, wakes });
+  const peer = buildPeerWatch({ config, log, wakes });
   const legs = createLegChecker(config, { store, client, log, now: options.now });
   const inboxRef: { drainer: ReturnType<typeof buildInboxDrainer> } = { drainer: undefined };
   /** Since when this copy serves (a sweep finding mentions from after it means they were never delivered here). */
   let servingSince = Infinity;
 
   // Who wakes whom: receiver <-> reaper, peer -> reaper, reaper's look -> sweeper -> notices, Web API -> notices and status.
-  wakes.bind(
-    wire({
-      receiver,
-      reaper,
-      keeper,
-      sweeper,
-      notices,
-      status,
-      refusals,
-      owners: ownerDMs(client, config.owners, log),
-      heartbeat,
-      noteFailover: failoverNoter(store, now),
-      servingSince: () => servingSince,
-      log,
-      leaseMs: config.lease.leaseMs,
-      storeAllowance: config.storeAllowance,
-      inbox: { look: () => inboxRef.drainer?.look(), drainNow: () => void inboxRef.drainer?.drain('peer back').catch(() => {}) },
-    }),
-  );
+  wired.set({
+    receiver,
+    reaper,
+    keeper,
+    sweeper,
+    notices,
+    status,
+    refusals,
+    owners: ownerDMs(client, config.owners, log),
+    heartbeat,
+    noteFailover: failoverNoter(store, now),
+    servingSince: () => servingSince,
+    log,
+    leaseMs: config.lease.leaseMs,
+    storeAllowance: config.storeAllowance,
+    inbox: { look: () => inboxRef.drainer?.look(), drainNow: () => void inboxRef.drainer?.drain('peer back').catch(() => {}) },
+  });
 
   const peerView = peer
     ? () => ({ role: config.role === 'hub' ? ('cloud' as const) : ('hub' as const), state: peer.state, downSince: peer.downSince })

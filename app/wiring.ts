@@ -1,8 +1,8 @@
 /**
  * Who wakes whom in a copy: every call one of its parts makes into another,
- * in one place. The parts (app/parts.ts) are built with the calls of a
- * `relay<Wakes>()` and never hold one another; `wire` answers those calls
- * once every part exists (app/create-app.ts binds it before start()).
+ * in one place. The parts (app/parts.ts) are built with the wakes `wire`
+ * returns and never hold one another; `wire` reaches the parts through
+ * `partsOnceWired`, set once every part exists (app/create-app.ts, before start()).
  */
 import type { ClaimKind, Look, Takeover } from '../lib/store/index.js';
 import type { AppRateLimited } from '../lib/delivery/index.js';
@@ -96,92 +96,86 @@ export interface WiredParts {
 /** How far to look when another copy's leases will have lapsed: a lease and a little. */
 export const lapsedIn = (leaseMs: number): number => leaseMs + 250;
 
-export function wire(p: WiredParts): Wakes {
-  const lookInMs = lapsedIn(p.leaseMs);
+export function wire(parts: WiredParts | (() => WiredParts)): Wakes {
+  const p = typeof parts === 'function' ? parts : () => parts;
+  const lookInMs = () => lapsedIn(p().leaseMs);
   return {
-    retryIn: (ms) => p.reaper.wakeIn(ms),
-    idle: () => p.reaper.poke(),
+    retryIn: (ms) => p().reaper.wakeIn(ms),
+    idle: () => p().reaper.poke(),
     // wakeIn only moves a look earlier: many hints, one look.
-    hint: () => p.reaper.wakeIn(lookInMs),
+    hint: () => p().reaper.wakeIn(lookInMs()),
     // The hub's leases lapse within a lease, so look then.
     failover: (reason) => {
-      p.reaper.wakeIn(lookInMs);
-      p.noteFailover(reason);
+      p().reaper.wakeIn(lookInMs());
+      p().noteFailover(reason);
     },
     peerLost: (reason) => {
-      p.log.warn('peer.lost', { reason, lookInMs });
-      p.reaper.wakeIn(lookInMs);
+      p().log.warn('peer.lost', { reason, lookInMs: lookInMs() });
+      p().reaper.wakeIn(lookInMs());
     },
-    peerBack: () => p.inbox?.drainNow?.(),
+    peerBack: () => p().inbox?.drainNow?.(),
     // A claim that timed out may have landed: the look keeps its lease alive until the runner confirms it.
-    running: () => p.receiver.unleased,
-    capacity: () => p.receiver.capacity,
-    resume: (takeover, sentAt) => p.receiver.resume(takeover, sentAt),
-    heartbeat: () => p.heartbeat(),
+    running: () => p().receiver.unleased,
+    capacity: () => p().receiver.capacity,
+    resume: (takeover, sentAt) => p().receiver.resume(takeover, sentAt),
+    heartbeat: () => p().heartbeat(),
     look: (look) => {
-      p.inbox?.look();
+      p().inbox?.look();
       // The store answers: failed turns kept for it are claimed and run now.
-      void p.receiver.storeAnswered();
+      void p().receiver.storeAnswered();
       // The plan's monthly commands, as the looks add them up (Upstash only): the owner hears at 80%.
-      if (look.monthCommands !== undefined && allowanceReached(look.monthCommands, p.storeAllowance)) {
-        p.notices.raise('store_allowance', `${look.monthCommands} of ${p.storeAllowance} commands this month`);
+      if (look.monthCommands !== undefined && allowanceReached(look.monthCommands, p().storeAllowance)) {
+        p().notices.raise('store_allowance', `${look.monthCommands} of ${p().storeAllowance} commands this month`);
       }
       // Every look says how long ago any copy last claimed a delivery: the sweep decides from that.
-      void p.sweeper?.maybeSweep(look).then((sweep) => {
-        if (sweep && missedWhileServing(sweep, p.servingSince()))
-          p.notices.raise('slack_not_delivering', `${sweep.answered} mention(s) from ${sweep.from} to ${sweep.to}`);
-      });
+      void p()
+        .sweeper?.maybeSweep(look)
+        .then((sweep) => {
+          if (sweep && missedWhileServing(sweep, p().servingSince()))
+            p().notices.raise('slack_not_delivering', `${sweep.answered} mention(s) from ${sweep.from} to ${sweep.to}`);
+        });
     },
-    inject: (envelope) => p.receiver.inject(envelope),
-    turns: () => ({
-      running: p.receiver.inFlight,
-      waiting: p.receiver.queued,
-      leases: p.keeper.size,
-      past_deadline: p.receiver.pastDeadline,
-      waiting_on_store: p.receiver.waitingOnStore,
-    }),
-    dead: (dead) => p.owners.deadLetter(dead),
-    appRateLimited: (notice) => p.notices.raise('app_rate_limited', appRateLimitedDetail(notice)),
-    failOpen: (reason) => p.notices.raise('claims_fail_open', reason),
-    waitingOnStore: (count) => p.notices.raise('turns_waiting_on_store', `${count} turn(s) whose reply failed wait for the store to answer`),
+    inject: (envelope) => p().receiver.inject(envelope),
+    turns: () => {
+      const { receiver, keeper } = p();
+      return {
+        running: receiver.inFlight,
+        waiting: receiver.queued,
+        leases: keeper.size,
+        past_deadline: receiver.pastDeadline,
+        waiting_on_store: receiver.waitingOnStore,
+      };
+    },
+    dead: (dead) => p().owners.deadLetter(dead),
+    appRateLimited: (notice) => p().notices.raise('app_rate_limited', appRateLimitedDetail(notice)),
+    failOpen: (reason) => p().notices.raise('claims_fail_open', reason),
+    waitingOnStore: (count) => p().notices.raise('turns_waiting_on_store', `${count} turn(s) whose reply failed wait for the store to answer`),
     answered: (answer) => {
-      if (isAuthFailure(answer.error)) p.notices.raise('web_api_auth', `${answer.method}: ${answer.error}`);
+      if (isAuthFailure(answer.error)) p().notices.raise('web_api_auth', `${answer.method}: ${answer.error}`);
     },
     refused: (record) => {
-      p.refusals(record);
-      p.status.refusal(record);
+      p().refusals(record);
+      p().status.refusal(record);
     },
-    tell: (text, cause) => p.owners.notice(text, cause),
+    tell: (text, cause) => p().owners.notice(text, cause),
   };
 }
 
 /**
- * Calls that reach their target once it is bound: what lets parts that call
- * one another be built one after the other. A call before `bind` throws (a
- * part woke another during construction, before the copy was wired).
+ * The parts of a copy, once they all exist: what `wire` answers through. The
+ * parts are built one after the other, each given the wakes first, so a part
+ * that wakes another during construction (before the copy is wired) fails
+ * loudly here instead of reaching nothing.
  */
-export function relay<T extends object>(): { calls: T; bind(target: T): void } {
-  let target: T | undefined;
-  const forwarders = new Map<PropertyKey, (...args: unknown[]) => unknown>();
-  const forwarder =
-    (key: PropertyKey) =>
-    (...args: unknown[]) => {
-      if (!target) throw new Error(`${String(key)} was called before the copy was wired`);
-      return (target[key as keyof T] as (...args: unknown[]) => unknown)(...args);
-    };
-  const calls = new Proxy({} as T, {
-    get: (_, key) => {
-      // Not a promise: awaiting the calls (or returning them from an async function) must not call a `then`.
-      if (key === 'then') return undefined;
-      let call = forwarders.get(key);
-      if (!call) forwarders.set(key, (call = forwarder(key)));
-      return call;
-    },
-  });
+export function partsOnceWired(): { get: () => WiredParts; set: (parts: WiredParts) => void } {
+  let wired: WiredParts | undefined;
   return {
-    calls,
-    bind: (bound) => {
-      target = bound;
+    get: () => {
+      if (!wired) throw new Error('a part woke another before the copy was wired');
+      return wired;
+    },
+    set: (parts) => {
+      wired = parts;
     },
   };
 }

@@ -4,7 +4,7 @@ import type { Look, Takeover } from '../../lib/store/index.js';
 import type { RefusalRecord } from '../../lib/ratelimit/index.js';
 import type { DeadTurn } from '../../lib/lease/index.js';
 import { failoverNoter } from '../../app/parts.js';
-import { relay, wire, type WiredParts } from '../../app/wiring.js';
+import { partsOnceWired, wire, type WiredParts } from '../../app/wiring.js';
 
 const LEASE_MS = 10_000;
 
@@ -133,22 +133,25 @@ describe('who wakes whom in a copy (app/wiring.ts)', () => {
   });
 });
 
-describe('relay: parts built one after the other that call one another', () => {
-  it('a call reaches the target bound later', () => {
-    const { calls, bind } = relay<{ add: (a: number, b: number) => number }>();
-    const add = calls.add;
-    bind({ add: (a, b) => a + b });
-    expect(add(2, 3)).toBe(5);
+describe('partsOnceWired: parts built one after the other that wake one another', () => {
+  it('a wake taken before the parts exist reaches the parts set later', () => {
+    const wired = partsOnceWired();
+    const wakes = wire(wired.get);
+    const idle = wakes.idle;
+    const { p } = parts();
+    wired.set(p);
+    idle();
+    expect(p.reaper.poke).toHaveBeenCalledOnce();
   });
 
   it('a part that wakes another before the copy is wired fails loudly, not silently', () => {
-    const { calls } = relay<{ idle: () => void }>();
-    expect(() => calls.idle()).toThrow('idle was called before the copy was wired');
+    const wakes = wire(partsOnceWired().get);
+    expect(() => wakes.idle()).toThrow('a part woke another before the copy was wired');
   });
 
-  it('is not taken for a promise: awaiting the calls resolves to them, instead of throwing from a `then` before the copy is wired', async () => {
-    const { calls } = relay<{ idle: () => void }>();
-    await expect(Promise.resolve(calls)).resolves.toBe(calls);
+  it('the wakes are a plain object: awaiting them (or returning them from an async function) resolves to them', async () => {
+    const wakes = wire(partsOnceWired().get);
+    await expect(Promise.resolve(wakes)).resolves.toBe(wakes);
   });
 });
 
