@@ -132,6 +132,14 @@ describe('tasks in a posted reply', () => {
     expect(refusedSince(from)).toEqual([]);
   });
 
+  it("a posted answer with the bot's blocks (no tasks) shows its text as a markdown block before them (before: Slack showed the buttons alone)", async () => {
+    const feedback = { type: 'context_actions', elements: [{ type: 'feedback_buttons', action_id: 'fb' }] };
+    const out = await new ReplyWriter(client, target(), undefined, { closed: noStream }).writeText('Rate me.', [feedback]);
+    const post = postOf(out.parts[0]!);
+    expect(JSON.parse(post.params.blocks!)).toEqual([{ type: 'markdown', text: 'Rate me.' }, feedback]);
+    expect(post.params.text).toBe('Rate me.');
+  });
+
   it('more tasks than a message has blocks for (50) go into one plan block: nothing refused, every task shown', async () => {
     async function* reply(): AsyncIterable<string | ReplyChunk> {
       for (let i = 0; i < 60; i++) yield task(`t${i}`, 'complete', `Task ${i}`);
