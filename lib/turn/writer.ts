@@ -274,6 +274,21 @@ export class ReplyWriter {
     if (!done) await this.#finishOpen(ts);
   }
 
+  /**
+   * The person pressed Stop on `ts`: Slack takes no more chunks there, and the call it refused may have carried
+   * task updates, so an update gives the message the whole board as blocks (each open task `status`: `error`
+   * when the answer was cut short, `complete` when it was whole) beside `held`, the text Slack kept. Best
+   * effort: the answer stands as the person left it, and a failed update must not make the turn run again.
+   */
+  async #tasksAfterStop(ts: string, held: string, status: 'complete' | 'error'): Promise<void> {
+    if (!this.#chunked || !this.#board.any) return;
+    this.#board.close(status);
+    this.#board.take();
+    await this.client.chat
+      .update({ channel: this.target.channel, ts, ...this.#withBlocks(held, this.#board.final(), undefined, 'update') } as never)
+      .catch(() => undefined);
+  }
+
   async #stream(chunks: AsyncIterable<ReplyItem>, blocks: Blocks): Promise<WriteOutcome> {
     const { target, client } = this;
     const board = this.#board;
@@ -428,8 +443,9 @@ export class ReplyWriter {
       if (!ended) pending = '';
     }
     if (ended === 'stopped') {
-      // The person pressed Stop: the answer ends where Slack stopped it. Nothing more is written.
+      // The person pressed Stop: the answer ends where Slack stopped it. No more text is written.
       await feed.return();
+      await this.#tasksAfterStop(parts[parts.length - 1]!, held, 'error');
       return { ts: parts[0], parts, how: 'stopped', chunks: count };
     }
     if (ended === 'expired') {
@@ -441,7 +457,10 @@ export class ReplyWriter {
     ended = await roll();
     if (!ended && !this.#chunked && board.unsent) ended = await toChunks();
     if (!ended) ended = await send(pending, { final: true });
-    if (ended === 'stopped') return { ts: parts[0], parts, how: 'stopped', chunks: count };
+    if (ended === 'stopped') {
+      await this.#tasksAfterStop(parts[parts.length - 1]!, held, 'complete');
+      return { ts: parts[0], parts, how: 'stopped', chunks: count };
+    }
     if (ended === 'expired') return { ...(await this.complete(parts, full, blocks)), chunks: count };
     return { ts: parts[0], parts, how: 'streamed', chunks: count };
   }

@@ -225,6 +225,30 @@ describe('tasks in a rewritten message', () => {
     }
   });
 
+  it('the person presses Stop while a task is in progress: Slack takes no more chunks, so an update ends that task error, the text as Slack kept it', async () => {
+    const t = target();
+    let release = () => {};
+    const released = new Promise<void>((r) => (release = r));
+    async function* reply(): AsyncIterable<string | ReplyChunk> {
+      yield task('done', 'complete', 'Done');
+      yield task('slow', 'in_progress', 'Slow');
+      yield 'Begun';
+      await released;
+      yield ', and more.';
+      yield task('slow', 'complete', 'Slow');
+    }
+    const writing = new ReplyWriter(client, t, undefined, { closed: () => false, appendEveryMs: 0 }).write(reply());
+    const mine = () => [...api.streams.entries()].find(([, st]) => st.thread_ts === t.threadTs);
+    await eventually(() => mine()?.[1].text === 'Begun', 'the stream to hold the first text');
+    const ts = mine()![0];
+    expect(api.pressStop(ts)).toBe(true);
+    release();
+    const out = await writing;
+    expect(out.how).toBe('stopped');
+    expect(statuses(ts)).toEqual({ done: 'complete', slow: 'error' });
+    expect(api.streams.get(ts)!.text).toBe('Begun');
+  });
+
   it('a run that gives up after Slack closed its stream marks the open tasks error in that message, with the note', async () => {
     const t = target();
     let release = () => {};
