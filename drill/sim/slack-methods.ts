@@ -280,7 +280,7 @@ export const SLACK_METHODS: readonly MethodRow[] = [
   {
     method: 'chat.update',
     doc: `${DOCS}chat.update`,
-    calledFrom: ['lib/turn/writer.ts (completing an expired or taken-over stream)'],
+    calledFrom: ['lib/turn/writer.ts (completing an expired or taken-over stream; its tasks after a Stop press, or after Slack closed it)'],
     tier: 'Tier 3',
     args: {
       channel: { required: true, missing: 'channel_not_found' },
