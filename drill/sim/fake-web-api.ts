@@ -80,6 +80,12 @@ export interface FakeWebApi {
   posts(): RecordedCall[];
   /** Streamed messages by ts, as Slack holds them. */
   streams: Map<string, FakeStream>;
+  /**
+   * The tasks a message of this app's shows now, by task id in their last state: a stream's (its chunks, or the
+   * blocks of a chat.update since), a post's `task_card` and `plan` blocks (after any chat.update). Undefined for
+   * a ts that is no message of this app's.
+   */
+  tasksOf(ts: string): Map<string, ShownTask> | undefined;
   /** How long Slack keeps a stream open before it refuses appends. @default 300000 */
   streamLifeMs: number;
   /**
@@ -154,8 +160,8 @@ export interface FakeStream {
   mode?: 'markdown_text' | 'chunks';
   /** The token of the call that started it (see RecordedCall.from). */
   from?: string;
-  /** Its tasks by id, each in its last state (a `task_update` of an id changes that task in place). */
-  tasks: Map<string, { title: string; status: string }>;
+  /** Its tasks by id, each in its last state (a `task_update` of an id changes that task in place; a chat.update replaces them). */
+  tasks: Map<string, ShownTask>;
   /** The plan's title (`plan_update`). */
   plan?: string;
   /** `task_display_mode` at the start (Slack's default: timeline). */
@@ -188,6 +194,52 @@ function readChunks(raw: string | undefined): { text: string; tasks: Array<{ id:
       out.tasks.push({ id: c.id, title: c.title, status: String(c.status) });
     else return 'invalid';
   }
+  return out;
+}
+
+/** A task as a message shows it (a stream's `task_update`, a posted `task_card`), in its last state. */
+export type ShownTask = { title: string; status: string };
+
+/** Block Kit: "You can include up to 50 blocks in each message" (https://docs.slack.dev/block-kit). */
+export const MESSAGE_BLOCKS_MAX = 50;
+/** Markdown block: the markdown blocks of one payload hold at most 12,000 characters together (https://docs.slack.dev/reference/block-kit/blocks/markdown-block). */
+export const MARKDOWN_BLOCKS_MAX = 12_000;
+const TASK_STATUSES = ['pending', 'in_progress', 'complete', 'error'];
+
+/**
+ * A post's or an update's `blocks` as Slack reads them: the text its markdown blocks show, the tasks of its
+ * `task_card` and `plan` blocks (https://docs.slack.dev/reference/block-kit/blocks/task-card-block, plan-block)
+ * by task_id, the plan's title; `invalid` (Slack's invalid_blocks) past 50 blocks, past 12,000 characters of
+ * markdown, or a markdown, task_card or plan block without what its page requires. Other blocks pass as given.
+ */
+export function readBlocks(raw: string | undefined): { markdown?: string; tasks: Map<string, ShownTask>; plan?: string } | 'invalid' {
+  const out: { markdown?: string; tasks: Map<string, ShownTask>; plan?: string } = { tasks: new Map() };
+  if (raw === undefined) return out;
+  let list: unknown;
+  try {
+    list = JSON.parse(raw);
+  } catch {
+    return 'invalid';
+  }
+  if (!Array.isArray(list) || list.length > MESSAGE_BLOCKS_MAX) return 'invalid';
+  const card = (c: Record<string, unknown> | undefined) =>
+    typeof c?.task_id === 'string' && typeof c.title === 'string' && (c.status === undefined || TASK_STATUSES.includes(String(c.status)));
+  const show = (c: Record<string, unknown>) => out.tasks.set(String(c.task_id), { title: String(c.title), status: String(c.status ?? 'pending') });
+  for (const b of list as Array<Record<string, unknown> | undefined>) {
+    if (b?.type === 'markdown') {
+      if (typeof b.text !== 'string') return 'invalid';
+      out.markdown = (out.markdown === undefined ? '' : `${out.markdown}\n`) + b.text;
+    } else if (b?.type === 'task_card') {
+      if (!card(b)) return 'invalid';
+      show(b);
+    } else if (b?.type === 'plan') {
+      const tasks = (b.tasks ?? []) as Array<Record<string, unknown> | undefined>;
+      if (typeof b.title !== 'string' || !Array.isArray(tasks) || !tasks.every(card)) return 'invalid';
+      out.plan = b.title;
+      for (const t of tasks) show(t!);
+    }
+  }
+  if ([...(out.markdown ?? '')].length > MARKDOWN_BLOCKS_MAX) return 'invalid';
   return out;
 }
 
@@ -545,16 +597,34 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
         if (!st) {
           if (!posted(ts)) return refuse('message_not_found');
           const edit: Record<string, string> = { ...edits.get(ts) };
-          // The text shown is the markdown when it is sent so, else `text`; metadata kept unless replaced (chat.update's page).
+          // The text shown is the markdown when it is sent so, else the blocks' markdown, else `text`; metadata kept
+          // unless replaced. `text` without `blocks` removes the blocks (chat.update's page); so does `markdown_text` (our reading).
+          const blocks = readBlocks(params.blocks);
+          const shownText = blocks !== 'invalid' ? blocks.markdown : undefined;
           if (params.markdown_text !== undefined) edit.text = edit.markdown_text = params.markdown_text;
+          else if (shownText !== undefined) edit.text = shownText;
           else if (params.text !== undefined) edit.text = params.text;
+          if (params.blocks !== undefined) edit.blocks = params.blocks;
+          else if (params.text !== undefined || params.markdown_text !== undefined) edit.blocks = '[]';
           if (params.metadata) edit.metadata = params.metadata;
           edits.set(ts, edit);
           return { status: 200, body: { ok: true, channel: params.channel, ts } };
         }
         if (st.state === 'streaming') return refuse('streaming_state_conflict');
         // chat.update takes `markdown_text` as the streaming methods do (https://docs.slack.dev/reference/methods/chat.update).
-        st.text = params.markdown_text ?? params.text ?? st.text;
+        // Its blocks replace the message's (the tasks a stream showed among them); `text` or `markdown_text` without
+        // `blocks` removes them ("If the text argument is provided and blocks are not provided, the blocks will be removed").
+        const blocks = readBlocks(params.blocks);
+        const shownText = blocks !== 'invalid' ? blocks.markdown : undefined;
+        st.text = params.markdown_text ?? shownText ?? params.text ?? st.text;
+        if (blocks !== 'invalid' && params.blocks !== undefined) {
+          st.tasks = blocks.tasks;
+          if (blocks.plan !== undefined) st.plan = blocks.plan;
+          else delete st.plan;
+        } else if (params.text !== undefined || params.markdown_text !== undefined) {
+          st.tasks = new Map();
+          delete st.plan;
+        }
         st.state = 'updated';
         if (params.metadata) st.metadata = params.metadata;
         return { status: 200, body: { ok: true, channel: st.channel, ts } };
@@ -575,6 +645,7 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
     if (method === 'chat.postMessage' || method === 'chat.update') {
       if (params.markdown_text !== undefined && (params.text !== undefined || params.blocks !== undefined)) return refuse('markdown_text_conflict');
       if (!params.text && !params.markdown_text && !params.blocks && !params.attachments) return refuse('no_text');
+      if (readBlocks(params.blocks) === 'invalid') return refuse('invalid_blocks');
     }
     if (verdict && 'truncate' in verdict) {
       for (const [arg, max] of Object.entries(verdict.truncate)) params[arg] = [...params[arg]!].slice(0, max).join('');
@@ -796,6 +867,14 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
           .map(([ts, st]) => asPost(ts, st)),
       ].sort((a, b) => a.at - b.at),
     streams,
+    tasksOf: (ts) => {
+      const st = streams.get(ts);
+      if (st) return st.tasks;
+      const post = calls.find((c) => landed(c) && (c.answer as { ts?: string } | undefined)?.ts === ts);
+      if (!post) return undefined;
+      const read = readBlocks(current(post).params.blocks);
+      return read === 'invalid' ? new Map() : read.tasks;
+    },
     streamLifeMs: 300_000,
     close: async () => {
       server.closeAllConnections();

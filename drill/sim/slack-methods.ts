@@ -91,6 +91,20 @@ const CHUNKS_SILENT = [
   'A task_update of an id already shown changes that task (its status, its details) in place: the fake keeps each task by id in its last state.',
 ];
 
+/** invalid_blocks, as the fake gives it on chat.postMessage and chat.update. */
+const BLOCKS_INVALID =
+  '`blocks` not a JSON array, more than 50 blocks, markdown blocks past 12,000 characters together, or a markdown, task_card or plan block without its required fields (see `silent`)';
+
+/**
+ * Blocks autohub sends in a posted reply: https://docs.slack.dev/block-kit ("up to 50 blocks in each message"),
+ * https://docs.slack.dev/reference/block-kit/blocks/markdown-block, .../task-card-block, .../plan-block.
+ */
+const BLOCKS_SILENT = [
+  'The pages give "up to 50 blocks in each message" and a 12,000-character limit on the markdown blocks of one payload, but not the error past either: the fake answers invalid_blocks.',
+  'task_card wants `task_id` and `title`, `status` one of pending, in_progress, complete, error (optional); plan wants a `title`, `tasks` a sequence of task cards: the fake refuses other shapes as invalid_blocks. No page limits how many tasks a plan holds, or a task title, details or output: the fake sets none.',
+  "The fake keeps a message's tasks by task_id from its task_card and plan blocks (tasksOf); other block types pass as given.",
+];
+
 /** The stream methods' own refusals, shared by append and stop. */
 const STREAM_ERRORS = {
   message_not_found: 'no message has this ts',
@@ -140,6 +154,8 @@ export const SLACK_METHODS: readonly MethodRow[] = [
       thread_ts: {},
       text: {},
       markdown_text: {},
+      // A reply's tasks (task_card, plan) and its text (a markdown block) beside the bot's own blocks (lib/turn/task-blocks.ts).
+      blocks: {},
       metadata: {},
     },
     limits: [
@@ -156,9 +172,11 @@ export const SLACK_METHODS: readonly MethodRow[] = [
       no_text: 'none of `text`, `markdown_text`, `blocks` or `attachments`',
       markdown_text_conflict: '`markdown_text` sent together with `text` or `blocks`',
       msg_too_long: '`markdown_text` over 12,000 characters (see `silent`)',
+      invalid_blocks: BLOCKS_INVALID,
     },
-    notSimulated: [...NOT_SIMULATED_POSTING, 'cannot_reply_to_message', 'too_many_attachments'],
+    notSimulated: [...NOT_SIMULATED_POSTING.filter((e) => e !== 'invalid_blocks'), 'cannot_reply_to_message', 'too_many_attachments'],
     silent: [
+      ...BLOCKS_SILENT,
       'The errors list has no msg_too_long and the page does not say what a `markdown_text` past 12,000 characters gets: the fake answers msg_too_long, the code chat.update uses for its own limit.',
       'A `text` past 40,000 characters is truncated and the post accepted (no error); the fake keeps the first 40,000.',
     ],
@@ -262,13 +280,15 @@ export const SLACK_METHODS: readonly MethodRow[] = [
   {
     method: 'chat.update',
     doc: `${DOCS}chat.update`,
-    calledFrom: ['lib/turn/writer.ts (completing an expired or taken-over stream)'],
+    calledFrom: ['lib/turn/writer.ts (completing an expired or taken-over stream; its tasks after a Stop press, or after Slack closed it)'],
     tier: 'Tier 3',
     args: {
       channel: { required: true, missing: 'channel_not_found' },
       ts: { required: true, missing: 'message_not_found' },
       text: {},
       markdown_text: {},
+      // "If the text argument is provided and blocks are not provided, the blocks will be removed": a reply's tasks go as blocks.
+      blocks: {},
       metadata: {},
     },
     limits: [
@@ -288,20 +308,15 @@ export const SLACK_METHODS: readonly MethodRow[] = [
       markdown_text_conflict: '`markdown_text` together with `text` or `blocks`',
       no_text: 'none of `text`, `markdown_text`, `blocks` or `attachments`',
       channel_not_found: '`channel` missing or unknown',
+      invalid_blocks: BLOCKS_INVALID,
     },
-    notSimulated: [
-      'as_user_not_supported',
-      'edit_window_closed',
-      'is_inactive',
-      'invalid_blocks',
-      'invalid_metadata_format',
-      'metadata_too_large',
-      'update_failed',
-    ],
+    notSimulated: ['as_user_not_supported', 'edit_window_closed', 'is_inactive', 'invalid_metadata_format', 'metadata_too_large', 'update_failed'],
     silent: [
       "chat.update's errors list has no message_not_owned_by_app: updating another app's message is cant_update_message there, and the fake answers that.",
       'The errors list names msg_too_long only for `text`; a `markdown_text` past 12,000 characters gets msg_too_long from the fake too.',
       'Sending `text` to a streamed message replaces its markdown with mrkdwn text (platform-facts); the fake keeps the text as sent.',
+      'The `blocks` argument: "If the text argument is provided and blocks are not provided, the blocks will be removed"; the page does not say so of `markdown_text`: the fake removes them too (a stream\'s tasks with them), as a markdown_text is shown as a markdown block.',
+      ...BLOCKS_SILENT,
     ],
   },
   // Slack's AI-app methods: the thinking status, an assistant thread's prompts and title.

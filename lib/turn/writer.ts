@@ -22,6 +22,7 @@
 import type { WebClient } from '@slack/web-api';
 import { partMetadata, PART_CHARS, splitText } from './parts.js';
 import { rollover, startOf, type Rollover } from './split.js';
+import { messageBlocks, UPDATE_TEXT_MAX } from './task-blocks.js';
 import { readChunk, TaskBoard, type PlanUpdateChunk, type ReplyChunk, type TaskDisplayMode, type TaskUpdateChunk } from './tasks.js';
 import type { ReplyTarget } from './thread.js';
 
@@ -86,9 +87,16 @@ const CANNOT_STREAM_HERE = new Set([
 
 type Blocks = readonly Record<string, unknown>[] | undefined;
 
+/** What a message an earlier run wrote says when a shorter answer no longer needs it. */
+const CONTINUED = '_(continued above)_';
+/** chat.postMessage truncates `text` past 40,000 characters (https://docs.slack.dev/reference/methods/chat.postMessage). */
+const POST_TEXT_MAX = 40_000;
+
 export class ReplyWriter {
-  /** The message this writer has open (started, not yet stopped), if any: a turn that fails mid-stream closes it. */
-  open: string | undefined;
+  /** The stream this writer has open (started, not yet stopped). */
+  #streaming: string | undefined;
+  /** A stream Slack closed under this run (past its life): its ts and the text Slack holds, until the run rewrites it. */
+  #stale: { ts: string; text: string } | undefined;
   readonly #every: number;
   readonly #max: number;
   readonly #now: () => number;
@@ -108,6 +116,14 @@ export class ReplyWriter {
     this.#board = o.tasks ?? new TaskBoard();
   }
 
+  /**
+   * The message this run left unfinished, if any: a stream it has open, or one Slack closed before the run
+   * could finish it. A turn that fails closes it (interrupt).
+   */
+  get open(): string | undefined {
+    return this.#streaming ?? this.#stale?.ts;
+  }
+
   /** Whether a stream may start now (not throttled, not refused in this channel). */
   #canStream(): boolean {
     return !(this.o.noStream?.has(this.target.channel) || this.o.closed('chat.startStream') || this.o.closed('chat.stopStream'));
@@ -125,18 +141,26 @@ export class ReplyWriter {
    * marked `error` (this run gave up on it) and `note` added; the next run rewrites it.
    */
   async interrupt(note: string): Promise<void> {
-    const ts = this.open;
-    if (!ts) return;
+    const ts = this.#streaming;
+    const stale = this.#stale;
     this.#board.close('error');
-    await this.client.chat.stopStream({ channel: this.target.channel, ts, ...this.#body(note) } as never);
-    this.open = undefined;
+    if (ts) {
+      await this.client.chat.stopStream({ channel: this.target.channel, ts, ...this.#body(note) } as never);
+      this.#streaming = undefined;
+    } else if (stale) {
+      // Slack closed the stream, so it takes no chunks: an update with the tasks as blocks, the text as Slack holds it.
+      const text = stale.text.length + note.length <= this.#max ? stale.text + note : stale.text;
+      const tasks = this.#board.any ? this.#board.final() : [];
+      await this.client.chat.update({ channel: this.target.channel, ts: stale.ts, ...this.#withBlocks(text, tasks, undefined, 'update') } as never);
+      this.#stale = undefined;
+    }
   }
 
   /** A whole text: posted (or, when an earlier run of the turn wrote messages, written into them). */
   async writeText(text: string, blocks?: Blocks): Promise<WriteOutcome> {
     const earlier = this.ledger?.parts ?? [];
     if (earlier.length > 0) return { ...(await this.complete(earlier, text, blocks)), how: 'completed', chunks: 1 };
-    // Steps shown as tasks are shown only in a stream (chat.postMessage takes no chunks).
+    // Steps shown as tasks stream when a stream can start; else the post shows them as blocks.
     if (this.#board.any && this.#canStream()) return this.#stream(once(text), blocks);
     return { ...(await this.post(text, blocks)), chunks: 1 };
   }
@@ -155,22 +179,44 @@ export class ReplyWriter {
     return this.#stream(chunks, blocks);
   }
 
-  /** The whole text as posts, split within Slack's limits, the metadata on each, `final` on the last. */
+  /**
+   * The whole text as posts, split within Slack's limits, the metadata on each, `final` on the last. The reply
+   * is whole, so its tasks are too: each open one closed `complete`, all of them on the reply's first message
+   * (chat.postMessage takes no chunks: they go as blocks, lib/turn/task-blocks.ts). `from` > 0: the posts go on
+   * after messages an earlier run wrote, which carry the tasks.
+   */
   async post(text: string, blocks?: Blocks, from = 0): Promise<Omit<WriteOutcome, 'chunks'>> {
     const pieces = splitText(text, this.#max);
     const parts: string[] = [];
+    const tasks = from === 0 ? this.#finalTasks() : [];
     for (const [i, piece] of pieces.entries()) {
       const last = i === pieces.length - 1;
       const result = await this.client.chat.postMessage({
         channel: this.target.channel,
         thread_ts: this.target.threadTs,
-        text: piece,
+        ...this.#withBlocks(piece, i === 0 ? tasks : [], last ? blocks : undefined, 'post'),
         metadata: partMetadata(this.target.eventId, from + i, last),
-        ...(last && blocks ? { blocks: blocks as never } : {}),
-      });
+      } as never);
       if (result.ts) parts.push(result.ts);
     }
     return { ts: parts[0], parts, how: 'posted' };
+  }
+
+  /** The board's tasks in their last state, the open ones closed `complete` (the reply is whole); none when there are none. */
+  #finalTasks(): Array<TaskUpdateChunk | PlanUpdateChunk> {
+    if (!this.#board.any) return [];
+    this.#board.close('complete');
+    return this.#board.final();
+  }
+
+  /**
+   * A message's text as Slack takes it: plain (`text` for a post, `markdown_text` for an update) when it has
+   * no blocks; else the tasks it carries, the text as a markdown block and the bot's blocks, with `text`
+   * for notifications cut to the call's limit (a message with blocks shows the blocks).
+   */
+  #withBlocks(piece: string, tasks: ReadonlyArray<TaskUpdateChunk | PlanUpdateChunk>, extra: Blocks, call: 'post' | 'update'): Record<string, unknown> {
+    if (tasks.length === 0 && !extra) return call === 'update' ? { markdown_text: piece } : { text: piece };
+    return messageBlocks({ text: piece, tasks, mode: this.o.taskDisplayMode, extra, textMax: call === 'update' ? UPDATE_TEXT_MAX : POST_TEXT_MAX });
   }
 
   /**
@@ -181,23 +227,24 @@ export class ReplyWriter {
   async complete(earlier: readonly string[], text: string, blocks?: Blocks): Promise<Omit<WriteOutcome, 'chunks'>> {
     const pieces = splitText(text, this.#max);
     const parts: string[] = [];
-    // The tasks end in their last state, in the message a dead or failed run left open (the newest).
-    this.#board.close('complete');
-    const tasks = this.#board.final();
+    // The tasks end in their last state: with the stop of the message a dead or failed run left open (the newest),
+    // so none spins while the text is rewritten, then as blocks in the first message's update (an update's text
+    // without blocks removes a message's blocks, the stream's task cards among them; chat.update takes no chunks).
+    const tasks = this.#finalTasks();
     for (const [i, ts] of earlier.entries()) {
       const piece = pieces[i];
       const last = i === pieces.length - 1 || (piece === undefined && i === earlier.length - 1);
       await this.#finishOpen(ts, i === earlier.length - 1 ? tasks : []);
-      // chat.update refuses markdown_text beside blocks (markdown_text_conflict): with the bot's blocks the
-      // piece goes first as a markdown block, and as `text` for notifications.
-      const withBlocks = last && piece !== undefined && blocks ? [{ type: 'markdown', text: piece }, ...blocks] : undefined;
+      // chat.update refuses markdown_text beside blocks (markdown_text_conflict): with blocks the piece goes
+      // as a markdown block, and as `text` (at most 4,000 characters) for notifications.
       await this.client.chat.update({
         channel: this.target.channel,
         ts,
         // A message a shorter answer no longer needs says so; it cannot be left half-written.
-        ...(withBlocks ? { text: piece, blocks: withBlocks as never } : { markdown_text: piece ?? '_(continued above)_' }),
+        ...this.#withBlocks(piece ?? CONTINUED, i === 0 ? tasks : [], last && piece !== undefined ? blocks : undefined, 'update'),
         metadata: partMetadata(this.target.eventId, i, piece !== undefined && last),
       } as never);
+      if (this.#stale?.ts === ts) this.#stale = undefined;
       parts.push(ts);
     }
     if (pieces.length > earlier.length) {
@@ -225,6 +272,21 @@ export class ReplyWriter {
       },
     );
     if (!done) await this.#finishOpen(ts);
+  }
+
+  /**
+   * The person pressed Stop on `ts`: Slack takes no more chunks there, and the call it refused may have carried
+   * task updates, so an update gives the message the whole board as blocks (each open task `status`: `error`
+   * when the answer was cut short, `complete` when it was whole) beside `held`, the text Slack kept. Best
+   * effort: the answer stands as the person left it, and a failed update must not make the turn run again.
+   */
+  async #tasksAfterStop(ts: string, held: string, status: 'complete' | 'error'): Promise<void> {
+    if (!this.#chunked || !this.#board.any) return;
+    this.#board.close(status);
+    this.#board.take();
+    await this.client.chat
+      .update({ channel: this.target.channel, ts, ...this.#withBlocks(held, this.#board.final(), undefined, 'update') } as never)
+      .catch(() => undefined);
   }
 
   async #stream(chunks: AsyncIterable<ReplyItem>, blocks: Blocks): Promise<WriteOutcome> {
@@ -268,7 +330,7 @@ export class ReplyWriter {
         } as never);
         if (!started.ts) throw new Error('chat.startStream answered without a ts');
         parts.push(started.ts);
-        this.open = started.ts;
+        this.#streaming = started.ts;
       } catch (error) {
         const code = slackError(error);
         if (parts.length === 0 && code && CANNOT_STREAM_HERE.has(code)) {
@@ -305,15 +367,18 @@ export class ReplyWriter {
             metadata: partMetadata(target.eventId, parts.length - 1, stop.final),
             ...(stop.final && blocks ? { blocks: blocks as never } : {}),
           } as never);
-          this.open = undefined;
+          this.#streaming = undefined;
         } else {
           await client.chat.appendStream({ channel: target.channel, ts, ...this.#body(text) } as never);
           lastAppend = this.#now();
         }
       } catch (error) {
         const code = slackError(error);
-        if (code === 'message_not_in_streaming_state' || code === 'stopped_by_user') this.open = undefined;
-        if (code === 'message_not_in_streaming_state') return 'expired';
+        if (code === 'message_not_in_streaming_state' || code === 'stopped_by_user') this.#streaming = undefined;
+        if (code === 'message_not_in_streaming_state') {
+          this.#stale = { ts, text: held };
+          return 'expired';
+        }
         if (code === 'stopped_by_user') return 'stopped';
         throw error;
       }
@@ -378,8 +443,9 @@ export class ReplyWriter {
       if (!ended) pending = '';
     }
     if (ended === 'stopped') {
-      // The person pressed Stop: the answer ends where Slack stopped it. Nothing more is written.
+      // The person pressed Stop: the answer ends where Slack stopped it. No more text is written.
       await feed.return();
+      await this.#tasksAfterStop(parts[parts.length - 1]!, held, 'error');
       return { ts: parts[0], parts, how: 'stopped', chunks: count };
     }
     if (ended === 'expired') {
@@ -391,7 +457,10 @@ export class ReplyWriter {
     ended = await roll();
     if (!ended && !this.#chunked && board.unsent) ended = await toChunks();
     if (!ended) ended = await send(pending, { final: true });
-    if (ended === 'stopped') return { ts: parts[0], parts, how: 'stopped', chunks: count };
+    if (ended === 'stopped') {
+      await this.#tasksAfterStop(parts[parts.length - 1]!, held, 'complete');
+      return { ts: parts[0], parts, how: 'stopped', chunks: count };
+    }
     if (ended === 'expired') return { ...(await this.complete(parts, full, blocks)), chunks: count };
     return { ts: parts[0], parts, how: 'streamed', chunks: count };
   }

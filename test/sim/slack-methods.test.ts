@@ -109,6 +109,9 @@ describe('the fake Web API, driven by the real WebClient, answers as the table s
     'chat.postMessage no_text': () => call('chat.postMessage', { channel: 'C0GENERAL' }),
     'chat.postMessage markdown_text_conflict': () => call('chat.postMessage', { channel: 'C0GENERAL', text: 'a', markdown_text: 'b' }),
     'chat.postMessage msg_too_long': () => call('chat.postMessage', { channel: 'C0GENERAL', markdown_text: 'x'.repeat(long) }),
+    // Past 50 blocks (https://docs.slack.dev/block-kit).
+    'chat.postMessage invalid_blocks': () =>
+      call('chat.postMessage', { channel: 'C0GENERAL', text: 'a', blocks: Array.from({ length: 51 }, () => ({ type: 'markdown', text: 'a' })) }),
     'chat.startStream channel_not_found': () => call('chat.startStream', { thread_ts: ts(), markdown_text: 'a' }),
     'chat.startStream missing_recipient_user_id': () => call('chat.startStream', { channel: 'C0GENERAL', thread_ts: ts(), markdown_text: 'a' }),
     'chat.startStream missing_recipient_team_id': () =>
@@ -164,6 +167,9 @@ describe('the fake Web API, driven by the real WebClient, answers as the table s
     'chat.update cant_update_message': () => call('chat.update', { channel: 'C0GENERAL', ts: othersReply(), text: 'mine now' }),
     'chat.update message_not_found': () => call('chat.update', { channel: 'C0GENERAL', ts: ts(), text: 'x' }),
     'chat.update markdown_text_conflict': async () => call('chat.update', { channel: 'C0GENERAL', ts: await stoppedStream(), text: 'a', markdown_text: 'b' }),
+    // A task card without its task_id (https://docs.slack.dev/reference/block-kit/blocks/task-card-block: required).
+    'chat.update invalid_blocks': async () =>
+      call('chat.update', { channel: 'C0GENERAL', ts: await stoppedStream(), text: 'a', blocks: [{ type: 'task_card', title: 'Search', status: 'complete' }] }),
     'chat.update no_text': async () => call('chat.update', { channel: 'C0GENERAL', ts: await stoppedStream() }),
     'chat.update channel_not_found': async () => call('chat.update', { ts: await stoppedStream(), text: 'x' }),
     'assistant.threads.setStatus channel_not_found': () => call('assistant.threads.setStatus', { thread_ts: ts(), status: 'is thinking...' }),

@@ -3,7 +3,8 @@
  * streams a plan whose second step is still in progress when it is
  * SIGKILLed; the cloud copy takes the turn over, its kept first step shows
  * complete without running again, and the message the hub left open ends
- * with every task complete and the one complete answer.
+ * with every task complete and the one complete answer. Where Slack refuses
+ * streams, the taker-over's post carries the plan, every task complete.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -61,5 +62,28 @@ describe('a plan on real copies', () => {
     expect(repliesTo(rig.api, 'Ev-plan-1')).toHaveLength(1);
     // No other message of this turn is left streaming.
     expect([...rig.api.streams.values()].filter((s) => s.state === 'streaming')).toEqual([]);
+  });
+
+  it("a takeover that finishes by posting (Slack refuses streams in the channel) ends with the plan's tasks complete in the post", async () => {
+    const channel = 'C0PLANPOSTS';
+    rig.api.refuseStreamsIn.add(channel);
+    const searchesBefore = searches().length;
+    const hub = await rig.startHub({ AUTOHUB_TURN: path });
+    await deliver(`${hub.url}/slack/events`, mentionEnvelope({ eventId: 'Ev-plan-2', ts: '1700018000.000002', channel }), { signingSecret: SECRET });
+    // The hub's stream was refused, so it collects the answer to post it: killed while it reads (mid-plan), nothing posted.
+    const refused = () => rig.api.calls.some((c) => c.method === 'chat.startStream' && c.params.channel === channel);
+    await eventually(() => refused() && searches().length > searchesBefore, 'the hub to be mid-plan', 10_000);
+    hub.child.kill('SIGKILL');
+
+    await turnOver(rig.cloud.store, 'Ev-plan-2', 15_000);
+    const replies = repliesTo(rig.api, 'Ev-plan-2');
+    expect(replies).toHaveLength(1);
+    const post = replies[0]!;
+    expect(post.method).toBe('chat.postMessage');
+    const ts = (post.answer as { ts: string }).ts;
+    expect(Object.fromEntries([...rig.api.tasksOf(ts)!].map(([id, t]) => [id, t.status]))).toEqual({ search: 'complete', read: 'complete' });
+    const [plan, text] = JSON.parse(post.params.blocks!);
+    expect(plan).toMatchObject({ type: 'plan', title: 'Answering Ev-plan-2' });
+    expect(text).toEqual({ type: 'markdown', text: 'The answer, from cloud.' });
   });
 });
