@@ -112,7 +112,16 @@ export function createAutohub(options: AutohubOptions): Autohub {
   const { client } = slack;
   const refusals = refusalSink({ path: config.refusalLog, log });
   const notices = buildNotices({ ...common, config, wakes: wakes.calls });
-  const health = buildHealth({ ...common, config, version: VERSION, loop, wakes: wakes.calls });
+  const inboxRef: { drainer: ReturnType<typeof buildInboxDrainer> } = { drainer: undefined };
+  // The health body and /autohub status show the inbox as its drainer last saw it: no store command of their own.
+  const health = buildHealth({
+    ...common,
+    config,
+    version: VERSION,
+    loop,
+    wakes: wakes.calls,
+    ...(config.upstash && config.sealKeys ? { inbox: () => inboxRef.drainer?.last } : {}),
+  });
   const journal = buildJournal(config);
   const ai = buildAi({ bot, store, config, timers: options.timers });
   const handleFor = turnHandles({ ...common, config, slack, ai, taskDisplayMode: bot.taskDisplayMode, ordered: bot.concurrency !== 'parallel' });
@@ -124,7 +133,6 @@ export function createAutohub(options: AutohubOptions): Autohub {
   const reaper = buildReaper({ ...common, config, wakes: wakes.calls });
   const peer = buildPeerWatch({ config, log, wakes: wakes.calls });
   const legs = createLegChecker(config, { store, client, log, now: options.now });
-  const inboxRef: { drainer: ReturnType<typeof buildInboxDrainer> } = { drainer: undefined };
   /** Since when this copy serves (a sweep finding mentions from after it means they were never delivered here). */
   let servingSince = Infinity;
 

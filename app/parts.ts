@@ -10,7 +10,16 @@ import { WebClient, type WebClientOptions } from '@slack/web-api';
 import type { AppConfig } from '../lib/config/index.js';
 import { slackLogger, type Logger } from '../lib/log/index.js';
 import { createRateLimitFetch, guardedClients, type RateLimitFetch } from '../lib/ratelimit/index.js';
-import { FailoverReceiver, HealthMonitor, type LeaseKeeper, PeerWatch, Reaper, TurnJournal, type DeadTurn } from '../lib/receiver/index.js';
+import {
+  FailoverReceiver,
+  HealthMonitor,
+  type LeaseKeeper,
+  PeerWatch,
+  Reaper,
+  TurnJournal,
+  type DeadTurn,
+  type HealthMonitorOptions,
+} from '../lib/receiver/index.js';
 import { CatchupSweeper } from '../lib/catchup/index.js';
 import { OwnerNotices, type NoticeCause } from '../lib/notice/index.js';
 import { STATUS_KEYS, type CopyRecord, type PeerView } from '../lib/status/index.js';
@@ -104,7 +113,14 @@ export function buildNotices(o: Common & { config: Pick<AppConfig, 'instance'>; 
 }
 
 export function buildHealth(
-  o: Pick<Common, 'store' | 'now'> & { config: Pick<AppConfig, 'role' | 'instance'>; version: string; loop: LoopDelay; wakes: Pick<Wakes, 'turns'> },
+  o: Pick<Common, 'store' | 'now'> & {
+    config: Pick<AppConfig, 'role' | 'instance'>;
+    version: string;
+    loop: LoopDelay;
+    wakes: Pick<Wakes, 'turns'>;
+    /** The edge's inbox as its drainer last saw it; omitted without the shared store. */
+    inbox?: HealthMonitorOptions['inbox'];
+  },
 ): HealthMonitor {
   return new HealthMonitor({
     store: o.store,
@@ -114,6 +130,7 @@ export function buildHealth(
     now: o.now,
     turns: o.wakes.turns,
     loop: () => o.loop.take(),
+    inbox: o.inbox,
   });
 }
 

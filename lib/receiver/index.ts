@@ -1,7 +1,7 @@
 export { FailoverReceiver, EVENTS_PATH, HEALTH_PATH } from './failover-receiver.js';
 export type { DeadTurn, FailoverReceiverOptions, TurnContext } from './failover-receiver.js';
-export { HealthMonitor, healthReport } from './health.js';
-export type { HealthBody, HealthMonitorOptions, Lifecycle, StoreView, TurnsView } from './health.js';
+export { HealthMonitor, healthReport, inboxView } from './health.js';
+export type { HealthBody, HealthMonitorOptions, InboxSeen, InboxView, Lifecycle, StoreView, TurnsView } from './health.js';
 export { LeaseKeeper } from './lease-keeper.js';
 export { PeerWatch, peerTransition } from './peer-watch.js';
 export type { PeerState } from './peer-watch.js';
