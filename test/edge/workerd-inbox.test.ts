@@ -61,6 +61,7 @@ describe("the edge's inbox in the real Workers runtime (miniflare workerd)", () 
   const redis = useRedisBridge();
   const { hub, cloud } = useFakeCopies();
   const downLog = logReader();
+  const upLog = logReader();
   let down: Miniflare;
   let up: Miniflare;
 
@@ -84,7 +85,14 @@ describe("the edge's inbox in the real Workers runtime (miniflare workerd)", () 
         stderr.on('data', downLog.feed);
       },
     });
-    up = new Miniflare({ ...common, bindings: { HUB_URL: hub.url, CLOUD_URL: cloud.url, SLACK_SIGNING_SECRET: SECRET, EDGE_LOG: 'off', ...store } });
+    up = new Miniflare({
+      ...common,
+      bindings: { HUB_URL: hub.url, CLOUD_URL: cloud.url, SLACK_SIGNING_SECRET: SECRET, ...store },
+      handleRuntimeStdio(stdout: NodeJS.ReadableStream, stderr: NodeJS.ReadableStream) {
+        stdout.on('data', upLog.feed);
+        stderr.on('data', upLog.feed);
+      },
+    });
     await down.ready;
     await up.ready;
   }, 60_000);
@@ -193,6 +201,34 @@ describe("the edge's inbox in the real Workers runtime (miniflare workerd)", () 
     expect(inbox).toMatchObject({ size: 1, expired: 1 });
     expect(typeof inbox.oldest).toBe('string');
   });
+
+  it('both copies hung and the store hung: the legs stop at 2,400 ms and leave the write its fuse, so the 503 comes from the write, inside the 2,900 ms (before the inbox: legs took all 2,800)', async () => {
+    hub.events = 'hang';
+    cloud.events = 'hang';
+    redis.bridge.mode = 'hang';
+    const from = upLog.lines().length;
+    const response = await post(up, mention('EvAllHung'));
+    expect(response.status).toBe(503);
+    await response.arrayBuffer();
+    const failed = await until(
+      () =>
+        upLog
+          .lines()
+          .slice(from)
+          .find((l) => l.event === 'edge.inbox_failed'),
+      'edge.inbox_failed',
+    );
+    // Tried, with most of its fuse: the legs kept to their own budget (2,800 - 400 = 2,400 ms: hub 1,400, cloud 1,000),
+    // so the write got about 400 ms. Legs given the whole 2,800 (hub 1,400 + cloud 1,300) would leave it 100 ms or less.
+    expect(failed.inbox).toBe('store timeout');
+    expect(failed.timeoutMs as number).toBeGreaterThan(WRITE_MS / 2);
+    expect(failed.timeoutMs as number).toBeLessThanOrEqual(WRITE_MS);
+    const legs = upLog
+      .lines()
+      .slice(from)
+      .find((l) => l.event === 'edge.failover_failed');
+    expect(legs).toMatchObject({ why: 'hub timeout', cloud: 'timeout' });
+  }, 10_000);
 
   it('with a copy up, the delivery costs no store command (the hub answers, then the cloud after a 530)', async () => {
     const before = redis.bridge.requests;
