@@ -98,7 +98,9 @@ function legLines(legs: StatusSnapshot['legs'], now: number): string[] {
  */
 export function inboxLine(inbox: StatusSnapshot['inbox'], now: number): string | undefined {
   if (!inbox) return undefined;
-  const checked = inbox.checked_at ? `checked ${ago(inbox.checked_at, now)}` : 'not checked yet';
+  // Not read yet is not empty: the drain reads it at start, when the peer comes back, and at most hourly on the looks.
+  if (!inbox.checked_at) return "*Edge's inbox*: not read yet";
+  const checked = `checked ${ago(inbox.checked_at, now)}`;
   const dropped = inbox.expired > 0 ? `; :warning: ${inbox.expired} dropped for age (past \`AUTOHUB_INBOX_MAX_HOURS\`)` : '';
   if (inbox.size === 0) return `*Edge's inbox*: empty (${checked})${dropped}`;
   const oldest = inbox.oldest_at ? `, the oldest kept ${ago(inbox.oldest_at, now)}` : '';

@@ -28,6 +28,9 @@ describe("the status page's inbox line (inboxLine)", () => {
   it('says nothing where the copy drains no inbox (no shared store)', () => {
     expect(inboxLine(undefined, NOW)).toBeUndefined();
   });
+  it('before the first read, not read yet (not "empty")', () => {
+    expect(inboxLine(inboxView(undefined, NOW), NOW)).toBe("*Edge's inbox*: not read yet");
+  });
   it('an empty inbox: empty, and when it was checked', () => {
     expect(inboxLine(inboxView({ size: 0, oldestAt: undefined, checkedAt: NOW - 5 * 60_000 }, NOW), NOW)).toBe("*Edge's inbox*: empty (checked 5m ago)");
   });
