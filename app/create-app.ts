@@ -115,7 +115,16 @@ export function createAutohub(options: AutohubOptions): Autohub {
   const { client } = slack;
   const refusals = refusalSink({ path: config.refusalLog, log });
   const notices = buildNotices({ ...common, config, wakes });
-  const health = buildHealth({ ...common, config, version: VERSION, loop, wakes });
+  const inboxRef: { drainer: ReturnType<typeof buildInboxDrainer> } = { drainer: undefined };
+  // The health body and /autohub status show the inbox as its drainer last saw it: no store command of their own.
+  const health = buildHealth({
+    ...common,
+    config,
+    version: VERSION,
+    loop,
+    wakes,
+    ...(config.upstash && config.sealKeys ? { inbox: () => inboxRef.drainer?.last } : {}),
+  });
   const journal = buildJournal(config);
   const ai = buildAi({ bot, store, config, timers: options.timers });
   const handleFor = turnHandles({ ...common, config, slack, ai, taskDisplayMode: bot.taskDisplayMode, ordered: bot.concurrency !== 'parallel' });
@@ -127,7 +136,6 @@ export function createAutohub(options: AutohubOptions): Autohub {
   const reaper = buildReaper({ ...common, config, wakes });
   const peer = buildPeerWatch({ config, log, wakes });
   const legs = createLegChecker(config, { store, client, log, now: options.now });
-  const inboxRef: { drainer: ReturnType<typeof buildInboxDrainer> } = { drainer: undefined };
   /** Since when this copy serves (a sweep finding mentions from after it means they were never delivered here). */
   let servingSince = Infinity;
 

@@ -11,7 +11,7 @@ import type { AppConfig } from '../lib/config/index.js';
 import { slackLogger, type Logger } from '../lib/log/index.js';
 import { createRateLimitFetch, guardedClients, type RateLimitFetch } from '../lib/ratelimit/index.js';
 import { FailoverReceiver } from '../lib/receiver/index.js';
-import { HealthMonitor, PeerWatch } from '../lib/liveness/index.js';
+import { HealthMonitor, PeerWatch, type HealthMonitorOptions } from '../lib/liveness/index.js';
 import { type LeaseKeeper, Reaper, type DeadTurn } from '../lib/lease/index.js';
 import { TurnJournal } from '../lib/runner/index.js';
 import { CatchupSweeper } from '../lib/catchup/index.js';
@@ -107,7 +107,14 @@ export function buildNotices(o: Common & { config: Pick<AppConfig, 'instance'>; 
 }
 
 export function buildHealth(
-  o: Pick<Common, 'store' | 'now'> & { config: Pick<AppConfig, 'role' | 'instance'>; version: string; loop: LoopDelay; wakes: Pick<Wakes, 'turns'> },
+  o: Pick<Common, 'store' | 'now'> & {
+    config: Pick<AppConfig, 'role' | 'instance'>;
+    version: string;
+    loop: LoopDelay;
+    wakes: Pick<Wakes, 'turns'>;
+    /** The edge's inbox as its drainer last saw it; omitted without the shared store. */
+    inbox?: HealthMonitorOptions['inbox'];
+  },
 ): HealthMonitor {
   return new HealthMonitor({
     store: o.store,
@@ -117,6 +124,7 @@ export function buildHealth(
     now: o.now,
     turns: o.wakes.turns,
     loop: () => o.loop.take(),
+    inbox: o.inbox,
   });
 }
 

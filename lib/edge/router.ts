@@ -108,8 +108,8 @@ interface Leg {
 
 async function inboxHealth(inbox: EdgeKeeper): Promise<Record<string, unknown>> {
   try {
-    const { size, oldestAt } = await inbox.stats();
-    return { size, oldest: oldestAt === undefined ? null : new Date(oldestAt).toISOString(), kept_here: inbox.keptHere };
+    const { size, oldestAt, expired } = await inbox.stats();
+    return { size, oldest: oldestAt === undefined ? null : new Date(oldestAt).toISOString(), expired: expired ?? 0, kept_here: inbox.keptHere };
   } catch {
     return { size: null, error: 'store unreachable', kept_here: inbox.keptHere };
   }
@@ -213,12 +213,24 @@ export function createEdgeRouter(options: EdgeRouterOptions): EdgeRouter {
       if (inbox) {
         const timeoutMs = Math.min(inbox.timeoutMs, settings.budgetMs - (now() - startedAt));
         const kept = await inbox.keep(request, body, startedAt, timeoutMs);
+        if (kept.kind !== 'failed' && kept.expired > 0) {
+          // Never silently: each entry dropped for its age is counted here and in the store (the health body, /autohub status).
+          log('edge.inbox_expired', { count: kept.expired, maxAgeMs: inbox.bounds.maxAgeMs });
+        }
         if (kept.kind === 'kept') {
-          log('edge.kept', { ...fields, why, ms: now() - startedAt });
+          log('edge.kept', { ...fields, why, size: kept.size, ms: now() - startedAt });
           return kept.response;
         }
-        if (kept.kind === 'full') log('edge.inbox_full', { ...fields, why, detail: 'the inbox is at its count or age bound: 503, Slack retries' });
-        else log('edge.inbox_failed', { ...fields, why, inbox: kept.why, timeoutMs, ms: now() - startedAt });
+        if (kept.kind === 'full') {
+          log('edge.inbox_full', {
+            ...fields,
+            why,
+            bound: 'count',
+            size: kept.size,
+            max: kept.maxCount,
+            detail: 'the inbox holds AUTOHUB_INBOX_MAX deliveries: 503, Slack retries an event; a command or click is lost',
+          });
+        } else log('edge.inbox_failed', { ...fields, why, inbox: kept.why, timeoutMs, ms: now() - startedAt });
       }
       return answer(503, 'none', 'no copy accepted this delivery; retry', { 'x-autohub-failover-target': 'cloud' });
     };
@@ -296,7 +308,7 @@ export function createEdgeRouter(options: EdgeRouterOptions): EdgeRouter {
     if (path === HEALTH_PATH && (request.method === 'GET' || request.method === 'HEAD')) {
       // The copies' state and failure reasons only with the health token; the status to anyone.
       const full = bearerMatches(request.headers.get('authorization'), settings.healthToken);
-      // The inbox's size and oldest entry cost two store commands: asked only with the token.
+      // The inbox's size, oldest entry and drops cost one store command: asked only with the token.
       const kept = full && inbox ? await inboxHealth(inbox) : undefined;
       const body = JSON.stringify(
         full

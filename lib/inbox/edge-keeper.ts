@@ -2,8 +2,9 @@
  * The edge's side of the inbox: a delivery no copy accepted is sealed and
  * kept in the shared store, and Slack gets 200 (`x-autohub-route: inbox`) so
  * it neither retries into an outage nor counts a failure toward disabling
- * the app's events. Only when that write fails too (or the inbox is past its
- * bounds) does the edge answer 503, as without an inbox.
+ * the app's events. Only when that write fails too (or the inbox holds its
+ * count bound) does the edge answer 503, as without an inbox. Entries older
+ * than the age bound are dropped by the same write, and counted.
  */
 import { CATCHING_UP_TEXT, keptKind, type KeptDelivery } from './kept.js';
 import type { InboxSettings } from './settings.js';
@@ -11,7 +12,14 @@ import type { InboxStore } from './store.js';
 import { createInboxStore } from './store.js';
 import { createWebSealer, deriveStoreKeyWeb, parseStoreKey, type WebSealer } from './web-seal.js';
 
-export type KeepOutcome = { kind: 'kept'; response: Response } | { kind: 'full' } | { kind: 'failed'; why: string };
+/**
+ * `kept`: in the inbox (its size after, and how many entries older than the age bound this write dropped);
+ * `full`: refused at the count bound (503); `failed`: the write did not happen (503).
+ */
+export type KeepOutcome =
+  | { kind: 'kept'; response: Response; size: number; expired: number }
+  | { kind: 'full'; size: number; maxCount: number; expired: number }
+  | { kind: 'failed'; why: string };
 
 export interface EdgeKeeper {
   /** The longest one keep may take. */
@@ -19,6 +27,8 @@ export interface EdgeKeeper {
   keep(request: Request, body: Uint8Array, arrivedAt: number, timeoutMs: number): Promise<KeepOutcome>;
   /** Deliveries this isolate kept (the health body). */
   readonly keptHere: number;
+  /** The bounds this edge keeps to (AUTOHUB_INBOX_MAX, AUTOHUB_INBOX_MAX_HOURS). */
+  readonly bounds: { maxCount: number; maxAgeMs: number };
   stats(): ReturnType<InboxStore['stats']>;
 }
 
@@ -36,6 +46,7 @@ export function createEdgeKeeper(o: { settings: InboxSettings; signingSecret: st
   let keptHere = 0;
   return {
     timeoutMs: o.settings.writeTimeoutMs,
+    bounds: { maxCount: o.settings.maxCount, maxAgeMs: o.settings.maxAgeMs },
     get keptHere() {
       return keptHere;
     },
@@ -57,21 +68,22 @@ export function createEdgeKeeper(o: { settings: InboxSettings; signingSecret: st
         },
         body: text,
       };
+      let result: Awaited<ReturnType<InboxStore['keep']>>;
       try {
         const member = await (await sealerNow()).seal(JSON.stringify(kept));
-        const result = await store.keep(member, arrivedAt, { maxCount: o.settings.maxCount, maxAgeMs: o.settings.maxAgeMs }, timeoutMs);
-        if (result === 'full') return { kind: 'full' };
+        result = await store.keep(member, arrivedAt, { maxCount: o.settings.maxCount, maxAgeMs: o.settings.maxAgeMs }, timeoutMs);
       } catch (error) {
         // Told apart by timeout-or-not, never by message (workerd and Node word them differently).
         const name = error instanceof Error ? error.name : '';
         return { kind: 'failed', why: name === 'TimeoutError' || name === 'AbortError' ? 'store timeout' : `store error (${name || 'unknown'})` };
       }
+      if (result.kind === 'full') return { kind: 'full', size: result.size, maxCount: o.settings.maxCount, expired: result.expired };
       keptHere += 1;
       const headers = { 'x-autohub-route': 'inbox' };
       const kind = keptKind(contentType, text);
       const response =
         kind === 'command' ? Response.json({ response_type: 'ephemeral', text: CATCHING_UP_TEXT }, { headers }) : new Response(null, { status: 200, headers });
-      return { kind: 'kept', response };
+      return { kind: 'kept', response, size: result.size, expired: result.expired };
     },
   };
 }

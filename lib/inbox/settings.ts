@@ -15,9 +15,9 @@ export interface InboxSettings {
   token: string;
   /** AUTOHUB_STORE_KEY as given (hex or base64), or undefined: derived from the signing secret. */
   storeKey: string | undefined;
-  /** @default 10000 */
+  /** At this count the edge refuses (503, `edge.inbox_full`). @default 10000 */
   maxCount: number;
-  /** @default 24 h */
+  /** Entries older than this are dropped by the edge's next write, logged (`edge.inbox_expired`) and counted. @default 24 h */
   maxAgeMs: number;
   /** The edge's one store write for a delivery no copy accepted. @default 400 */
   writeTimeoutMs: number;

@@ -1,30 +1,70 @@
 /**
  * The inbox in the shared store (Upstash REST, plain `fetch`, so the Worker
  * and Node run the same code): one sorted set, `autohub:inbox`, each member
- * a sealed kept delivery, scored by its arrival time.
+ * a sealed kept delivery, scored by its arrival time, and one counter,
+ * `autohub:inbox:expired`, of the entries dropped for their age.
  *
- * Keeping is one command (a script: refuse when the set holds `maxCount`, or
- * its oldest is older than `maxAgeMs`; else add). Nothing here runs on the
- * normal path: the edge keeps only what no copy accepted.
+ * Keeping is one command (a script: drop and count what is older than
+ * `maxAgeMs`, refuse when the set still holds `maxCount`, else add). Reading
+ * its size, oldest entry and drop count is one command too. Nothing here runs
+ * on the normal path: the edge keeps only what no copy accepted.
  */
 
 export const INBOX_KEY = 'autohub:inbox';
+/** Entries dropped for their age, ever (never silently: the health body and `/autohub status` show it). */
+export const INBOX_EXPIRED_KEY = 'autohub:inbox:expired';
 
-/** Refuses past the bounds (0), else adds (1). KEYS[1] the set; ARGV: member, arrival ms, max count, max age ms. */
-export const KEEP_SCRIPT = `local n = redis.call('ZCARD', KEYS[1])
-if n >= tonumber(ARGV[3]) then return 0 end
-if n > 0 then
-  local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-  if tonumber(ARGV[2]) - tonumber(oldest[2]) > tonumber(ARGV[4]) then return 0 end
+/**
+ * Expires, then refuses at the count bound or adds.
+ * Returns {kept (1) or full (0), size after, expired now}.
+ */
+export const KEEP_SCRIPT = `local set = KEYS[1]
+local expiredKey = KEYS[2]
+local member = ARGV[1]
+local arrivedAt = ARGV[2]
+local maxCount = tonumber(ARGV[3])
+local staleBefore = ARGV[4]
+local expired = redis.call('ZREMRANGEBYSCORE', set, '-inf', staleBefore)
+if expired > 0 then redis.call('INCRBY', expiredKey, expired) end
+local size = redis.call('ZCARD', set)
+if size >= maxCount then return {0, size, expired} end
+redis.call('ZADD', set, arrivedAt, member)
+return {1, size + 1, expired}`;
+
+/** Expires (counted), then the oldest `count` entries with their scores. Returns {expired now, member, score, ...}. */
+export const TAKE_SCRIPT = `local set = KEYS[1]
+local expiredKey = KEYS[2]
+local count = tonumber(ARGV[1])
+local staleBefore = ARGV[2]
+local expired = 0
+if staleBefore ~= '' then
+  expired = redis.call('ZREMRANGEBYSCORE', set, '-inf', staleBefore)
+  if expired > 0 then redis.call('INCRBY', expiredKey, expired) end
 end
-redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
-return 1`;
+local out = redis.call('ZRANGE', set, 0, count - 1, 'WITHSCORES')
+table.insert(out, 1, tostring(expired))
+return out`;
+
+/** {size, oldest score or '' when empty, expired ever}, as strings (the REST encoding turns every string alike). */
+export const STATS_SCRIPT = `local set = KEYS[1]
+local expiredKey = KEYS[2]
+local size = redis.call('ZCARD', set)
+local oldest = redis.call('ZRANGE', set, 0, 0, 'WITHSCORES')
+return {tostring(size), oldest[2] or '', redis.call('GET', expiredKey) or '0'}`;
 
 export interface InboxStoreSettings {
   url: string;
   token: string;
   /** @default globalThis.fetch */
   fetch?: typeof fetch;
+  /** @default Date.now */
+  now?: () => number;
+  /**
+   * Entries older than this are dropped (and counted) when taken for a drain.
+   * The edge's keep drops them whatever this says (it passes its own bound).
+   * @default none: a drain takes every entry
+   */
+  maxAgeMs?: number;
 }
 
 export interface KeptMember {
@@ -36,15 +76,27 @@ export interface InboxStats {
   size: number;
   /** The oldest entry's arrival (ms), when any. */
   oldestAt: number | undefined;
+  /** Entries dropped for their age since the store began (`autohub:inbox:expired`). */
+  expired?: number;
+  /** When the store was asked (ms, this process's clock). */
+  checkedAt?: number;
+}
+
+/** What one keep did: kept, or refused at the count bound; the size after, and what it dropped for age. */
+export interface KeepResult {
+  kind: 'kept' | 'full';
+  size: number;
+  expired: number;
 }
 
 /** The narrow port the edge and the copies use. */
 export interface InboxStore {
-  /** 'kept', or 'full' past the bounds; rejects when the store did not answer within `timeoutMs`. */
-  keep(member: string, arrivedAt: number, bounds: { maxCount: number; maxAgeMs: number }, timeoutMs: number): Promise<'kept' | 'full'>;
-  /** The oldest `count` entries. */
+  /** 'kept', or 'full' at the count bound; entries older than `maxAgeMs` dropped first; rejects when the store did not answer within `timeoutMs`. */
+  keep(member: string, arrivedAt: number, bounds: { maxCount: number; maxAgeMs: number }, timeoutMs: number): Promise<KeepResult>;
+  /** The oldest `count` entries (past `maxAgeMs`, when set, dropped and counted first). */
   take(count: number): Promise<KeptMember[]>;
   remove(member: string): Promise<void>;
+  /** One command. */
   stats(): Promise<InboxStats>;
   /** True for the first caller of `key` within `ttlMs` (SET NX): a note told once across the copies. */
   once(key: string, ttlMs: number): Promise<boolean>;
@@ -57,8 +109,11 @@ export class InboxStoreError extends Error {
   }
 }
 
+const KEYS = [2, INBOX_KEY, INBOX_EXPIRED_KEY] as const;
+
 export function createInboxStore(settings: InboxStoreSettings): InboxStore {
   const send = settings.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
+  const now = settings.now ?? Date.now;
   const base = settings.url.replace(/\/+$/, '');
   const command = async (args: Array<string | number>, timeoutMs = 5_000): Promise<unknown> => {
     const response = await send(base, {
@@ -74,13 +129,16 @@ export function createInboxStore(settings: InboxStoreSettings): InboxStore {
   };
   return {
     async keep(member, arrivedAt, bounds, timeoutMs) {
-      const result = await command(['EVAL', KEEP_SCRIPT, 1, INBOX_KEY, member, arrivedAt, bounds.maxCount, bounds.maxAgeMs], timeoutMs);
-      return Number(result) === 1 ? 'kept' : 'full';
+      // Strictly older than the bound: `(` makes ZREMRANGEBYSCORE's max exclusive.
+      const staleBefore = `(${arrivedAt - bounds.maxAgeMs}`;
+      const reply = (await command(['EVAL', KEEP_SCRIPT, ...KEYS, member, arrivedAt, bounds.maxCount, staleBefore], timeoutMs)) as number[];
+      return { kind: Number(reply[0]) === 1 ? 'kept' : 'full', size: Number(reply[1]), expired: Number(reply[2]) };
     },
     async take(count) {
-      const flat = (await command(['ZRANGE', INBOX_KEY, 0, count - 1, 'WITHSCORES'])) as string[] | null;
+      const staleBefore = settings.maxAgeMs === undefined ? '' : `(${now() - settings.maxAgeMs}`;
+      const flat = ((await command(['EVAL', TAKE_SCRIPT, ...KEYS, count, staleBefore])) as string[] | null) ?? [];
       const out: KeptMember[] = [];
-      for (let i = 0; flat && i + 1 < flat.length; i += 2) out.push({ member: flat[i]!, arrivedAt: Number(flat[i + 1]) });
+      for (let i = 1; i + 1 < flat.length; i += 2) out.push({ member: flat[i]!, arrivedAt: Number(flat[i + 1]) });
       return out;
     },
     async remove(member) {
@@ -90,10 +148,9 @@ export function createInboxStore(settings: InboxStoreSettings): InboxStore {
       return (await command(['SET', `${INBOX_KEY}:once:${key}`, '1', 'NX', 'PX', ttlMs])) === 'OK';
     },
     async stats() {
-      const size = Number(await command(['ZCARD', INBOX_KEY]));
-      if (size === 0) return { size, oldestAt: undefined };
-      const first = (await command(['ZRANGE', INBOX_KEY, 0, 0, 'WITHSCORES'])) as string[];
-      return { size, oldestAt: first[1] === undefined ? undefined : Number(first[1]) };
+      const checkedAt = now();
+      const [size, oldest, expired] = (await command(['EVAL', STATS_SCRIPT, ...KEYS])) as [string, string, string];
+      return { size: Number(size), oldestAt: oldest === '' ? undefined : Number(oldest), expired: Number(expired), checkedAt };
     },
   };
 }

@@ -40,6 +40,42 @@ export interface HealthBody {
   loop: { p99_ms: number; max_ms: number };
   /** Live claims that failed open since this copy started: turns that ran with no fence (the owner is told, lib/notice). */
   claims_failed_open: number;
+  /** The edge's inbox as this copy's last drain or look saw it (no command of its own); absent without the shared store. */
+  inbox?: InboxView;
+}
+
+/** The edge's inbox in the health body: what the drainer last read, aged to now. */
+export interface InboxView {
+  /** Deliveries kept, waiting for a copy to run them. */
+  size: number;
+  oldest_at: string | null;
+  /** The oldest entry's age now, in seconds. */
+  oldest_age_s: number | null;
+  /** Entries dropped for their age (AUTOHUB_INBOX_MAX_HOURS), ever. */
+  expired: number;
+  /** When the store was read; null when it has not been yet. */
+  checked_at: string | null;
+}
+
+/** What the drainer's last look saw (lib/inbox's InboxStats). */
+export interface InboxSeen {
+  size: number;
+  oldestAt: number | undefined;
+  expired?: number;
+  checkedAt?: number;
+}
+
+/** Pure: the health body's inbox, from what was last seen and `now`; before any look, size 0 and never checked. */
+export function inboxView(seen: InboxSeen | undefined, now: number): InboxView {
+  if (!seen) return { size: 0, oldest_at: null, oldest_age_s: null, expired: 0, checked_at: null };
+  const oldest = seen.size > 0 ? seen.oldestAt : undefined;
+  return {
+    size: seen.size,
+    oldest_at: oldest === undefined ? null : new Date(oldest).toISOString(),
+    oldest_age_s: oldest === undefined ? null : Math.max(0, Math.floor((now - oldest) / 1000)),
+    expired: seen.expired ?? 0,
+    checked_at: seen.checkedAt === undefined ? null : new Date(seen.checkedAt).toISOString(),
+  };
 }
 
 /** Pure: the status code and body for a lifecycle and store view. */
@@ -55,6 +91,8 @@ export function healthReport(input: {
   loop: { p99Ms: number; maxMs: number };
   /** @default 0 */
   failedOpen?: number;
+  /** The edge's inbox, when this copy drains one. @default absent */
+  inbox?: InboxView | undefined;
 }): { status: 200 | 503; body: HealthBody } {
   const { lifecycle, store } = input;
   const status = lifecycle === 'starting' ? 'starting' : lifecycle === 'draining' ? 'draining' : store.ok === false ? 'degraded' : 'ok';
@@ -71,6 +109,7 @@ export function healthReport(input: {
       turns: input.turns,
       loop: { p99_ms: input.loop.p99Ms, max_ms: input.loop.maxMs },
       claims_failed_open: input.failedOpen ?? 0,
+      ...(input.inbox ? { inbox: input.inbox } : {}),
     },
   };
 }
@@ -86,6 +125,12 @@ export interface HealthMonitorOptions {
   turns?: () => TurnsView;
   /** Event-loop delay since the last call. */
   loop?: () => { p99Ms: number; maxMs: number };
+  /**
+   * The edge's inbox as the drainer last saw it (its `last`), or undefined before its first look; omit the
+   * option where no inbox is drained. Read from memory: the health route still sends no store command.
+   * @default none
+   */
+  inbox?: (() => InboxSeen | undefined) | undefined;
 }
 
 export class HealthMonitor {
@@ -151,6 +196,7 @@ export class HealthMonitor {
       turns: this.#options.turns?.() ?? { running: 0, waiting: 0, leases: 0 },
       loop: this.#loop,
       failedOpen: this.#failedOpen,
+      inbox: this.#options.inbox ? inboxView(this.#options.inbox(), this.#now()) : undefined,
     });
   }
 }

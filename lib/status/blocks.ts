@@ -92,6 +92,21 @@ function legLines(legs: StatusSnapshot['legs'], now: number): string[] {
   });
 }
 
+/**
+ * The edge's inbox as the answering copy last saw it: its size, its oldest entry's age and what was dropped
+ * for age. Pure. Undefined where the copy drains no inbox (no shared store).
+ */
+export function inboxLine(inbox: StatusSnapshot['inbox'], now: number): string | undefined {
+  if (!inbox) return undefined;
+  // Not read yet is not empty: the drain reads it at start, when the peer comes back, and at most hourly on the looks.
+  if (!inbox.checked_at) return "*Edge's inbox*: not read yet";
+  const checked = `checked ${ago(inbox.checked_at, now)}`;
+  const dropped = inbox.expired > 0 ? `; :warning: ${inbox.expired} dropped for age (past \`AUTOHUB_INBOX_MAX_HOURS\`)` : '';
+  if (inbox.size === 0) return `*Edge's inbox*: empty (${checked})${dropped}`;
+  const oldest = inbox.oldest_at ? `, the oldest kept ${ago(inbox.oldest_at, now)}` : '';
+  return `*Edge's inbox*: :warning: ${inbox.size} kept, not answered yet${oldest} (${checked})${dropped}`;
+}
+
 export function statusBlocks(s: StatusSnapshot, now: number): Block[] {
   const dayAgo = now - DAY_MS;
   const failovers = s.failoverTimes.filter((at) => Date.parse(at) >= dayAgo).length;
@@ -121,6 +136,7 @@ export function statusBlocks(s: StatusSnapshot, now: number): Block[] {
         ...copyLines(s.copies, now, s.answering, s.peer),
         `*Claim store*: ${s.storeKind}, ${s.storeOk === null ? 'not checked yet' : s.storeOk ? 'reachable' : 'unreachable'}`,
         ...legLines(s.legs, now),
+        ...[inboxLine(s.inbox, now)].filter((l): l is string => l !== undefined),
       ].join('\n'),
     ),
     section(noticeSection(s.notices ?? [], now)),

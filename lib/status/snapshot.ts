@@ -4,6 +4,7 @@ import type { RefusalRecord } from '../ratelimit/index.js';
 import { noticeStatusKey, STATUS_KEYS, STORE_LIMITS, type DeadLetter, type DeadLetters, type Lists, type Records } from '../store/index.js';
 import type { CopyRecord, TurnRecord } from './records.js';
 import { parseLegsRecord, type LegsRecord } from '../legs/index.js';
+import type { InboxView } from '../liveness/index.js';
 
 /** The other copy as the answering copy's peer watch sees it: `down` since `downSince` (epoch ms). */
 export interface PeerView {
@@ -32,6 +33,8 @@ export interface StatusSnapshot {
   legs?: LegsRecord | null;
   /** What the answering copy's own peer watch (AUTOHUB_PEER_URL) says of the other role, now: it sees a dead copy within seconds. */
   peer?: PeerView | undefined;
+  /** The edge's inbox as the answering copy's drainer last saw it (from its health body: no store command); absent without one. */
+  inbox?: InboxView | undefined;
   /** The last catch-up sweep. */
   sweep?: { at: string; from: string; to: string; found: number; answered: number; conversations: number } | null;
 }
