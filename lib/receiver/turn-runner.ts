@@ -15,6 +15,7 @@ import { parseDelivery, type Delivery } from './delivery.js';
 import { AckGate } from './ack-gate.js';
 import type { LeaseKeeper } from './lease-keeper.js';
 import { classifyTurnFailure } from './turn-failure.js';
+import { storedBody } from './lease-request.js';
 import { TurnLease, type StreamDetail, type TurnOutcome } from './turn-lease.js';
 
 /** Keys Bolt adds to every listener's `context`. */
@@ -274,8 +275,7 @@ export class TurnRunner {
     };
     // What the claim wrote (the body without Slack's legacy token, as the receiver stores it), to write it again if the store forgets it.
     const restore = (detail: RestoreDetail) => {
-      const { token: _legacy, ...kept } = body;
-      const stored = JSON.stringify(kept);
+      const stored = storedBody(body);
       const parsed = parseDelivery('application/json', stored);
       const aliases = 'claimKeys' in parsed ? parsed.claimKeys.filter((k) => k !== key) : [];
       const request = { leaseMs: o.lease.leaseMs, body: stored, eventId: String(body.event_id ?? ''), ...(event.channel ? { channel: event.channel } : {}) };
