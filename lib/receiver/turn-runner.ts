@@ -629,7 +629,9 @@ export class TurnRunner {
    * A claim that timed out may still land: once the store answers, the copy
    * knows. Landed and still ours: the turn runs on under that lease (renewed,
    * fenced, finished in the store). Another copy's: this run stands down
-   * before it writes. Never landed: it runs on as it is (issue 23).
+   * before it writes. Never landed: it runs on as it is. Unasked, a claim
+   * that landed late would hold a lease nobody renews, and the copy that
+   * took it over would answer the turn a second time.
    */
   async #confirm(t: Turn, key: string, nonce: string): Promise<void> {
     const { o } = this;
