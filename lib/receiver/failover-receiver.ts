@@ -3,8 +3,14 @@
  * turn runs, so a delivery that reaches both copies, or one copy twice, runs
  * once. A duplicate never reaches Bolt (not authorize, not a listener).
  *
- * Order for `POST /slack/events`: size limit (413) -> signature, both
- * directions of the 5-minute window (401) -> parse (400/415) -> claim -> run.
+ * `POST /slack/events` in four stages, each answering or handing a plain
+ * value to the next (the answers given without a turn are in answers.ts):
+ *   verify:   serving (503), size limit (413), the unsigned ssl_check (200),
+ *             signature, both directions of the 5-minute window (401);
+ *   classify: parse (400/415); ssl_check, url_verification,
+ *             app_rate_limited, the edge's hint and a shed (503) answered;
+ *   claim:    a duplicate answered;
+ *   run:      a probe answered with its claim; anything else, its turn.
  *
  * Budget, from the moment the request arrives:
  *   claim <= 1,000 ms (2 x 450 ms + 50 ms, the store's own deadline)
