@@ -121,6 +121,9 @@ export interface FailoverReceiverOptions {
 /** node:crypto's HMAC: synchronous, no thread-pool hop per request. */
 const nodeHmac = (secret: string, data: Uint8Array) => createHmac('sha256', secret).update(data).digest('hex');
 
+/** What the ack deadline keeps for the answer itself once the claim is back (or given up): 1,200 - 100 ms for the claim. */
+const ANSWER_MARGIN_MS = 100;
+
 /** One request on its way through the stages: plain data, handed from each stage to the next. */
 interface Exchange {
   req: IncomingMessage;
@@ -289,7 +292,7 @@ export class FailoverReceiver implements Receiver {
     if (!raw) return;
     const delivery = this.#classify(x, raw);
     if (!delivery) return;
-    const claimed = await this.#claimStage(x, delivery);
+    const claimed = await this.#claim(x, delivery);
     if (!claimed) return;
     this.#run(x, claimed);
   }
@@ -352,7 +355,7 @@ export class FailoverReceiver implements Receiver {
   }
 
   /** Stage 3: the claim (a duplicate is answered here); a fail-open is counted and told. */
-  async #claimStage(x: Exchange, delivery: Claimable): Promise<Claimed | undefined> {
+  async #claim(x: Exchange, delivery: Claimable): Promise<Claimed | undefined> {
     const { req, gate, receivedAt } = x;
     const o = this.#o;
     const retry = parseRetryHeaders(header(req, 'x-slack-retry-num'), header(req, 'x-slack-retry-reason'));
@@ -361,7 +364,7 @@ export class FailoverReceiver implements Receiver {
     if (failover && !failover.startsWith('hub busy')) o.onFailover?.(failover.slice(0, 80));
     const lease = delivery.kind === 'event' ? leaseRequest(o.lease.leaseMs, delivery.body, delivery.eventId) : undefined;
     const sentAt = o.now();
-    const outcome = await this.#claim(delivery.claimKeys, receivedAt, lease);
+    const outcome = await this.#claimWithinAck(delivery.claimKeys, receivedAt, lease);
     const claim: ClaimKind | 'none' = delivery.claimKeys.length === 0 ? 'none' : outcome.kind;
     if (outcome.kind === 'fail-open' && claim !== 'none') {
       o.health.countFailOpen();
@@ -411,11 +414,12 @@ export class FailoverReceiver implements Receiver {
     return this.#leaseFor(t.delivery, outcome, sentAt);
   }
 
-  #claim(keys: string[], receivedAt: number, lease: LeaseRequest | undefined): Promise<ClaimOutcome> {
+  /** The store's claim, failed open if it has not answered `ANSWER_MARGIN_MS` before the ack deadline. */
+  #claimWithinAck(keys: string[], receivedAt: number, lease: LeaseRequest | undefined): Promise<ClaimOutcome> {
     if (keys.length === 0) return Promise.resolve({ kind: 'claimed' });
     const owner = { instance: this.#o.instance, role: this.#o.role };
     // The store bounds itself; this bound keeps the ack deadline even if it did not.
-    const left = this.#o.ackDeadlineMs - 100 - (this.#o.now() - receivedAt);
+    const left = this.#o.ackDeadlineMs - ANSWER_MARGIN_MS - (this.#o.now() - receivedAt);
     return withDeadline(this.#o.store.claim(keys, owner, lease), left, () => failOpen('receiver ack deadline'));
   }
 
@@ -432,7 +436,7 @@ export class FailoverReceiver implements Receiver {
     const delivery = parseDelivery('application/json', JSON.stringify(envelope));
     if (delivery.kind !== 'event') return 'duplicate';
     const receivedAt = o.now();
-    const outcome = await this.#claim(delivery.claimKeys, receivedAt, leaseRequest(o.lease.leaseMs, delivery.body, delivery.eventId));
+    const outcome = await this.#claimWithinAck(delivery.claimKeys, receivedAt, leaseRequest(o.lease.leaseMs, delivery.body, delivery.eventId));
     if (outcome.kind === 'duplicate') return 'duplicate';
     if (outcome.kind === 'fail-open') {
       if (options.recovered) return 'fail-open';
