@@ -389,7 +389,7 @@ export async function benchCost(options: { idleSeconds?: number; mentions?: numb
       '<= 30 s',
     ],
     [
-      'before the hint, without a peer URL (computed: lease + one idle look; 104 s measured in issue 24)',
+      'before the hint, without a peer URL (computed: lease + one idle look; 104 s measured before the edge hinted)',
       '-',
       '-',
       fmt((10_000 + 120_000 * 1.1) / 1000, 0),

@@ -10,6 +10,7 @@ import { startRedis } from '../drill/sim/redis-server.js';
 import { mentionEnvelope } from '../drill/sim/slack-events.js';
 import { startUpstashBridge } from '../drill/sim/upstash-bridge.js';
 import { signedHeaders } from '../lib/slack/index.js';
+import { closedLoop } from './closed-loop.js';
 import { fmt, printTable, summarize, type Summary } from './stats.js';
 
 interface Run {
@@ -31,23 +32,11 @@ async function load(url: string, total: number, concurrency: number): Promise<Om
       return { body, headers: { 'content-type': 'application/json', ...(await signedHeaders('bench-secret', body, Date.now())) } };
     }),
   );
-  const samples: number[] = [];
-  let next = 0;
-  let failures = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < requests.length) {
-        const r = requests[next++]!;
-        const t = performance.now();
-        const response = await fetch(url, { method: 'POST', headers: r.headers, body: r.body });
-        await response.arrayBuffer();
-        samples.push(performance.now() - t);
-        if (response.status !== 200) failures += 1;
-      }
-    }),
-  );
-  const seconds = (performance.now() - started) / 1000;
+  const { samples, failures, seconds } = await closedLoop(requests, concurrency, async (r) => {
+    const response = await fetch(url, { method: 'POST', headers: r.headers, body: r.body });
+    await response.arrayBuffer();
+    return response.status;
+  });
   return { latency: summarize(samples), rps: total / seconds, failures };
 }
 

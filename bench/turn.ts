@@ -28,6 +28,7 @@ import { mentionEnvelope } from '../drill/sim/slack-events.js';
 import { signedHeaders } from '../lib/slack/index.js';
 import { createUpstashClient } from '../lib/store/index.js';
 import { BENCH_SECRET as SECRET, BENCH_TOKEN } from './children.js';
+import { closedLoop } from './closed-loop.js';
 import { fmt, printTable, summarize } from './stats.js';
 
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
@@ -137,21 +138,8 @@ async function load(server: Server, n: number, concurrency: number): Promise<Bat
   const requests = await deliveries(n);
   await drained(server);
   const before = await server.usage();
-  const acks: number[] = [];
-  let next = 0;
-  let failures = 0;
   const started = performance.now();
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < requests.length) {
-        const r = requests[next++]!;
-        const t = performance.now();
-        const status = await post(server.port, r);
-        acks.push(performance.now() - t);
-        if (status !== 200) failures += 1;
-      }
-    }),
-  );
+  const { samples: acks, failures } = await closedLoop(requests, concurrency, (r) => post(server.port, r));
   await drained(server);
   const seconds = (performance.now() - started) / 1000;
   const after = await server.usage();

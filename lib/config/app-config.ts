@@ -147,7 +147,7 @@ function readPeer(env: Env): AppConfig['peer'] {
   return { url: readUrl(env, 'AUTOHUB_PEER_URL'), everyMs: readInt(env, 'AUTOHUB_PEER_CHECK_MS', 5_000, { min: 100, max: 600_000 }) };
 }
 
-/** Down to 1 s for drills and tests; 30 minutes costs about 290 store commands a day (README). */
+/** Down to 1 s for drills and tests; 30 minutes costs about 290 store commands a day (docs/verify.md, docs/costs.md). */
 const VERIFY_EVERY = { fallback: 30 * 60_000, min: 1_000, max: 86_400_000 };
 
 function readLegs(env: Env): AppConfig['legs'] {

@@ -99,7 +99,7 @@ function eventDelivery(body: Json): Delivery {
   const aboutAnother = event.subtype === 'message_changed' || event.subtype === 'message_deleted';
   if (answersAMessage(event) && channel && ts && !aboutAnother) {
     // One key per message, whatever event brought it: an @mention typed in a DM arrives as `app_mention`
-    // and as `message` (channel_type im) under two event ids, in either order (issue 21).
+    // and as `message` (channel_type im) under two event ids, in either order: without this key it is answered twice.
     claimKeys.push(messageKey(teamId, MESSAGE_KEY_TYPE, channel, ts));
   }
   return { kind: 'event', body, eventId, teamId, claimKeys };

@@ -23,8 +23,20 @@ export interface CodedError extends Error {
   code: ErrorCode;
 }
 
+/**
+ * What every error here shares: a code, a name a stack trace shows (written
+ * out, so a minified bundle keeps it), a message, and the cause it was made from.
+ */
+abstract class AutohubError extends Error implements CodedError {
+  abstract readonly code: ErrorCode;
+  constructor(name: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = name;
+  }
+}
+
 /** A setting is missing or malformed; the message is the one line an operator sees. */
-export class ConfigError extends Error implements CodedError {
+export class ConfigError extends AutohubError {
   readonly code = ErrorCode.ConfigInvalid;
   constructor(
     readonly variable: string,
@@ -32,11 +44,11 @@ export class ConfigError extends Error implements CodedError {
     received?: string,
   ) {
     super(
+      'ConfigError',
       received === undefined
         ? `${variable} is not set: expected ${expected}`
         : `${variable} is invalid: expected ${expected}, received ${JSON.stringify(received)}`,
     );
-    this.name = 'ConfigError';
   }
 }
 
@@ -56,7 +68,7 @@ export class ConfigErrors extends ConfigError {
 }
 
 /** The rate-limit client ran out of attempts or time while Slack kept refusing. */
-export class RateLimitExhaustedError extends Error implements CodedError {
+export class RateLimitExhaustedError extends AutohubError {
   readonly code = ErrorCode.RateLimitExhausted;
   constructor(
     readonly method: string,
@@ -65,30 +77,27 @@ export class RateLimitExhaustedError extends Error implements CodedError {
     readonly attempts: number,
     options?: { cause?: unknown },
   ) {
-    super(`${method} was still rate limited after ${attempts} attempt(s); last window ${lastWindowSeconds}s`, options);
-    this.name = 'RateLimitExhaustedError';
+    super('RateLimitExhaustedError', `${method} was still rate limited after ${attempts} attempt(s); last window ${lastWindowSeconds}s`, options);
   }
 }
 
 /** A request could not be understood (bad JSON, unknown content type, missing id). */
-export class RequestInvalidError extends Error implements CodedError {
+export class RequestInvalidError extends AutohubError {
   readonly code = ErrorCode.RequestInvalid;
   constructor(
     message: string,
     /** The HTTP status the request is refused with. */
     readonly status: 400 | 415 = 400,
   ) {
-    super(message);
-    this.name = 'RequestInvalidError';
+    super('RequestInvalidError', message);
   }
 }
 
 /** A command-line tool was called with words it cannot use. */
-export class UsageError extends Error implements CodedError {
+export class UsageError extends AutohubError {
   readonly code = ErrorCode.UsageInvalid;
   constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'UsageError';
+    super('UsageError', message, options);
   }
 }
 
@@ -97,11 +106,10 @@ export function isCodedError(value: unknown): value is CodedError {
 }
 
 /** The shared store could not answer at a point where the turn needs it (the commit before posting). */
-export class StoreUnavailableError extends Error implements CodedError {
+export class StoreUnavailableError extends AutohubError {
   readonly code = ErrorCode.StoreUnavailable;
   constructor(readonly step: string) {
-    super(`the shared store did not answer at the ${step}`);
-    this.name = 'StoreUnavailableError';
+    super('StoreUnavailableError', `the shared store did not answer at the ${step}`);
   }
 }
 
@@ -110,11 +118,10 @@ export class StoreUnavailableError extends Error implements CodedError {
  * write was kept from leaving. Not a failure of the turn: the copy stands down
  * and the owner answers.
  */
-export class LeaseLostError extends Error implements CodedError {
+export class LeaseLostError extends AutohubError {
   readonly code = ErrorCode.LeaseLost;
   constructor(readonly at: string) {
-    super(`this copy no longer owns the turn (${at})`);
-    this.name = 'LeaseLostError';
+    super('LeaseLostError', `this copy no longer owns the turn (${at})`);
   }
 }
 
@@ -136,12 +143,11 @@ export function isLeaseLost(error: unknown, depth = 0): boolean {
  *
  * @example throw new RetryableError('the search index is rebuilding', { retryAfterMs: 30_000 })
  */
-export class RetryableError extends Error implements CodedError {
+export class RetryableError extends AutohubError {
   readonly code = ErrorCode.Retryable;
   readonly retryAfterMs: number | undefined;
   constructor(message: string, options?: { retryAfterMs?: number; cause?: unknown }) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
-    this.name = 'RetryableError';
+    super('RetryableError', message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.retryAfterMs = options?.retryAfterMs;
   }
 }
@@ -152,11 +158,10 @@ export class RetryableError extends Error implements CodedError {
  * read `signal.reason.code`. A turn still running a short grace later is
  * failed (dead-lettered, the owner told) whether or not it listened.
  */
-export class TurnDeadlineError extends Error implements CodedError {
+export class TurnDeadlineError extends AutohubError {
   readonly code = ErrorCode.TurnDeadline;
   constructor(readonly why: string) {
-    super(`the turn's deadline passed: ${why}`);
-    this.name = 'TurnDeadlineError';
+    super('TurnDeadlineError', `the turn's deadline passed: ${why}`);
   }
 }
 
@@ -165,16 +170,16 @@ export class TurnDeadlineError extends Error implements CodedError {
  * command, so the bound keeps a loop from spending the store's allowance. Not
  * worth a retry (the next run would do the same): the turn is dead-lettered.
  */
-export class StepLimitError extends Error implements CodedError {
+export class StepLimitError extends AutohubError {
   readonly code = ErrorCode.StepLimit;
   constructor(
     readonly step: string,
     readonly limit: number,
   ) {
     super(
+      'StepLimitError',
       `ctx.step("${step}") is step ${limit + 1} of this turn; a turn keeps at most ${limit} (each costs a store command): do more inside one step, e.g. one step for a batch of searches`,
     );
-    this.name = 'StepLimitError';
   }
 }
 

@@ -11,8 +11,10 @@
  * timeout, a 5xx), so the next run reads the thread before posting again.
  * A clear `ok: false` refusal and a connection that was never made are not.
  *
- * Errors a turn throws itself, as model SDKs throw them (issue 22), are read
- * after Slack's own, down the error's `cause` chain:
+ * Errors a turn throws itself, as model SDKs throw them, are read after
+ * Slack's own, down the error's `cause` chain, so that a model API's
+ * ordinary failure (an overload, a reset connection) is retried, not
+ * dead-lettered after one run:
  *   - autohub's `RetryableError` (lib/errors): transient;
  *   - an HTTP status (`status` or `statusCode`) of 408, 409, 429 or 5xx (529,
  *     Anthropic's overload, included): transient; any other status: permanent;
@@ -33,8 +35,9 @@ export interface TurnFailure {
   ambiguous: boolean;
   /**
    * This run does not count against the turn's attempts, only its retry
-   * window: Slack's window was still closed (waiting is never a failure,
-   * issue 17), or the turn never ran (handed back at shutdown).
+   * window: Slack's window was still closed (waiting is never a failure: on
+   * a busy machine the waits would spend every attempt, and the turn would be
+   * lost), or the turn never ran (handed back at shutdown).
    */
   free?: boolean;
   /** Short, safe for a log and a dead letter: no message text, no token. */

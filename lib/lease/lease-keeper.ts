@@ -7,7 +7,7 @@
  * when renewals have failed for longer than it could still be alive: it is
  * held until (send time of the last acknowledged claim or renewal) + leaseMs.
  * With lease 10 s and renewals every 3 s, two failed renewals in a row are
- * survived (README, "Leases").
+ * survived (docs/takeover.md).
  *
  * A renewal that finds no record at all (`missing`: the store was flushed,
  * or Upstash evicted the key from a full database) is not "held by another":

@@ -5,7 +5,7 @@
  * Pure: plain state and `now` in, the decision and the next state out.
  */
 
-/** The faults the owner hears of (issue 24). */
+/** The faults the owner hears of: those only the owner can fix (a token, a plan, a setting, Slack's side of the app), or would not see otherwise. */
 export const NOTICE_CAUSES = [
   'app_rate_limited',
   'claims_fail_open',

@@ -3,8 +3,14 @@
  * turn runs, so a delivery that reaches both copies, or one copy twice, runs
  * once. A duplicate never reaches Bolt (not authorize, not a listener).
  *
- * Order for `POST /slack/events`: size limit (413) -> signature, both
- * directions of the 5-minute window (401) -> parse (400/415) -> claim -> run.
+ * `POST /slack/events` in four stages, each answering or handing a plain
+ * value to the next (the answers given without a turn are in answers.ts):
+ *   verify:   serving (503), size limit (413), the unsigned ssl_check (200),
+ *             signature, both directions of the 5-minute window (401);
+ *   classify: parse (400/415); ssl_check, url_verification,
+ *             app_rate_limited, the edge's hint and a shed (503) answered;
+ *   claim:    a duplicate answered;
+ *   run:      a probe answered with its claim; anything else, its turn.
  *
  * Budget, from the moment the request arrives:
  *   claim <= 1,000 ms (2 x 450 ms + 50 ms, the store's own deadline)
@@ -19,13 +25,28 @@ import type { ClaimKind, ClaimOutcome, Claims, LeaseRequest, Leases, LeaseSettin
 import { failOpen } from '../store/index.js';
 import type { Role } from '../store/index.js';
 import { RequestInvalidError } from '../errors/index.js';
-import { answerThenLinger, guardRequests, serverOptions, serverTimeouts, type ServerTimeouts } from '../http/index.js';
+import { guardRequests, serverOptions, serverTimeouts, type ServerTimeouts } from '../http/index.js';
 import type { Logger } from '../log/index.js';
-import { checkSignature, EVENTS_PATH, HEALTH_PATH, isSslCheck, parseRetryHeaders } from '../slack/index.js';
-import { parseDelivery, type AppRateLimited, type Delivery } from '../delivery/index.js';
+import { checkSignature, EVENTS_PATH, HEALTH_PATH, isSslCheck, parseRetryHeaders, type RetryInfo } from '../slack/index.js';
+import { leaseRequest, parseDelivery, type AppRateLimited, type Delivery } from '../delivery/index.js';
+import {
+  answerAppRateLimited,
+  answerDuplicate,
+  answerHealth,
+  answerHint,
+  answerMethodNotAllowed,
+  answerNotFound,
+  answerProbe,
+  answerShed,
+  answerSslCheck,
+  answerTooLarge,
+  answerUnsignedSslCheck,
+  answerUrlVerification,
+  header,
+  refuse,
+} from './answers.js';
 import { withDeadline } from '../time/index.js';
 import type { HealthMonitor } from '../liveness/index.js';
-import { bearerMatches } from '../access/index.js';
 import { readRawBody } from './raw-body.js';
 import { AckGate, TurnRunner, type Turn, type TurnRunnerOptions } from '../runner/index.js';
 import type { DeadTurn, LeaseKeeper, TurnLease } from '../lease/index.js';
@@ -95,31 +116,30 @@ export interface FailoverReceiverOptions {
 /** node:crypto's HMAC: synchronous, no thread-pool hop per request. */
 const nodeHmac = (secret: string, data: Uint8Array) => createHmac('sha256', secret).update(data).digest('hex');
 
-/**
- * Upstash refuses a request over 10 MB (since 2025-09-18; it was 1 MB). A
- * body sealed and base64-encoded grows by a third, plus the record around
- * it: 4 MB x 4/3 + a few KB = 5.4 MB < 10 MB a claim; a takeover's reply,
- * base64 again (Upstash-Encoding), 7.1 MB, under the requester's 16 MB.
- * Past this size (beyond the default body limit of 1 MiB) the delivery is
- * claimed without a body: it runs here, and cannot be taken over (never failed open).
- */
-export const MAX_STORED_BODY_BYTES = 4_000_000;
+/** What the ack deadline keeps for the answer itself once the claim is back (or given up): 1,200 - 100 ms for the claim. */
+const ANSWER_MARGIN_MS = 100;
 
-/**
- * What a taker-over needs to run the turn again: the delivery without
- * Slack's legacy verification `token`. Undefined when it is too large to store.
- */
-function leaseRequest(leaseMs: number, body: Record<string, unknown>, eventId: string): LeaseRequest | undefined {
-  const { token: _legacy, ...kept } = body;
-  const stored = JSON.stringify(kept);
-  if (Buffer.byteLength(stored) > MAX_STORED_BODY_BYTES) return undefined;
-  const channel = (body.event as { channel?: unknown } | undefined)?.channel;
-  return { leaseMs, body: stored, eventId, ...(typeof channel === 'string' ? { channel } : {}) };
+/** One request on its way through the stages: plain data, handed from each stage to the next. */
+interface Exchange {
+  req: IncomingMessage;
+  res: ServerResponse;
+  gate: AckGate;
+  receivedAt: number;
 }
 
-function header(req: IncomingMessage, name: string): string | undefined {
-  const value = req.headers[name];
-  return Array.isArray(value) ? value[0] : value;
+/** The deliveries that reach the claim: every other kind is answered by stage 2. */
+type Claimable = Extract<Delivery, { kind: 'event' | 'command' | 'interactive' | 'probe' }>;
+
+/** What stage 3 hands to stage 4: the claim's outcome, as the turn and the logs see it. */
+interface Claimed {
+  delivery: Claimable;
+  outcome: ClaimOutcome;
+  /** `none`: the delivery has no key to claim under (runs as claimed). */
+  claim: ClaimKind | 'none';
+  /** When the claim was sent: its lease runs from then. */
+  sentAt: number;
+  retry: RetryInfo;
+  logFields: Record<string, unknown>;
 }
 
 export class FailoverReceiver implements Receiver {
@@ -255,110 +275,91 @@ export class FailoverReceiver implements Receiver {
   async #route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = (req.url ?? '/').split('?')[0];
     if (this.#o.health.lifecycle === 'draining') res.setHeader('connection', 'close');
-    if (path === HEALTH_PATH && (req.method === 'GET' || req.method === 'HEAD')) {
-      const { status, body } = this.#o.health.report();
-      // The status alone to anyone; who this copy is and how it is, only with the health token (issue 14).
-      const shown = bearerMatches(header(req, 'authorization'), this.#o.healthToken) ? body : { status: body.status };
-      res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
-      res.end(req.method === 'HEAD' ? undefined : JSON.stringify(shown));
-      return;
-    }
-    if (path !== EVENTS_PATH) {
-      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
-      return;
-    }
-    if (req.method !== 'POST') {
-      res.writeHead(405, { allow: 'POST' }).end();
-      return;
-    }
-    await this.#delivery(req, res, new AckGate(res), this.#o.now());
+    if (path === HEALTH_PATH && (req.method === 'GET' || req.method === 'HEAD')) return answerHealth(req, res, this.#o.health, this.#o.healthToken);
+    if (path !== EVENTS_PATH) return answerNotFound(res);
+    if (req.method !== 'POST') return answerMethodNotAllowed(res);
+    await this.#delivery({ req, res, gate: new AckGate(res), receivedAt: this.#o.now() });
   }
 
-  async #delivery(req: IncomingMessage, res: ServerResponse, gate: AckGate, receivedAt: number): Promise<void> {
-    const o = this.#o;
-    let signed = false;
-    const refuse = (status: number, reason: string) => {
-      req.resume();
-      // Who answered is said only to a caller who proved it is Slack.
-      gate.answer(status, reason, signed ? { 'x-autohub-claim': 'none' } : {});
-      o.log.info('delivery.refused', { status, reason });
-    };
-    if (o.health.lifecycle !== 'serving') return refuse(503, `this copy is ${o.health.lifecycle}`);
+  /** `POST /slack/events`, in four stages; each one either answers or hands its result on to the next. */
+  async #delivery(x: Exchange): Promise<void> {
+    const raw = await this.#verify(x);
+    if (!raw) return;
+    const delivery = this.#classify(x, raw);
+    if (!delivery) return;
+    const claimed = await this.#claim(x, delivery);
+    if (!claimed) return;
+    this.#run(x, claimed);
+  }
 
+  /** Stage 1: this copy is serving, the body fits, and Slack signed it (the unsigned certificate check is answered here). */
+  async #verify(x: Exchange): Promise<Buffer | undefined> {
+    const { req, res, gate } = x;
+    const o = this.#o;
+    if (o.health.lifecycle !== 'serving') return void refuse(req, gate, o.log, 503, `this copy is ${o.health.lifecycle}`, false);
     const read = await readRawBody(req, o.maxBodyBytes);
     if (read.kind === 'aborted') {
       // A client that went away mid-body is not this copy's fault: one line at debug, with the count so far.
       this.#aborted += 1;
       o.log.debug('delivery.aborted', { count: this.#aborted });
-      return;
+      return undefined;
     }
-    if (read.kind === 'too-large') {
-      // Answered whole, then the rest of the body drained: closing on unread bytes would reset the connection.
-      answerThenLinger(req, res, 413, `request body is larger than ${read.limitBytes} bytes`);
-      o.log.info('delivery.refused', { status: 413, reason: 'body too large' });
-      return;
-    }
-    const raw = read.raw;
-    // Slack's certificate check of a slash command URL comes unsigned (bolt-js and bolt-python answer it before
-    // verifying): a form with ssl_check=1 and nothing that runs anything gets 200, and nothing about this copy.
-    if (isSslCheck(header(req, 'content-type'), raw)) {
-      gate.answer(200);
-      o.log.debug('delivery.ssl_check', {});
-      return;
-    }
+    if (read.kind === 'too-large') return void answerTooLarge(req, res, o.log, read.limitBytes);
+    if (isSslCheck(header(req, 'content-type'), read.raw)) return void answerUnsignedSslCheck(gate, o.log);
     const signature = await checkSignature({
       signingSecret: o.signingSecret,
       timestamp: header(req, 'x-slack-request-timestamp'),
       signature: header(req, 'x-slack-signature'),
-      body: raw,
+      body: read.raw,
       now: o.now(),
       hmac: nodeHmac,
     });
-    if (!signature.ok) return refuse(401, `signature ${signature.reason}`);
-    signed = true;
+    if (!signature.ok) return void refuse(req, gate, o.log, 401, `signature ${signature.reason}`, false);
     gate.identify({ 'x-autohub-instance': o.instance, 'x-autohub-role': o.role });
+    return read.raw;
+  }
 
+  /** Stage 2: what the signed body is; every kind that is never claimed is answered here. */
+  #classify(x: Exchange, raw: Buffer): Claimable | undefined {
+    const { req, gate } = x;
+    const o = this.#o;
     let delivery: Delivery;
     try {
       delivery = parseDelivery(header(req, 'content-type'), raw.toString('utf8'));
     } catch (error) {
-      if (error instanceof RequestInvalidError) return refuse(error.status, error.message);
+      if (error instanceof RequestInvalidError) return void refuse(req, gate, o.log, error.status, error.message, true);
       throw error;
     }
-    if (delivery.kind === 'ssl_check') return void gate.answer(200, undefined, { 'x-autohub-claim': 'none' });
-    if (delivery.kind === 'url_verification') {
-      return void gate.answer(200, { challenge: delivery.challenge }, { 'x-autohub-claim': 'none' });
+    switch (delivery.kind) {
+      case 'ssl_check':
+        return void answerSslCheck(gate);
+      case 'url_verification':
+        return void answerUrlVerification(gate, delivery.challenge);
+      case 'app_rate_limited':
+        return void answerAppRateLimited(gate, o.log, delivery, o.onAppRateLimited);
+      case 'hint':
+        return void answerHint(gate, o.log, delivery.eventId, o.onHint);
+      case 'event': {
+        const waiting = this.#runner.queued;
+        if (o.shedAt && waiting >= o.shedAt) return void answerShed(gate, o.log, delivery.eventId, waiting);
+        return delivery;
+      }
+      default:
+        return delivery;
     }
-    if (delivery.kind === 'app_rate_limited') {
-      // Slack is dropping this app's events (over 30,000 an hour from one workspace); it wants a 200 all the same.
-      gate.answer(200, undefined, { 'x-autohub-claim': 'none' });
-      const { teamId, apiAppId, minuteRateLimited } = delivery;
-      o.log.warn('slack.app_rate_limited', { teamId, apiAppId, minuteRateLimited });
-      o.onAppRateLimited?.(delivery);
-      return;
-    }
+  }
 
-    const waiting = this.#runner.queued;
-    if (delivery.kind === 'event' && o.shedAt && waiting >= o.shedAt) {
-      // Before the claim, so the copy that takes it claims it; Slack's own retry would reach the edge again.
-      gate.answer(503, `busy: ${waiting} turns waiting here`, { 'x-autohub-claim': 'none', 'x-autohub-busy': String(waiting), 'retry-after': '1' });
-      o.log.info('delivery.shed', { eventId: delivery.eventId, waiting });
-      return;
-    }
-    if (delivery.kind === 'hint') {
-      // Signed (checked above), never claimed: it costs no store command until the reaper looks.
-      gate.answer(200, undefined, { 'x-autohub-claim': 'none' });
-      o.log.debug('delivery.hint', { eventId: delivery.eventId });
-      o.onHint?.();
-      return;
-    }
+  /** Stage 3: the claim (a duplicate is answered here); a fail-open is counted and told. */
+  async #claim(x: Exchange, delivery: Claimable): Promise<Claimed | undefined> {
+    const { req, gate, receivedAt } = x;
+    const o = this.#o;
     const retry = parseRetryHeaders(header(req, 'x-slack-retry-num'), header(req, 'x-slack-retry-reason'));
     const failover = header(req, 'x-autohub-failover');
     // A busy hub is alive and renewing its leases: nothing to look for (a look then only finds leases late under load).
     if (failover && !failover.startsWith('hub busy')) o.onFailover?.(failover.slice(0, 80));
     const lease = delivery.kind === 'event' ? leaseRequest(o.lease.leaseMs, delivery.body, delivery.eventId) : undefined;
-    const claimSentAt = o.now();
-    const outcome = await this.#claim(delivery.claimKeys, receivedAt, lease);
+    const sentAt = o.now();
+    const outcome = await this.#claimWithinAck(delivery.claimKeys, receivedAt, lease);
     const claim: ClaimKind | 'none' = delivery.claimKeys.length === 0 ? 'none' : outcome.kind;
     if (outcome.kind === 'fail-open' && claim !== 'none') {
       o.health.countFailOpen();
@@ -371,21 +372,24 @@ export class FailoverReceiver implements Receiver {
       claim,
       ...(outcome.kind === 'fail-open' ? { reason: outcome.reason } : {}),
     };
-    if (outcome.kind === 'duplicate') {
-      gate.answer(200, undefined, { 'x-autohub-claim': 'duplicate' });
-      o.log.info('delivery.duplicate', { ...logFields, ackMs: o.now() - receivedAt });
-      return;
-    }
+    if (outcome.kind === 'duplicate') return void answerDuplicate(gate, o.log, logFields, o.now() - receivedAt);
+    return { delivery, outcome, claim, sentAt, retry, logFields };
+  }
+
+  /** Stage 4: a probe is answered with its claim; any other delivery's turn runs, with the lease its claim won. */
+  #run(x: Exchange, c: Claimed): void {
+    const { gate, receivedAt } = x;
+    const o = this.#o;
+    const { delivery, outcome, claim } = c;
     if (delivery.kind === 'probe') {
-      gate.answer(200, undefined, { 'x-autohub-claim': claim });
-      o.log.info('delivery.probe', { ...logFields, eventId: delivery.eventId, ackMs: o.now() - receivedAt });
+      answerProbe(gate, o.log, claim, c.logFields, delivery.eventId, o.now() - receivedAt);
       return;
     }
-    const turnLease = this.#leaseFor(delivery, outcome, claimSentAt);
+    const lease = this.#leaseFor(delivery, outcome, c.sentAt);
     // The edge hints the other copy to look when this lease would lapse (lib/synthetic).
-    if (turnLease) gate.identify({ [LEASE_HEADER]: String(o.lease.leaseMs) });
+    if (lease) gate.identify({ [LEASE_HEADER]: String(o.lease.leaseMs) });
     const nonce = outcome.kind === 'fail-open' ? outcome.nonce : undefined;
-    this.#runner.run({ delivery, gate, receivedAt, claim: claim === 'none' ? 'claimed' : outcome.kind, retry, logFields, lease: turnLease, nonce });
+    this.#runner.run({ delivery, gate, receivedAt, claim: claim === 'none' ? 'claimed' : outcome.kind, retry: c.retry, logFields: c.logFields, lease, nonce });
   }
 
   /** The lease an event's claim won (its lease runs from `sentAt`), the runner's to end; undefined for any other outcome. */
@@ -405,11 +409,12 @@ export class FailoverReceiver implements Receiver {
     return this.#leaseFor(t.delivery, outcome, sentAt);
   }
 
-  #claim(keys: string[], receivedAt: number, lease: LeaseRequest | undefined): Promise<ClaimOutcome> {
+  /** The store's claim, failed open if it has not answered `ANSWER_MARGIN_MS` before the ack deadline. */
+  #claimWithinAck(keys: string[], receivedAt: number, lease: LeaseRequest | undefined): Promise<ClaimOutcome> {
     if (keys.length === 0) return Promise.resolve({ kind: 'claimed' });
     const owner = { instance: this.#o.instance, role: this.#o.role };
     // The store bounds itself; this bound keeps the ack deadline even if it did not.
-    const left = this.#o.ackDeadlineMs - 100 - (this.#o.now() - receivedAt);
+    const left = this.#o.ackDeadlineMs - ANSWER_MARGIN_MS - (this.#o.now() - receivedAt);
     return withDeadline(this.#o.store.claim(keys, owner, lease), left, () => failOpen('receiver ack deadline'));
   }
 
@@ -426,7 +431,7 @@ export class FailoverReceiver implements Receiver {
     const delivery = parseDelivery('application/json', JSON.stringify(envelope));
     if (delivery.kind !== 'event') return 'duplicate';
     const receivedAt = o.now();
-    const outcome = await this.#claim(delivery.claimKeys, receivedAt, leaseRequest(o.lease.leaseMs, delivery.body, delivery.eventId));
+    const outcome = await this.#claimWithinAck(delivery.claimKeys, receivedAt, leaseRequest(o.lease.leaseMs, delivery.body, delivery.eventId));
     if (outcome.kind === 'duplicate') return 'duplicate';
     if (outcome.kind === 'fail-open') {
       if (options.recovered) return 'fail-open';

@@ -6,7 +6,7 @@
  * through the normal claim (a turn answered meanwhile is a duplicate then).
  *
  * On the Mac the file outlives a restart; on Railway the filesystem lasts
- * until the next deploy (README: "When a copy stops").
+ * until the next deploy (docs/deadlines-and-outages.md, "A store broken for hours"; AUTOHUB_JOURNAL in docs/settings.md).
  */
 import { appendFileSync, existsSync, readFileSync, renameSync, unlinkSync } from 'node:fs';
 import type { Sealer } from '../store/index.js';

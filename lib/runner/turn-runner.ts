@@ -14,6 +14,7 @@ import type { TurnFence, TurnHandle } from '../turn/index.js';
 import { parseDelivery, type Delivery } from '../delivery/index.js';
 import { AckGate } from './ack-gate.js';
 import { TurnLease, type DeadTurn, type LeaseKeeper, type StreamDetail, type TurnOutcome } from '../lease/index.js';
+import { storedBody } from '../delivery/index.js';
 
 /** Keys Bolt adds to every listener's `context`. */
 export interface TurnContext {
@@ -263,8 +264,7 @@ export class TurnRunner {
     };
     // What the claim wrote (the body without Slack's legacy token, as the receiver stores it), to write it again if the store forgets it.
     const restore = (detail: RestoreDetail) => {
-      const { token: _legacy, ...kept } = body;
-      const stored = JSON.stringify(kept);
+      const stored = storedBody(body);
       const parsed = parseDelivery('application/json', stored);
       const aliases = 'claimKeys' in parsed ? parsed.claimKeys.filter((k) => k !== key) : [];
       const request = { leaseMs: o.lease.leaseMs, body: stored, eventId: String(body.event_id ?? ''), ...(event.channel ? { channel: event.channel } : {}) };
@@ -618,7 +618,9 @@ export class TurnRunner {
    * A claim that timed out may still land: once the store answers, the copy
    * knows. Landed and still ours: the turn runs on under that lease (renewed,
    * fenced, finished in the store). Another copy's: this run stands down
-   * before it writes. Never landed: it runs on as it is (issue 23).
+   * before it writes. Never landed: it runs on as it is. Unasked, a claim
+   * that landed late would hold a lease nobody renews, and the copy that
+   * took it over would answer the turn a second time.
    */
   async #confirm(t: Turn, key: string, nonce: string): Promise<void> {
     const { o } = this;

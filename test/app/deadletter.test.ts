@@ -5,9 +5,34 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { parseDeadletterArgs, runDeadletter } from '../../app/cli/deadletter.js';
 import { deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
 import { capture } from '../support/capture.js';
-import { useRedisBridge } from '../support/redis-fixture.js';
-import { eventually, repliesTo, SECRET } from '../support/copies.js';
+import type { FakeWebApi } from '../../drill/sim/fake-web-api.js';
+import { type RedisFixture, useRedisBridge } from '../support/redis-fixture.js';
+import { eventually, repliesTo, type RunningCopy, SECRET } from '../support/copies.js';
 import { useCopy, useFakeWebApi } from '../support/fixtures.js';
+
+/** What `npm run deadletter` is run with: the same store and Web API as the hub. */
+function deadletterEnv(api: FakeWebApi, fx: RedisFixture, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    AUTOHUB_ROLE: 'hub',
+    SLACK_SIGNING_SECRET: SECRET,
+    SLACK_BOT_TOKEN: 'xoxb-test-token',
+    SLACK_API_URL: api.url,
+    UPSTASH_REDIS_REST_URL: fx.bridge.url,
+    UPSTASH_REDIS_REST_TOKEN: fx.bridge.token,
+    AUTOHUB_REFUSAL_LOG: 'off',
+    AUTOHUB_LOG_LEVEL: 'error',
+    ...extra,
+  };
+}
+
+/** Two mentions the channel refuses the bot for (not_in_channel), until both are dead letters. */
+async function twoDeadLetters(hub: RunningCopy, api: FakeWebApi, mentions: ReadonlyArray<readonly [string, string]>, text?: string): Promise<void> {
+  for (const [eventId, ts] of mentions) {
+    api.script('chat.startStream', { status: 200, body: { ok: false, error: 'not_in_channel' } });
+    await deliver(hub.eventsUrl, mentionEnvelope({ eventId, ts, channel: 'C0PRIVATE', ...(text ? { text } : {}) }), { signingSecret: SECRET });
+  }
+  await eventually(async () => ((await hub.store.listDead(10)) ?? []).length === 2, 'two dead letters', 10_000);
+}
 
 describe('parseDeadletterArgs', () => {
   it.each([
@@ -35,24 +60,11 @@ describe('npm run deadletter against the shared store', () => {
 
   // Two turns dead-lettered (the channel refuses the bot).
   beforeAll(async () => {
-    env = {
-      AUTOHUB_ROLE: 'hub',
-      SLACK_SIGNING_SECRET: SECRET,
-      SLACK_BOT_TOKEN: 'xoxb-test-token',
-      SLACK_API_URL: api.url,
-      UPSTASH_REDIS_REST_URL: fx.bridge.url,
-      UPSTASH_REDIS_REST_TOKEN: fx.bridge.token,
-      AUTOHUB_REFUSAL_LOG: 'off',
-      AUTOHUB_LOG_LEVEL: 'error',
-    };
-    for (const [eventId, ts] of [
+    env = deadletterEnv(api, fx);
+    await twoDeadLetters(hub, api, [
       ['Ev-dl-1', '1700003000.000001'],
       ['Ev-dl-2', '1700003000.000002'],
-    ] as const) {
-      api.script('chat.startStream', { status: 200, body: { ok: false, error: 'not_in_channel' } });
-      await deliver(hub.eventsUrl, mentionEnvelope({ eventId, ts, channel: 'C0PRIVATE' }), { signingSecret: SECRET });
-    }
-    await eventually(async () => ((await hub.store.listDead(10)) ?? []).length === 2, 'two dead letters', 10_000);
+    ]);
   });
 
   it('lists them as JSON with id, event_id, channel, reason, attempts and when', async () => {
@@ -115,25 +127,16 @@ describe("npm run deadletter -- replay runs the owner's bot, and leaves what it 
     const dir = mkdtempSync(join(tmpdir(), 'autohub-replay-bot-'));
     const bot = join(dir, 'my-bot.mjs');
     writeFileSync(bot, 'export function takeTurn(request) { return "the owner\'s bot heard: " + request.text.trim(); }\n');
-    env = {
-      AUTOHUB_ROLE: 'hub',
-      SLACK_SIGNING_SECRET: SECRET,
-      SLACK_BOT_TOKEN: 'xoxb-test-token',
-      SLACK_API_URL: api.url,
-      UPSTASH_REDIS_REST_URL: fx.bridge.url,
-      UPSTASH_REDIS_REST_TOKEN: fx.bridge.token,
-      AUTOHUB_REFUSAL_LOG: 'off',
-      AUTOHUB_LOG_LEVEL: 'error',
-      AUTOHUB_TURN: bot,
-    };
-    for (const [eventId, ts] of [
-      ['Ev-bot-1', '1700004000.000001'],
-      ['Ev-bot-2', '1700004000.000002'],
-    ] as const) {
-      api.script('chat.startStream', { status: 200, body: { ok: false, error: 'not_in_channel' } });
-      await deliver(hub.eventsUrl, mentionEnvelope({ eventId, ts, channel: 'C0PRIVATE', text: '<@UAUTOHUB> what is the weather' }), { signingSecret: SECRET });
-    }
-    await eventually(async () => ((await hub.store.listDead(10)) ?? []).length === 2, 'two dead letters', 10_000);
+    env = deadletterEnv(api, fx, { AUTOHUB_TURN: bot });
+    await twoDeadLetters(
+      hub,
+      api,
+      [
+        ['Ev-bot-1', '1700004000.000001'],
+        ['Ev-bot-2', '1700004000.000002'],
+      ],
+      '<@UAUTOHUB> what is the weather',
+    );
   });
 
   it('the replayed answer is the bot of AUTOHUB_TURN, not the demo turn', async () => {

@@ -1,10 +1,9 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../drill/sim/free-port.js';
-import { eventually } from '../support/copies.js';
+import { spawnEdge } from '../support/edge-process.js';
 
 const run = (entry: string, env: Record<string, string>) =>
   spawnSync(process.execPath, ['--import', 'tsx', entry], {
@@ -56,24 +55,10 @@ describe('entry points', () => {
   });
 
   it('`npm run edge` serves its health on PORT and exits 0 on SIGTERM', async () => {
-    const port = await freePort();
-    const child = spawn(process.execPath, ['--import', 'tsx', 'app/edge-node.ts'], {
-      env: {
-        PATH: process.env.PATH ?? '',
-        AUTOHUB_ENV_FILE: 'none',
-        PORT: String(port),
-        HUB_URL: 'http://127.0.0.1:9',
-        CLOUD_URL: 'http://127.0.0.1:9',
-        SLACK_SIGNING_SECRET: 'edge-test-secret',
-        AUTOHUB_HEALTH_TOKEN: 'edge-health-token-0123',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    const edge = await spawnEdge('edge-test-secret', { AUTOHUB_HEALTH_TOKEN: 'edge-health-token-0123' });
+    const { child, port, exited } = edge;
     try {
-      await eventually(() => out.includes('"edge.started"'), 'the edge to start', 15_000);
+      expect(edge.output()).toContain('"edge.started"');
       expect(await (await fetch(`http://127.0.0.1:${port}/slack/health`)).json()).toEqual({ status: 'ok' });
       const health = await fetch(`http://127.0.0.1:${port}/slack/health`, { headers: { authorization: 'Bearer edge-health-token-0123' } });
       expect(await health.json()).toMatchObject({ status: 'ok', role: 'edge', hub: { state: 'unknown' } });

@@ -3,69 +3,39 @@
  * 413, and a later one killed the process ("Controller is already closed": the router cancelled the body stream at
  * the limit, the 413's linger resumed the request, its 'end' closed the cancelled stream, and nothing caught the throw).
  */
-import { spawn } from 'node:child_process';
-import { createServer, request } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../drill/sim/free-port.js';
 import { serveFetchHandler } from '../../lib/edge-node/index.js';
 import { guardedListener, guardRequests } from '../../lib/http/index.js';
 import { signedHeaders } from '../../lib/slack/index.js';
-import { eventually } from '../support/copies.js';
+import { type EdgeProcess, spawnEdge } from '../support/edge-process.js';
+import { postChunked } from '../support/post-chunked.js';
 import { slowPost } from '../support/slow-post.js';
 
 const SECRET = 'edge-test-secret';
 
-/** The whole body written at once with no Content-Length (so chunked), as curl sends a file: its status, or what broke. */
-function postChunked(url: string, headers: Record<string, string>, body: Buffer): Promise<number | string> {
-  return new Promise((resolve) => {
-    const req = request(url, { method: 'POST', headers }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
-    req.on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? 'request error'));
-    req.write(body);
-    req.end();
-  });
-}
-
 describe('`npm run edge` against oversized bodies, chunked and not', () => {
-  let out = '';
-  let port = 0;
-  let child: ReturnType<typeof spawn> | undefined;
+  let edge: EdgeProcess | undefined;
   beforeAll(async () => {
-    port = await freePort();
-    child = spawn(process.execPath, ['--import', 'tsx', 'app/edge-node.ts'], {
-      env: {
-        PATH: process.env.PATH ?? '',
-        AUTOHUB_ENV_FILE: 'none',
-        PORT: String(port),
-        HUB_URL: 'http://127.0.0.1:9',
-        CLOUD_URL: 'http://127.0.0.1:9',
-        SLACK_SIGNING_SECRET: SECRET,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
-    await eventually(() => out.includes('"edge.started"') || child?.exitCode !== null, 'the edge to start', 15_000);
+    edge = await spawnEdge(SECRET);
   });
   afterAll(() => {
-    child?.kill('SIGKILL');
+    edge?.child.kill('SIGKILL');
   });
 
   it('answers 413 to each of eight 6 MB bodies (chunked and with a length), and is still up and serving after them', async () => {
     const body = Buffer.from(JSON.stringify({ pad: 'x'.repeat(6 * 1024 * 1024) }));
     const headers = { 'content-type': 'application/json', ...(await signedHeaders(SECRET, body, Date.now())) };
     const statuses: Array<number | string> = [];
-    const url = `http://127.0.0.1:${port}/slack/events`;
+    const url = `http://127.0.0.1:${edge!.port}/slack/events`;
     for (let i = 0; i < 8; i++) statuses.push(await (i % 2 === 0 ? postChunked(url, headers, body) : slowPost(url, headers, body)));
-    expect({ statuses, exitCode: child?.exitCode, crash: out.match(/ERR_[A-Z_]+/)?.[0] }).toEqual({
+    expect({ statuses, exitCode: edge!.child.exitCode, crash: edge!.output().match(/ERR_[A-Z_]+/)?.[0] }).toEqual({
       statuses: Array(8).fill(413),
       exitCode: null,
       crash: undefined,
     });
-    expect((await fetch(`http://127.0.0.1:${port}/slack/health`)).status).toBe(200);
+    expect((await fetch(`http://127.0.0.1:${edge!.port}/slack/health`)).status).toBe(200);
   });
 });
 

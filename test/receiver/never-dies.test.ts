@@ -2,23 +2,11 @@
  * A copy never dies of a request: an oversized body sent chunked gets its 413 each time, and a request whose
  * handling throws gets 500 while the next one is served.
  */
-import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { signedHeaders } from '../../lib/slack/index.js';
 import { SECRET } from '../support/copies.js';
 import { useCopy, useFakeWebApi } from '../support/fixtures.js';
-
-function postChunked(url: string, headers: Record<string, string>, body: Buffer): Promise<number | string> {
-  return new Promise((resolve) => {
-    const req = request(url, { method: 'POST', headers }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
-    req.on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? 'request error'));
-    req.write(body);
-    req.end();
-  });
-}
+import { postChunked } from '../support/post-chunked.js';
 
 describe('a copy against requests that would have ended it', () => {
   const api = useFakeWebApi();

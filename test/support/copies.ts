@@ -17,7 +17,7 @@ export interface RunningCopy extends Autohub {
   lines: ReturnType<typeof createMemoryLogger>['lines'];
 }
 
-export async function startCopy(o: {
+export interface StartCopyOptions {
   role: Role;
   store?: SharedStore;
   webApiUrl: string;
@@ -27,8 +27,11 @@ export async function startCopy(o: {
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
   turn?: TakeTurn | TurnModule;
+  /** How the thinking status waits for its refresh (a test's clock). */
   timers?: StatusTimers;
-}): Promise<RunningCopy> {
+}
+
+export async function startCopy(o: StartCopyOptions): Promise<RunningCopy> {
   const config = parseAppConfig({
     AUTOHUB_ROLE: o.role,
     AUTOHUB_INSTANCE: `${o.role}-test`,

@@ -7,8 +7,8 @@
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { startFakeWebApi, type FakeWebApi } from '../../drill/sim/fake-web-api.js';
 import type { SharedStore } from '../../lib/store/index.js';
-import type { StatusTimers, TakeTurn, TurnModule } from '../../lib/turn/index.js';
-import { startCopy, type RunningCopy } from './copies.js';
+import type { TurnModule } from '../../lib/turn/index.js';
+import { startCopy, type RunningCopy, type StartCopyOptions } from './copies.js';
 import { resetFakeCopy, startFakeCopy, type FakeCopy } from './fake-copy.js';
 import type { RedisFixture } from './redis-fixture.js';
 
@@ -78,7 +78,8 @@ export function useFakeWebApi(options: Parameters<typeof startFakeWebApi>[0] = {
   );
 }
 
-export interface CopyFixtureOptions {
+/** startCopy's options, with the fake Web API, the store and the bot given as this file's fixtures. */
+export interface CopyFixtureOptions extends Pick<StartCopyOptions, 'env' | 'fetch' | 'now' | 'sleep' | 'turn' | 'timers'> {
   role: 'hub' | 'cloud';
   /** The fake Web API it calls (from useFakeWebApi). */
   api: FakeWebApi;
@@ -86,13 +87,6 @@ export interface CopyFixtureOptions {
   redis?: RedisFixture;
   /** A store of the test's own (instead of `redis`), or a function giving it when the copy starts. */
   store?: SharedStore | (() => SharedStore);
-  env?: Record<string, string>;
-  fetch?: typeof fetch;
-  now?: () => number;
-  sleep?: (ms: number) => Promise<void>;
-  turn?: TakeTurn | TurnModule;
-  /** How the thinking status waits for its refresh (a test's clock). */
-  timers?: StatusTimers;
   /** The bot as a module loaded when the copy starts (in the hook). */
   loadTurn?: () => Promise<TurnModule>;
 }
