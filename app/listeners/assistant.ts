@@ -15,7 +15,16 @@ import type { App } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../../lib/log/index.js';
 import type { TurnContext } from '../../lib/receiver/index.js';
-import { clampPrompts, contextOf, feedbackOf, orderOf, type AiAppExports, type AssistantThread, type AssistantThreads } from '../../lib/turn/index.js';
+import {
+  clampPrompts,
+  contextOf,
+  feedbackOf,
+  hearsClick,
+  orderOf,
+  type AiAppExports,
+  type AssistantThread,
+  type AssistantThreads,
+} from '../../lib/turn/index.js';
 
 interface AssistantThreadEvent {
   assistant_thread?: { user_id?: string; channel_id?: string; thread_ts?: string; context?: Record<string, unknown> };
@@ -83,21 +92,26 @@ export function registerAssistant(
 
   // Every block_actions payload; only feedback buttons are ours. The runner acked it already, right after
   // its claim (interactivity is acked at once): nothing below delays the ack.
-  app.action({ type: 'block_actions' }, async ({ ack, body }) => {
+  app.action({ type: 'block_actions' }, async ({ ack, body, context }) => {
     await ack();
     const payload = body as unknown as Record<string, unknown>;
     const feedback = feedbackOf(payload);
     if (!feedback) return;
     if (!bot.onFeedback) return void log.info('feedback.unheard', { eventId: feedback.eventId, detail: 'the bot exports no onFeedback' });
     const trigger = typeof payload.trigger_id === 'string' ? payload.trigger_id : '';
-    // The claim failed open on one copy and held on the other (a store slow under load): both are here. The mark decides.
+    // The claim failed open on one copy and held on the other (a store slow under load): both are here. The mark
+    // decides; when the store does not answer it either, the claim does (hearsClick).
     const verdict = trigger ? await threads.firstClick(clickTeam(payload), trigger) : 'unsure';
-    if (verdict === 'heard') return void log.info('feedback.heard_already', { eventId: feedback.eventId });
-    if (verdict === 'unsure')
-      log.warn('feedback.unsure', {
-        eventId: feedback.eventId,
-        detail: "the store did not answer the click's mark: heard here, perhaps on the other copy too",
-      });
+    const claim = (context as Partial<TurnContext>).autohubClaim ?? 'fail-open';
+    const hears = hearsClick(verdict, claim);
+    if (verdict === 'unsure') {
+      const detail = hears ? "this copy's claim held: heard here" : 'its claim failed open: left to the copy whose claim held';
+      log.warn('feedback.unsure', { eventId: feedback.eventId, claim, heard: hears, detail: `the store did not answer the click's mark; ${detail}` });
+    }
+    if (!hears) {
+      if (verdict === 'heard') log.info('feedback.heard_already', { eventId: feedback.eventId });
+      return;
+    }
     await bot.onFeedback(feedback, { client: o.client, log });
     log.info('feedback.heard', { eventId: feedback.eventId, positive: feedback.positive });
   });

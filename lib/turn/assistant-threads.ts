@@ -15,7 +15,7 @@
  * when the store does not answer it). A mention in a channel and a DM outside
  * a thread cost nothing.
  */
-import type { Sealer, SharedStore } from '../store/index.js';
+import type { ClaimKind, Sealer, SharedStore } from '../store/index.js';
 import { CLAIM_TTL_SECONDS, STORE_LIMITS, assistantOnceKey, assistantThreadKey, feedbackHeardKey, isSealed } from '../store/index.js';
 import type { ThreadContext } from './types.js';
 
@@ -46,7 +46,21 @@ export function orderOf(eventTs: unknown, eventTime?: unknown): string {
 export type ClickVerdict = 'first' | 'heard' | 'unsure';
 
 /**
- * How often a click's mark is asked for before the click is run unsure:
+ * Whether this delivery runs `onFeedback`, from its mark and its claim: the
+ * mark decides when the store answered it. When it did not, the claim
+ * does: a claim that held is the one positive answer any copy got (the
+ * other delivery was a duplicate, or failed open), so that copy hears the
+ * click; one that failed open does not (the other copy may have run it:
+ * heard once beats heard twice; missed only when every claim and mark of the
+ * click went unanswered). Pure.
+ */
+export function hearsClick(verdict: ClickVerdict, claim: ClaimKind): boolean {
+  if (verdict !== 'unsure') return verdict === 'first';
+  return claim === 'claimed';
+}
+
+/**
+ * How often a click's mark is asked for before the claim decides:
  * after the ack nobody waits, so a store slow under load gets
  * 4 tries (each bounded by the store's own deadline) and 250 + 500 + 1,000 ms between them.
  */
@@ -97,7 +111,7 @@ export class AssistantThreads {
    * would run it. The mark is taken after the ack, by every delivery that
    * reached the listener, tried again while the store does not answer (the
    * same holder: a take whose answer was lost is still this one's). `unsure`
-   * when it never answered: the click is then run, as a claim that fails open is.
+   * when it never answered: the claim decides then (hearsClick).
    */
   async firstClick(team: string | undefined, triggerId: string): Promise<ClickVerdict> {
     const holder = (this.o.holder ?? (() => crypto.randomUUID()))();

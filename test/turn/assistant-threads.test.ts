@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { MemoryStore, type SharedStore } from '../../lib/store/index.js';
-import { AssistantThreads, orderOf } from '../../lib/turn/index.js';
+import { AssistantThreads, hearsClick, orderOf } from '../../lib/turn/index.js';
 
 describe('orderOf: an assistant event in the order of its own time', () => {
   it.each([
@@ -69,5 +69,20 @@ describe('firstClick: one delivery of a click hears it', () => {
     });
     expect(await threads.firstClick('T1', 'trigger-4')).toBe('unsure');
     expect(waits).toEqual([250, 500, 1000]);
+  });
+});
+
+describe('hearsClick: whether a delivery of a click runs onFeedback', () => {
+  // Bug caught (drill at 1,000 on a loaded machine: 160 of 854 clicks heard twice): an unanswered mark ran the click
+  // on every copy, the one whose claim failed open as well as the one whose claim held.
+  it.each([
+    ['first', 'claimed', true],
+    ['first', 'fail-open', true],
+    ['heard', 'claimed', false],
+    ['heard', 'fail-open', false],
+    ['unsure', 'claimed', true],
+    ['unsure', 'fail-open', false],
+  ] as const)('mark %s, claim %s: %s', (verdict, claim, hears) => {
+    expect(hearsClick(verdict, claim)).toBe(hears);
   });
 });

@@ -27,7 +27,12 @@ const bot: TurnModule = {
 /** A store whose claims of interactivity (trigger keys) are answered only when `release` is called: the command itself runs at once. */
 function slowClaims(fx: RedisFixture) {
   const store = new UpstashStore({ settings: { url: fx.bridge.url, token: fx.bridge.token }, reporter: () => undefined });
-  const slow = { on: false, held: [] as Array<() => void> };
+  const slow = { on: false, held: [] as Array<() => void>, marksUnanswered: false };
+  const lock: SharedStore['lock'] = async (key, ttl, holder) => {
+    const taken = await store.lock(key, ttl, holder);
+    // The take lands; its answer is lost (as the store's deadline loses it).
+    return slow.marksUnanswered && key.includes(':feedback:') ? undefined : taken;
+  };
   const claim: SharedStore['claim'] = async (keys, owner, lease) => {
     const outcome = await store.claim(keys, owner, lease);
     if (slow.on && keys.some((k) => k.includes(':trigger:'))) await new Promise<void>((resolve) => slow.held.push(resolve));
@@ -36,6 +41,7 @@ function slowClaims(fx: RedisFixture) {
   const wrapped = new Proxy(store, {
     get: (target, name) => {
       if (name === 'claim') return claim;
+      if (name === 'lock') return lock;
       const value = Reflect.get(target, name, target) as unknown;
       return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
     },
@@ -60,6 +66,7 @@ describe('a feedback click whose claim fails open on one copy', () => {
     for (const s of [hubStore.current, cloudStore.current]) {
       if (!s) continue;
       s.slow.on = false;
+      s.slow.marksUnanswered = false;
       s.release();
     }
   });
@@ -91,6 +98,25 @@ describe('a feedback click whose claim fails open on one copy', () => {
     hubStore.current!.release();
     await quiescent([hub, cloud]);
     expect(heard.length - before).toBe(1);
+  });
+
+  it("is heard once when the store answers no copy's mark: the copy whose claim held hears it, the one that failed open does not", async () => {
+    const form = click();
+    const before = heard.length;
+    hubStore.current!.slow.marksUnanswered = true;
+    cloudStore.current!.slow.marksUnanswered = true;
+    const first = await deliver(cloud.eventsUrl, form, { signingSecret: SECRET });
+    expect(first.headers.get('x-autohub-claim')).toBe('claimed');
+    hubStore.current!.slow.on = true;
+    const second = await deliver(hub.eventsUrl, form, { signingSecret: SECRET });
+    expect(second.headers.get('x-autohub-claim')).toBe('fail-open');
+    const unsure = (copy: typeof hub) => copy.lines.filter((l) => l.event === 'feedback.unsure');
+    await eventually(() => unsure(hub).length > 0 && unsure(cloud).length > 0, 'both listeners to give up on the mark', 10_000);
+    hubStore.current!.release();
+    await quiescent([hub, cloud]);
+    expect(heard.length - before).toBe(1);
+    expect(unsure(cloud).at(-1)).toMatchObject({ claim: 'claimed', heard: true });
+    expect(unsure(hub).at(-1)).toMatchObject({ claim: 'fail-open', heard: false });
   });
 
   it('is heard once when both copies fail open: the first to mark it heard hears it', async () => {
