@@ -36,6 +36,8 @@ export const CLICK_RATE = 20;
 
 /** How long no click may be heard again before the clicks are counted: twice a post's hold in the scenario (800 ms). */
 const QUIET_MS = 2000;
+/** How long no click is heard at all before the ones not heard are counted "never heard". */
+const STALL_MS = 15_000;
 
 /** A click's deliveries, by their `mention` in the sim's attempts. */
 const CLICK_PREFIX = 'click:';
@@ -144,21 +146,34 @@ export class AssistantThreadsDrill {
         clicked.length,
       )}\n`,
     );
-    const heard = () => h.api.posts().filter((p) => p.params.channel === FEEDBACK_CHANNEL && clicked.some((ts) => (p.params.text ?? '').includes(ts)));
-    const until = Date.now() + 10_000;
-    while (heard().length < clicked.length && Date.now() < until) await sleep(50);
-    // Quiet a while more: a click run twice shows its second line after a post held 800 ms, perhaps after a
-    // wait for a slot. Counted once no post is held and no new line came for QUIET_MS (before: 500 ms, under the hold).
-    let lines = heard().length;
-    let quietSince = Date.now();
-    while (Date.now() - quietSince < QUIET_MS && Date.now() < until + QUIET_MS * 5) {
-      await sleep(100);
-      if (heard().length !== lines || h.api.held > 0) {
-        lines = heard().length;
-        quietSince = Date.now();
+    // onFeedback's lines (`feedback <messageTs> <value>`), counted by the answer clicked.
+    const wanted = new Set(clicked);
+    const tally = () => {
+      const counts = new Map<string, number>();
+      for (const p of h.api.posts()) {
+        const ts = p.params.channel === FEEDBACK_CHANNEL ? (p.params.text ?? '').split(' ')[1] : undefined;
+        if (ts !== undefined && wanted.has(ts)) counts.set(ts, (counts.get(ts) ?? 0) + 1);
       }
+      return counts;
+    };
+    const linesOf = (counts: Map<string, number>) => [...counts.values()].reduce((a, b) => a + b, 0);
+    // Counted once every click is heard and no new line came for QUIET_MS with no post held (a click run twice
+    // shows its second line after a post held 800 ms, perhaps after a wait for a slot), or once no line came
+    // for STALL_MS (before: 10 s for all, then 500 ms, under the post hold: a click heard late was "never").
+    let counts = tally();
+    let lines = linesOf(counts);
+    let lastLine = Date.now();
+    for (;;) {
+      await sleep(100);
+      counts = tally();
+      if (linesOf(counts) !== lines || h.api.held > 0) {
+        lines = linesOf(counts);
+        lastLine = Date.now();
+      }
+      const quiet = Date.now() - lastLine;
+      if ((quiet >= QUIET_MS && counts.size === clicked.length) || quiet >= STALL_MS) break;
     }
-    const counts = new Map(clicked.map((ts) => [ts, heard().filter((p) => (p.params.text ?? '').split(' ')[1] === ts).length]));
+    counts = new Map(clicked.map((ts) => [ts, counts.get(ts) ?? 0]));
     const twice = [...counts.values()].filter((n) => n > 1).length;
     const never = [...counts.values()].filter((n) => n === 0).length;
     if (twice) unmet.push(`${twice} of ${clicked.length} feedback clicks heard twice`);
