@@ -19,9 +19,14 @@ import { useCopy, useFakeWebApi } from '../support/fixtures.js';
 import { useRedisBridge, type RedisFixture } from '../support/redis-fixture.js';
 
 const heard: Feedback[] = [];
+/** While set, onFeedback does not return until the test lets it go. */
+let holdFeedback: Promise<void> | undefined;
 const bot: TurnModule = {
   takeTurn: async (request) => ({ text: `Answer to: ${request.text}` }),
-  onFeedback: (feedback) => void heard.push(feedback),
+  onFeedback: async (feedback) => {
+    heard.push(feedback);
+    await holdFeedback;
+  },
 };
 
 /** A store whose claims of interactivity (trigger keys) are answered only when `release` is called: the command itself runs at once. */
@@ -80,6 +85,26 @@ describe('a feedback click whose claim fails open on one copy', () => {
       button: 'positive',
     });
   const lines = (copy: typeof hub, event: string) => copy.lines.filter((l) => l.event === event).length;
+
+  it('is acked before onFeedback runs: an onFeedback still running does not hold the ack (Slack wants it within 3 s)', async () => {
+    let letGo = () => {};
+    holdFeedback = new Promise<void>((resolve) => (letGo = resolve));
+    try {
+      const before = heard.length;
+      const heardLines = lines(hub, 'feedback.heard');
+      const ack = await deliver(hub.eventsUrl, click(), { signingSecret: SECRET });
+      expect(ack.status).toBe(200);
+      // Acked on purpose, not by the receiver's deadline backstop (1,200 ms after arrival, whatever the listener does).
+      expect(ack.headers.get('x-autohub-ack')).toBeNull();
+      await eventually(() => heard.length > before, 'onFeedback to start');
+      // The ack came while onFeedback holds: it was not waited for.
+      expect(lines(hub, 'feedback.heard')).toBe(heardLines);
+    } finally {
+      letGo();
+      holdFeedback = undefined;
+    }
+    await quiescent([hub, cloud]);
+  });
 
   it('is heard once when the other copy held the claim first: the copy that failed open finds the click heard and stands down', async () => {
     const form = click();
