@@ -18,6 +18,7 @@ const WHILE_HUNG: { [K in keyof Operations]: (...a: Parameters<Operations[K]>) =
   lock: () => undefined,
   unlock: () => undefined,
   note: () => undefined,
+  noteNewest: () => undefined,
   read: () => undefined,
   readHash: () => undefined,
   push: () => undefined,

@@ -4,18 +4,43 @@
  * person moving around Slack with it open (`assistant_thread_context_changed`:
  * the context kept for the thread's next turns), and a click on feedback
  * buttons under an answer (`block_actions`: the bot's `onFeedback`, once: the
- * click's trigger_id is claimed like a command's). A message in an assistant
- * thread is a DM, answered by app/listeners/conversation.ts.
+ * click's trigger_id is claimed like a command's, and, after the ack, marked
+ * heard, since a claim fails open when the store is slow). A message in an
+ * assistant thread is a DM, answered by app/listeners/conversation.ts.
+ *
+ * A context is kept newest by its event's own time (`event_ts`): two changes
+ * handled out of order (on two copies, or a slow store write) keep the later.
  */
 import type { App } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../../lib/log/index.js';
 import type { TurnContext } from '../../lib/runner/index.js';
-import { clampPrompts, contextOf, feedbackOf, type AiAppExports, type AssistantThread, type AssistantThreads } from '../../lib/turn/index.js';
+import {
+  clampPrompts,
+  contextOf,
+  feedbackOf,
+  hearsClick,
+  orderOf,
+  type AiAppExports,
+  type AssistantThread,
+  type AssistantThreads,
+} from '../../lib/turn/index.js';
 
 interface AssistantThreadEvent {
   assistant_thread?: { user_id?: string; channel_id?: string; thread_ts?: string; context?: Record<string, unknown> };
   event_ts?: string;
+}
+
+/** The envelope's parts the listeners read: the event id, and its time (a fallback for the event's own). */
+function envelopeOf(body: unknown): { eventId: string; eventTime: unknown } {
+  const b = body as { event_id?: unknown; event_time?: unknown };
+  return { eventId: String(b.event_id ?? ''), eventTime: b.event_time };
+}
+
+/** The team a click came from: the payload's `team`, else the person's. */
+function clickTeam(body: Record<string, unknown>): string | undefined {
+  const team = (body.team as { id?: unknown } | undefined)?.id ?? (body.user as { team_id?: unknown } | undefined)?.team_id;
+  return typeof team === 'string' && team !== '' ? team : undefined;
 }
 
 /** The thread an assistant event is about; undefined when Slack's event lacks its channel or thread. */
@@ -33,9 +58,10 @@ export function registerAssistant(
 
   app.event('assistant_thread_started', async ({ event, body, context }) => {
     const thread = threadOf(event as AssistantThreadEvent);
-    const eventId = String((body as { event_id?: unknown }).event_id ?? '');
+    const { eventId, eventTime } = envelopeOf(body);
     if (!thread) return void log.warn('assistant.thread_unreadable', { eventId });
-    await threads.keep(thread.channel, thread.threadTs, thread.context);
+    // A change handled before the start (out of order) is newer: the start's context does not overwrite it.
+    await threads.keep(thread.channel, thread.threadTs, thread.context, orderOf((event as AssistantThreadEvent).event_ts, eventTime));
     if (bot.prompts === undefined) return;
     // Two deliveries of one thread's start (two event ids, two copies) set its prompts once: the first take wins.
     if (!(await threads.firstStart(thread.channel, thread.threadTs, eventId))) {
@@ -57,18 +83,35 @@ export function registerAssistant(
 
   app.event('assistant_thread_context_changed', async ({ event, body }) => {
     const thread = threadOf(event as AssistantThreadEvent);
-    const eventId = String((body as { event_id?: unknown }).event_id ?? '');
+    const { eventId, eventTime } = envelopeOf(body);
     if (!thread) return void log.warn('assistant.thread_unreadable', { eventId });
-    await threads.keep(thread.channel, thread.threadTs, thread.context);
-    log.info('assistant.context_kept', { eventId });
+    const kept = await threads.keep(thread.channel, thread.threadTs, thread.context, orderOf((event as AssistantThreadEvent).event_ts, eventTime));
+    if (kept === false) return void log.info('assistant.context_older', { eventId, detail: 'a later change of this thread is kept' });
+    log.info('assistant.context_kept', { eventId, ...(kept === undefined ? { stored: false } : {}) });
   });
 
-  // Every block_actions payload; only feedback buttons are ours. The runner acked it already (interactivity is acked at once).
-  app.action({ type: 'block_actions' }, async ({ ack, body }) => {
+  // Every block_actions payload; only feedback buttons are ours. The runner acked it already, right after
+  // its claim (interactivity is acked at once): nothing below delays the ack.
+  app.action({ type: 'block_actions' }, async ({ ack, body, context }) => {
     await ack();
-    const feedback = feedbackOf(body as unknown as Record<string, unknown>);
+    const payload = body as unknown as Record<string, unknown>;
+    const feedback = feedbackOf(payload);
     if (!feedback) return;
     if (!bot.onFeedback) return void log.info('feedback.unheard', { eventId: feedback.eventId, detail: 'the bot exports no onFeedback' });
+    const trigger = typeof payload.trigger_id === 'string' ? payload.trigger_id : '';
+    // The claim failed open on one copy and held on the other (a store slow under load): both are here. The mark
+    // decides; when the store does not answer it either, the claim does (hearsClick).
+    const verdict = trigger ? await threads.firstClick(clickTeam(payload), trigger) : 'unsure';
+    const claim = (context as Partial<TurnContext>).autohubClaim ?? 'fail-open';
+    const hears = hearsClick(verdict, claim);
+    if (verdict === 'unsure') {
+      const detail = hears ? "this copy's claim held: heard here" : 'its claim failed open: left to the copy whose claim held';
+      log.warn('feedback.unsure', { eventId: feedback.eventId, claim, heard: hears, detail: `the store did not answer the click's mark; ${detail}` });
+    }
+    if (!hears) {
+      if (verdict === 'heard') log.info('feedback.heard_already', { eventId: feedback.eventId });
+      return;
+    }
     await bot.onFeedback(feedback, { client: o.client, log });
     log.info('feedback.heard', { eventId: feedback.eventId, positive: feedback.positive });
   });

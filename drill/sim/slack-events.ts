@@ -136,6 +136,13 @@ export function commandForm(o: { command?: string; text?: string; triggerId: str
  * (https://docs.slack.dev/reference/events/assistant_thread_started,
  * https://docs.slack.dev/reference/events/assistant_thread_context_changed).
  */
+/** The last event_ts made here, in microseconds: each next one is later (Slack's own are unique per event). */
+let lastEventMicros = 0;
+function nextEventTs(): string {
+  lastEventMicros = Math.max(lastEventMicros + 1, Date.now() * 1000);
+  return `${Math.floor(lastEventMicros / 1_000_000)}.${String(lastEventMicros % 1_000_000).padStart(6, '0')}`;
+}
+
 export function assistantThreadEnvelope(o: {
   eventId: string;
   type?: 'assistant_thread_started' | 'assistant_thread_context_changed';
@@ -146,16 +153,18 @@ export function assistantThreadEnvelope(o: {
   /** The channel the person is looking at (none: an empty context, as Slack sends from a search, say). */
   viewing?: string;
   enterprise?: string;
+  /** The event's own time (Slack's `event_ts`); default now, to the millisecond, later than the last one made here. */
+  eventTs?: string;
 }): Record<string, unknown> {
   const team = o.team ?? 'T0AUTOHUB';
-  const eventTs = `${Math.floor(Date.now() / 1000)}.000100`;
+  const eventTs = o.eventTs ?? nextEventTs();
   return {
     token: 'legacy-verification-token',
     team_id: team,
     api_app_id: 'A0AUTOHUB',
     type: 'event_callback',
     event_id: o.eventId,
-    event_time: Math.floor(Date.now() / 1000),
+    event_time: Math.floor(Number(eventTs)),
     event: {
       type: o.type ?? 'assistant_thread_started',
       assistant_thread: {

@@ -115,6 +115,20 @@ export function assistantThreadKey(channel: string, threadTs: string): string {
   return `${PREFIX}:assistant:${part(channel)}:${part(threadTs)}`;
 }
 
+/** Where `noteNewest` keeps the order of the value at `key` (its event's time), beside it and as long. */
+export function newestOrderKey(key: string): string {
+  return `${key}:order`;
+}
+
+/**
+ * A feedback click heard, by its `trigger_id`: taken by the copy that runs the
+ * bot's `onFeedback` for it, after the ack (a click the edge hands to both
+ * copies, one of whose claims failed open, is still heard once).
+ */
+export function feedbackHeardKey(team: string | undefined, triggerId: string): string {
+  return `${PREFIX}:feedback:${part(team)}:${part(triggerId)}`;
+}
+
 /** Taken once per assistant thread for `what` (its suggested prompts, its title), by the event that does it. */
 export function assistantOnceKey(what: 'prompts' | 'title', channel: string, threadTs: string): string {
   return `${PREFIX}:assistant:${part(what)}:${part(channel)}:${part(threadTs)}`;

@@ -5,7 +5,7 @@
  * cap is the scripts' own (STORE_LIMITS), kept on the injected clock as Redis
  * keeps its TTLs; test/store/contract.test.ts runs both against one table.
  */
-import { conversationKeys, GAPS_KEY, SERVED_KEY, STATUS_KEYS, stepsKey } from './keys.js';
+import { conversationKeys, GAPS_KEY, newestOrderKey, SERVED_KEY, STATUS_KEYS, stepsKey } from './keys.js';
 import {
   deadLetterFrom,
   lapsedVerdict,
@@ -477,6 +477,16 @@ export class MemoryStore implements SharedStore {
 
   async note(key: string, value: string, ttlSeconds: number): Promise<void> {
     this.#set(key, value, ttlSeconds * 1000, this.#now());
+  }
+
+  async noteNewest(key: string, value: string, order: string, ttlSeconds: number): Promise<boolean> {
+    const now = this.#now();
+    const kept = this.#live(newestOrderKey(key), now);
+    // As the script's Lua comparison; orders are digits of one width, so any collation sorts them alike.
+    if (kept !== undefined && kept > order) return false;
+    this.#set(key, value, ttlSeconds * 1000, now);
+    this.#set(newestOrderKey(key), order, ttlSeconds * 1000, now);
+    return true;
   }
 
   async read(key: string): Promise<string | null> {

@@ -140,6 +140,15 @@ export interface Records {
   unlock(key: string, holder: string): Promise<void>;
   /** A detached bookkeeping write; resolves when done, never throws. */
   note(key: string, value: string, ttlSeconds: number): Promise<void>;
+  /**
+   * Write `value` at `key` for `ttlSeconds` unless a newer one is there, in
+   * one command: `order` (digits of one width that sort as the values'
+   * times do, e.g. an event's ts padded) is kept beside it, and a write whose
+   * order sorts before the kept one's is dropped. An equal order writes (the
+   * same event seen twice). true written, false a newer value is kept,
+   * undefined when the store could not answer. Never throws.
+   */
+  noteNewest(key: string, value: string, order: string, ttlSeconds: number): Promise<boolean | undefined>;
   /** Every field of a hash; undefined when the store could not answer. */
   readHash(key: string): Promise<Record<string, string> | undefined>;
 }

@@ -431,6 +431,25 @@ redis.call('SET', KEYS[1], ARGV[1], 'EX', ttl)
 return 1`;
 
 /**
+ * A value written unless a newer one is kept (an assistant thread's context:
+ * two changes handled out of order keep the later). KEYS: the value, its
+ * order. ARGV: value, order (digits of one width: Lua compares strings by
+ * the locale's collation, which sorts those as numbers), ttl s.
+ * A value without an order (written before orders were kept) is older than
+ * any. Returns 1 (written) or 0 (a newer one is kept).
+ */
+export const NOTE_NEWEST_SCRIPT = `local key = KEYS[1]
+local order_key = KEYS[2]
+local value = ARGV[1]
+local order = ARGV[2]
+local ttl = tonumber(ARGV[3])
+local kept = redis.call('GET', order_key)
+if kept and kept > order then return 0 end
+redis.call('SET', key, value, 'EX', ttl)
+redis.call('SET', order_key, order, 'EX', ttl)
+return 1`;
+
+/**
  * One step's result kept with its turn (ctx.step): the field written and the
  * hash's life set to the claim's, in one command, only while the turn's
  * record still holds this token, live (a copy that lost the turn never

@@ -34,7 +34,7 @@ import { STORE_LIMITS as L } from './limits.js';
 import * as S from './scripts.js';
 import { isSealed, type Sealer } from './seal.js';
 import { createUpstashClient, type StoreClient } from './upstash-client.js';
-import { conversationKeys, stepsKey } from './keys.js';
+import { conversationKeys, newestOrderKey, stepsKey } from './keys.js';
 import type { ConversationPlace } from './roles.js';
 
 export interface UpstashStoreOptions {
@@ -372,6 +372,12 @@ export class UpstashStore implements SharedStore {
 
   async note(key: string, value: string, ttlSeconds: number): Promise<void> {
     await this.#bounded('note', key, () => this.#client.set(key, value, { ex: ttlSeconds }));
+  }
+
+  async noteNewest(key: string, value: string, order: string, ttlSeconds: number): Promise<boolean | undefined> {
+    const ttl = Math.max(1, Math.ceil(ttlSeconds));
+    const reply = await this.#bounded('note', key, () => this.#run(S.NOTE_NEWEST_SCRIPT, [key, newestOrderKey(key)], [value, order, ttl]));
+    return reply === undefined ? undefined : Number(reply) === 1;
   }
 
   async read(key: string): Promise<string | null | undefined> {

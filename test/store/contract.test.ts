@@ -639,6 +639,32 @@ describe.each([inProcess, overRedis()])('the store contract, on the $name store'
       expect(await x.a.lock(l, 10, 'a')).toBe(true);
     });
 
+    it('noteNewest keeps the newest value by its order: an older write that lands later is dropped (two context changes handled out of order)', async () => {
+      const x = store.open();
+      const k = 'autohub:test:newest';
+      // A value written before orders were kept is older than any.
+      await x.a.note(k, 'legacy', 60);
+      expect(await x.a.noteNewest(k, 'second', '000001700000002000000', 60)).toBe(true);
+      expect(await x.b.noteNewest(k, 'first', '000001700000001999999', 60)).toBe(false);
+      expect(await x.b.read(k)).toBe('second');
+      // The same event seen again (the other copy) writes again; a later one wins.
+      expect(await x.b.noteNewest(k, 'second', '000001700000002000000', 60)).toBe(true);
+      expect(await x.a.noteNewest(k, 'third', '000001700000002000001', 60)).toBe(true);
+      expect(await x.b.read(k)).toBe('third');
+      // Value and order lapse together: after the TTL an older event may write again.
+      await x.elapse(60 * SECOND);
+      expect(await x.b.read(k)).toBeNull();
+      expect(await x.b.noteNewest(k, 'first', '000001700000001999999', 60)).toBe(true);
+    });
+
+    it('30 concurrent noteNewest writes from two handles, in any order, leave the one with the highest order', async () => {
+      const { a, b } = store.open();
+      const k = 'autohub:test:newest-race';
+      const orders = Array.from({ length: 30 }, (_, i) => String(1_700_000_000_000_000 + ((i * 7) % 30)).padStart(21, '0'));
+      await Promise.all(orders.map((order, i) => (i % 2 ? a : b).noteNewest(k, `v${order}`, order, 60)));
+      expect(await a.read(k)).toBe(`v${[...orders].sort().at(-1)}`);
+    });
+
     it('push keeps the newest max values, newest first, and range reads as many as asked', async () => {
       const { a, b } = store.open();
       const l = 'autohub:test:list';

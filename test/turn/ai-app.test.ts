@@ -153,6 +153,30 @@ describe("Slack's AI-app surface, across two copies", () => {
     expect(seen.find((r) => r.eventId === 'Ev-status-long')?.context).toBeUndefined();
   });
 
+  it('two context changes handled out of order on the two copies keep the later one (by event_ts), and a start handled last overwrites neither', async () => {
+    // Bug caught: the context was a plain write, so the older change, handled last, was what the next turn saw.
+    const thread = ts();
+    const channel = 'D0AIORDER';
+    const at = (s: number) => `1700032000.${String(s).padStart(6, '0')}`;
+    const change = (eventId: string, viewing: string, eventTs: string) =>
+      assistantThreadEnvelope({ eventId, type: 'assistant_thread_context_changed', channel, threadTs: thread, viewing, eventTs });
+    await deliver(hub.eventsUrl, change('Ev-order-later', 'C0LATER', at(300)), { signingSecret: SECRET });
+    await quiescent([hub, cloud]);
+    await deliver(cloud.eventsUrl, change('Ev-order-earlier', 'C0EARLIER', at(200)), { signingSecret: SECRET });
+    await deliver(hub.eventsUrl, assistantThreadEnvelope({ eventId: 'Ev-order-open', channel, threadTs: thread, viewing: 'C0OPENED', eventTs: at(100) }), {
+      signingSecret: SECRET,
+    });
+    await quiescent([hub, cloud]);
+    await deliver(
+      cloud.eventsUrl,
+      mentionEnvelope({ eventId: 'Ev-order-ask', ts: ts(), threadTs: thread, channel, type: 'message', channelType: 'im', text: 'Where am I?' }),
+      { signingSecret: SECRET },
+    );
+    await eventually(() => repliesTo(api, 'Ev-order-ask').length === 1, 'the answer');
+    expect(seen.find((r) => r.eventId === 'Ev-order-ask')?.context?.channel).toBe('C0LATER');
+    expect(cloud.lines.filter((l) => l.event === 'assistant.context_older' && l.eventId === 'Ev-order-earlier')).toHaveLength(1);
+  });
+
   it('a feedback click handed to both copies reaches onFeedback once, acked at once, with what the answer and the click say', async () => {
     const thread = ts();
     const answer = ts();
