@@ -42,6 +42,7 @@ export type {
 export { MemoryStore } from './memory-store.js';
 export { UpstashStore } from './upstash-store.js';
 export { createUpstashClient } from './upstash-client.js';
+export { DEFAULT_COMMAND_MS } from './budget.js';
 export { createStore } from './create-store.js';
 export { DEFAULT_RETRY, parseLeaseRecord, releaseVerdict, retryDelayMs } from './lease.js';
 export type { EndReply, Gap, LeaseReply, LeaseSettings, Look, ReleaseReply, RestoreDetail, RetryPolicy, Takeover } from './lease.js';
