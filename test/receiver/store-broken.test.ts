@@ -65,6 +65,9 @@ describe('a failed-open turn whose reply fails while the store stays broken past
           AUTOHUB_LEASE_MS: '1500',
           AUTOHUB_LEASE_RENEW_MS: '400',
           AUTOHUB_REAPER_MS: '300',
+          // A hung store answers a command at its fuse: the first write waits for one confirm of the claim,
+          // so the fuse stays well inside this test's short retry window (the default 2 s would use it all).
+          AUTOHUB_STORE_ATTEMPT_MS: '500',
         },
       });
       const eventId = `Ev-broken-${++n}`;
