@@ -17,6 +17,7 @@ import type { StoreFault } from '../../lib/store/reporter.js';
 import { CLAIM_SCRIPT } from '../../lib/store/scripts.js';
 import { createUpstashClient } from '../../lib/store/upstash-client.js';
 import { UpstashStore } from '../../lib/store/upstash-store.js';
+import { eventually } from '../support/copies.js';
 import { useRedisBridge } from '../support/redis-fixture.js';
 
 const hub: ClaimOwner = { instance: 'hub-test', role: 'hub' };
@@ -247,6 +248,29 @@ describe('UpstashStore against a real Redis through the REST bridge', () => {
       fx.bridge.delayMs = 0;
     }
     expect(s.commandMs).toBe(2000);
+  });
+
+  it('a claim never waits for a socket behind slow commands off the ack path: they have sockets of their own', async () => {
+    // With one keep-alive pool (16 sockets) for both, 64 writes of 300 ms each hold every socket for
+    // 1,200 ms, and a claim queued behind them fails open (950 ms) although the store answers it in 300 ms.
+    const s = store(() => {});
+    await s.claim([uniqueKey('pool-warm')], hub);
+    fx.bridge.delayMs = 300;
+    const before = fx.bridge.requests;
+    try {
+      // Each from a turn of the event loop of its own, so each is a request of its own (the SDK pipelines one turn's commands).
+      const writes: Promise<void>[] = [];
+      for (let i = 0; i < 64; i++) {
+        writes.push(s.note(uniqueKey(`pool-${i}`), 'v', 60));
+        await new Promise((r) => setImmediate(r));
+      }
+      // Every socket of the writes' pool is busy (the other 48 wait for one).
+      await eventually(() => fx.bridge.requests - before === 16, 'the writes to hold 16 sockets');
+      expect((await s.claim([uniqueKey('pool-claim')], hub)).kind).toBe('claimed');
+      await Promise.all(writes);
+    } finally {
+      fx.bridge.delayMs = 0;
+    }
   });
 
   it("a command off the ack path gives up on its own fuse (AUTOHUB_STORE_ATTEMPT_MS), not the claim's", async () => {
