@@ -22,9 +22,11 @@ export const DEFAULT_CLAIM_BUDGET: ClaimBudget = { attemptMs: 450, attempts: 2, 
  * renewals, commits before writes, looks, steps, finishes. They are off
  * Slack's 3 s ack path, so they may wait longer than a claim: with the
  * claim's 450 ms, a store whose round trips take 500 ms answered none of
- * them, and no copy could prove it held a turn. 2,000 ms fits inside the
- * default lease's commit margin (min(2 s, 10 s / 4)) and inside a renewal
- * period of 3 s.
+ * them, and no copy could prove it held a turn. With the default lease:
+ * a renewal (every 3 s) that takes its whole 2,000 ms still answers 5 s
+ * before the 10 s lease lapses (3 + 2 < 10), and a commit before a write
+ * answered at its fuse leaves 6 s of the lease, past the commit margin
+ * (10 - 2 - min(2, 10 / 4) = 6 > 0).
  */
 export const DEFAULT_COMMAND_MS = 2000;
 
