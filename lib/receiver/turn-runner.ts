@@ -667,8 +667,14 @@ export class TurnRunner {
     }
   }
 
-  /** One ask of a confirm: true when it decided the turn (a lease attached, stood down, or no longer this run's), false to ask again. */
-  async #ask(t: Turn, key: string, nonce: string): Promise<boolean> {
+  /**
+   * One ask of a confirm: true when it decided the turn (a lease attached,
+   * stood down, or no longer this run's), false to ask again later. A claim
+   * found absent is claimed now; when that gives no lease (held meanwhile, by
+   * the other copy's claim or this one's landing late), the store is asked
+   * again at once, so the first write waits for that answer too.
+   */
+  async #ask(t: Turn, key: string, nonce: string, reclaim = true): Promise<boolean> {
     const { o } = this;
     const sentAt = o.now();
     const reply = await o.confirmClaim!(key, nonce, o.lease.leaseMs).catch(() => 'unreachable' as const);
@@ -686,9 +692,9 @@ export class TurnRunner {
       o.log.warn('claim.not_ours', { ...t.logFields, key, reply });
       return true;
     }
-    if (reply === 'absent') {
+    if (reply === 'absent' && reclaim && o.reclaim) {
       // Not there yet, or never: claim it now (a late landing of the first claim then finds it held).
-      const lease = await o.reclaim?.(t).catch(() => undefined);
+      const lease = await o.reclaim(t).catch(() => undefined);
       if (this.#here.get(key) !== t || t.lease !== undefined) return true;
       if (lease) {
         t.lease = lease;
@@ -697,6 +703,7 @@ export class TurnRunner {
         o.log.info('claim.confirmed', { ...t.logFields, key, reclaimed: true });
         return true;
       }
+      return this.#ask(t, key, nonce, false);
     }
     return false;
   }

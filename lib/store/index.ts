@@ -23,6 +23,7 @@ export {
 export { CLAIM_TTL_SECONDS, STORE_LIMITS } from './limits.js';
 export { logReporter } from './reporter.js';
 export type {
+  ClaimOptions,
   Claims,
   ConversationPlace,
   Conversations,

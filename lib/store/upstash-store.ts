@@ -29,7 +29,7 @@ import { WindowBook } from './window-book.js';
 import { classifyClaimReply, failOpen, type ClaimOutcome } from './outcome.js';
 import { encodeAlias, encodeClaim, encodeRestored, type ClaimOwner, type LeaseRequest } from './record.js';
 import type { StoreReporter } from './reporter.js';
-import type { ConfirmReply, DeadLetter, LookOptions, SharedStore, StoreHealth, TurnLine } from './roles.js';
+import type { ClaimOptions, ConfirmReply, DeadLetter, LookOptions, SharedStore, StoreHealth, TurnLine } from './roles.js';
 import { STORE_LIMITS as L } from './limits.js';
 import * as S from './scripts.js';
 import { isSealed, type Sealer } from './seal.js';
@@ -139,7 +139,11 @@ export class UpstashStore implements SharedStore {
     }
   }
 
-  async claim(keys: readonly string[], owner: ClaimOwner, lease?: LeaseRequest): Promise<ClaimOutcome> {
+  async claim(keys: readonly string[], owner: ClaimOwner, lease?: LeaseRequest, options: ClaimOptions = {}): Promise<ClaimOutcome> {
+    // Off the ack path, the claim has the other commands' fuse and client (nobody waits for it).
+    const budget = options.offAckPath ? { ...this.budget, attemptMs: this.commandMs } : this.budget;
+    const deadlineMs = options.offAckPath ? claimDeadlineMs(budget) : this.deadlineMs;
+    const client = options.offAckPath ? this.#client : this.#claimClient;
     const started = this.#now();
     const nonce = this.#nonce();
     const primary = encodeClaim(owner, started, nonce, lease && this.#sealer ? { ...lease, body: this.#sealer.seal(lease.body) } : lease);
@@ -147,15 +151,15 @@ export class UpstashStore implements SharedStore {
     const args = [primary, alias, this.#ttlSeconds, lease?.leaseMs ?? 0, nonce, this.#gapMs];
     // Only a thrown request is tried again: a reply, whatever it says, is the answer.
     // The same nonce on every attempt lets a retry recognise its own first write ('mine').
-    const attempt = () => this.#run(S.CLAIM_SCRIPT, [...keys, LEASES_KEY, WINDOWS_KEY, SERVED_KEY, GAPS_KEY], args, this.#claimClient);
-    const run = pRetry(attempt, { retries: this.budget.attempts - 1, minTimeout: this.budget.backoffMs, factor: 1, randomize: false })
+    const attempt = () => this.#run(S.CLAIM_SCRIPT, [...keys, LEASES_KEY, WINDOWS_KEY, SERVED_KEY, GAPS_KEY], args, client);
+    const run = pRetry(attempt, { retries: budget.attempts - 1, minTimeout: budget.backoffMs, factor: 1, randomize: false })
       .then((reply) => {
         const { outcome, windows } = classifyClaimReply(reply, lease ? 1 : undefined);
         this.windows.learn(windows);
         return outcome;
       })
       .catch((error: unknown) => failOpen(reasonOf(error)));
-    const outcome = await withDeadline(run, this.deadlineMs, () => failOpen(`deadline: no answer within ${this.deadlineMs} ms`));
+    const outcome = await withDeadline(run, deadlineMs, () => failOpen(`deadline: no answer within ${deadlineMs} ms`));
     if (outcome.kind === 'fail-open') {
       this.#observed.failed(outcome.reason);
       this.#report({ op: 'claim', reason: outcome.reason, key: keys[0], elapsedMs: this.#now() - started });

@@ -83,3 +83,61 @@ describe('every store round trip takes 500 ms, just past the claim fuse', () => 
     expect(await reader.listDead(100)).toEqual([]);
   }, 60_000);
 });
+
+describe('claims that never landed, then a store 500 ms slow', () => {
+  const fx = useRedisBridge();
+  const api = useFakeWebApi();
+  // The turns think, so each first write comes while the copy asks the store about its claim.
+  const env = { AUTOHUB_DEMO_THINK_MS: '1500' };
+  const hub = useCopy({ role: 'hub', api, redis: fx, env });
+  const cloud = useCopy({ role: 'cloud', api, redis: fx, env });
+  let direct: UpstashBridge;
+  let reader: UpstashStore;
+  beforeAll(async () => {
+    direct = await startUpstashBridge({ redisPort: fx.redis.port });
+    reader = new UpstashStore({ settings: { url: direct.url, token: direct.token }, reporter: () => {} });
+  });
+  afterAll(async () => {
+    await direct?.close();
+  });
+
+  it('each copy finds its claim absent and claims again off the ack path: one holds the turn, the other stands down before writing', async () => {
+    // The bug: the claim made again was sent with the claim's short fuse and failed open too, and a claim
+    // made again that found the turn held already gave no lease and no word: both copies wrote.
+    for (const [copy, i] of [
+      [hub, 0],
+      [cloud, 1],
+    ] as const) {
+      const eventId = `Ev-absent-warm-${i}`;
+      await deliver(copy.eventsUrl, mentionEnvelope({ eventId, ts: `1700016000.00000${i}` }), { signingSecret: SECRET });
+      await turnOver(reader, eventId, 15_000);
+    }
+    const eventId = 'Ev-absent-1';
+    const envelope = mentionEnvelope({ eventId, ts: '1700016001.000001' });
+    // The store refuses every request (500): neither claim lands.
+    fx.bridge.mode = 'error-500';
+    let acks: Response[];
+    try {
+      acks = await Promise.all([
+        deliver(hub.eventsUrl, envelope, { signingSecret: SECRET }),
+        deliver(cloud.eventsUrl, envelope, { signingSecret: SECRET, retryNum: 1 }),
+      ]);
+    } finally {
+      // Slow from the first request the store answers again.
+      fx.bridge.delayMs = 500;
+      fx.bridge.mode = 'normal';
+    }
+    try {
+      for (const ack of acks) expect(ack.headers.get('x-autohub-claim')).toBe('fail-open');
+      await eventually(() => repliesTo(api, eventId).length > 0, 'the mention to be answered', 20_000);
+      await quiescent([{ receiver: hub.receiver, keeper: hub.keeper, store: reader }, cloud], 15_000);
+    } finally {
+      fx.bridge.delayMs = 0;
+    }
+    expect(repliesTo(api, eventId)).toHaveLength(1);
+    const lines = [...hub.lines, ...cloud.lines];
+    expect(lines.filter((l) => l.event === 'claim.confirmed' && l.eventId === eventId && l.reclaimed === true)).toHaveLength(1);
+    expect(lines.filter((l) => l.event === 'claim.not_ours' && l.eventId === eventId)).toHaveLength(1);
+    expect(await reader.listDead(100)).toEqual([]);
+  }, 60_000);
+});

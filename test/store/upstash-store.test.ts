@@ -243,6 +243,8 @@ describe('UpstashStore against a real Redis through the REST bridge', () => {
       expect(await s.commit(k, 1, 5000)).toBe('ok');
       expect(await s.keepStep(k, 'lookup', '{"ok":true}', 1)).toBe('ok');
       expect(await s.finish(k, 1, '1700000000.000100')).toBe('ok');
+      // A claim off the ack path (a turn acked already, claimed again with a lease) has the longer fuse too.
+      expect(await s.claim([uniqueKey('slow-late')], hub, { leaseMs: 5000, body: '{}' }, { offAckPath: true })).toEqual({ kind: 'claimed', token: 1 });
       expect(seen.map((f) => f.op)).toEqual(['claim']);
     } finally {
       fx.bridge.delayMs = 0;
