@@ -655,7 +655,10 @@ export class TurnRunner {
     for (let wait = 1000; this.#here.get(key) === t && t.lease === undefined && !t.failing && o.now() < until; wait = Math.min(wait * 2, o.lease.leaseMs)) {
       // The turn's first write waits for this ask (TurnHandleOptions.confirming).
       const asked = this.#ask(t, key, nonce);
-      t.asking = asked.then(() => undefined);
+      t.asking = asked.then(
+        () => undefined,
+        () => undefined,
+      );
       let answered: boolean;
       try {
         answered = await asked;
