@@ -19,7 +19,7 @@ import { OwnerNotices, type NoticeCause } from '../lib/notice/index.js';
 import { STATUS_KEYS, type CopyRecord, type PeerView } from '../lib/status/index.js';
 import { createSealer, type SharedStore } from '../lib/store/index.js';
 import type { LoopDelay, Sleep } from '../lib/time/index.js';
-import { AssistantThreads, StatusBook, TurnHandle, type StatusTimers, type TakeTurn, type TurnModule } from '../lib/turn/index.js';
+import { AssistantThreads, StatusBook, TurnHandle, type TurnHandleOptions, type StatusTimers, type TakeTurn, type TurnModule } from '../lib/turn/index.js';
 import { resilientAuthorize } from './authorize.js';
 import { announceDeadLetter, announceNotice } from './listeners/announce.js';
 import { registerCommand } from './listeners/command.js';
@@ -152,10 +152,11 @@ export function turnHandles(
   const copy = { instance: o.config.instance, role: o.config.role };
   const noStream = new Set<string>();
   const clientFor = guardedClients(client, rateLimit.fenced);
-  return (lease: ConstructorParameters<typeof TurnHandle>[0]['lease'], key: string | undefined): TurnHandle =>
+  return (lease: TurnHandleOptions['lease'], key: string | undefined, confirming?: TurnHandleOptions['confirming']): TurnHandle =>
     new TurnHandle({
       lease,
       key,
+      confirming,
       steps: o.store,
       clientFor,
       plain: client,

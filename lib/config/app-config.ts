@@ -4,7 +4,7 @@
  * message is what the operator sees: one line per setting, all of them at once.
  */
 import { randomBytes } from 'node:crypto';
-import { deriveStoreKey, type Role, type UpstashSettings } from '../store/index.js';
+import { DEFAULT_COMMAND_MS, deriveStoreKey, type Role, type UpstashSettings } from '../store/index.js';
 import { ConfigError } from '../errors/index.js';
 import type { Level } from '../log/index.js';
 import { DEFAULT_MAX_REPLY_CHARS } from '../turn/reply-cap.js';
@@ -23,6 +23,11 @@ export interface AppConfig {
   /** What stored bodies are sealed under (lib/store/seal.ts); null only for tools run without a key or secret. */
   sealKeys: { current: Buffer; previous: Buffer[]; derived: boolean } | null;
   claim: { attemptMs: number; attempts: number };
+  /**
+   * AUTOHUB_STORE_ATTEMPT_MS: the fuse of every store command but the claim (confirms, renewals,
+   * commits, looks, steps, finishes), which are off Slack's ack path (lib/store/budget.ts).
+   */
+  storeAttemptMs: number;
   /** Where rate-limit refusals are written, one JSON line each; null turns the file off. */
   refusalLog: string | null;
   /** AUTOHUB_UPSTASH_MONTHLY_COMMANDS: the store plan's commands a month (the owner is told at 80%); 0: no limit. */
@@ -212,7 +217,7 @@ function readTurnPath(env: Env): string | undefined {
   return value;
 }
 
-function readStore(env: Env, r: SettingsReader): Pick<AppConfig, 'upstash' | 'claim' | 'sealKeys'> {
+function readStore(env: Env, r: SettingsReader): Pick<AppConfig, 'upstash' | 'claim' | 'storeAttemptMs' | 'sealKeys'> {
   return {
     sealKeys: r.take(() => readSealKeys(env), null),
     upstash: readUpstash(env, r),
@@ -220,11 +225,12 @@ function readStore(env: Env, r: SettingsReader): Pick<AppConfig, 'upstash' | 'cl
       attemptMs: r.take(() => readInt(env, 'AUTOHUB_CLAIM_ATTEMPT_MS', 450, { min: 50, max: 5000 }), 450),
       attempts: r.take(() => readInt(env, 'AUTOHUB_CLAIM_ATTEMPTS', 2, { min: 1, max: 5 }), 2),
     },
+    storeAttemptMs: r.take(() => readInt(env, 'AUTOHUB_STORE_ATTEMPT_MS', DEFAULT_COMMAND_MS, { min: 50, max: 30_000 }), DEFAULT_COMMAND_MS),
   };
 }
 
 /** Only what reaching the shared store takes: for tools that read it without being a copy. Every bad setting named at once. */
-export function parseStoreConfig(env: Env): Pick<AppConfig, 'upstash' | 'claim' | 'sealKeys'> {
+export function parseStoreConfig(env: Env): Pick<AppConfig, 'upstash' | 'claim' | 'storeAttemptMs' | 'sealKeys'> {
   const r = new SettingsReader(env);
   const store = readStore(env, r);
   r.done();

@@ -405,7 +405,9 @@ export class FailoverReceiver implements Receiver {
     const request = leaseRequest(o.lease.leaseMs, t.delivery.body, t.delivery.eventId);
     if (!request) return undefined;
     const sentAt = o.now();
-    const outcome = await o.store.claim(t.delivery.claimKeys, { instance: o.instance, role: o.role }, request);
+    // The turn was acked long ago: this claim is off the ack path (the longer fuse), so a store a little
+    // slower than the claim's fuse still answers it.
+    const outcome = await o.store.claim(t.delivery.claimKeys, { instance: o.instance, role: o.role }, request, { offAckPath: true });
     return this.#leaseFor(t.delivery, outcome, sentAt);
   }
 

@@ -68,7 +68,7 @@ export interface TurnRunnerOptions {
   /** How long the runner waits between two confirm attempts while the store is away (1 s, doubling). @default realSleep */
   sleep?: ((ms: number) => Promise<void>) | undefined;
   /** The handle a turn's listener answers through; its lease is read when needed (one may be attached late). */
-  handleFor?: ((lease: () => TurnFence | undefined, key: string | undefined) => TurnHandle) | undefined;
+  handleFor?: ((lease: () => TurnFence | undefined, key: string | undefined, confirming: () => Promise<void> | undefined) => TurnHandle) | undefined;
   /**
    * Before a turn takes a slot, it may wait for its conversation
    * (lib/conversation: one turn at a time per thread, across the copies).
@@ -96,6 +96,8 @@ export interface Turn {
   nonce?: string | undefined;
   /** The confirm of that claim, while it is asked. */
   confirming?: Promise<void> | undefined;
+  /** One ask of that confirm (a round trip, and a claim with a lease when it was absent), while it is under way. */
+  asking?: Promise<void> | undefined;
   /** Its wait for its conversation (the admit hook), while it waits. */
   admitted?: Promise<void> | undefined;
   /** Frees the turn's slot (once), set when it starts. */
@@ -364,7 +366,11 @@ export class TurnRunner {
       if (!t.lease && t.nonce !== undefined) t.confirming = this.#confirm(t, key, t.nonce).finally(() => (t.confirming = undefined));
     }
     if (o.admit) {
-      t.handle ??= o.handleFor?.(() => t.lease, t.delivery.kind === 'event' ? t.delivery.claimKeys[0] : undefined);
+      t.handle ??= o.handleFor?.(
+        () => t.lease,
+        t.delivery.kind === 'event' ? t.delivery.claimKeys[0] : undefined,
+        () => t.asking,
+      );
       t.admitted = this.#admit(t, o.admit);
       return;
     }
@@ -417,7 +423,11 @@ export class TurnRunner {
   #start(t: Turn): void {
     const { o } = this;
     const claimHeader = { 'x-autohub-claim': t.logFields.claim as string };
-    t.handle ??= o.handleFor?.(() => t.lease, t.delivery.kind === 'event' ? t.delivery.claimKeys[0] : undefined);
+    t.handle ??= o.handleFor?.(
+      () => t.lease,
+      t.delivery.kind === 'event' ? t.delivery.claimKeys[0] : undefined,
+      () => t.asking,
+    );
     const context: TurnContext = {
       autohubClaim: t.claim,
       autohubInstance: o.instance,
@@ -634,37 +644,62 @@ export class TurnRunner {
         void sleep(ms).then(resolve);
       });
     for (let wait = 1000; this.#here.get(key) === t && t.lease === undefined && !t.failing && o.now() < until; wait = Math.min(wait * 2, o.lease.leaseMs)) {
-      const sentAt = o.now();
-      const reply = await o.confirmClaim(key, nonce, o.lease.leaseMs).catch(() => 'unreachable' as const);
-      if (this.#here.get(key) !== t || t.lease !== undefined) return;
-      if (reply === 'mine') {
-        const lease = this.lease(key, 1, sentAt, t.delivery.body);
+      // The turn's first write waits for this ask (TurnHandleOptions.confirming).
+      const asked = this.#ask(t, key, nonce);
+      t.asking = asked.then(
+        () => undefined,
+        () => undefined,
+      );
+      let answered: boolean;
+      try {
+        answered = await asked;
+      } finally {
+        t.asking = undefined;
+      }
+      if (answered || t.failing) return;
+      await pause(wait);
+    }
+  }
+
+  /**
+   * One ask of a confirm: true when it decided the turn (a lease attached,
+   * stood down, or no longer this run's), false to ask again later. A claim
+   * found absent is claimed now; when that gives no lease (held meanwhile, by
+   * the other copy's claim or this one's landing late), the store is asked
+   * again at once, so the first write waits for that answer too.
+   */
+  async #ask(t: Turn, key: string, nonce: string, reclaim = true): Promise<boolean> {
+    const { o } = this;
+    const sentAt = o.now();
+    const reply = await o.confirmClaim!(key, nonce, o.lease.leaseMs).catch(() => 'unreachable' as const);
+    if (this.#here.get(key) !== t || t.lease !== undefined) return true;
+    if (reply === 'mine') {
+      const lease = this.lease(key, 1, sentAt, t.delivery.body);
+      t.lease = lease;
+      t.handle?.follow(lease);
+      lease.start();
+      o.log.info('claim.confirmed', { ...t.logFields, key });
+      return true;
+    }
+    if (reply === 'held' || reply === 'lost') {
+      t.handle?.standDown(`the claim that timed out is another copy's (${reply})`);
+      o.log.warn('claim.not_ours', { ...t.logFields, key, reply });
+      return true;
+    }
+    if (reply === 'absent' && reclaim && o.reclaim) {
+      // Not there yet, or never: claim it now (a late landing of the first claim then finds it held).
+      const lease = await o.reclaim(t).catch(() => undefined);
+      if (this.#here.get(key) !== t || t.lease !== undefined) return true;
+      if (lease) {
         t.lease = lease;
         t.handle?.follow(lease);
         lease.start();
-        o.log.info('claim.confirmed', { ...t.logFields, key });
-        return;
+        o.log.info('claim.confirmed', { ...t.logFields, key, reclaimed: true });
+        return true;
       }
-      if (reply === 'held' || reply === 'lost') {
-        t.handle?.standDown(`the claim that timed out is another copy's (${reply})`);
-        o.log.warn('claim.not_ours', { ...t.logFields, key, reply });
-        return;
-      }
-      if (reply === 'absent') {
-        // Not there yet, or never: claim it now (a late landing of the first claim then finds it held).
-        const lease = await o.reclaim?.(t).catch(() => undefined);
-        if (this.#here.get(key) !== t || t.lease !== undefined) return;
-        if (lease) {
-          t.lease = lease;
-          t.handle?.follow(lease);
-          lease.start();
-          o.log.info('claim.confirmed', { ...t.logFields, key, reclaimed: true });
-          return;
-        }
-      }
-      if (t.failing) return;
-      await pause(wait);
+      return this.#ask(t, key, nonce, false);
     }
+    return false;
   }
 
   /** A failed turn that never had a lease (its claim failed open): claimed now, if the store lets it (see `reclaim`). */

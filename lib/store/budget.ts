@@ -17,7 +17,23 @@ export interface ClaimBudget {
 
 export const DEFAULT_CLAIM_BUDGET: ClaimBudget = { attemptMs: 450, attempts: 2, backoffMs: 50 };
 
+/**
+ * The fuse of every other store command (AUTOHUB_STORE_ATTEMPT_MS): confirms,
+ * renewals, commits before writes, looks, steps, finishes. They are off
+ * Slack's 3 s ack path, so they may wait longer than a claim: with the
+ * claim's 450 ms, a store whose round trips take 500 ms answered none of
+ * them, and no copy could prove it held a turn. With the default lease:
+ * a renewal (every 3 s) that takes its whole 2,000 ms still answers 5 s
+ * before the 10 s lease lapses (3 + 2 < 10), and a commit before a write
+ * answered at its fuse leaves 6 s of the lease, past the commit margin
+ * (10 - 2 - min(2, 10 / 4) = 6 > 0).
+ */
+export const DEFAULT_COMMAND_MS = 2000;
+
+/** A bounded command's own deadline over its fuse: the requester's fuse fires first, this catches a fuse that did not. */
+export const FUSE_SLACK_MS = 50;
+
 /** attempts x attemptMs + (attempts - 1) x backoffMs, plus 50 ms of slack for the adapter's own deadline. */
 export function claimDeadlineMs(budget: ClaimBudget): number {
-  return budget.attempts * budget.attemptMs + (budget.attempts - 1) * budget.backoffMs + 50;
+  return budget.attempts * budget.attemptMs + (budget.attempts - 1) * budget.backoffMs + FUSE_SLACK_MS;
 }

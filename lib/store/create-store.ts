@@ -10,6 +10,8 @@ import { UpstashStore } from './upstash-store.js';
 export interface StoreConfig {
   upstash: UpstashSettings | null;
   claim: { attemptMs: number; attempts: number };
+  /** The fuse of every store command but the claim (AUTOHUB_STORE_ATTEMPT_MS). @default DEFAULT_COMMAND_MS */
+  storeAttemptMs?: number;
   sealKeys: { current: Buffer; previous: Buffer[] } | null;
   /** Slack's retry window: a silence in serving longer than it is recorded for the catch-up sweep. */
   catchup?: { retryWindowMs: number } | null;
@@ -32,6 +34,7 @@ export function createStore(config: StoreConfig, log: Logger): SharedStore {
     return new UpstashStore({
       settings: config.upstash,
       budget: config.claim,
+      ...(config.storeAttemptMs !== undefined ? { commandMs: config.storeAttemptMs } : {}),
       reporter: logReporter(log, { host: hostOf(config.upstash.url) }),
       gapMs,
       ...(sealer ? { sealer } : {}),

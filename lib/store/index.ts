@@ -25,6 +25,7 @@ export {
 export { CLAIM_TTL_SECONDS, STORE_LIMITS } from './limits.js';
 export { logReporter } from './reporter.js';
 export type {
+  ClaimOptions,
   Claims,
   ConversationPlace,
   Conversations,
@@ -44,6 +45,7 @@ export type {
 export { MemoryStore } from './memory-store.js';
 export { UpstashStore } from './upstash-store.js';
 export { createUpstashClient } from './upstash-client.js';
+export { DEFAULT_COMMAND_MS } from './budget.js';
 export { createStore } from './create-store.js';
 export { DEFAULT_RETRY, parseLeaseRecord, releaseVerdict, retryDelayMs } from './lease.js';
 export type { EndReply, Gap, LeaseReply, LeaseSettings, Look, ReleaseReply, RestoreDetail, RetryPolicy, Takeover } from './lease.js';

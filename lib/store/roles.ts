@@ -25,6 +25,15 @@ export interface StoreHealth {
   reason?: string;
 }
 
+export interface ClaimOptions {
+  /**
+   * Nobody waits for an ack (a turn acked already is claimed again, with a
+   * lease, as after a confirm found its first claim absent): each attempt
+   * gets the longer fuse of the commands off the ack path. @default false
+   */
+  offAckPath?: boolean;
+}
+
 /** Taking a delivery before the ack. */
 export interface Claims {
   /**
@@ -32,7 +41,7 @@ export interface Claims {
    * Resolves `claimed`, `duplicate` (a key is held: a positive answer) or
    * `fail-open`. With a lease, `claimed` carries token 1.
    */
-  claim(keys: readonly string[], owner: ClaimOwner, lease?: LeaseRequest): Promise<ClaimOutcome>;
+  claim(keys: readonly string[], owner: ClaimOwner, lease?: LeaseRequest, options?: ClaimOptions): Promise<ClaimOutcome>;
   /**
    * A leased claim that failed open (`nonce` from its outcome), asked about
    * once the store answers again: `mine` when it landed after all and is

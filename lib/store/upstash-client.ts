@@ -4,7 +4,9 @@
  * gets a fresh fuse of `attemptMs` and no static signal can be configured
  * (a fired static signal turns later replies into synthetic ones: seed 003).
  * The client makes one request per command and no retries of its own; the
- * store owns attempts and their budget.
+ * store owns attempts and their budget. The store makes two: one with the
+ * claim's short fuse, one with the longer fuse of every other command, each
+ * with its own sockets (a claim never queues behind a slow renewal).
  */
 import { Redis } from '@upstash/redis';
 import type { UpstashSettings } from './roles.js';

@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import pRetry from 'p-retry';
 import type { UpstashSettings } from './roles.js';
 import { withDeadline } from '../time/index.js';
-import { claimDeadlineMs, DEFAULT_CLAIM_BUDGET, type ClaimBudget } from './budget.js';
+import { claimDeadlineMs, DEFAULT_CLAIM_BUDGET, DEFAULT_COMMAND_MS, FUSE_SLACK_MS, type ClaimBudget } from './budget.js';
 import { usageKey, DEAD_KEY, EVENT_KEYS_MATCH, GAPS_KEY, LEASES_INDEXED_SCORE, LEASES_KEY, SERVED_KEY, STATUS_KEYS, WINDOWS_KEY } from './keys.js';
 import {
   parseDeadLetter,
@@ -29,7 +29,7 @@ import { WindowBook } from './window-book.js';
 import { classifyClaimReply, failOpen, type ClaimOutcome } from './outcome.js';
 import { encodeAlias, encodeClaim, encodeRestored, type ClaimOwner, type LeaseRequest } from './record.js';
 import type { StoreReporter } from './reporter.js';
-import type { ConfirmReply, DeadLetter, LookOptions, SharedStore, StoreHealth, TurnLine } from './roles.js';
+import type { ClaimOptions, ConfirmReply, DeadLetter, LookOptions, SharedStore, StoreHealth, TurnLine } from './roles.js';
 import { STORE_LIMITS as L } from './limits.js';
 import * as S from './scripts.js';
 import { isSealed, type Sealer } from './seal.js';
@@ -40,10 +40,12 @@ import type { ConversationPlace } from './roles.js';
 export interface UpstashStoreOptions {
   /** Where the database is; ignored when `client` is given. */
   settings?: UpstashSettings;
-  /** A ready client (tests); built from `settings` and `budget.attemptMs` otherwise. */
+  /** A ready client for every command (tests); otherwise two are built from `settings`: one per fuse. */
   client?: StoreClient;
-  /** @default DEFAULT_CLAIM_BUDGET (2 x 450 ms + 50 ms) */
+  /** The claim's fuse and attempts (the ack path). @default DEFAULT_CLAIM_BUDGET (2 x 450 ms + 50 ms) */
   budget?: Partial<ClaimBudget>;
+  /** The fuse of every command but the claim (AUTOHUB_STORE_ATTEMPT_MS): they are off the ack path. @default DEFAULT_COMMAND_MS (2,000 ms) */
+  commandMs?: number;
   /** Receives every fail-open claim and failed write. */
   reporter: StoreReporter;
   /** @default 24 h */
@@ -78,8 +80,13 @@ export class UpstashStore implements SharedStore {
   readonly kind = 'upstash' as const;
   readonly budget: ClaimBudget;
   readonly deadlineMs: number;
+  /** The fuse of every command but the claim. */
+  readonly commandMs: number;
   readonly windows: WindowBook;
+  /** Every command but the claim, each with a fuse of `commandMs`. */
   readonly #client: StoreClient;
+  /** The claim alone, each attempt with a fuse of `budget.attemptMs`. */
+  readonly #claimClient: StoreClient;
   readonly #report: StoreReporter;
   readonly #ttlSeconds: number;
   readonly #now: () => number;
@@ -95,9 +102,13 @@ export class UpstashStore implements SharedStore {
     this.#gapMs = options.gapMs ?? 0;
     this.budget = { ...DEFAULT_CLAIM_BUDGET, ...options.budget };
     this.deadlineMs = claimDeadlineMs(this.budget);
-    if (options.client) this.#client = options.client;
-    else if (options.settings) this.#client = createUpstashClient(options.settings, this.budget.attemptMs, (n) => void (this.#sent += n));
-    else throw new TypeError('UpstashStore needs `settings` or `client`');
+    this.commandMs = options.commandMs ?? DEFAULT_COMMAND_MS;
+    const count = (n: number) => void (this.#sent += n);
+    if (options.client) this.#client = this.#claimClient = options.client;
+    else if (options.settings) {
+      this.#claimClient = createUpstashClient(options.settings, this.budget.attemptMs, count);
+      this.#client = createUpstashClient(options.settings, this.commandMs, count);
+    } else throw new TypeError('UpstashStore needs `settings` or `client`');
     this.#report = options.reporter;
     this.#ttlSeconds = options.ttlSeconds ?? L.claimTtlSeconds;
     this.#now = options.now ?? Date.now;
@@ -114,21 +125,25 @@ export class UpstashStore implements SharedStore {
    * A script by its SHA (40 bytes on the wire instead of the whole script),
    * sent whole once when Redis does not know it yet (NOSCRIPT, as after a restart).
    */
-  async #run(script: string, keys: string[], args: (string | number)[]): Promise<unknown> {
+  async #run(script: string, keys: string[], args: (string | number)[], client = this.#client): Promise<unknown> {
     let sha = this.#shas.get(script);
     if (sha === undefined) {
       sha = createHash('sha1').update(script).digest('hex');
       this.#shas.set(script, sha);
     }
     try {
-      return await this.#client.evalsha(sha, keys, args);
+      return await client.evalsha(sha, keys, args);
     } catch (error) {
       if (!(error instanceof Error) || !/NOSCRIPT/i.test(error.message)) throw error;
-      return this.#client.eval(script, keys, args);
+      return client.eval(script, keys, args);
     }
   }
 
-  async claim(keys: readonly string[], owner: ClaimOwner, lease?: LeaseRequest): Promise<ClaimOutcome> {
+  async claim(keys: readonly string[], owner: ClaimOwner, lease?: LeaseRequest, options: ClaimOptions = {}): Promise<ClaimOutcome> {
+    // Off the ack path, the claim has the other commands' fuse and client (nobody waits for it).
+    const budget = options.offAckPath ? { ...this.budget, attemptMs: this.commandMs } : this.budget;
+    const deadlineMs = options.offAckPath ? claimDeadlineMs(budget) : this.deadlineMs;
+    const client = options.offAckPath ? this.#client : this.#claimClient;
     const started = this.#now();
     const nonce = this.#nonce();
     const primary = encodeClaim(owner, started, nonce, lease && this.#sealer ? { ...lease, body: this.#sealer.seal(lease.body) } : lease);
@@ -136,15 +151,15 @@ export class UpstashStore implements SharedStore {
     const args = [primary, alias, this.#ttlSeconds, lease?.leaseMs ?? 0, nonce, this.#gapMs];
     // Only a thrown request is tried again: a reply, whatever it says, is the answer.
     // The same nonce on every attempt lets a retry recognise its own first write ('mine').
-    const attempt = () => this.#run(S.CLAIM_SCRIPT, [...keys, LEASES_KEY, WINDOWS_KEY, SERVED_KEY, GAPS_KEY], args);
-    const run = pRetry(attempt, { retries: this.budget.attempts - 1, minTimeout: this.budget.backoffMs, factor: 1, randomize: false })
+    const attempt = () => this.#run(S.CLAIM_SCRIPT, [...keys, LEASES_KEY, WINDOWS_KEY, SERVED_KEY, GAPS_KEY], args, client);
+    const run = pRetry(attempt, { retries: budget.attempts - 1, minTimeout: budget.backoffMs, factor: 1, randomize: false })
       .then((reply) => {
         const { outcome, windows } = classifyClaimReply(reply, lease ? 1 : undefined);
         this.windows.learn(windows);
         return outcome;
       })
       .catch((error: unknown) => failOpen(reasonOf(error)));
-    const outcome = await withDeadline(run, this.deadlineMs, () => failOpen(`deadline: no answer within ${this.deadlineMs} ms`));
+    const outcome = await withDeadline(run, deadlineMs, () => failOpen(`deadline: no answer within ${deadlineMs} ms`));
     if (outcome.kind === 'fail-open') {
       this.#observed.failed(outcome.reason);
       this.#report({ op: 'claim', reason: outcome.reason, key: keys[0], elapsedMs: this.#now() - started });
@@ -162,10 +177,10 @@ export class UpstashStore implements SharedStore {
     return reply === 'mine' || reply === 'absent' || reply === 'held' || reply === 'lost' ? reply : 'unreachable';
   }
 
-  /** One bounded command; undefined when it failed (and was reported). */
+  /** One bounded command (off the ack path: the longer fuse); undefined when it failed (and was reported). */
   async #bounded<T>(op: Op, key: string, run: () => Promise<T>): Promise<T | undefined> {
     const failed = Symbol('failed');
-    const limit = this.budget.attemptMs + 50;
+    const limit = this.commandMs + FUSE_SLACK_MS;
     const result = await withDeadline<T | typeof failed>(
       run().catch((error: unknown) => {
         this.#fail(op, key, reasonOf(error));

@@ -60,6 +60,13 @@ export interface TurnFence extends PartsLedger {
 export interface TurnHandleOptions {
   /** The turn's lease as it is now: one may be attached late (a claim that failed open and landed after all). */
   lease: () => TurnFence | undefined;
+  /**
+   * The confirm of the turn's claim that timed out, while one is being asked
+   * (undefined otherwise): the turn's first write without a lease waits for
+   * its answer, so a claim that turns out to be another copy's stands the
+   * turn down before it writes, not after.
+   */
+  confirming?: (() => Promise<unknown> | undefined) | undefined;
   /** A WebClient whose every request passes `guard` right before it leaves. */
   clientFor: (guard: () => Promise<void>) => WebClient;
   /** The copy's own client (not fenced), for the note after a turn has ended. */
@@ -113,10 +120,21 @@ export class TurnHandle {
   }
 
   /** Resolves while this copy may act for the turn (a write, a step's side effect); throws LeaseLostError when it may not. */
-  #fence(at?: string): Promise<void> {
-    if (this.#stood) return Promise.reject(new LeaseLostError(this.#stood));
-    return this.o.lease()?.confirm(at) ?? Promise.resolve();
+  async #fence(at?: string): Promise<void> {
+    if (this.#stood) throw new LeaseLostError(this.#stood);
+    // Without a lease, the first write waits for a confirm under way (one round trip, bounded by the
+    // store's fuse and by the turn's deadline): its answer may attach the lease, or stand the turn down.
+    // Later writes do not wait: while the store is away the turn runs on, unfenced (it failed open).
+    const asking = this.o.lease() || this.#unfenced ? undefined : this.o.confirming?.();
+    if (asking) await settledOrAborted(asking, this.#local.signal);
+    if (this.#stood) throw new LeaseLostError(this.#stood);
+    const lease = this.o.lease();
+    if (lease) return lease.confirm(at);
+    this.#unfenced = true;
   }
+
+  /** A write of this turn has gone out without a lease. */
+  #unfenced = false;
 
   #stood: string | undefined;
   #abandoned = false;
@@ -340,4 +358,17 @@ function normalise(reply: TurnReply): { text: ReplyText; blocks?: readonly Recor
 async function* prepend<T>(first: string, rest: AsyncIterable<T>): AsyncIterable<string | T> {
   yield first;
   yield* rest;
+}
+
+/** Resolves once `work` settles or `signal` aborts, whichever is first; never rejects. */
+function settledOrAborted(work: Promise<unknown>, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    signal.addEventListener('abort', done, { once: true });
+    work.then(done, done);
+  });
 }

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadEnv, parseAppConfig } from '../../lib/config/index.js';
 import { ConfigError } from '../../lib/errors/index.js';
+import { createMemoryLogger } from '../../lib/log/index.js';
+import { createStore, UpstashStore } from '../../lib/store/index.js';
 
 const valid = {
   AUTOHUB_ROLE: 'hub',
@@ -20,6 +22,7 @@ describe('parseAppConfig', () => {
       slackApiUrl: 'https://slack.com/api/',
       upstash: null,
       claim: { attemptMs: 450, attempts: 2 },
+      storeAttemptMs: 2000,
       refusalLog: 'autohub-refusals.jsonl',
     });
     expect(config.instance).toMatch(/^hub-/);
@@ -37,6 +40,9 @@ describe('parseAppConfig', () => {
     [{ UPSTASH_REDIS_REST_TOKEN: 'tok' }, /^UPSTASH_REDIS_REST_URL is not set/],
     [{ AUTOHUB_INSTANCE: 'my mac' }, /^AUTOHUB_INSTANCE is invalid/],
     [{ AUTOHUB_CLAIM_ATTEMPTS: '9' }, /^AUTOHUB_CLAIM_ATTEMPTS is invalid/],
+    [{ AUTOHUB_STORE_ATTEMPT_MS: '2s' }, /^AUTOHUB_STORE_ATTEMPT_MS is invalid: expected a whole number from 50 to 30000, received "2s"$/],
+    [{ AUTOHUB_STORE_ATTEMPT_MS: '10' }, /^AUTOHUB_STORE_ATTEMPT_MS is invalid: expected a whole number from 50 to 30000, received "10"$/],
+    [{ AUTOHUB_STORE_ATTEMPT_MS: '60000' }, /^AUTOHUB_STORE_ATTEMPT_MS is invalid/],
     [{ AUTOHUB_SHED_AT: 'many' }, /^AUTOHUB_SHED_AT is invalid/],
     [{ AUTOHUB_ROLE: 'cloud', AUTOHUB_SHED_AT: '-1' }, /^AUTOHUB_SHED_AT is invalid/],
     [{ AUTOHUB_MAX_REPLY_CHARS: '40k' }, /^AUTOHUB_MAX_REPLY_CHARS is invalid: expected a whole number from 500 to 1000000, received "40k"$/],
@@ -56,6 +62,17 @@ describe('parseAppConfig', () => {
   it('the longest answer shown is 40,000 characters unless AUTOHUB_MAX_REPLY_CHARS says', () => {
     expect(parseAppConfig(valid).maxReplyChars).toBe(40_000);
     expect(parseAppConfig({ ...valid, AUTOHUB_MAX_REPLY_CHARS: '100000' }).maxReplyChars).toBe(100_000);
+  });
+
+  it("the store's commands off the ack path get their own fuse, AUTOHUB_STORE_ATTEMPT_MS; the claim keeps AUTOHUB_CLAIM_ATTEMPT_MS", () => {
+    // The bug: one fuse, the claim's, for every store command.
+    const config = parseAppConfig({ ...valid, AUTOHUB_STORE_ATTEMPT_MS: '3500' });
+    expect(config.storeAttemptMs).toBe(3500);
+    expect(config.claim.attemptMs).toBe(450);
+    const store = createStore({ ...config, upstash: { url: 'http://127.0.0.1:9', token: 't' } }, createMemoryLogger());
+    expect(store).toBeInstanceOf(UpstashStore);
+    expect((store as UpstashStore).commandMs).toBe(3500);
+    expect((store as UpstashStore).budget.attemptMs).toBe(450);
   });
 
   it('keeps a path under SLACK_API_URL and ends it with a slash', () => {

@@ -18,7 +18,9 @@ import { useRedisBridge, type RedisFixture } from '../support/redis-fixture.js';
 import { eventually, repliesTo, SECRET } from '../support/copies.js';
 import { useCopiesPerTest, useFakeWebApiPerTest } from '../support/fixtures.js';
 
-const WINDOW_MS = 1500;
+// Long enough for a hung store to be found so (the first write waits one confirm of 500 ms, the claim made
+// again after the failure two attempts of 500 ms): a turn still failing past it is a dead letter, not kept.
+const WINDOW_MS = 2500;
 const OWNER = 'U0OWNER';
 
 /** Redis itself full: `maxmemory` reached under `noeviction`, so every script that writes is refused with OOM. */
@@ -65,6 +67,8 @@ describe('a failed-open turn whose reply fails while the store stays broken past
           AUTOHUB_LEASE_MS: '1500',
           AUTOHUB_LEASE_RENEW_MS: '400',
           AUTOHUB_REAPER_MS: '300',
+          // A hung store answers a command at its fuse: kept well inside this test's short retry window.
+          AUTOHUB_STORE_ATTEMPT_MS: '500',
         },
       });
       const eventId = `Ev-broken-${++n}`;

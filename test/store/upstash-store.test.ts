@@ -17,6 +17,7 @@ import type { StoreFault } from '../../lib/store/reporter.js';
 import { CLAIM_SCRIPT } from '../../lib/store/scripts.js';
 import { createUpstashClient } from '../../lib/store/upstash-client.js';
 import { UpstashStore } from '../../lib/store/upstash-store.js';
+import { eventually } from '../support/copies.js';
 import { useRedisBridge } from '../support/redis-fixture.js';
 
 const hub: ClaimOwner = { instance: 'hub-test', role: 'hub' };
@@ -27,8 +28,13 @@ const uniqueKey = (label: string) => `autohub:claim:T1:event:${label}-${process.
 describe('UpstashStore against a real Redis through the REST bridge', () => {
   const fx = useRedisBridge();
   const faults: StoreFault[] = [];
-  const store = (reporter: (f: StoreFault) => void = (f) => void faults.push(f), budget?: { attemptMs: number }) =>
-    new UpstashStore({ settings: { url: fx.bridge.url, token: fx.bridge.token }, reporter, ...(budget ? { budget } : {}) });
+  const store = (reporter: (f: StoreFault) => void = (f) => void faults.push(f), budget?: { attemptMs: number }, commandMs?: number) =>
+    new UpstashStore({
+      settings: { url: fx.bridge.url, token: fx.bridge.token },
+      reporter,
+      ...(budget ? { budget } : {}),
+      ...(commandMs !== undefined ? { commandMs } : {}),
+    });
 
   it('a retry whose first write landed but lost its reply is still our claim, not a duplicate', async () => {
     const s = store();
@@ -197,7 +203,7 @@ describe('UpstashStore against a real Redis through the REST bridge', () => {
       const seen: StoreFault[] = [];
       // Each write takes 600 ms of a 1,000 ms fuse; the second starts when the first ends, so a
       // fuse made once (a static signal) would fire 400 ms into it.
-      const s = store((f) => seen.push(f), { attemptMs: 1000 });
+      const s = store((f) => seen.push(f), undefined, 1000);
       fx.bridge.delayMs = 600;
       try {
         await s.note(uniqueKey('slow-1'), 'a', 60);
@@ -212,8 +218,77 @@ describe('UpstashStore against a real Redis through the REST bridge', () => {
     });
   });
 
-  it('lease operations against a hung store report unreachable, never throw (a hung store is not "lost")', async () => {
+  it('with round trips of 500 ms, past the claim fuse of 450 ms, the claim fails open and every other command still answers on its own fuse', async () => {
+    // The bug: every command was sent with the claim's fuse, so confirms, renewals, commits, looks, steps and
+    // finishes gave up too, and a copy whose claim failed open could never prove it held the turn.
+    const seen: StoreFault[] = [];
+    const s = store((f) => seen.push(f));
+    const k = uniqueKey('slow-500');
+    // Warm: Redis knows the scripts by their SHA (a NOSCRIPT answer would cost a second round trip).
+    await s.claim([uniqueKey('slow-warm')], hub, { leaseMs: 5000, body: '{}' });
+    await s.confirm(uniqueKey('slow-warm-2'), 'n', 5000);
+    await s.renew([{ key: uniqueKey('slow-warm-3'), token: 1 }], 5000);
+    await s.commit(uniqueKey('slow-warm-4'), 1, 5000);
+    await s.finish(uniqueKey('slow-warm-5'), 1, null);
+    await s.keepStep(uniqueKey('slow-warm-6'), 'step', '{}', 1);
+    fx.bridge.delayMs = 500;
+    try {
+      const outcome = await s.claim([k], hub, { leaseMs: 5000, body: '{}' });
+      expect(outcome.kind).toBe('fail-open');
+      const nonce = outcome.kind === 'fail-open' ? outcome.nonce : undefined;
+      expect(nonce).toBeDefined();
+      // The claim landed after its copy gave up on it: the confirm says so, and the lease is this copy's.
+      expect(await s.confirm(k, nonce!, 5000)).toBe('mine');
+      expect(await s.renew([{ key: k, token: 1 }], 5000)).toEqual(['ok']);
+      expect(await s.commit(k, 1, 5000)).toBe('ok');
+      expect(await s.keepStep(k, 'lookup', '{"ok":true}', 1)).toBe('ok');
+      expect(await s.finish(k, 1, '1700000000.000100')).toBe('ok');
+      // A claim off the ack path (a turn acked already, claimed again with a lease) has the longer fuse too.
+      expect(await s.claim([uniqueKey('slow-late')], hub, { leaseMs: 5000, body: '{}' }, { offAckPath: true })).toEqual({ kind: 'claimed', token: 1 });
+      expect(seen.map((f) => f.op)).toEqual(['claim']);
+    } finally {
+      fx.bridge.delayMs = 0;
+    }
+    expect(s.commandMs).toBe(2000);
+  });
+
+  it('a claim never waits for a socket behind slow commands off the ack path: they have sockets of their own', async () => {
+    // With one keep-alive pool (16 sockets) for both, 64 writes of 300 ms each hold every socket for
+    // 1,200 ms, and a claim queued behind them fails open (950 ms) although the store answers it in 300 ms.
     const s = store(() => {});
+    await s.claim([uniqueKey('pool-warm')], hub);
+    fx.bridge.delayMs = 300;
+    const before = fx.bridge.requests;
+    try {
+      // Each from a turn of the event loop of its own, so each is a request of its own (the SDK pipelines one turn's commands).
+      const writes: Promise<void>[] = [];
+      for (let i = 0; i < 64; i++) {
+        writes.push(s.note(uniqueKey(`pool-${i}`), 'v', 60));
+        await new Promise((r) => setImmediate(r));
+      }
+      // Every socket of the writes' pool is busy (the other 48 wait for one).
+      await eventually(() => fx.bridge.requests - before === 16, 'the writes to hold 16 sockets');
+      expect((await s.claim([uniqueKey('pool-claim')], hub)).kind).toBe('claimed');
+      await Promise.all(writes);
+    } finally {
+      fx.bridge.delayMs = 0;
+    }
+  });
+
+  it("a command off the ack path gives up on its own fuse (AUTOHUB_STORE_ATTEMPT_MS), not the claim's", async () => {
+    const seen: StoreFault[] = [];
+    const s = store((f) => seen.push(f), undefined, 700);
+    fx.bridge.mode = 'hang';
+    try {
+      await s.note(uniqueKey('own-fuse'), 'v', 60);
+    } finally {
+      fx.bridge.mode = 'normal';
+    }
+    expect(seen).toEqual([expect.objectContaining({ op: 'note', reason: expect.stringMatching(/no answer within (700|750) ms/) })]);
+  });
+
+  it('lease operations against a hung store report unreachable, never throw (a hung store is not "lost")', async () => {
+    const s = store(() => {}, undefined, 500);
     const k = uniqueKey('lease-hang');
     const policy = { ...DEFAULT_RETRY, attempts: 3, windowMs: 60_000 };
     await s.claim([k], hub, { leaseMs: 1000, body: '{}' });

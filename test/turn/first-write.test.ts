@@ -1,0 +1,102 @@
+/**
+ * A turn whose claim failed open has no lease while the confirm of that
+ * claim is asked. Before, its first write left at once: when the confirm
+ * then said the claim was another copy's, the reply was already posted
+ * (answered twice), and a claim that had landed was attached after the
+ * turn had written (or ended) unfenced. Now the first write waits for the
+ * confirm under way; later writes do not, and the turn's deadline ends the wait.
+ */
+import { WebClient } from '@slack/web-api';
+import { afterEach, describe, expect, it } from 'vitest';
+import { TurnDeadlineError } from '../../lib/errors/index.js';
+import { silentLogger, slackLogger } from '../../lib/log/index.js';
+import { createRateLimitFetch, guardedClients } from '../../lib/ratelimit/index.js';
+import { TurnHandle, type TurnFence } from '../../lib/turn/index.js';
+import { useFakeWebApi } from '../support/fixtures.js';
+
+/** A promise the test settles. */
+function pending(): { promise: Promise<void>; settle: () => void } {
+  let settle = () => {};
+  const promise = new Promise<void>((resolve) => (settle = resolve));
+  return { promise, settle };
+}
+
+describe("a turn's first write without a lease", () => {
+  const api = useFakeWebApi();
+  afterEach(() => {
+    api.calls.length = 0;
+  });
+
+  function turn() {
+    const rateLimit = createRateLimitFetch();
+    const client = new WebClient('xoxb-test', { slackApiUrl: api.url, retryConfig: { retries: 0 }, fetch: rateLimit, logger: slackLogger(silentLogger) });
+    const state: { lease: TurnFence | undefined; confirming: Promise<void> | undefined } = { lease: undefined, confirming: undefined };
+    const handle = new TurnHandle({
+      lease: () => state.lease,
+      confirming: () => state.confirming,
+      clientFor: guardedClients(client, rateLimit.fenced),
+      plain: client,
+      closed: rateLimit.closed,
+      copy: { role: 'cloud', instance: 'cloud-test' },
+      log: silentLogger,
+    });
+    const post = (text: string) => handle.client.chat.postMessage({ channel: 'C0TEST', text });
+    return { handle, state, post };
+  }
+
+  it("waits for the confirm under way: a claim that is another copy's stands the turn down before anything is posted", async () => {
+    const { handle, state, post } = turn();
+    const confirm = pending();
+    state.confirming = confirm.promise;
+    const write = post('the reply');
+    // The confirm answers: the claim that timed out is another copy's.
+    handle.standDown("the claim that timed out is another copy's (held)");
+    confirm.settle();
+    await expect(write).rejects.toThrow(/another copy/);
+    expect(api.posts()).toHaveLength(0);
+  });
+
+  it('waits for the confirm under way: a claim that landed is written under its lease', async () => {
+    const { state, post } = turn();
+    const confirm = pending();
+    state.confirming = confirm.promise;
+    const fenced: string[] = [];
+    const write = post('the reply');
+    state.lease = {
+      key: 'k',
+      token: 1,
+      signal: new AbortController().signal,
+      checkThreadFirst: false,
+      previousState: undefined,
+      attempts: 1,
+      parts: [],
+      recordParts: async () => {},
+      confirmed: () => {},
+      confirm: async (at) => void fenced.push(at ?? 'write'),
+      abort: () => {},
+      finish: async () => {},
+    } as TurnFence;
+    confirm.settle();
+    await write;
+    expect(fenced).toHaveLength(1);
+    expect(api.posts()).toHaveLength(1);
+  });
+
+  it('later writes do not wait: while the store is away the turn runs on unfenced, as a claim that failed open does', async () => {
+    const { state, post } = turn();
+    await post('first');
+    // A confirm asked now never answers (the store hangs): the next write leaves all the same.
+    state.confirming = new Promise<void>(() => {});
+    await post('second');
+    expect(api.posts()).toHaveLength(2);
+  });
+
+  it("the turn's deadline ends the wait", async () => {
+    const { handle, state, post } = turn();
+    state.confirming = new Promise<void>(() => {});
+    const write = post('the reply');
+    handle.expire(new TurnDeadlineError('the retry window is over'));
+    await write;
+    expect(api.posts()).toHaveLength(1);
+  });
+});
