@@ -92,17 +92,48 @@ const CONTINUED = '_(continued above)_';
 /** chat.postMessage truncates `text` past 40,000 characters (https://docs.slack.dev/reference/methods/chat.postMessage). */
 const POST_TEXT_MAX = 40_000;
 
-export class ReplyWriter {
+/**
+ * The message a run has left unfinished, as the turn's handle may read it at any moment (`ReplyWriter#open`,
+ * read by a cut-off from a timer): the stream steps set it the moment Slack answers, never after.
+ */
+interface OpenMessage {
   /** The stream this writer has open (started, not yet stopped). */
-  #streaming: string | undefined;
+  streaming: string | undefined;
+  /** The open stream sends `chunks` (it began so: Slack wants one mode per stream, `streaming_mode_mismatch`). */
+  chunked: boolean;
   /** A stream Slack closed under this run (past its life): its ts and the text Slack holds, until the run rewrites it. */
-  #stale: { ts: string; text: string } | undefined;
+  stale: { ts: string; text: string } | undefined;
+}
+
+/** A stream call's text (and, in a chunked stream, the task updates not yet sent, taken off `board`) as Slack takes it. */
+function streamBody(text: string, chunked: boolean, board: TaskBoard): Record<string, unknown> {
+  if (!chunked) return text ? { markdown_text: text } : {};
+  const list: ReplyChunk[] = [...board.take(), ...(text ? [{ type: 'markdown_text' as const, text }] : [])];
+  return list.length > 0 ? { chunks: list } : {};
+}
+
+/**
+ * A message's text as Slack takes it: plain (`text` for a post, `markdown_text` for an update) when it has
+ * no blocks; else the tasks it carries, the text as a markdown block and the bot's blocks, with `text`
+ * for notifications cut to the call's limit (a message with blocks shows the blocks).
+ */
+function withBlocks(
+  piece: string,
+  tasks: ReadonlyArray<TaskUpdateChunk | PlanUpdateChunk>,
+  extra: Blocks,
+  call: 'post' | 'update',
+  mode: TaskDisplayMode | undefined,
+): Record<string, unknown> {
+  if (tasks.length === 0 && !extra) return call === 'update' ? { markdown_text: piece } : { text: piece };
+  return messageBlocks({ text: piece, tasks, mode, extra, textMax: call === 'update' ? UPDATE_TEXT_MAX : POST_TEXT_MAX });
+}
+
+export class ReplyWriter {
+  readonly #open: OpenMessage = { streaming: undefined, chunked: false, stale: undefined };
   readonly #every: number;
   readonly #max: number;
   readonly #now: () => number;
   readonly #board: TaskBoard;
-  /** The open stream sends `chunks` (it began so: Slack wants one mode per stream, `streaming_mode_mismatch`). */
-  #chunked = false;
 
   constructor(
     private readonly client: WebClient,
@@ -121,7 +152,7 @@ export class ReplyWriter {
    * could finish it. A turn that fails closes it (interrupt).
    */
   get open(): string | undefined {
-    return this.#streaming ?? this.#stale?.ts;
+    return this.#open.streaming ?? this.#open.stale?.ts;
   }
 
   /** Whether a stream may start now (not throttled, not refused in this channel). */
@@ -129,30 +160,22 @@ export class ReplyWriter {
     return !(this.o.noStream?.has(this.target.channel) || this.o.closed('chat.startStream') || this.o.closed('chat.stopStream'));
   }
 
-  /** A call's text (and, in a chunked stream, the task updates not yet sent) as Slack takes it. */
-  #body(text: string): Record<string, unknown> {
-    if (!this.#chunked) return text ? { markdown_text: text } : {};
-    const list: ReplyChunk[] = [...this.#board.take(), ...(text ? [{ type: 'markdown_text' as const, text }] : [])];
-    return list.length > 0 ? { chunks: list } : {};
-  }
-
   /**
    * A run that failed mid-stream closes its open message: each open task
    * marked `error` (this run gave up on it) and `note` added; the next run rewrites it.
    */
   async interrupt(note: string): Promise<void> {
-    const ts = this.#streaming;
-    const stale = this.#stale;
+    const { streaming: ts, stale } = this.#open;
     this.#board.close('error');
     if (ts) {
-      await this.client.chat.stopStream({ channel: this.target.channel, ts, ...this.#body(note) } as never);
-      this.#streaming = undefined;
+      await this.client.chat.stopStream({ channel: this.target.channel, ts, ...streamBody(note, this.#open.chunked, this.#board) } as never);
+      this.#open.streaming = undefined;
     } else if (stale) {
       // Slack closed the stream, so it takes no chunks: an update with the tasks as blocks, the text as Slack holds it.
       const text = stale.text.length + note.length <= this.#max ? stale.text + note : stale.text;
       const tasks = this.#board.any ? this.#board.final() : [];
       await this.client.chat.update({ channel: this.target.channel, ts: stale.ts, ...this.#withBlocks(text, tasks, undefined, 'update') } as never);
-      this.#stale = undefined;
+      this.#open.stale = undefined;
     }
   }
 
@@ -209,14 +232,8 @@ export class ReplyWriter {
     return this.#board.final();
   }
 
-  /**
-   * A message's text as Slack takes it: plain (`text` for a post, `markdown_text` for an update) when it has
-   * no blocks; else the tasks it carries, the text as a markdown block and the bot's blocks, with `text`
-   * for notifications cut to the call's limit (a message with blocks shows the blocks).
-   */
   #withBlocks(piece: string, tasks: ReadonlyArray<TaskUpdateChunk | PlanUpdateChunk>, extra: Blocks, call: 'post' | 'update'): Record<string, unknown> {
-    if (tasks.length === 0 && !extra) return call === 'update' ? { markdown_text: piece } : { text: piece };
-    return messageBlocks({ text: piece, tasks, mode: this.o.taskDisplayMode, extra, textMax: call === 'update' ? UPDATE_TEXT_MAX : POST_TEXT_MAX });
+    return withBlocks(piece, tasks, extra, call, this.o.taskDisplayMode);
   }
 
   /**
@@ -244,7 +261,7 @@ export class ReplyWriter {
         ...this.#withBlocks(piece ?? CONTINUED, i === 0 ? tasks : [], last && piece !== undefined ? blocks : undefined, 'update'),
         metadata: partMetadata(this.target.eventId, i, piece !== undefined && last),
       } as never);
-      if (this.#stale?.ts === ts) this.#stale = undefined;
+      if (this.#open.stale?.ts === ts) this.#open.stale = undefined;
       parts.push(ts);
     }
     if (pieces.length > earlier.length) {
@@ -261,8 +278,7 @@ export class ReplyWriter {
    * (by us, by Slack or by the person) is fine.
    */
   async #finishOpen(ts: string, tasks: ReadonlyArray<TaskUpdateChunk | PlanUpdateChunk> = []): Promise<void> {
-    const stop = (extra: Record<string, unknown>) => this.client.chat.stopStream({ channel: this.target.channel, ts, ...extra } as never);
-    const done = await stop(tasks.length > 0 ? { chunks: tasks } : {}).then(
+    const done = await this.client.chat.stopStream({ channel: this.target.channel, ts, ...(tasks.length > 0 ? { chunks: tasks } : {}) } as never).then(
       () => true,
       (error: unknown) => {
         const code = slackError(error);
@@ -275,194 +291,293 @@ export class ReplyWriter {
   }
 
   /**
-   * The person pressed Stop on `ts`: Slack takes no more chunks there, and the call it refused may have carried
+   * The reply streamed as it is written: started with the first text (or task), followed, then stopped
+   * whole; where Slack ends the stream first, completed (it closed the message) or left as the person
+   * stopped it. A start Slack refuses here (nothing visible yet) posts the reply instead.
+   */
+  async #stream(chunks: AsyncIterable<ReplyItem>, blocks: Blocks): Promise<WriteOutcome> {
+    const board = this.#board;
+    const feed = new Feed(chunks, board);
+    const opening = await feed.opening();
+    if (opening === '' && !board.unsent) return { ts: undefined, parts: [], how: 'streamed', chunks: feed.count };
+    // One mode for the whole stream: chunks when tasks may come (the bot set a display mode) or came already.
+    this.#open.chunked = this.o.taskDisplayMode !== undefined || board.any;
+    const first = startOf('', opening, this.#max);
+    const stream = new OpenStream(
+      {
+        client: this.client,
+        target: this.target,
+        ledger: this.ledger,
+        board,
+        max: this.#max,
+        every: this.#every,
+        now: this.#now,
+        taskDisplayMode: this.o.taskDisplayMode,
+        noStream: this.o.noStream,
+        blocks,
+      },
+      this.#open,
+      opening.slice(first.take),
+    );
+    if ((await stream.start('', opening.slice(0, first.take))) === 'cannot') {
+      const all = await feed.rest();
+      return { ...(await this.post(all.text, blocks)), chunks: all.count };
+    }
+    const { parts } = stream;
+    const cut = await stream.follow(feed, first.full);
+    if (cut === 'stopped') {
+      // The person pressed Stop: the answer ends where Slack stopped it. No more text is written.
+      await feed.return();
+      await stream.tasksAfterStop('error');
+      return { ts: parts[0], parts, how: 'stopped', chunks: feed.count };
+    }
+    if (cut === 'expired') {
+      const all = await feed.rest();
+      return { ...(await this.complete(parts, all.text, blocks)), chunks: all.count };
+    }
+    const ended = await stream.finish();
+    if (ended === 'stopped') {
+      await stream.tasksAfterStop('complete');
+      return { ts: parts[0], parts, how: 'stopped', chunks: feed.count };
+    }
+    if (ended === 'expired') return { ...(await this.complete(parts, feed.text, blocks)), chunks: feed.count };
+    return { ts: parts[0], parts, how: 'streamed', chunks: feed.count };
+  }
+}
+
+/** How a stream ended before its stop: Slack closed the message (past its life), or the person pressed Stop. */
+type Ended = 'expired' | 'stopped' | undefined;
+
+/** What a stream takes from its writer. */
+interface StreamSetup {
+  client: WebClient;
+  target: StreamTarget;
+  ledger: PartsLedger | undefined;
+  board: TaskBoard;
+  /** A message's most characters. */
+  max: number;
+  /** The least time between two appends. */
+  every: number;
+  now: () => number;
+  taskDisplayMode: TaskDisplayMode | undefined;
+  noStream: Set<string> | undefined;
+  /** The bot's blocks, on the reply's last message. */
+  blocks: Blocks;
+}
+
+/**
+ * One streamed reply while it is written: its messages, what the open one holds, what waits to be sent.
+ * Each step is one Slack call (start, append, stop) or a named run of them (roll over, switch to chunks,
+ * finish); a step Slack cuts short answers how (`Ended`), and the writer decides what follows.
+ */
+class OpenStream {
+  /** The reply's messages, in order; the newest is the open one. */
+  readonly parts: string[] = [];
+  /** The open message's text as Slack has it: a code block reopened at its start, and closed at its end, included. */
+  #held = '';
+  /** Characters of the reply Slack has accepted (a reopened or closed code block's markers not counted). */
+  #sent = 0;
+  #lastAppend: number;
+
+  constructor(
+    private readonly s: StreamSetup,
+    private readonly open: OpenMessage,
+    /** Text read and not yet sent. */
+    private pending: string,
+  ) {
+    this.#lastAppend = s.now();
+  }
+
+  /** Start a message holding `head` (a code block reopened) and `text`; `cannot` when Slack refuses a first stream here. */
+  async start(head: string, text: string): Promise<'started' | 'cannot'> {
+    const { client, target, ledger } = this.s;
+    try {
+      const started = await client.chat.startStream({
+        channel: target.channel,
+        thread_ts: target.threadTs,
+        ...this.#body(head + text),
+        ...(this.s.taskDisplayMode ? { task_display_mode: this.s.taskDisplayMode } : {}),
+        ...(target.recipientUser ? { recipient_user_id: target.recipientUser } : {}),
+        ...(target.recipientTeam ? { recipient_team_id: target.recipientTeam } : {}),
+      } as never);
+      if (!started.ts) throw new Error('chat.startStream answered without a ts');
+      this.parts.push(started.ts);
+      this.open.streaming = started.ts;
+    } catch (error) {
+      const code = slackError(error);
+      if (this.parts.length === 0 && code && CANNOT_STREAM_HERE.has(code)) {
+        if (code === 'channel_type_not_supported') this.s.noStream?.add(target.channel);
+        return 'cannot';
+      }
+      throw error;
+    }
+    this.#held = head + text;
+    this.#sent += text.length;
+    await ledger?.recordParts(this.parts);
+    ledger?.confirmed(this.#sent);
+    this.#lastAppend = this.s.now();
+    return 'started';
+  }
+
+  /** Append `text` (with the tasks not yet sent) to the open message. */
+  async append(text: string): Promise<Ended> {
+    const ts = this.#newest();
+    try {
+      await this.s.client.chat.appendStream({ channel: this.s.target.channel, ts, ...this.#body(text) } as never);
+      this.#lastAppend = this.s.now();
+    } catch (error) {
+      return this.#cut(error, ts);
+    }
+    this.#accepted(text, '');
+    return undefined;
+  }
+
+  /** Stop the open message with `text` (and the tasks not yet sent) and its metadata; `tail` closes a code block left open. */
+  async stop(text: string, final: boolean, tail = ''): Promise<Ended> {
+    const { client, target, blocks } = this.s;
+    const ts = this.#newest();
+    try {
+      await client.chat.stopStream({
+        channel: target.channel,
+        ts,
+        ...this.#body(text + tail),
+        metadata: partMetadata(target.eventId, this.parts.length - 1, final),
+        ...(final && blocks ? { blocks: blocks as never } : {}),
+      } as never);
+      this.open.streaming = undefined;
+    } catch (error) {
+      return this.#cut(error, ts);
+    }
+    this.#accepted(text, tail);
+    return undefined;
+  }
+
+  /**
+   * Roll over before the limit: fill this message (closing a code block left open), stop it, start the next
+   * (reopening it). A message started full (cut where it reads well) is stopped right there: `planned` says how.
+   */
+  async rollOver(planned?: Rollover): Promise<Ended> {
+    for (let plan = planned ?? this.#nextRollover(); plan; ) {
+      const ended = await this.stop(this.pending.slice(0, plan.take), false, plan.tail);
+      if (ended) return ended;
+      this.pending = this.pending.slice(plan.take);
+      const start = startOf(plan.head, this.pending, this.s.max);
+      await this.start(plan.head, this.pending.slice(0, start.take));
+      this.pending = this.pending.slice(start.take);
+      plan = start.full ?? this.#nextRollover();
+    }
+    return undefined;
+  }
+
+  /** A task came to a stream that began as text: that message stops, and the reply goes on in a chunked one. */
+  async toChunks(): Promise<Ended> {
+    const ended = await this.stop('', false);
+    if (ended) return ended;
+    this.open.chunked = true;
+    await this.start('', '');
+    return undefined;
+  }
+
+  /**
+   * Follow the turn's stream to its end (undefined) or until Slack ends this one: each text waits in
+   * `pending`, rolls over before a message's limit, and goes in an append at most every `every` ms.
+   * `full`: the first message was started full and rolls over before the next chunk is read.
+   */
+  async follow(feed: Feed, full: Rollover | undefined): Promise<Ended> {
+    const { board } = this.s;
+    let ended: Ended = full ? await this.rollOver(full) : undefined;
+    while (!ended) {
+      const got = await feed.next(this.#wakeIn());
+      if (got.kind === 'done') break;
+      if (got.kind === 'text') this.pending += got.text;
+      // A task arrived in a stream that began as text: it goes on in a chunked message of its own.
+      if (!this.open.chunked && board.unsent) {
+        ended = await this.toChunks();
+        if (ended) break;
+      }
+      ended = (await this.rollOver()) ?? (await this.#appendIfDue());
+    }
+    return ended;
+  }
+
+  /** The reply is whole: a task still open is done with it, and the last message stops with what waits. */
+  async finish(): Promise<Ended> {
+    this.s.board.close('complete');
+    let ended = await this.rollOver();
+    if (!ended && !this.open.chunked && this.s.board.unsent) ended = await this.toChunks();
+    if (!ended) ended = await this.stop(this.pending, true);
+    return ended;
+  }
+
+  /**
+   * The person pressed Stop on the open message: Slack takes no more chunks there, and the call it refused may have carried
    * task updates, so an update gives the message the whole board as blocks (each open task `status`: `error`
-   * when the answer was cut short, `complete` when it was whole) beside `held`, the text Slack kept. Best
+   * when the answer was cut short, `complete` when it was whole) beside the text Slack kept. Best
    * effort: the answer stands as the person left it, and a failed update must not make the turn run again.
    */
-  async #tasksAfterStop(ts: string, held: string, status: 'complete' | 'error'): Promise<void> {
-    if (!this.#chunked || !this.#board.any) return;
-    this.#board.close(status);
-    this.#board.take();
-    await this.client.chat
-      .update({ channel: this.target.channel, ts, ...this.#withBlocks(held, this.#board.final(), undefined, 'update') } as never)
+  async tasksAfterStop(status: 'complete' | 'error'): Promise<void> {
+    const { board } = this.s;
+    if (!this.open.chunked || !board.any) return;
+    board.close(status);
+    board.take();
+    await this.s.client.chat
+      .update({
+        channel: this.s.target.channel,
+        ts: this.#newest(),
+        ...withBlocks(this.#held, board.final(), undefined, 'update', this.s.taskDisplayMode),
+      } as never)
       .catch(() => undefined);
   }
 
-  async #stream(chunks: AsyncIterable<ReplyItem>, blocks: Blocks): Promise<WriteOutcome> {
-    const { target, client } = this;
-    const board = this.#board;
-    const feed = new Feed(chunks, board);
-    let count = 0;
-    let pending = '';
-    // The first call carries text or tasks: skip empty chunks (Slack's docs want markdown_text or chunks on the start).
-    for (;;) {
-      const next = await feed.next();
-      if (next.kind === 'done') break;
-      if (next.kind === 'board') {
-        if (board.unsent) break;
-        continue;
-      }
-      count += 1;
-      pending += next.text;
-      if (pending !== '') break;
-    }
-    if (pending === '' && !board.unsent) return { ts: undefined, parts: [], how: 'streamed', chunks: count };
-    // One mode for the whole stream: chunks when tasks may come (the bot set a display mode) or came already.
-    this.#chunked = this.o.taskDisplayMode !== undefined || board.any;
+  /** An append, if one is due and has something to send; while a task is open, text that would overflow this message waits for it (roll over). */
+  async #appendIfDue(): Promise<Ended> {
+    const { board, max, every, now } = this.s;
+    if ((this.pending === '' && !board.unsent) || now() - this.#lastAppend < every) return undefined;
+    if (this.#held.length + this.pending.length > max) return board.unsent ? this.append('') : undefined;
+    const ended = await this.append(this.pending);
+    if (!ended) this.pending = '';
+    return ended;
+  }
 
-    const parts: string[] = [];
-    /** The open message's text as Slack has it: a code block reopened at its start, and closed at its end, included. */
-    let held = '';
-    let full = pending;
-    /** Characters of the reply Slack has accepted (a reopened or closed code block's markers not counted). */
-    let sent = 0;
-    let lastAppend = this.#now();
-    const startPart = async (head: string, text: string): Promise<'started' | 'cannot'> => {
-      try {
-        const started = await client.chat.startStream({
-          channel: target.channel,
-          thread_ts: target.threadTs,
-          ...this.#body(head + text),
-          ...(this.o.taskDisplayMode ? { task_display_mode: this.o.taskDisplayMode } : {}),
-          ...(target.recipientUser ? { recipient_user_id: target.recipientUser } : {}),
-          ...(target.recipientTeam ? { recipient_team_id: target.recipientTeam } : {}),
-        } as never);
-        if (!started.ts) throw new Error('chat.startStream answered without a ts');
-        parts.push(started.ts);
-        this.#streaming = started.ts;
-      } catch (error) {
-        const code = slackError(error);
-        if (parts.length === 0 && code && CANNOT_STREAM_HERE.has(code)) {
-          if (code === 'channel_type_not_supported') this.o.noStream?.add(target.channel);
-          return 'cannot';
-        }
-        throw error;
-      }
-      held = head + text;
-      sent += text.length;
-      await this.ledger?.recordParts(parts);
-      this.ledger?.confirmed(sent);
-      lastAppend = this.#now();
-      return 'started';
-    };
+  /** How long the feed may wait before an append falls due, if there is something it could send (text with room for it, or tasks). */
+  #wakeIn(): number | undefined {
+    const { board, max, every, now } = this.s;
+    const due = every - (now() - this.#lastAppend);
+    const fits = this.#held.length + this.pending.length <= max;
+    const sendable = board.unsent || (this.pending !== '' && fits);
+    return sendable ? Math.max(0, due) : undefined;
+  }
 
-    const first = startOf('', pending, this.#max);
-    if ((await startPart('', pending.slice(0, first.take))) === 'cannot') {
-      const rest = await feed.rest();
-      return { ...(await this.post(pending + rest.text, blocks)), chunks: count + rest.count };
-    }
-    pending = pending.slice(first.take);
+  /** The next rollover, not while a task is open here: its card would be left spinning in a message that no longer streams (the text waits for the task). */
+  #nextRollover(): Rollover | undefined {
+    return this.s.board.open.length === 0 ? rollover(this.#held, this.pending, this.s.max) : undefined;
+  }
 
-    type Ended = 'expired' | 'stopped' | undefined;
-    // Send `text` into the open message: an append, or (last) the stop with metadata, with the tasks not yet sent; `tail` closes a code block left open.
-    const send = async (text: string, stop: { final: boolean } | undefined, tail = ''): Promise<Ended> => {
-      const ts = parts[parts.length - 1]!;
-      try {
-        if (stop) {
-          await client.chat.stopStream({
-            channel: target.channel,
-            ts,
-            ...this.#body(text + tail),
-            metadata: partMetadata(target.eventId, parts.length - 1, stop.final),
-            ...(stop.final && blocks ? { blocks: blocks as never } : {}),
-          } as never);
-          this.#streaming = undefined;
-        } else {
-          await client.chat.appendStream({ channel: target.channel, ts, ...this.#body(text) } as never);
-          lastAppend = this.#now();
-        }
-      } catch (error) {
-        const code = slackError(error);
-        if (code === 'message_not_in_streaming_state' || code === 'stopped_by_user') this.#streaming = undefined;
-        if (code === 'message_not_in_streaming_state') {
-          this.#stale = { ts, text: held };
-          return 'expired';
-        }
-        if (code === 'stopped_by_user') return 'stopped';
-        throw error;
-      }
-      held += text + tail;
-      sent += text.length;
-      this.ledger?.confirmed(sent);
-      return undefined;
-    };
-    /** A task came to a stream that began as text: that message stops, and the reply goes on in a chunked one. */
-    const toChunks = async (): Promise<Ended> => {
-      const ended = await send('', { final: false });
-      if (ended) return ended;
-      this.#chunked = true;
-      await startPart('', '');
-      return undefined;
-    };
-    // Roll over before the limit: fill this message (closing a code block left open), stop it, start the next (reopening it).
-    // A message started full (cut where it reads well) is stopped right there: `planned` says how. Not while a task is
-    // open here: its card would be left spinning in a message that no longer streams (the text waits for the task).
-    const next = () => (board.open.length === 0 ? rollover(held, pending, this.#max) : undefined);
-    const roll = async (planned?: Rollover): Promise<Ended> => {
-      for (let plan = planned ?? next(); plan; ) {
-        const ended = await send(pending.slice(0, plan.take), { final: false }, plan.tail);
-        if (ended) return ended;
-        pending = pending.slice(plan.take);
-        const start = startOf(plan.head, pending, this.#max);
-        await startPart(plan.head, pending.slice(0, start.take));
-        pending = pending.slice(start.take);
-        plan = start.full ?? next();
-      }
-      return undefined;
-    };
+  #body(text: string): Record<string, unknown> {
+    return streamBody(text, this.open.chunked, this.s.board);
+  }
 
-    // A first chunk longer than a message has filled this one: it rolls over before the next chunk is read.
-    let ended: Ended = first.full ? await roll(first.full) : undefined;
-    while (!ended) {
-      const due = this.#every - (this.#now() - lastAppend);
-      // Woken when an append falls due, if there is something it could send (text with room for it, or tasks).
-      const fits = held.length + pending.length <= this.#max;
-      const sendable = board.unsent || (pending !== '' && fits);
-      const got = await feed.next(sendable ? Math.max(0, due) : undefined);
-      if (got.kind === 'done') break;
-      if (got.kind === 'text') {
-        count += 1;
-        full += got.value;
-        pending += got.value;
-      }
-      // A task arrived in a stream that began as text: it goes on in a chunked message of its own.
-      if (!this.#chunked && board.unsent) {
-        ended = await toChunks();
-        if (ended) break;
-      }
-      ended = await roll();
-      if (ended || (pending === '' && !board.unsent) || this.#now() - lastAppend < this.#every) continue;
-      // While a task is open, text that would overflow this message waits for it (roll).
-      if (held.length + pending.length > this.#max) {
-        if (!board.unsent) continue;
-        ended = await send('', undefined);
-        continue;
-      }
-      ended = await send(pending, undefined);
-      if (!ended) pending = '';
+  #newest(): string {
+    return this.parts[this.parts.length - 1]!;
+  }
+
+  /** Slack took `text` (and `tail`, a code block's closing markers) into the open message. */
+  #accepted(text: string, tail: string): void {
+    this.#held += text + tail;
+    this.#sent += text.length;
+    this.s.ledger?.confirmed(this.#sent);
+  }
+
+  /** A call Slack refused because the stream ended (`Ended`), set down the moment it answers; any other refusal is thrown. */
+  #cut(error: unknown, ts: string): 'expired' | 'stopped' {
+    const code = slackError(error);
+    if (code === 'message_not_in_streaming_state' || code === 'stopped_by_user') this.open.streaming = undefined;
+    if (code === 'message_not_in_streaming_state') {
+      this.open.stale = { ts, text: this.#held };
+      return 'expired';
     }
-    if (ended === 'stopped') {
-      // The person pressed Stop: the answer ends where Slack stopped it. No more text is written.
-      await feed.return();
-      await this.#tasksAfterStop(parts[parts.length - 1]!, held, 'error');
-      return { ts: parts[0], parts, how: 'stopped', chunks: count };
-    }
-    if (ended === 'expired') {
-      const rest = await feed.rest();
-      return { ...(await this.complete(parts, full + rest.text, blocks)), chunks: count + rest.count };
-    }
-    // The reply is whole: a task still open is done with it.
-    board.close('complete');
-    ended = await roll();
-    if (!ended && !this.#chunked && board.unsent) ended = await toChunks();
-    if (!ended) ended = await send(pending, { final: true });
-    if (ended === 'stopped') {
-      await this.#tasksAfterStop(parts[parts.length - 1]!, held, 'complete');
-      return { ts: parts[0], parts, how: 'stopped', chunks: count };
-    }
-    if (ended === 'expired') return { ...(await this.complete(parts, full, blocks)), chunks: count };
-    return { ts: parts[0], parts, how: 'streamed', chunks: count };
+    if (code === 'stopped_by_user') return 'stopped';
+    throw error;
   }
 }
 
@@ -470,6 +585,10 @@ export class ReplyWriter {
 class Feed {
   readonly #iterator: AsyncIterator<ReplyItem>;
   #next: Promise<IteratorResult<ReplyItem>> | undefined;
+  /** All the text read so far. */
+  text = '';
+  /** How many text chunks were read so far (empty ones too). */
+  count = 0;
 
   constructor(
     source: AsyncIterable<ReplyItem>,
@@ -479,7 +598,7 @@ class Feed {
   }
 
   /** The next text; `board` when a task changed (or `wakeInMs` passed) before it; `done` at the end. */
-  async next(wakeInMs?: number): Promise<{ kind: 'text'; value: string; text: string } | { kind: 'board' } | { kind: 'done' }> {
+  async next(wakeInMs?: number): Promise<{ kind: 'text'; text: string } | { kind: 'board' } | { kind: 'done' }> {
     for (;;) {
       this.#next ??= this.#iterator.next();
       const change = this.board.changed();
@@ -496,7 +615,9 @@ class Feed {
       if (got.r.done) return { kind: 'done' };
       const text = this.#text(got.r.value);
       if (text === undefined) return { kind: 'board' };
-      return { kind: 'text', value: text, text };
+      this.text += text;
+      this.count += 1;
+      return { kind: 'text', text };
     }
   }
 
@@ -510,18 +631,27 @@ class Feed {
     return undefined;
   }
 
-  /** The rest of the stream, read to its end: its text and how many text chunks it had. */
-  async rest(): Promise<{ text: string; count: number }> {
-    let text = '';
-    let count = 0;
+  /**
+   * Read until a stream has something to start with: text that is not empty, or a task not yet sent (Slack's
+   * docs want markdown_text or chunks on the start). The text read so far; '' with no task unsent: nothing came.
+   */
+  async opening(): Promise<string> {
     for (;;) {
       const next = await this.next();
-      if (next.kind === 'done') return { text, count };
-      if (next.kind === 'text') {
-        text += next.value;
-        count += 1;
+      if (next.kind === 'done') break;
+      if (next.kind === 'board') {
+        if (this.board.unsent) break;
+        continue;
       }
+      if (this.text !== '') break;
     }
+    return this.text;
+  }
+
+  /** The stream read to its end: all its text and how many text chunks it had (those read before included). */
+  async rest(): Promise<{ text: string; count: number }> {
+    while ((await this.next()).kind !== 'done');
+    return { text: this.text, count: this.count };
   }
 
   async return(): Promise<void> {
