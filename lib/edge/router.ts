@@ -10,12 +10,13 @@
 import { bearerMatches } from '../access/index.js';
 import { checkSignature, EVENTS_PATH, HEALTH_PATH, isSslCheck } from '../slack/index.js';
 import { CopyView } from './copy-view.js';
+import { answer, callLeg, forwardHeaders, leased, relay } from './leg.js';
 import { cloudAnswered, describe, firstStep, hubAnswered, hubBusy, hubFailure, legTimeout, probeSaysUp, refusalStatus, type LegResult } from './decide.js';
 import type { EdgeSettings } from './settings.js';
 import type { EdgeKeeper } from '../inbox/edge-keeper.js';
-import { HINT_EVENT_TYPE, LEASE_HEADER, LEG_HEADER, pinnedLeg, signedSynthetic, type LegName } from '../synthetic/index.js';
+import { HINT_EVENT_TYPE, LEG_HEADER, pinnedLeg, signedSynthetic, type LegName } from '../synthetic/index.js';
 
-export type Route = 'hub' | 'cloud' | 'inbox' | 'none';
+export type { Route } from './leg.js';
 
 export interface EdgeRouterOptions {
   settings: EdgeSettings;
@@ -72,39 +73,11 @@ export async function readLimited(request: Request, limit: number): Promise<Uint
   return out;
 }
 
-/** Headers that belong to one hop and are not forwarded. */
-const HOP_HEADERS = new Set(['host', 'content-length', 'connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'expect']);
-
-/**
- * Slack's headers, as sent. `x-autohub-*` are the edge's own words to a copy
- * (`x-autohub-failover` reaches the owner's status page): one a client set is
- * dropped, so only the edge speaks with them.
- */
-function forwardHeaders(request: Request): Headers {
-  const headers = new Headers();
-  request.headers.forEach((value, name) => {
-    if (!HOP_HEADERS.has(name) && !name.startsWith('cf-') && !name.startsWith('x-autohub-')) headers.set(name, value);
-  });
-  return headers;
-}
-
-function answer(status: number, route: Route, body: string | null, extra: Record<string, string> = {}): Response {
-  return new Response(body, {
-    status,
-    headers: { 'x-autohub-route': route, 'content-type': 'text/plain; charset=utf-8', ...extra },
-  });
-}
-
 /** The hint to the copy that did not ack goes out after Slack has its answer, under a fuse of its own. */
 const HINT_TIMEOUT_MS = 3000;
 
 /** A second try on the cloud leg is made only with at least this much of the budget left. */
 const MIN_SECOND_TRY_MS = 300;
-
-interface Leg {
-  result: LegResult;
-  response?: Response;
-}
 
 async function inboxHealth(inbox: EdgeKeeper): Promise<Record<string, unknown>> {
   try {
@@ -116,73 +89,100 @@ async function inboxHealth(inbox: EdgeKeeper): Promise<Record<string, unknown>> 
 }
 
 export function createEdgeRouter(options: EdgeRouterOptions): EdgeRouter {
-  const { settings } = options;
-  const send = options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
-  const now = options.now ?? Date.now;
-  const log = options.log ?? (() => {});
-  const inbox = options.inbox;
-  // With an inbox, the legs leave its one write room inside the same budget (lib/inbox/settings.ts).
-  const legBudgetMs = inbox ? Math.max(1, settings.budgetMs - inbox.timeoutMs) : settings.budgetMs;
-  const hub = new CopyView();
-  const cloud = new CopyView();
-  let signatureFailures = 0;
+  return new Router(options);
+}
 
-  /** One forward or probe with a fresh timeout of its own; the body is read under the same timeout. */
-  const leg = async (url: string, init: RequestInit, timeoutMs: number): Promise<Leg> => {
-    if (timeoutMs <= 0) return { result: { kind: 'timeout' } };
-    const signal = AbortSignal.timeout(timeoutMs);
+/** A delivery whose signature the edge verified: what every stage after the check reads. */
+interface Delivery {
+  request: Request;
+  /** Where work after the answer goes on (the hint). */
+  ctx: EdgeContext | undefined;
+  body: Uint8Array<ArrayBuffer>;
+  /** The forward as either copy gets it. */
+  init: RequestInit;
+  startedAt: number;
+  /** What each log line about it carries. */
+  fields: Record<string, unknown>;
+}
+
+/**
+ * The stages of a delivery, each handing on to the next: read and verify (`#admit`), route to the
+ * legs (`#route`: the hub, the probe, the cloud), keep it in the inbox when no copy accepted it
+ * (`#noCopy`), and answer Slack with what the copy that took it said (or the edge's own word).
+ */
+class Router implements EdgeRouter {
+  readonly hub = new CopyView();
+  readonly cloud = new CopyView();
+  #signatureFailures = 0;
+  readonly #settings: EdgeSettings;
+  readonly #send: typeof fetch;
+  readonly #now: () => number;
+  readonly #log: (event: string, fields: Record<string, unknown>) => void;
+  readonly #inbox: EdgeKeeper | undefined;
+  /** With an inbox, the legs leave its one write room inside the same budget (lib/inbox/settings.ts). */
+  readonly #legBudgetMs: number;
+
+  constructor(options: EdgeRouterOptions) {
+    const { settings } = options;
+    this.#settings = settings;
+    this.#send = options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
+    this.#now = options.now ?? Date.now;
+    this.#log = options.log ?? (() => {});
+    this.#inbox = options.inbox;
+    this.#legBudgetMs = this.#inbox ? Math.max(1, settings.budgetMs - this.#inbox.timeoutMs) : settings.budgetMs;
+  }
+
+  get signatureFailures(): number {
+    return this.#signatureFailures;
+  }
+
+  /** Bound, as the Node server and the tests take it: `serveFetchHandler(router.handle)`. */
+  readonly handle = (request: Request, ctx?: EdgeContext): Promise<Response> => this.#handle(request, ctx);
+
+  async #handle(request: Request, ctx: EdgeContext | undefined): Promise<Response> {
+    const path = new URL(request.url).pathname;
+    if (path === HEALTH_PATH && (request.method === 'GET' || request.method === 'HEAD')) return this.#health(request);
+    if (path !== EVENTS_PATH) return answer(404, 'none', 'not found');
+    if (request.method !== 'POST') return answer(405, 'none', 'POST only', { allow: 'POST' });
     try {
-      const upstream = await send(url, { ...init, signal, redirect: 'manual' });
-      const body = await upstream.arrayBuffer();
-      const response = new Response(upstream.status === 204 || upstream.status === 304 ? null : body, upstream);
-      const busy = upstream.headers.get('x-autohub-busy');
-      return { result: { kind: 'answered', status: upstream.status, ...(busy !== null && /^\d+$/.test(busy) ? { busy: Number(busy) } : {}) }, response };
-    } catch {
-      // Told apart by timeout-or-not, never by message: workerd and Node word failures differently.
-      return { result: signal.aborted ? { kind: 'timeout' } : { kind: 'unreachable' } };
+      const admitted = await this.#admit(request, ctx);
+      if (admitted instanceof Response) return admitted;
+      const pinned = pinnedLeg(request.headers.get(LEG_HEADER), admitted.body);
+      if (pinned) return await this.#toLeg(pinned, admitted);
+      return await this.#route(admitted);
+    } catch (error) {
+      this.#log('edge.error', { error: error instanceof Error ? error.message : String(error) });
+      return answer(503, 'none', 'edge error; retry', { 'x-autohub-failover-target': 'cloud' });
     }
-  };
+  }
 
-  const relay = (route: Route, response: Response): Response => {
-    const out = new Response(response.body, response);
-    out.headers.set('x-autohub-route', route);
-    return out;
-  };
-
-  /**
-   * `served` acked an event under a lease: tell the other copy, signed, so its reaper looks when that
-   * lease would lapse (a copy that dies mid-turn with no traffic after it is then taken over a lease
-   * later, not at the next idle look). After the answer: Slack's ack is never delayed by it.
-   */
-  const hint = (to: LegName, served: LegName, ctx: EdgeContext | undefined): void => {
-    const task = (async () => {
-      const signed = await signedSynthetic(settings.signingSecret, HINT_EVENT_TYPE, `hint-${crypto.randomUUID()}`, now(), { served_by: served });
-      const sent = await leg(
-        `${to === 'hub' ? settings.hubUrl : settings.cloudUrl}${EVENTS_PATH}`,
-        { method: 'POST', headers: signed.headers, body: signed.body },
-        HINT_TIMEOUT_MS,
-      );
-      if (sent.result.kind !== 'answered' || sent.result.status !== 200) log('edge.hint_failed', { to, result: describe(sent.result) });
-    })().catch(() => {});
-    if (ctx) ctx.waitUntil(task);
-  };
-  const leased = (response: Response) => response.status === 200 && response.headers.has(LEASE_HEADER);
-
-  /** A probe pinned to one leg (LEG_HEADER): that copy alone, once, no failover and no change to what the edge knows of it. */
-  const toLeg = async (name: LegName, init: RequestInit, startedAt: number): Promise<Response> => {
-    const own = name === 'hub' ? settings.hubTimeoutMs : settings.cloudTimeoutMs;
-    const { result, response } = await leg(
-      `${name === 'hub' ? settings.hubUrl : settings.cloudUrl}${EVENTS_PATH}`,
-      init,
-      legTimeout(own, startedAt, now(), settings.budgetMs),
+  async #health(request: Request): Promise<Response> {
+    const settings = this.#settings;
+    // The copies' state and failure reasons only with the health token; the status to anyone.
+    const full = bearerMatches(request.headers.get('authorization'), settings.healthToken);
+    // The inbox's size, oldest entry and drops cost one store command: asked only with the token.
+    const kept = full && this.#inbox ? await inboxHealth(this.#inbox) : undefined;
+    const body = JSON.stringify(
+      full
+        ? {
+            status: 'ok',
+            role: 'edge',
+            hub: this.hub.toJSON(),
+            cloud: this.cloud.toJSON(),
+            signature_failures: this.#signatureFailures,
+            ...(kept ? { inbox: kept } : {}),
+          }
+        : { status: 'ok' },
     );
-    log('edge.leg_probe', { leg: name, result: describe(result) });
-    if (result.kind === 'answered' && result.status < 500 && response) return relay(name, response);
-    return answer(503, 'none', `${name} leg: ${describe(result)}`);
-  };
+    return new Response(request.method === 'HEAD' ? null : body, {
+      headers: { 'content-type': 'application/json', 'cache-control': 'no-store', 'x-autohub-route': 'none' },
+    });
+  }
 
-  const handleDelivery = async (request: Request, ctx?: EdgeContext): Promise<Response> => {
-    const startedAt = now();
+  /** Read and verify: the delivery, or the edge's answer when it goes no further (too large, Slack's certificate check, a bad signature). */
+  async #admit(request: Request, ctx: EdgeContext | undefined): Promise<Delivery | Response> {
+    const settings = this.#settings;
+    const startedAt = this.#now();
     const body = await readLimited(request, settings.maxBodyBytes);
     if (!body) return answer(413, 'none', 'request body too large');
     // Slack's certificate check of a slash command URL comes unsigned; it runs nothing, so the edge answers it itself.
@@ -193,148 +193,180 @@ export function createEdgeRouter(options: EdgeRouterOptions): EdgeRouter {
       timestamp: request.headers.get('x-slack-request-timestamp'),
       signature: request.headers.get('x-slack-signature'),
       body,
-      now: now(),
+      now: this.#now(),
     });
     if (!check.ok) {
       // Counted, so a stale secret here (every delivery refused) shows in the logs and the health body. No body, no header.
-      signatureFailures += 1;
-      log('edge.signature_failed', { reason: check.reason, count: signatureFailures });
+      this.#signatureFailures += 1;
+      this.#log('edge.signature_failed', { reason: check.reason, count: this.#signatureFailures });
       return answer(401, 'none', `signature ${check.reason}`);
     }
-    const init: RequestInit = { method: 'POST', headers: forwardHeaders(request), body };
-    const pinned = pinnedLeg(request.headers.get(LEG_HEADER), body);
-    if (pinned) return toLeg(pinned, init, startedAt);
-    const isRetry = request.headers.has('x-slack-retry-num');
-    const fields: Record<string, unknown> = { retryNum: request.headers.get('x-slack-retry-num') ?? undefined };
-    const remaining = (own: number) => legTimeout(own, startedAt, now(), legBudgetMs);
-
-    /** No copy accepted it: kept in the inbox (200), or, when that fails too, 503 so Slack retries. */
-    const noCopy = async (why: string): Promise<Response> => {
-      if (inbox) {
-        const timeoutMs = Math.min(inbox.timeoutMs, settings.budgetMs - (now() - startedAt));
-        const kept = await inbox.keep(request, body, startedAt, timeoutMs);
-        if (kept.kind !== 'failed' && kept.expired > 0) {
-          // Never silently: each entry dropped for its age is counted here and in the store (the health body, /autohub status).
-          log('edge.inbox_expired', { count: kept.expired, maxAgeMs: inbox.bounds.maxAgeMs });
-        }
-        if (kept.kind === 'kept') {
-          log('edge.kept', { ...fields, why, size: kept.size, ms: now() - startedAt });
-          return kept.response;
-        }
-        if (kept.kind === 'full') {
-          log('edge.inbox_full', {
-            ...fields,
-            why,
-            bound: 'count',
-            size: kept.size,
-            max: kept.maxCount,
-            detail: 'the inbox holds AUTOHUB_INBOX_MAX deliveries: 503, Slack retries an event; a command or click is lost',
-          });
-        } else log('edge.inbox_failed', { ...fields, why, inbox: kept.why, timeoutMs, ms: now() - startedAt });
-      }
-      return answer(503, 'none', 'no copy accepted this delivery; retry', { 'x-autohub-failover-target': 'cloud' });
+    return {
+      request,
+      ctx,
+      body,
+      init: { method: 'POST', headers: forwardHeaders(request), body },
+      startedAt,
+      fields: { retryNum: request.headers.get('x-slack-retry-num') ?? undefined },
     };
+  }
 
-    const toCloud = async (why: string): Promise<Response> => {
-      // The cloud copy learns why it got this delivery: it looks for the hub's lapsed leases, and its status page says why.
-      const headers = new Headers(init.headers);
-      headers.set('x-autohub-failover', why);
-      let result: LegResult = { kind: 'unreachable' };
-      // Behind Railway's balancer a replica that is gone answers 502; another may serve, and the
-      // shared claim makes a second try safe. Two tries at most, each within what is left of the budget.
-      for (let attempt = 1; attempt <= 2; attempt++) {
-        const timeout = remaining(settings.cloudTimeoutMs);
-        if (attempt > 1 && timeout < MIN_SECOND_TRY_MS) break;
-        const leg_ = await leg(`${settings.cloudUrl}${EVENTS_PATH}`, { ...init, headers }, timeout);
-        result = leg_.result;
-        if (cloudAnswered(result) && leg_.response) {
-          // A 401 or 403 after the edge verified the signature: the copy cannot check it (a stale secret there), not up.
-          const refusing = refusalStatus(result);
-          if (refusing !== undefined) cloud.markRefusing(now(), refusing, `cloud refusing (${refusing})`);
-          else cloud.markUp(now());
-          log('edge.routed', {
-            ...fields,
-            route: 'cloud',
-            why,
-            attempt,
-            status: result.kind === 'answered' ? result.status : undefined,
-            ms: now() - startedAt,
-          });
-          // A hub marked down is not hinted (it is why the cloud served); a busy one is alive and may outlive the cloud's turn.
-          if (leased(leg_.response) && hub.downAt === undefined) hint('hub', 'cloud', ctx);
-          return relay('cloud', leg_.response);
-        }
-        if (result.kind === 'timeout') break;
-      }
-      cloud.markDown(now(), describe(result));
-      log('edge.failover_failed', { ...fields, why, cloud: describe(result), ms: now() - startedAt });
-      return noCopy(why);
-    };
+  /** A probe pinned to one leg (LEG_HEADER): that copy alone, once, no failover and no change to what the edge knows of it. */
+  async #toLeg(name: LegName, d: Delivery): Promise<Response> {
+    const settings = this.#settings;
+    const own = name === 'hub' ? settings.hubTimeoutMs : settings.cloudTimeoutMs;
+    const { result, response } = await callLeg(
+      this.#send,
+      `${name === 'hub' ? settings.hubUrl : settings.cloudUrl}${EVENTS_PATH}`,
+      d.init,
+      legTimeout(own, d.startedAt, this.#now(), settings.budgetMs),
+    );
+    this.#log('edge.leg_probe', { leg: name, result: describe(result) });
+    if (result.kind === 'answered' && result.status < 500 && response) return relay(name, response);
+    return answer(503, 'none', `${name} leg: ${describe(result)}`);
+  }
 
-    const toHub = async (): Promise<Response> => {
-      const { result, response } = await leg(`${settings.hubUrl}${EVENTS_PATH}`, init, remaining(settings.hubTimeoutMs));
-      if (hubAnswered(result, true) && response) {
-        hub.markUp(now());
-        log('edge.routed', { ...fields, route: 'hub', status: result.kind === 'answered' ? result.status : undefined, ms: now() - startedAt });
-        if (leased(response)) hint('cloud', 'hub', ctx);
-        return relay('hub', response);
-      }
-      const waiting = hubBusy(result);
-      if (waiting !== undefined) {
-        // Up, with a backlog: the cloud copy takes this one; the hub is asked again next time.
-        hub.markUp(now());
-        return toCloud(`hub busy (${waiting} waiting)`);
-      }
-      const why = hubFailure(result);
-      const refusing = refusalStatus(result);
-      if (refusing !== undefined) hub.markRefusing(now(), refusing, why);
-      else hub.markDown(now(), why);
-      return toCloud(why);
-    };
-
-    const step = firstStep({ isRetry, hubDownAt: hub.downAt, now: now(), downTtlMs: settings.downTtlMs });
-    if (step === 'hub') return toHub();
-    if (step === 'cloud') return toCloud('hub marked down');
+  /** The first leg (lib/edge/decide.ts, firstStep): the hub, the hub after a probe says it is up, or the cloud. */
+  async #route(d: Delivery): Promise<Response> {
+    const settings = this.#settings;
+    const step = firstStep({
+      isRetry: d.request.headers.has('x-slack-retry-num'),
+      hubDownAt: this.hub.downAt,
+      now: this.#now(),
+      downTtlMs: settings.downTtlMs,
+    });
+    if (step === 'hub') return this.#toHub(d);
+    if (step === 'cloud') return this.#toCloud(d, 'hub marked down');
     // Only the status code decides; the token (when set) is sent as to any trusted caller of the health route.
     const probeHeaders: Record<string, string> = settings.healthToken ? { authorization: `Bearer ${settings.healthToken}` } : {};
-    const probe = await leg(`${settings.hubUrl}${HEALTH_PATH}`, { method: 'GET', headers: probeHeaders }, remaining(settings.probeTimeoutMs));
-    if (probeSaysUp(probe.result)) return toHub();
-    hub.markDown(now(), `probe ${describe(probe.result)}`);
-    return toCloud(`probe ${describe(probe.result)}`);
-  };
+    const probe = await callLeg(
+      this.#send,
+      `${settings.hubUrl}${HEALTH_PATH}`,
+      { method: 'GET', headers: probeHeaders },
+      this.#remaining(d, settings.probeTimeoutMs),
+    );
+    if (probeSaysUp(probe.result)) return this.#toHub(d);
+    this.hub.markDown(this.#now(), `probe ${describe(probe.result)}`);
+    return this.#toCloud(d, `probe ${describe(probe.result)}`);
+  }
 
-  const handle = async (request: Request, ctx?: EdgeContext): Promise<Response> => {
-    const path = new URL(request.url).pathname;
-    if (path === HEALTH_PATH && (request.method === 'GET' || request.method === 'HEAD')) {
-      // The copies' state and failure reasons only with the health token; the status to anyone.
-      const full = bearerMatches(request.headers.get('authorization'), settings.healthToken);
-      // The inbox's size, oldest entry and drops cost one store command: asked only with the token.
-      const kept = full && inbox ? await inboxHealth(inbox) : undefined;
-      const body = JSON.stringify(
-        full
-          ? { status: 'ok', role: 'edge', hub: hub.toJSON(), cloud: cloud.toJSON(), signature_failures: signatureFailures, ...(kept ? { inbox: kept } : {}) }
-          : { status: 'ok' },
-      );
-      return new Response(request.method === 'HEAD' ? null : body, {
-        headers: { 'content-type': 'application/json', 'cache-control': 'no-store', 'x-autohub-route': 'none' },
+  async #toHub(d: Delivery): Promise<Response> {
+    const { result, response } = await callLeg(this.#send, `${this.#settings.hubUrl}${EVENTS_PATH}`, d.init, this.#remaining(d, this.#settings.hubTimeoutMs));
+    if (hubAnswered(result, true) && response) {
+      this.hub.markUp(this.#now());
+      this.#log('edge.routed', {
+        ...d.fields,
+        route: 'hub',
+        status: result.kind === 'answered' ? result.status : undefined,
+        ms: this.#now() - d.startedAt,
       });
+      if (leased(response)) this.#hint('cloud', 'hub', d.ctx);
+      return relay('hub', response);
     }
-    if (path !== EVENTS_PATH) return answer(404, 'none', 'not found');
-    if (request.method !== 'POST') return answer(405, 'none', 'POST only', { allow: 'POST' });
-    try {
-      return await handleDelivery(request, ctx);
-    } catch (error) {
-      log('edge.error', { error: error instanceof Error ? error.message : String(error) });
-      return answer(503, 'none', 'edge error; retry', { 'x-autohub-failover-target': 'cloud' });
+    const waiting = hubBusy(result);
+    if (waiting !== undefined) {
+      // Up, with a backlog: the cloud copy takes this one; the hub is asked again next time.
+      this.hub.markUp(this.#now());
+      return this.#toCloud(d, `hub busy (${waiting} waiting)`);
     }
-  };
+    const why = hubFailure(result);
+    const refusing = refusalStatus(result);
+    if (refusing !== undefined) this.hub.markRefusing(this.#now(), refusing, why);
+    else this.hub.markDown(this.#now(), why);
+    return this.#toCloud(d, why);
+  }
 
-  return {
-    handle,
-    hub,
-    cloud,
-    get signatureFailures() {
-      return signatureFailures;
-    },
-  };
+  async #toCloud(d: Delivery, why: string): Promise<Response> {
+    const settings = this.#settings;
+    // The cloud copy learns why it got this delivery: it looks for the hub's lapsed leases, and its status page says why.
+    const headers = new Headers(d.init.headers);
+    headers.set('x-autohub-failover', why);
+    let result: LegResult = { kind: 'unreachable' };
+    // Behind Railway's balancer a replica that is gone answers 502; another may serve, and the
+    // shared claim makes a second try safe. Two tries at most, each within what is left of the budget.
+    for (let attempt = 1; attempt <= 2; attempt++) {
+      const timeout = this.#remaining(d, settings.cloudTimeoutMs);
+      if (attempt > 1 && timeout < MIN_SECOND_TRY_MS) break;
+      const leg = await callLeg(this.#send, `${settings.cloudUrl}${EVENTS_PATH}`, { ...d.init, headers }, timeout);
+      result = leg.result;
+      if (cloudAnswered(result) && leg.response) return this.#cloudServed(d, why, attempt, result, leg.response);
+      if (result.kind === 'timeout') break;
+    }
+    this.cloud.markDown(this.#now(), describe(result));
+    this.#log('edge.failover_failed', { ...d.fields, why, cloud: describe(result), ms: this.#now() - d.startedAt });
+    return this.#noCopy(d, why);
+  }
+
+  #cloudServed(d: Delivery, why: string, attempt: number, result: LegResult, response: Response): Response {
+    // A 401 or 403 after the edge verified the signature: the copy cannot check it (a stale secret there), not up.
+    const refusing = refusalStatus(result);
+    if (refusing !== undefined) this.cloud.markRefusing(this.#now(), refusing, `cloud refusing (${refusing})`);
+    else this.cloud.markUp(this.#now());
+    this.#log('edge.routed', {
+      ...d.fields,
+      route: 'cloud',
+      why,
+      attempt,
+      status: result.kind === 'answered' ? result.status : undefined,
+      ms: this.#now() - d.startedAt,
+    });
+    // A hub marked down is not hinted (it is why the cloud served); a busy one is alive and may outlive the cloud's turn.
+    if (leased(response) && this.hub.downAt === undefined) this.#hint('hub', 'cloud', d.ctx);
+    return relay('cloud', response);
+  }
+
+  /** No copy accepted it: kept in the inbox (200), or, when that fails too, 503 so Slack retries. */
+  async #noCopy(d: Delivery, why: string): Promise<Response> {
+    const inbox = this.#inbox;
+    if (inbox) {
+      const timeoutMs = Math.min(inbox.timeoutMs, this.#settings.budgetMs - (this.#now() - d.startedAt));
+      const kept = await inbox.keep(d.request, d.body, d.startedAt, timeoutMs);
+      if (kept.kind !== 'failed' && kept.expired > 0) {
+        // Never silently: each entry dropped for its age is counted here and in the store (the health body, /autohub status).
+        this.#log('edge.inbox_expired', { count: kept.expired, maxAgeMs: inbox.bounds.maxAgeMs });
+      }
+      if (kept.kind === 'kept') {
+        this.#log('edge.kept', { ...d.fields, why, size: kept.size, ms: this.#now() - d.startedAt });
+        return kept.response;
+      }
+      if (kept.kind === 'full') {
+        this.#log('edge.inbox_full', {
+          ...d.fields,
+          why,
+          bound: 'count',
+          size: kept.size,
+          max: kept.maxCount,
+          detail: 'the inbox holds AUTOHUB_INBOX_MAX deliveries: 503, Slack retries an event; a command or click is lost',
+        });
+      } else this.#log('edge.inbox_failed', { ...d.fields, why, inbox: kept.why, timeoutMs, ms: this.#now() - d.startedAt });
+    }
+    return answer(503, 'none', 'no copy accepted this delivery; retry', { 'x-autohub-failover-target': 'cloud' });
+  }
+
+  /**
+   * `served` acked an event under a lease: tell the other copy, signed, so its reaper looks when that
+   * lease would lapse (a copy that dies mid-turn with no traffic after it is then taken over a lease
+   * later, not at the next idle look). After the answer: Slack's ack is never delayed by it.
+   */
+  #hint(to: LegName, served: LegName, ctx: EdgeContext | undefined): void {
+    const task = this.#sendHint(to, served).catch(() => {});
+    if (ctx) ctx.waitUntil(task);
+  }
+
+  async #sendHint(to: LegName, served: LegName): Promise<void> {
+    const settings = this.#settings;
+    const signed = await signedSynthetic(settings.signingSecret, HINT_EVENT_TYPE, `hint-${crypto.randomUUID()}`, this.#now(), { served_by: served });
+    const sent = await callLeg(
+      this.#send,
+      `${to === 'hub' ? settings.hubUrl : settings.cloudUrl}${EVENTS_PATH}`,
+      { method: 'POST', headers: signed.headers, body: signed.body },
+      HINT_TIMEOUT_MS,
+    );
+    if (sent.result.kind !== 'answered' || sent.result.status !== 200) this.#log('edge.hint_failed', { to, result: describe(sent.result) });
+  }
+
+  /** What is left of the legs' budget for one with timeout `own`. */
+  #remaining(d: Delivery, own: number): number {
+    return legTimeout(own, d.startedAt, this.#now(), this.#legBudgetMs);
+  }
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createEdgeRouter, parseEdgeSettings, type EdgeRouter } from '../../lib/edge/index.js';
 import { ConfigError } from '../../lib/errors/index.js';
 import { signedHeaders } from '../../lib/slack/index.js';
+import { HINT_EVENT_TYPE, LEASE_HEADER } from '../../lib/synthetic/index.js';
 import { CLOSED_URL, type FakeCopy } from '../support/fake-copy.js';
 import { useFakeCopies } from '../support/fixtures.js';
 
@@ -315,6 +316,26 @@ describe('the edge router on Node, against loopback copies, on a fixed clock', (
       hub.eventHeaders = {};
       const retry = await r.handle(await delivery(1));
       expect(retry.headers.get('x-autohub-route')).toBe('hub');
+    });
+
+    it('a cloud ack under a lease hints a busy hub (alive, it may outlive that turn) and never a hub marked down (the reason the cloud served)', async () => {
+      cloud.eventHeaders = { [LEASE_HEADER]: '10000' };
+      const hints = () => eventsTo(hub).filter((r) => r.body.includes(HINT_EVENT_TYPE));
+      // Every hint this router starts goes through ctx, as in the Worker: awaited, nothing is left in flight.
+      const started: Promise<unknown>[] = [];
+      const ctx = { waitUntil: (task: Promise<unknown>) => void started.push(task) };
+      const r = router({ SLACK_SIGNING_SECRET: SECRET });
+      hub.events = 503;
+      hub.eventHeaders = { 'x-autohub-busy': '3' };
+      expect((await r.handle(await delivery(), ctx)).headers.get('x-autohub-route')).toBe('cloud');
+      await Promise.all(started);
+      expect(hints()).toHaveLength(1);
+      hub.eventHeaders = {};
+      started.length = 0;
+      expect((await r.handle(await delivery(), ctx)).headers.get('x-autohub-route')).toBe('cloud');
+      expect(r.hub.downAt).toBeDefined();
+      expect(started).toHaveLength(0);
+      expect(hints()).toHaveLength(1);
     });
 
     it('a plain 503 from the hub (no x-autohub-busy) is a failure: the hub is marked down', async () => {
