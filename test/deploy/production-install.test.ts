@@ -86,6 +86,8 @@ describe('a production install (`npm ci --omit=dev` after `npm run build`)', () 
       '--prefer-offline',
       '--no-audit',
       '--no-fund',
+      // npm's own errors, should it fail (the rest of the file runs npm --silent).
+      '--loglevel=error',
     ]);
     expect(added.status, added.stderr).toBe(0);
     mkdirSync(join(dir, 'bots'));
