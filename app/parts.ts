@@ -344,8 +344,8 @@ export function buildPeerWatch(o: {
     token: healthToken ?? undefined,
     everyMs: peer.everyMs,
     log: o.log,
-    onPeerLost: o.wakes.peerLost,
-    onPeerBack: o.wakes.peerBack,
+    peerLost: o.wakes.peerLost,
+    peerBack: o.wakes.peerBack,
   });
 }
 

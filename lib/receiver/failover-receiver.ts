@@ -9,8 +9,9 @@
  *             signature, both directions of the 5-minute window (401);
  *   classify: parse (400/415); ssl_check, url_verification,
  *             app_rate_limited, the edge's hint and a shed (503) answered;
- *   claim:    a duplicate answered;
- *   run:      a probe answered with its claim; anything else, its turn.
+ *   claim:    a duplicate answered (the runner's claim, bounded by its ack deadline);
+ *   run:      a probe answered with its claim; anything else, its turn,
+ *             handed to the runner (built by the app and given to this receiver).
  *
  * Budget, from the moment the request arrives:
  *   claim <= 1,000 ms (2 x 450 ms + 50 ms, the store's own deadline)
