@@ -4,6 +4,12 @@
  * `maxTurns` at once with the rest waiting (their leases kept alive, so a
  * waiting turn survives this copy's death), and the end of every leased
  * turn: finished, handed back for a retry, or dead-lettered.
+ *
+ * Built by the app (app/parts.ts) and handed to the receiver, which gives it
+ * each live delivery to claim and run; the reaper gives it takeovers, the
+ * catch-up sweep, the journal and the edge's inbox give it found mentions
+ * (`inject`). Each lease is made here, under the claim keys its delivery was
+ * claimed under, so nothing parses a body twice to name them.
  */
 import type { App } from '@slack/bolt';
 import type { ClaimOutcome, Claims, LeaseRequest, Role } from '../store/index.js';
@@ -68,7 +74,7 @@ export interface TurnRunnerOptions {
 }
 
 /** What the ack deadline keeps for the answer itself once the claim is back (or given up): 1,200 - 100 ms for the claim. */
-export const ANSWER_MARGIN_MS = 100;
+const ANSWER_MARGIN_MS = 100;
 
 /** Events that answer a person: the status page counts these. */
 const ANSWERED_EVENTS = new Set(['app_mention', 'message']);
