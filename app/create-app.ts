@@ -10,6 +10,7 @@ import type { Logger } from '../lib/log/index.js';
 import { refusalSink } from '../lib/ratelimit/index.js';
 import { LeaseKeeper, type Reaper } from '../lib/lease/index.js';
 import type { FailoverReceiver } from '../lib/receiver/index.js';
+import type { TurnRunner } from '../lib/runner/index.js';
 import type { HealthMonitor } from '../lib/liveness/index.js';
 import type { OwnerNotices } from '../lib/notice/index.js';
 import type { LegChecker } from '../lib/legs/index.js';
@@ -30,6 +31,7 @@ import {
   buildPeerWatch,
   buildReaper,
   buildReceiver,
+  buildRunner,
   buildSlackClient,
   buildSweeper,
   drainJournal,
@@ -77,6 +79,8 @@ export type { RegisterHelpers } from './register-helpers.js';
 export interface Autohub {
   app: App;
   receiver: FailoverReceiver;
+  /** Claims and runs this copy's turns (the receiver hands it each delivery, the reaper each takeover). */
+  runner: TurnRunner;
   health: HealthMonitor;
   store: SharedStore;
   /** Keeps this copy's leases alive, in one request per renewal. */
@@ -130,8 +134,9 @@ export function createAutohub(options: AutohubOptions): Autohub {
   const handleFor = turnHandles({ ...common, config, slack, ai, taskDisplayMode: bot.taskDisplayMode, ordered: bot.concurrency !== 'parallel' });
   // One turn at a time per conversation, unless the bot asks for parallel turns (lib/conversation).
   const conversation = bot.concurrency === 'parallel' ? undefined : conversationAdmit(new ConversationGate({ store, log, now }));
-  const receiver = buildReceiver({ ...common, config, keeper, health, journal, handleFor, conversation, wakes });
-  const heartbeat = buildHeartbeat({ config, health, receiver, log, now });
+  const runner = buildRunner({ ...common, config, keeper, journal, handleFor, conversation, wakes });
+  const receiver = buildReceiver({ log, now: options.now, config, runner, health, wakes });
+  const heartbeat = buildHeartbeat({ config, health, runner, log, now });
   const sweeper = buildSweeper({ ...common, config, client, wakes });
   const reaper = buildReaper({ ...common, config, wakes });
   const peer = buildPeerWatch({ config, log, wakes });
@@ -141,7 +146,7 @@ export function createAutohub(options: AutohubOptions): Autohub {
 
   // Who wakes whom: receiver <-> reaper, peer -> reaper, reaper's look -> sweeper -> notices, Web API -> notices and status.
   wired.set({
-    receiver,
+    runner,
     reaper,
     keeper,
     sweeper,
@@ -163,11 +168,12 @@ export function createAutohub(options: AutohubOptions): Autohub {
     : undefined;
   const { app, registered } = buildApp({ config, receiver, clientOptions: slack.clientOptions, client, health, store, bot, log, peer: peerView, ai });
   // The edge's inbox: drained at start, when the peer answers again, and on the looks (one ZCARD an hour).
-  inboxRef.drainer = buildInboxDrainer({ config, receiver, app: () => app, client, log, now, ...(options.fetch ? { fetch: options.fetch } : {}) });
+  inboxRef.drainer = buildInboxDrainer({ config, runner, app: () => app, client, log, now, ...(options.fetch ? { fetch: options.fetch } : {}) });
 
   return {
     app,
     receiver,
+    runner,
     health,
     store,
     keeper,
@@ -187,7 +193,7 @@ export function createAutohub(options: AutohubOptions): Autohub {
       await receiver.start(config.port);
       keeper.start();
       reaper.start();
-      if (journal) void drainJournal(journal, receiver, log);
+      if (journal) void drainJournal(journal, runner, log);
       void inboxRef.drainer?.drain('start').catch(() => {});
       peer?.start();
       legs?.start();

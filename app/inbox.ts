@@ -29,7 +29,7 @@ function formBody(kept: KeptDelivery): Record<string, unknown> {
 
 export function buildInboxDrainer(o: {
   config: Pick<AppConfig, 'upstash' | 'sealKeys' | 'signingSecret' | 'owners'>;
-  receiver: { inject(envelope: Record<string, unknown>): Promise<string> };
+  runner: { inject(envelope: Record<string, unknown>): Promise<string> };
   app: () => App;
   client: WebClient;
   log: Logger;
@@ -50,7 +50,7 @@ export function buildInboxDrainer(o: {
     store,
     open: (sealed) => sealer.open(sealed),
     signingSecret: o.config.signingSecret,
-    injectEvent: (envelope) => o.receiver.inject(envelope),
+    injectEvent: (envelope) => o.runner.inject(envelope),
     tellOwner,
     once: (key) => store.once(key, ONCE_MS),
     log: o.log,

@@ -38,7 +38,7 @@ let stopping = false;
 async function shutdown(signal: string): Promise<void> {
   if (stopping) return;
   stopping = true;
-  log.info('app.stopping', { signal, inFlight: autohub.receiver.inFlight, drainMs: config.drainMs });
+  log.info('app.stopping', { signal, inFlight: autohub.runner.inFlight, drainMs: config.drainMs });
   await autohub.stop();
   log.info('app.stopped', { signal });
   process.exit(0);

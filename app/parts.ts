@@ -13,7 +13,7 @@ import { createRateLimitFetch, guardedClients, type RateLimitFetch } from '../li
 import { FailoverReceiver } from '../lib/receiver/index.js';
 import { HealthMonitor, PeerWatch, type HealthMonitorOptions } from '../lib/liveness/index.js';
 import { type LeaseKeeper, Reaper, type DeadTurn } from '../lib/lease/index.js';
-import { TurnJournal } from '../lib/runner/index.js';
+import { TurnJournal, TurnRunner } from '../lib/runner/index.js';
 import { CatchupSweeper } from '../lib/catchup/index.js';
 import { OwnerNotices, type NoticeCause } from '../lib/notice/index.js';
 import { STATUS_KEYS, type CopyRecord, type PeerView } from '../lib/status/index.js';
@@ -184,46 +184,65 @@ export function buildAi(o: { bot: TurnModule; store: SharedStore; config: Pick<A
   return { threads, turn: { bot: o.bot, book: new StatusBook(), timers: o.timers, threads } };
 }
 
-export function buildReceiver(
+/** Claims and runs every turn of this copy: the receiver hands it each delivery, the reaper each takeover. */
+export function buildRunner(
   o: Common & {
-    config: AppConfig;
+    config: Pick<AppConfig, 'role' | 'instance' | 'lease' | 'retry' | 'maxTurns'>;
     keeper: LeaseKeeper;
-    health: HealthMonitor;
     journal: TurnJournal | undefined;
     handleFor: ReturnType<typeof turnHandles>;
     /** One turn at a time per conversation (lib/conversation); undefined: turns of a thread run side by side. */
     conversation?: ReturnType<typeof conversationAdmit> | undefined;
-    wakes: Pick<Wakes, 'retryIn' | 'idle' | 'appRateLimited' | 'failOpen' | 'dead' | 'hint' | 'failover' | 'waitingOnStore'>;
+    wakes: Pick<Wakes, 'lookIn' | 'slotFree' | 'deadLetter' | 'waitingOnStore'>;
+  },
+): TurnRunner {
+  const { config, wakes } = o;
+  return new TurnRunner({
+    store: o.store,
+    keeper: o.keeper,
+    role: config.role,
+    instance: config.instance,
+    log: o.log,
+    lease: config.lease,
+    retry: config.retry,
+    maxTurns: config.maxTurns,
+    journal: o.journal,
+    handleFor: o.handleFor,
+    ...(o.conversation ? { admit: o.conversation.admit, ended: o.conversation.ended } : {}),
+    lookIn: wakes.lookIn,
+    slotFree: wakes.slotFree,
+    deadLetter: wakes.deadLetter,
+    waitingOnStore: wakes.waitingOnStore,
+    now: o.now,
+  });
+}
+
+/** HTTP for Slack and the edge: verifies, classifies and answers each request, and hands every turn to `runner`. */
+export function buildReceiver(
+  o: Pick<Common, 'log' | 'now'> & {
+    config: Pick<AppConfig, 'signingSecret' | 'healthToken' | 'role' | 'instance' | 'maxBodyBytes' | 'drainMs' | 'shedAt'>;
+    runner: TurnRunner;
+    health: HealthMonitor;
+    wakes: Pick<Wakes, 'appRateLimited' | 'failOpen' | 'hint' | 'failover'>;
   },
 ): FailoverReceiver {
   const { config, wakes } = o;
   return new FailoverReceiver({
-    journal: o.journal,
     signingSecret: config.signingSecret,
     healthToken: config.healthToken,
-    store: o.store,
-    keeper: o.keeper,
+    runner: o.runner,
     health: o.health,
     role: config.role,
     instance: config.instance,
     log: o.log,
     maxBodyBytes: config.maxBodyBytes,
     drainMs: config.drainMs,
-    lease: config.lease,
-    retry: config.retry,
-    maxTurns: config.maxTurns,
     shedAt: config.shedAt,
     now: o.now,
-    onRetry: wakes.retryIn,
-    onIdle: wakes.idle,
-    onAppRateLimited: wakes.appRateLimited,
-    onFailOpen: wakes.failOpen,
-    onWaitingOnStore: wakes.waitingOnStore,
-    handleFor: o.handleFor,
-    ...(o.conversation ? { admit: o.conversation.admit, ended: o.conversation.ended } : {}),
-    onDead: wakes.dead,
-    onHint: wakes.hint,
-    onFailover: wakes.failover,
+    appRateLimited: wakes.appRateLimited,
+    failOpen: wakes.failOpen,
+    hint: wakes.hint,
+    failover: wakes.failover,
   });
 }
 
@@ -231,7 +250,7 @@ export function buildReceiver(
 export function buildHeartbeat(o: {
   config: Pick<AppConfig, 'instance' | 'role' | 'lease'>;
   health: HealthMonitor;
-  receiver: Pick<FailoverReceiver, 'inFlight' | 'queued'>;
+  runner: Pick<TurnRunner, 'inFlight' | 'queued'>;
   log: Logger;
   now: () => number;
 }): () => string {
@@ -247,8 +266,8 @@ export function buildHeartbeat(o: {
       status: body.status,
       storeOk: body.store.ok,
       loopP99Ms: loopDelay.p99Ms,
-      running: o.receiver.inFlight,
-      waiting: o.receiver.queued,
+      running: o.runner.inFlight,
+      waiting: o.runner.queued,
       // Heartbeats ride on the looks: at most a jittered reaper interval apart (x 1.1) while the store answers.
       everyMs: Math.ceil(o.config.lease.reaperMs * 1.1),
     };
@@ -293,7 +312,7 @@ export function buildSweeper(
 export function buildReaper(
   o: Common & {
     config: Pick<AppConfig, 'instance' | 'role' | 'lease' | 'retry'>;
-    wakes: Pick<Wakes, 'dead' | 'running' | 'resume' | 'capacity' | 'heartbeat' | 'look'>;
+    wakes: Pick<Wakes, 'deadLetter' | 'unleased' | 'resume' | 'capacity' | 'heartbeat' | 'look'>;
   },
 ): Reaper {
   const { config, wakes } = o;
@@ -302,12 +321,12 @@ export function buildReaper(
     owner: { instance: config.instance, role: config.role },
     settings: config.lease,
     retry: config.retry,
-    onDead: wakes.dead,
-    running: wakes.running,
+    deadLetter: wakes.deadLetter,
+    unleased: wakes.unleased,
     resume: wakes.resume,
     capacity: wakes.capacity,
     heartbeat: wakes.heartbeat,
-    onLook: wakes.look,
+    look: wakes.look,
     log: o.log,
     now: o.now,
   });
@@ -326,8 +345,8 @@ export function buildPeerWatch(o: {
     token: healthToken ?? undefined,
     everyMs: peer.everyMs,
     log: o.log,
-    onPeerLost: o.wakes.peerLost,
-    onPeerBack: o.wakes.peerBack,
+    peerLost: o.wakes.peerLost,
+    peerBack: o.wakes.peerBack,
   });
 }
 
@@ -381,7 +400,7 @@ export function buildApp(o: {
  * answered meanwhile is a duplicate), run with nobody waiting for an ack; one
  * the store still cannot take goes back into the journal.
  */
-export async function drainJournal(journal: TurnJournal, receiver: FailoverReceiver, log: Logger): Promise<void> {
+export async function drainJournal(journal: TurnJournal, runner: Pick<TurnRunner, 'inject'>, log: Logger): Promise<void> {
   let taken: ReturnType<TurnJournal['take']>;
   try {
     taken = journal.take();
@@ -391,7 +410,7 @@ export async function drainJournal(journal: TurnJournal, receiver: FailoverRecei
   }
   if (taken.unreadable > 0) log.error('journal.entries_unreadable', { path: journal.path, count: taken.unreadable, detail: 'sealed under another store key' });
   for (const envelope of taken.envelopes) {
-    const claim = await receiver.inject(envelope, { recovered: true });
+    const claim = await runner.inject(envelope, { recovered: true });
     if (claim === 'fail-open') journal.keep(envelope);
     log.info('journal.drained', { eventId: envelope.event_id, claim });
   }

@@ -15,10 +15,10 @@ import type { RefusalRecord, WebApiAnswer } from '../lib/ratelimit/index.js';
 
 /** The calls between the parts, named by what happened; each says who makes it and who it reaches. */
 export interface Wakes {
-  /** receiver -> reaper: a turn was handed back for a retry due in `ms`. */
-  retryIn(ms: number): void;
-  /** receiver -> reaper: a turn slot came free. */
-  idle(): void;
+  /** runner -> reaper: a turn was handed back for a retry due in `ms`: look then. */
+  lookIn(ms: number): void;
+  /** runner -> reaper: a turn slot came free. */
+  slotFree(): void;
   /** receiver -> reaper: the edge's hint, the other copy acked a turn under a lease. */
   hint(): void;
   /** receiver -> reaper, status page: the edge sent this delivery here because the hub failed. */
@@ -27,27 +27,27 @@ export interface Wakes {
   peerLost(reason: string): void;
   /** peer watch -> inbox: the other copy answers again (what the edge kept meanwhile is drained). */
   peerBack(): void;
-  /** reaper -> receiver: the turns running here whose claim may not have landed. */
-  running(): readonly string[];
-  /** reaper -> receiver: how many turns this copy can take over now. */
+  /** reaper -> runner: the turns running here without their lease (a claim that failed open may have landed). */
+  unleased(): readonly string[];
+  /** reaper -> runner: how many turns this copy can take over now. */
   capacity(): number;
-  /** reaper -> receiver: a turn taken over, to run here. */
+  /** reaper -> runner: a turn taken over, to run here. */
   resume(takeover: Takeover, sentAt: number): void;
   /** reaper -> heartbeat: this copy's record on the status page. */
   heartbeat(): string;
   /** reaper -> notices, sweeper -> notices: a look at the store (the month's commands, how long since a copy claimed). */
   look(look: Look): void;
-  /** sweeper -> receiver: a mention Slack gave up on, claimed like any delivery. */
+  /** sweeper -> runner: a mention Slack gave up on, claimed like any delivery. */
   inject(envelope: Record<string, unknown>): Promise<ClaimKind>;
-  /** health -> receiver, keeper: the turns and leases of this copy. */
+  /** health -> runner, keeper: the turns and leases of this copy. */
   turns(): TurnsView;
-  /** receiver, reaper -> owners: a turn became a dead letter. */
-  dead(dead: DeadTurn): void;
+  /** runner, reaper -> owners: a turn became a dead letter. */
+  deadLetter(dead: DeadTurn): void;
   /** receiver -> notices: Slack said it is dropping this app's events. */
   appRateLimited(notice: AppRateLimited): void;
   /** receiver -> notices: a live claim failed open. */
   failOpen(reason: string): void;
-  /** receiver -> notices: failed turns are kept here, waiting for the store to take their retry. */
+  /** runner -> notices: failed turns are kept here, waiting for the store to take their retry. */
   waitingOnStore(count: number): void;
   /** Web API (rate-limit layer) -> notices: every answer, for an auth failure. */
   answered(answer: WebApiAnswer): void;
@@ -59,7 +59,7 @@ export interface Wakes {
 
 /** The parts `wire` calls into, each as narrow as the calls it takes. */
 export interface WiredParts {
-  receiver: {
+  runner: {
     readonly unleased: readonly string[];
     readonly capacity: number;
     readonly inFlight: number;
@@ -71,7 +71,7 @@ export interface WiredParts {
     inject(envelope: Record<string, unknown>): Promise<ClaimKind>;
     storeAnswered(): Promise<void>;
   };
-  reaper: { wakeIn(ms: number): void; poke(): void };
+  reaper: { lookIn(ms: number): void; slotFree(): void };
   keeper: { readonly size: number };
   /** Undefined without AUTOHUB_CATCHUP. */
   sweeper: { maybeSweep(look: Look): Promise<SweepRecord | undefined> } | undefined;
@@ -98,31 +98,31 @@ export const lapsedIn = (leaseMs: number): number => leaseMs + 250;
 
 export function wire(parts: WiredParts | (() => WiredParts)): Wakes {
   const p = typeof parts === 'function' ? parts : () => parts;
-  const lookInMs = () => lapsedIn(p().leaseMs);
+  const lapsedInMs = () => lapsedIn(p().leaseMs);
   return {
-    retryIn: (ms) => p().reaper.wakeIn(ms),
-    idle: () => p().reaper.poke(),
-    // wakeIn only moves a look earlier: many hints, one look.
-    hint: () => p().reaper.wakeIn(lookInMs()),
+    lookIn: (ms) => p().reaper.lookIn(ms),
+    slotFree: () => p().reaper.slotFree(),
+    // lookIn only moves a look earlier: many hints, one look.
+    hint: () => p().reaper.lookIn(lapsedInMs()),
     // The hub's leases lapse within a lease, so look then.
     failover: (reason) => {
-      p().reaper.wakeIn(lookInMs());
+      p().reaper.lookIn(lapsedInMs());
       p().noteFailover(reason);
     },
     peerLost: (reason) => {
-      p().log.warn('peer.lost', { reason, lookInMs: lookInMs() });
-      p().reaper.wakeIn(lookInMs());
+      p().log.warn('peer.lost', { reason, lookInMs: lapsedInMs() });
+      p().reaper.lookIn(lapsedInMs());
     },
     peerBack: () => p().inbox?.drainNow?.(),
     // A claim that timed out may have landed: the look keeps its lease alive until the runner confirms it.
-    running: () => p().receiver.unleased,
-    capacity: () => p().receiver.capacity,
-    resume: (takeover, sentAt) => p().receiver.resume(takeover, sentAt),
+    unleased: () => p().runner.unleased,
+    capacity: () => p().runner.capacity,
+    resume: (takeover, sentAt) => p().runner.resume(takeover, sentAt),
     heartbeat: () => p().heartbeat(),
     look: (look) => {
       p().inbox?.look();
       // The store answers: failed turns kept for it are claimed and run now.
-      void p().receiver.storeAnswered();
+      void p().runner.storeAnswered();
       // The plan's monthly commands, as the looks add them up (Upstash only): the owner hears at 80%.
       if (look.monthCommands !== undefined && allowanceReached(look.monthCommands, p().storeAllowance)) {
         p().notices.raise('store_allowance', `${look.monthCommands} of ${p().storeAllowance} commands this month`);
@@ -135,18 +135,18 @@ export function wire(parts: WiredParts | (() => WiredParts)): Wakes {
             p().notices.raise('slack_not_delivering', `${sweep.answered} mention(s) from ${sweep.from} to ${sweep.to}`);
         });
     },
-    inject: (envelope) => p().receiver.inject(envelope),
+    inject: (envelope) => p().runner.inject(envelope),
     turns: () => {
-      const { receiver, keeper } = p();
+      const { runner, keeper } = p();
       return {
-        running: receiver.inFlight,
-        waiting: receiver.queued,
+        running: runner.inFlight,
+        waiting: runner.queued,
         leases: keeper.size,
-        past_deadline: receiver.pastDeadline,
-        waiting_on_store: receiver.waitingOnStore,
+        past_deadline: runner.pastDeadline,
+        waiting_on_store: runner.waitingOnStore,
       };
     },
-    dead: (dead) => p().owners.deadLetter(dead),
+    deadLetter: (dead) => p().owners.deadLetter(dead),
     appRateLimited: (notice) => p().notices.raise('app_rate_limited', appRateLimitedDetail(notice)),
     failOpen: (reason) => p().notices.raise('claims_fail_open', reason),
     waitingOnStore: (count) => p().notices.raise('turns_waiting_on_store', `${count} turn(s) whose reply failed wait for the store to answer`),

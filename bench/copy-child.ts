@@ -21,7 +21,7 @@ process.on('message', (message) => {
       looks: autohub.reaper.looks,
       rssNowKb: Math.round(memory.rss / 1024),
       heapKb: Math.round(memory.heapUsed / 1024),
-      waiting: autohub.receiver.queued,
+      waiting: autohub.runner.queued,
     });
   }
 });

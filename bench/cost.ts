@@ -263,7 +263,7 @@ async function takeover(rounds: number, perRound: number, via: 'peer' | 'hint'):
 /**
  * What the edge's hint costs: store commands per mention sent through the edge against the same mention
  * sent straight to the hub (no hint), alone (one hinted look each) and in a burst (the looks coalesce:
- * wakeIn only moves a look earlier). A 1 s lease, so each hinted look comes 1.25 s after its ack; a look
+ * lookIn only moves a look earlier). A 1 s lease, so each hinted look comes 1.25 s after its ack; a look
  * is one command whatever the lease.
  */
 async function hintCost(alone: number, burst: number): Promise<string[][]> {

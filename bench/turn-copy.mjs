@@ -13,7 +13,7 @@ await autohub.start();
 process.on('message', (message) => {
   if (message === 'gc') globalThis.gc?.();
   // Polled while a batch drains: its answer costs the server as little as can be.
-  if (message === 'busy') process.send?.({ busy: autohub.receiver.inFlight + autohub.receiver.queued });
+  if (message === 'busy') process.send?.({ busy: autohub.runner.inFlight + autohub.runner.queued });
   if (message === 'usage') {
     const cpu = process.cpuUsage();
     const memory = process.memoryUsage();
@@ -21,7 +21,7 @@ process.on('message', (message) => {
       cpuUs: cpu.user + cpu.system,
       heapKb: memory.heapUsed / 1024,
       rssKb: memory.rss / 1024,
-      busy: autohub.receiver.inFlight + autohub.receiver.queued,
+      busy: autohub.runner.inFlight + autohub.runner.queued,
     });
   }
 });

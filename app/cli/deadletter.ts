@@ -77,12 +77,12 @@ async function replay(config: AppConfig, store: SharedStore, dead: DeadLetter, l
   const takeover = await store.replayDead(dead.key, { instance: `${config.role}-deadletter`, role: config.role }, config.lease.leaseMs);
   if (!takeover) return { answered: false, line: 'not dead any more (replayed or dropped meanwhile)' };
   autohub.keeper.start();
-  autohub.receiver.resume(takeover, sentAt);
+  autohub.runner.resume(takeover, sentAt);
   // The run may be queued before it starts: wait for its record to leave the live states (answered,
   // dead or a retry), then stop; a stop before that would hand it back unrun.
   for (let i = 0; i < REPLAY_POLLS; i++) {
     const state = parseLeaseRecord(await store.read(dead.key))?.state;
-    if (state !== 'claimed' && state !== 'posting' && autohub.receiver.inFlight + autohub.receiver.queued === 0) break;
+    if (state !== 'claimed' && state !== 'posting' && autohub.runner.inFlight + autohub.runner.queued === 0) break;
     await new Promise((r) => setTimeout(r, 50));
   }
   await autohub.receiver.stop();

@@ -69,7 +69,8 @@ function parseJson(raw: string): Json {
   return parsed;
 }
 
-function eventDelivery(body: Json): Delivery {
+/** What a JSON envelope, parsed already, is (a stored body read back by a taker-over included). */
+export function eventDelivery(body: Json): Delivery {
   if (body.type === 'url_verification') {
     const challenge = text(body.challenge);
     if (!challenge) throw new RequestInvalidError('url_verification without a challenge');

@@ -13,7 +13,7 @@
  * a turn abandoned during an outage is found soon after the store is back.
  *
  * A look also dead-letters a lapsed turn whose owners kept dying (its runs or
- * its retry window spent, by `retry`): this copy reports it through `onDead`
+ * its retry window spent, by `retry`): this copy reports it through `deadLetter`
  * and says so with its next look (soon after); until a look says so, any
  * look reports it again a lease later, so a look whose answer was lost
  * cannot leave a dead letter unannounced (at worst it is told twice).
@@ -31,9 +31,9 @@ export interface ReaperOptions {
   /** How many runs a turn gets: a lapsed lease whose owner died counts one, and past the policy it is dead-lettered. */
   retry: RetryPolicy;
   /** Keys of turns running here without their lease (claims that failed open): never taken over by this copy's own look. */
-  running?: () => readonly string[];
+  unleased?: () => readonly string[];
   /** A turn this copy's look dead-lettered (its owners kept dying): told once, here alone. */
-  onDead?: (dead: DeadTurn) => void;
+  deadLetter?: (dead: DeadTurn) => void;
   /** Run a taken turn; `sentAt`: when the look that took it was sent (its lease runs from then). */
   resume: (takeover: Takeover, sentAt: number) => void;
   /** How many more turns this copy can take now. */
@@ -41,7 +41,7 @@ export interface ReaperOptions {
   /** This copy's heartbeat record for the status page, written with each look. */
   heartbeat: () => string;
   /** Told what each look found (the catch-up sweep decides from it). */
-  onLook?: (look: Look) => void;
+  look?: (look: Look) => void;
   log: Logger;
   /** @default Date.now */
   now?: () => number;
@@ -90,7 +90,7 @@ export class Reaper {
 
   start(): void {
     this.#stopped = false;
-    this.wakeIn(0);
+    this.lookIn(0);
   }
 
   stop(): void {
@@ -101,7 +101,7 @@ export class Reaper {
   }
 
   /** Look no later than `ms` from now. */
-  wakeIn(ms: number): void {
+  lookIn(ms: number): void {
     if (this.#stopped) return;
     const at = this.#now() + Math.max(0, ms);
     if (at >= this.#nextAt) return;
@@ -112,8 +112,8 @@ export class Reaper {
   }
 
   /** A slot came free: look now if the last look had to leave due turns behind. */
-  poke(): void {
-    if (this.#starved) this.wakeIn(0);
+  slotFree(): void {
+    if (this.#starved) this.lookIn(0);
   }
 
   /** One look; overlapping looks are skipped. Resolves with the turns taken over. */
@@ -134,7 +134,7 @@ export class Reaper {
       this.#looks++;
       const sentAt = this.#now();
       const told = this.#told;
-      const options = { policy: this.o.retry, ...(this.o.running ? { running: this.o.running() } : {}), ...(told.length > 0 ? { told } : {}) };
+      const options = { policy: this.o.retry, ...(this.o.unleased ? { running: this.o.unleased() } : {}), ...(told.length > 0 ? { told } : {}) };
       const look = await this.o.store.look(this.o.owner, this.o.settings.leaseMs, Math.max(0, this.o.capacity()), this.o.heartbeat(), options);
       if (!look) {
         next = this.#afterFailure();
@@ -144,14 +144,14 @@ export class Reaper {
       this.#told = this.#told.filter((key) => !told.includes(key));
       for (const takeover of look.taken) this.o.resume(takeover, sentAt);
       for (const dead of look.dead) {
-        this.o.onDead?.({ key: dead.key, eventId: dead.eventId, channel: dead.channel ?? undefined, reason: dead.reason, attempts: dead.attempts });
+        this.o.deadLetter?.({ key: dead.key, eventId: dead.eventId, channel: dead.channel ?? undefined, reason: dead.reason, attempts: dead.attempts });
         if (!this.#told.includes(dead.key)) this.#told.push(dead.key);
       }
       // Told: the next look says so soon, before another copy's look reports them again (a lease from now).
       if (look.dead.length > 0) next = Math.min(next, MIN_LOOK_GAP_MS);
       if (look.reindexed > 0) this.o.log.warn('lease.index_rebuilt', { leases: look.reindexed });
       this.#starved = look.nextDueMs === 0 && this.o.capacity() === 0;
-      this.o.onLook?.(look);
+      this.o.look?.(look);
       if (look.nextDueMs !== null) next = Math.min(next, Math.max(MIN_LOOK_GAP_MS, look.nextDueMs + DUE_MARGIN_MS));
       return look.taken;
     } catch (error) {
@@ -160,7 +160,7 @@ export class Reaper {
       return [];
     } finally {
       this.#running = false;
-      this.wakeIn(this.#again ? Math.min(next, MIN_LOOK_GAP_MS) : next);
+      this.lookIn(this.#again ? Math.min(next, MIN_LOOK_GAP_MS) : next);
     }
   }
 

@@ -134,7 +134,7 @@ export interface HealthMonitorOptions {
 }
 
 export class HealthMonitor {
-  lifecycle: Lifecycle = 'starting';
+  #lifecycle: Lifecycle = 'starting';
   readonly startedAt: number;
   #pinged: StoreView | undefined;
   #loop = { p99Ms: 0, maxMs: 0 };
@@ -172,6 +172,21 @@ export class HealthMonitor {
     };
   }
 
+  /** Starting (until the receiver listens), serving, then draining (from the receiver's stop on); set by the receiver alone. */
+  get lifecycle(): Lifecycle {
+    return this.#lifecycle;
+  }
+
+  /** The receiver listens: health turns 200. */
+  serving(): void {
+    this.#lifecycle = 'serving';
+  }
+
+  /** The receiver stops: health turns 503 at once. */
+  draining(): void {
+    this.#lifecycle = 'draining';
+  }
+
   /** A live claim failed open (the receiver calls this). */
   countFailOpen(): void {
     this.#failedOpen += 1;
@@ -186,7 +201,7 @@ export class HealthMonitor {
   /** The answer now. */
   report(): ReturnType<typeof healthReport> {
     return healthReport({
-      lifecycle: this.lifecycle,
+      lifecycle: this.#lifecycle,
       role: this.#options.role,
       instance: this.#options.instance,
       version: this.#options.version,

@@ -22,10 +22,10 @@ export interface PeerWatchOptions {
   /** Sent as a bearer token, for the full health body. */
   token?: string | undefined;
   everyMs: number;
-  /** Called when the peer's turns will need a look, with how long to wait. */
-  onPeerLost: (reason: string) => void;
+  /** The peer stopped answering (`reason`): its turns will need a look. */
+  peerLost: (reason: string) => void;
   /** Called when the peer answers again after it was down. @default nothing */
-  onPeerBack?: () => void;
+  peerBack?: () => void;
   log: Logger;
   /** @default globalThis.fetch */
   fetch?: typeof fetch;
@@ -81,12 +81,12 @@ export class PeerWatch {
       this.#checking = false;
     }
     const { state, look } = peerTransition(this.#state, answered);
-    if (state === 'up' && this.#state === 'down') this.o.onPeerBack?.();
+    if (state === 'up' && this.#state === 'down') this.o.peerBack?.();
     if (state !== this.#state) this.o.log.info('peer.state', { state, status: answered?.status ?? 'no answer' });
     this.#state = state;
     if (state === 'down') this.#downSince ??= (this.o.now ?? Date.now)();
     else this.#downSince = null;
-    if (look) this.o.onPeerLost(answered ? `HTTP ${answered.status}` : 'no answer');
+    if (look) this.o.peerLost(answered ? `HTTP ${answered.status}` : 'no answer');
     return state;
   }
 }

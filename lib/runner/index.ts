@@ -1,5 +1,7 @@
 export { AckGate } from './ack-gate.js';
 export { TurnRunner } from './turn-runner.js';
-export type { Turn, TurnContext, TurnRunnerOptions } from './turn-runner.js';
+export type { TurnRunnerOptions } from './turn-runner.js';
+export { deadlineGraceMs } from './turn.js';
+export type { Turn, TurnContext } from './turn.js';
 export { TurnJournal } from './journal.js';
 export type { JournalOptions } from './journal.js';

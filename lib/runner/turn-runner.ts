@@ -4,67 +4,59 @@
  * `maxTurns` at once with the rest waiting (their leases kept alive, so a
  * waiting turn survives this copy's death), and the end of every leased
  * turn: finished, handed back for a retry, or dead-lettered.
+ *
+ * Built by the app (app/parts.ts) and handed to the receiver, which gives it
+ * each live delivery to claim and run; the reaper gives it takeovers, the
+ * catch-up sweep, the journal and the edge's inbox give it found mentions
+ * (`inject`). Each lease is made here, under the claim keys its delivery was
+ * claimed under, so nothing parses a body twice to name them.
  */
 import type { App } from '@slack/bolt';
-import type { Role } from '../store/index.js';
+import type { ClaimOutcome, Claims, LeaseRequest, Role } from '../store/index.js';
+import { failOpen } from '../store/index.js';
 import type { Logger } from '../log/index.js';
 import type { ClaimKind, Leases, LeaseSettings, RestoreDetail, RetryPolicy, Takeover, TurnLine } from '../store/index.js';
 import { classifyTurnFailure, isLeaseLost, TurnDeadlineError } from '../errors/index.js';
 import type { TurnFence, TurnHandle } from '../turn/index.js';
-import { parseDelivery, type Delivery } from '../delivery/index.js';
-import { AckGate } from './ack-gate.js';
+import { eventDelivery, leaseRequest, parseDelivery, storedBody, type Delivery } from '../delivery/index.js';
+import { withDeadline } from '../time/index.js';
 import { TurnLease, type DeadTurn, type LeaseKeeper, type StreamDetail, type TurnOutcome } from '../lease/index.js';
-import { storedBody } from '../delivery/index.js';
-
-/** Keys Bolt adds to every listener's `context`. */
-export interface TurnContext {
-  autohubClaim: ClaimKind;
-  autohubInstance: string;
-  autohubRole: Role;
-  autohubReceivedAt: number;
-  /** The turn's lease, when it holds one: read the thread first when it says so, commit before posting, finish after. */
-  autohubLease?: TurnLease;
-  /** The turn's handle: `answer(...)` runs the whole reply protocol. */
-  autohubTurn?: TurnHandle;
-}
+import { AckGate } from './ack-gate.js';
+import { deadlineGraceMs, rootError, type AdmitVerdict, type Turn, type TurnContext } from './turn.js';
 
 export interface TurnRunnerOptions {
-  store: Pick<Leases, 'commit' | 'finish' | 'release' | 'deadLetter' | 'markStream' | 'restore'>;
+  /**
+   * Claims (a live delivery's, bounded by the ack deadline; a late claim of a
+   * turn whose claim failed open; the confirm of a claim that timed out) and
+   * the ends of leased turns.
+   */
+  store: Claims & Pick<Leases, 'commit' | 'finish' | 'release' | 'deadLetter' | 'markStream' | 'restore'>;
+  /** Keeps every lease of this copy alive, in one request per renewal. */
   keeper: LeaseKeeper;
   role: Role;
   instance: string;
   log: Logger;
-  ackDeadlineMs: number;
+  /** Answer Slack by this many ms after arrival, whatever the turn does. @default 1200 */
+  ackDeadlineMs?: number | undefined;
+  /** Event turns hold a lease another copy can take over. */
   lease: LeaseSettings;
+  /** How a failed turn is tried again. */
   retry: RetryPolicy;
-  /** Turns run at once; the rest wait their turn. */
-  maxTurns: number;
-  /** A turn was handed back: a retry is due in `ms`. */
-  onRetry?: ((ms: number) => void) | undefined;
+  /** Turns run at once; the rest wait their turn. @default 16 */
+  maxTurns?: number | undefined;
+  /** A turn was handed back: its retry is due in `ms`, so the store is looked at then. */
+  lookIn?: ((ms: number) => void) | undefined;
   /** A turn became a dead letter (told once, by the copy that made it so). */
-  onDead?: ((dead: DeadTurn) => void) | undefined;
+  deadLetter?: ((dead: DeadTurn) => void) | undefined;
   /** A slot came free. */
-  onIdle?: (() => void) | undefined;
-  /**
-   * A turn that failed without a lease (its claim failed open at the ack):
-   * claim it now, with a lease, so the store can schedule its retry. Undefined
-   * when it is held already (another copy, or the claim that timed out landed
-   * after all: that lease lapses and is taken over) or the store is still away.
-   */
-  reclaim?: ((t: Turn) => Promise<TurnLease | undefined>) | undefined;
-  /**
-   * Ask the store about a claim that timed out (fail-open) once it answers
-   * again: landed after all (`mine`), never (`absent`), or another's (`held`,
-   * `lost`). Absent: failed-open turns are never confirmed.
-   */
-  confirmClaim?: ((key: string, nonce: string, leaseMs: number) => Promise<'mine' | 'absent' | 'held' | 'lost' | 'unreachable'>) | undefined;
+  slotFree?: (() => void) | undefined;
   /**
    * Where acked turns go when the store will not take them (AUTOHUB_JOURNAL): at shutdown, and a failed
    * turn whose retry the store could not schedule. `take` empties it (the turns are run again once the store answers).
    */
   journal?: { keep(envelope: Record<string, unknown>): boolean; take?(): { envelopes: Record<string, unknown>[] } } | undefined;
   /** A failed turn is kept here for the store (`count`: turns waiting now): the owner is told (lib/notice, once an hour at most). */
-  onWaitingOnStore?: ((count: number) => void) | undefined;
+  waitingOnStore?: ((count: number) => void) | undefined;
   /** How long the runner waits between two confirm attempts while the store is away (1 s, doubling). @default realSleep */
   sleep?: ((ms: number) => Promise<void>) | undefined;
   /** The handle a turn's listener answers through; its lease is read when needed (one may be attached late). */
@@ -77,44 +69,12 @@ export interface TurnRunnerOptions {
   admit?: ((t: Turn, stop: AbortSignal) => Promise<AdmitVerdict>) | undefined;
   /** A turn ended here, however it ended (turns waiting behind it look again). */
   ended?: ((t: Turn) => void) | undefined;
-  now: () => number;
+  /** @default Date.now */
+  now?: (() => number) | undefined;
 }
 
-/** What the admit hook decided: run the turn, finish it (answered by the hook), or nothing (this copy lost it). */
-export type AdmitVerdict = { kind: 'run' } | { kind: 'answered'; ts: string | null } | { kind: 'gone' };
-
-export interface Turn {
-  delivery: Extract<Delivery, { body: unknown }>;
-  gate: AckGate;
-  receivedAt: number;
-  claim: ClaimKind;
-  retry: { retryNum: number | undefined; retryReason: string | undefined };
-  logFields: Record<string, unknown>;
-  lease?: TurnLease | undefined;
-  handle?: TurnHandle | undefined;
-  /** For a leased claim that failed open: the nonce its write carried, to confirm it once the store answers. */
-  nonce?: string | undefined;
-  /** The confirm of that claim, while it is asked. */
-  confirming?: Promise<void> | undefined;
-  /** One ask of that confirm (a round trip, and a claim with a lease when it was absent), while it is under way. */
-  asking?: Promise<void> | undefined;
-  /** Its wait for its conversation (the admit hook), while it waits. */
-  admitted?: Promise<void> | undefined;
-  /** Frees the turn's slot (once), set when it starts. */
-  free?: (() => void) | undefined;
-  /** The turn failed: its confirm stops asking (and `wake` cuts its pause short). */
-  failing?: boolean | undefined;
-  wake?: (() => void) | undefined;
-  /** Its deadline passed (`ctx.signal` aborted); `cut`: its grace is over too and the runner ended it; `settled`: its work returned. */
-  expired?: boolean | undefined;
-  cut?: boolean | undefined;
-  settled?: boolean | undefined;
-}
-
-/** A turn past its deadline gets this long to return (5 s; less for a short retry window) before it is failed. */
-export function deadlineGraceMs(windowMs: number): number {
-  return Math.min(5_000, Math.max(200, Math.round(windowMs / 20)));
-}
+/** What the ack deadline keeps for the answer itself once the claim is back (or given up): 1,200 - 100 ms for the claim. */
+const ANSWER_MARGIN_MS = 100;
 
 /** Events that answer a person: the status page counts these. */
 const ANSWERED_EVENTS = new Set(['app_mention', 'message']);
@@ -127,16 +87,11 @@ function eventOf(body: Record<string, unknown>): { type?: string; channel?: stri
   };
 }
 
-/** Bolt wraps a listener's error (UnknownError, MultipleListenerError): the turn's own, with its stack, for the logs. */
-export function rootError(error: unknown): unknown {
-  const e = error as { code?: unknown; original?: unknown; originals?: unknown[] } | undefined;
-  if (e?.code === 'slack_bolt_unknown_error' && e.original !== undefined) return rootError(e.original);
-  if (e?.code === 'slack_bolt_multiple_listener_error' && Array.isArray(e.originals) && e.originals.length > 0) return rootError(e.originals[0]);
-  return error;
-}
+type Resolved = TurnRunnerOptions & { ackDeadlineMs: number; maxTurns: number; now: () => number };
 
 export class TurnRunner {
-  app: App | undefined;
+  /** The Bolt app the turns run through: handed over once, by the receiver's `init(app)`. */
+  #app: App | undefined;
   readonly #running = new Set<Promise<void>>();
   readonly #waiting: Turn[] = [];
   /** Turns waiting for their conversation (the admit hook), each with its stop. */
@@ -151,7 +106,27 @@ export class TurnRunner {
   #waitingOnStore = 0;
   #draining = false;
 
-  constructor(private readonly o: TurnRunnerOptions) {}
+  private readonly o: Resolved;
+
+  constructor(options: TurnRunnerOptions) {
+    this.o = { ...options, ackDeadlineMs: options.ackDeadlineMs ?? 1200, maxTurns: options.maxTurns ?? 16, now: options.now ?? Date.now };
+  }
+
+  /** Bolt's app, handed over once (Bolt calls the receiver's `init(app)` as it is built); a second, other app is a bug. */
+  attach(app: App): void {
+    if (this.#app && this.#app !== app) throw new Error('TurnRunner.attach: this runner runs the turns of another app already');
+    this.#app = app;
+  }
+
+  /** Slack is answered by this many ms after a delivery arrives, whatever its turn does. */
+  get ackDeadlineMs(): number {
+    return this.o.ackDeadlineMs;
+  }
+
+  /** How long an event turn's lease runs unrenewed (the edge hints the other copy to look then). */
+  get leaseMs(): number {
+    return this.o.lease.leaseMs;
+  }
 
   /** Turns running now. */
   get inFlight(): number {
@@ -231,7 +206,7 @@ export class TurnRunner {
       const reply = await lease.fail({ kind: 'transient', ambiguous: mayHavePosted, free: true, reason: 'handed back at shutdown' });
       o.log.info('turn.handed_back', { ...t.logFields, outcome: reply.reply });
       if (reply.reply === 'retry') {
-        o.onRetry?.(0);
+        o.lookIn?.(0);
         return;
       }
       if (reply.reply !== 'unreachable') return;
@@ -245,9 +220,15 @@ export class TurnRunner {
     else o.log.error('turn.dropped_at_shutdown', { ...t.logFields, detail: o.journal ? 'the journal could not be written' : 'AUTOHUB_JOURNAL is off' });
   }
 
-  /** A lease for a claimed event (token 1) or a takeover; the runner owns its end. */
-  lease(key: string, token: number, sentAt: number, body: Record<string, unknown>, takeover?: Takeover): TurnLease {
+  /**
+   * A lease for a claimed event (token 1) or a takeover, under the claim's
+   * keys (primary first, as claimed: a write again of a forgotten record
+   * takes the same aliases); the runner owns its end.
+   */
+  #lease(claimKeys: readonly string[], token: number, sentAt: number, body: Record<string, unknown>, takeover?: Takeover): TurnLease {
     const { o } = this;
+    const key = claimKeys[0]!;
+    const aliases = claimKeys.filter((k) => k !== key);
     const event = eventOf(body);
     const answers = event.type !== undefined && ANSWERED_EVENTS.has(event.type);
     const line = (outcome: TurnOutcome, detail: { reason?: string; attempts: number; stream?: StreamDetail }): TurnLine => {
@@ -267,8 +248,6 @@ export class TurnRunner {
     // What the claim wrote (the body without Slack's legacy token, as the receiver stores it), to write it again if the store forgets it.
     const restore = (detail: RestoreDetail) => {
       const stored = storedBody(body);
-      const parsed = parseDelivery('application/json', stored);
-      const aliases = 'claimKeys' in parsed ? parsed.claimKeys.filter((k) => k !== key) : [];
       const request = { leaseMs: o.lease.leaseMs, body: stored, eventId: String(body.event_id ?? ''), ...(event.channel ? { channel: event.channel } : {}) };
       return o.store.restore(key, token, { instance: o.instance, role: o.role }, request, aliases, detail);
     };
@@ -314,7 +293,9 @@ export class TurnRunner {
       });
       return;
     }
-    const lease = this.lease(takeover.key, takeover.token, sentAt, body, takeover);
+    // The record holds the primary key alone: the aliases its claim took follow from the body, classified once here.
+    const claimKeys = [takeover.key, ...claimKeysOf(body).filter((k) => k !== takeover.key)];
+    const lease = this.#lease(claimKeys, takeover.token, sentAt, body, takeover);
     const own = this.#here.get(takeover.key);
     if (own && own.lease === undefined) {
       // This copy's own turn, still running without a lease: a claim that timed out but landed, its
@@ -330,7 +311,7 @@ export class TurnRunner {
     const logFields = { kind: 'event', eventId: body.event_id, claim: 'claimed', takeover: takeover.state, token: takeover.token, attempt: takeover.attempts };
     o.log.info('lease.takeover', { ...logFields, key: takeover.key });
     this.run({
-      delivery: { kind: 'event', body, eventId: String(body.event_id ?? ''), teamId: undefined, claimKeys: [takeover.key] },
+      delivery: { kind: 'event', body, eventId: String(body.event_id ?? ''), teamId: undefined, claimKeys },
       gate: AckGate.detached(),
       receivedAt: o.now(),
       claim: 'claimed',
@@ -437,8 +418,8 @@ export class TurnRunner {
       ...(t.handle ? { autohubTurn: t.handle } : {}),
     };
     const work = (async () => {
-      if (!this.app) throw new Error('FailoverReceiver.init(app) was not called');
-      await this.app.processEvent({
+      if (!this.#app) throw new Error('FailoverReceiver.init(app) was not called');
+      await this.#app.processEvent({
         body: t.delivery.body,
         retryNum: t.retry.retryNum,
         retryReason: t.retry.retryReason,
@@ -474,7 +455,7 @@ export class TurnRunner {
       release();
       const next = this.#waiting.shift();
       if (next) this.#start(next);
-      else o.onIdle?.();
+      else o.slotFree?.();
     };
     t.free = free;
     // A run lasts the retry window at most (from its start here: a wait for a slot is not counted): ctx.signal aborts, then the grace.
@@ -545,13 +526,13 @@ export class TurnRunner {
     const { reply, retryInMs } = await lease.fail(failure);
     o.log.warn('turn.failed', { ...t.logFields, failure: failure.kind, reason: failure.reason, outcome: reply, retryInMs, error: own });
     if (reply === 'retry' && retryInMs !== undefined) {
-      o.onRetry?.(retryInMs);
+      o.lookIn?.(retryInMs);
       if (!failure.free) void t.handle?.retrying(lease.attempts, retryInMs);
     }
     if (reply === 'dead') {
       void t.handle?.dead();
       const event = eventOf(t.delivery.body);
-      o.onDead?.({
+      o.deadLetter?.({
         key: lease.key,
         eventId: String(t.delivery.body.event_id ?? ''),
         channel: event.channel,
@@ -581,7 +562,7 @@ export class TurnRunner {
       o.log.warn('turn.kept', { ...t.logFields, detail: 'the store would not take its retry: kept in memory until it answers' });
     }
     this.#waitingOnStore += 1;
-    o.onWaitingOnStore?.(this.#waitingOnStore);
+    o.waitingOnStore?.(this.#waitingOnStore);
   }
 
   /** A turn past its deadline the store cannot record: the owner is told all the same (a dead letter nobody can list). */
@@ -589,7 +570,7 @@ export class TurnRunner {
     const { o } = this;
     void t.handle?.dead();
     const event = eventOf(t.delivery.body);
-    o.onDead?.({ key: t.delivery.claimKeys[0] ?? '', eventId: String(t.delivery.body.event_id ?? ''), channel: event.channel, reason, attempts: 1 });
+    o.deadLetter?.({ key: t.delivery.claimKeys[0] ?? '', eventId: String(t.delivery.body.event_id ?? ''), channel: event.channel, reason, attempts: 1 });
   }
 
   /**
@@ -634,7 +615,6 @@ export class TurnRunner {
    */
   async #confirm(t: Turn, key: string, nonce: string): Promise<void> {
     const { o } = this;
-    if (!o.confirmClaim) return;
     const sleep = o.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref?.()));
     // Asked until the store answers, within the turn's retry window (after it nothing could retry the turn anyway).
     const until = t.receivedAt + o.retry.windowMs;
@@ -671,10 +651,10 @@ export class TurnRunner {
   async #ask(t: Turn, key: string, nonce: string, reclaim = true): Promise<boolean> {
     const { o } = this;
     const sentAt = o.now();
-    const reply = await o.confirmClaim!(key, nonce, o.lease.leaseMs).catch(() => 'unreachable' as const);
+    const reply = await o.store.confirm(key, nonce, o.lease.leaseMs).catch(() => 'unreachable' as const);
     if (this.#here.get(key) !== t || t.lease !== undefined) return true;
     if (reply === 'mine') {
-      const lease = this.lease(key, 1, sentAt, t.delivery.body);
+      const lease = this.#lease(t.delivery.claimKeys, 1, sentAt, t.delivery.body);
       t.lease = lease;
       t.handle?.follow(lease);
       lease.start();
@@ -686,9 +666,9 @@ export class TurnRunner {
       o.log.warn('claim.not_ours', { ...t.logFields, key, reply });
       return true;
     }
-    if (reply === 'absent' && reclaim && o.reclaim) {
+    if (reply === 'absent' && reclaim) {
       // Not there yet, or never: claim it now (a late landing of the first claim then finds it held).
-      const lease = await o.reclaim(t).catch(() => undefined);
+      const lease = await this.#reclaim(t).catch(() => undefined);
       if (this.#here.get(key) !== t || t.lease !== undefined) return true;
       if (lease) {
         t.lease = lease;
@@ -702,12 +682,101 @@ export class TurnRunner {
     return false;
   }
 
-  /** A failed turn that never had a lease (its claim failed open): claimed now, if the store lets it (see `reclaim`). */
+  /** A failed turn that never had a lease (its claim failed open): claimed now, if the store lets it (see `#reclaim`). */
   async #reclaimed(t: Turn): Promise<TurnLease | undefined> {
     const { o } = this;
-    if (t.delivery.kind !== 'event' || !o.reclaim) return undefined;
-    const lease = await o.reclaim(t).catch(() => undefined);
+    if (t.delivery.kind !== 'event') return undefined;
+    const lease = await this.#reclaim(t).catch(() => undefined);
     if (lease) o.log.info('turn.reclaimed', { ...t.logFields, key: lease.key, token: lease.token });
     return lease;
+  }
+
+  /**
+   * A turn that failed without a lease (its claim failed open at the ack):
+   * claimed now, with a lease, so the store can schedule its retry. Undefined
+   * when it is held already (another copy, or the claim that timed out landed
+   * after all: that lease lapses and is taken over) or the store is still away.
+   */
+  async #reclaim(t: Turn): Promise<TurnLease | undefined> {
+    const { o } = this;
+    if (t.delivery.kind !== 'event' || t.delivery.claimKeys.length === 0) return undefined;
+    const request = leaseRequest(o.lease.leaseMs, t.delivery.body, t.delivery.eventId);
+    if (!request) return undefined;
+    const sentAt = o.now();
+    // The turn was acked long ago: this claim is off the ack path (the longer fuse), so a store a little
+    // slower than the claim's fuse still answers it.
+    const outcome = await o.store.claim(t.delivery.claimKeys, { instance: o.instance, role: o.role }, request, { offAckPath: true });
+    return this.leaseFor(t.delivery, outcome, sentAt);
+  }
+
+  /** The store's claim, failed open if it has not answered `ANSWER_MARGIN_MS` before the ack deadline. */
+  claimWithinAck(keys: string[], receivedAt: number, lease: LeaseRequest | undefined): Promise<ClaimOutcome> {
+    const { o } = this;
+    if (keys.length === 0) return Promise.resolve({ kind: 'claimed' });
+    const owner = { instance: o.instance, role: o.role };
+    // The store bounds itself; this bound keeps the ack deadline even if it did not.
+    const left = o.ackDeadlineMs - ANSWER_MARGIN_MS - (o.now() - receivedAt);
+    return withDeadline(o.store.claim(keys, owner, lease), left, () => failOpen('receiver ack deadline'));
+  }
+
+  /** The lease an event's claim won (its lease runs from `sentAt`, under the claim's keys), the runner's to end; undefined for any other outcome. */
+  leaseFor(delivery: Delivery, outcome: ClaimOutcome, sentAt: number): TurnLease | undefined {
+    if (delivery.kind !== 'event' || outcome.kind !== 'claimed' || outcome.token === undefined) return undefined;
+    return this.#lease(delivery.claimKeys, outcome.token, sentAt, delivery.body);
+  }
+
+  /**
+   * A delivery Slack gave up on, found by the catch-up sweep: claimed like a
+   * live one (under the same message key, so a late retry or a second
+   * sweeper is a duplicate) and run with nobody waiting for an ack. Unlike a
+   * live delivery it does not fail open: nobody waits for it, Slack keeps
+   * the message, and a live delivery of it may be running unrecorded (its
+   * own claim failed open), so it is left for the next sweep.
+   */
+  async inject(envelope: Record<string, unknown>, options: { recovered?: boolean } = {}): Promise<ClaimKind> {
+    const { o } = this;
+    const delivery = parseDelivery('application/json', JSON.stringify(envelope));
+    if (delivery.kind !== 'event') return 'duplicate';
+    const receivedAt = o.now();
+    const outcome = await this.claimWithinAck(delivery.claimKeys, receivedAt, leaseRequest(o.lease.leaseMs, delivery.body, delivery.eventId));
+    if (outcome.kind === 'duplicate') return 'duplicate';
+    if (outcome.kind === 'fail-open') {
+      if (options.recovered) return 'fail-open';
+      o.log.warn('catchup.unsure', {
+        kind: 'event',
+        eventId: delivery.eventId,
+        reason: outcome.reason,
+        detail: 'the store did not answer: left for the next sweep',
+      });
+      return 'fail-open';
+    }
+    const lease = this.leaseFor(delivery, outcome, receivedAt);
+    const logFields = { kind: 'event', eventId: delivery.eventId, claim: outcome.kind, ...(options.recovered ? { recovered: true } : { catchup: true }) };
+    if (!options.recovered) o.log.info('catchup.found', logFields);
+    this.run({
+      delivery,
+      gate: AckGate.detached(),
+      receivedAt,
+      claim: outcome.kind,
+      retry: { retryNum: undefined, retryReason: undefined },
+      logFields,
+      lease,
+    });
+    return outcome.kind;
+  }
+
+  /** The store answered (a look went through): the turns kept for it are claimed and run now. Nothing to do while none is kept. */
+  storeAnswered(): Promise<void> {
+    return this.drainKept((envelope) => this.inject(envelope, { recovered: true }));
+  }
+}
+
+/** The keys a stored body was claimed under (primary first); none when it does not read as a delivery. */
+function claimKeysOf(body: Record<string, unknown>): string[] {
+  try {
+    const delivery = eventDelivery(body);
+    return 'claimKeys' in delivery ? delivery.claimKeys : [];
+  } catch {
+    return [];
   }
 }

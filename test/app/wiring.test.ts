@@ -10,7 +10,7 @@ const LEASE_MS = 10_000;
 
 function parts(over: Partial<WiredParts> = {}) {
   const p = {
-    receiver: {
+    runner: {
       unleased: ['e1'],
       capacity: 3,
       inFlight: 2,
@@ -21,7 +21,7 @@ function parts(over: Partial<WiredParts> = {}) {
       inject: vi.fn(async () => 'claimed' as const),
       storeAnswered: vi.fn(async () => {}),
     },
-    reaper: { wakeIn: vi.fn(), poke: vi.fn() },
+    reaper: { lookIn: vi.fn(), slotFree: vi.fn() },
     keeper: { size: 4 },
     sweeper: undefined,
     notices: { raise: vi.fn() },
@@ -45,41 +45,41 @@ describe('who wakes whom in a copy (app/wiring.ts)', () => {
   it('a failover at the edge wakes the reaper a lease later, and notes the reason for the status page', () => {
     const { p, wakes } = parts();
     wakes.failover('hub 530');
-    expect(p.reaper.wakeIn).toHaveBeenCalledWith(LEASE_MS + 250);
+    expect(p.reaper.lookIn).toHaveBeenCalledWith(LEASE_MS + 250);
     expect(p.noteFailover).toHaveBeenCalledWith('hub 530');
   });
 
   it("the edge's hint (the other copy holds a lease) wakes the reaper a lease later", () => {
     const { p, wakes } = parts();
     wakes.hint();
-    expect(p.reaper.wakeIn).toHaveBeenCalledWith(LEASE_MS + 250);
+    expect(p.reaper.lookIn).toHaveBeenCalledWith(LEASE_MS + 250);
   });
 
   it('a lost peer wakes the reaper a lease later, and says so', () => {
     const log = createMemoryLogger();
     const { p, wakes } = parts({ log });
     wakes.peerLost('timeout');
-    expect(p.reaper.wakeIn).toHaveBeenCalledWith(LEASE_MS + 250);
+    expect(p.reaper.lookIn).toHaveBeenCalledWith(LEASE_MS + 250);
     expect(log.lines).toContainEqual(expect.objectContaining({ event: 'peer.lost', reason: 'timeout', lookInMs: LEASE_MS + 250 }));
   });
 
-  it('a retry handed back wakes the reaper when it falls due; a freed slot pokes it', () => {
+  it('a retry handed back has the reaper look when it falls due; a freed slot tells it so', () => {
     const { p, wakes } = parts();
-    wakes.retryIn(1234);
-    wakes.idle();
-    expect(p.reaper.wakeIn).toHaveBeenCalledWith(1234);
-    expect(p.reaper.poke).toHaveBeenCalledOnce();
+    wakes.lookIn(1234);
+    wakes.slotFree();
+    expect(p.reaper.lookIn).toHaveBeenCalledWith(1234);
+    expect(p.reaper.slotFree).toHaveBeenCalledOnce();
   });
 
-  it('the reaper hands takeovers to the receiver and reads its room and its unconfirmed claims from it', () => {
+  it('the reaper hands takeovers to the runner and reads its room and its unconfirmed claims from it', () => {
     const { p, wakes } = parts();
     const takeover = { eventId: 'e2' } as unknown as Takeover;
     wakes.resume(takeover, 7);
-    expect(p.receiver.resume).toHaveBeenCalledWith(takeover, 7);
-    expect([wakes.capacity(), wakes.running()]).toEqual([3, ['e1']]);
+    expect(p.runner.resume).toHaveBeenCalledWith(takeover, 7);
+    expect([wakes.capacity(), wakes.unleased()]).toEqual([3, ['e1']]);
   });
 
-  it("health counts the receiver's turns and the keeper's leases", () => {
+  it("health counts the runner's turns and the keeper's leases", () => {
     expect(parts().wakes.turns()).toEqual({ running: 2, waiting: 1, leases: 4, past_deadline: 1, waiting_on_store: 2 });
   });
 
@@ -101,10 +101,10 @@ describe('who wakes whom in a copy (app/wiring.ts)', () => {
     await vi.waitFor(() => expect(p.notices.raise).toHaveBeenCalledWith('slack_not_delivering', `2 mention(s) from ${sweep.from} to ${sweep.to}`));
   });
 
-  it("the sweeper's mentions are claimed by the receiver", async () => {
+  it("the sweeper's mentions are claimed by the runner", async () => {
     const { p, wakes } = parts();
     await expect(wakes.inject({ event_id: 'e3' })).resolves.toBe('claimed');
-    expect(p.receiver.inject).toHaveBeenCalledWith({ event_id: 'e3' });
+    expect(p.runner.inject).toHaveBeenCalledWith({ event_id: 'e3' });
   });
 
   it('the Web API: an auth failure raises a notice; a refusal reaches both the refusal log and the status page', () => {
@@ -126,7 +126,7 @@ describe('who wakes whom in a copy (app/wiring.ts)', () => {
     wakes.appRateLimited({ kind: 'app_rate_limited', teamId: 'T1', apiAppId: 'A1', minuteRateLimited: undefined });
     expect(p.notices.raise).toHaveBeenCalledWith('app_rate_limited', 'workspace T1');
     const dead = { eventId: 'e4' } as unknown as DeadTurn;
-    wakes.dead(dead);
+    wakes.deadLetter(dead);
     expect(p.owners.deadLetter).toHaveBeenCalledWith(dead);
     await wakes.tell('text', 'web_api_auth');
     expect(p.owners.notice).toHaveBeenCalledWith('text', 'web_api_auth');
@@ -137,16 +137,16 @@ describe('partsOnceWired: parts built one after the other that wake one another'
   it('a wake taken before the parts exist reaches the parts set later', () => {
     const wired = partsOnceWired();
     const wakes = wire(wired.get);
-    const idle = wakes.idle;
+    const slotFree = wakes.slotFree;
     const { p } = parts();
     wired.set(p);
-    idle();
-    expect(p.reaper.poke).toHaveBeenCalledOnce();
+    slotFree();
+    expect(p.reaper.slotFree).toHaveBeenCalledOnce();
   });
 
   it('a part that wakes another before the copy is wired fails loudly, not silently', () => {
     const wakes = wire(partsOnceWired().get);
-    expect(() => wakes.idle()).toThrow('a part woke another before the copy was wired');
+    expect(() => wakes.slotFree()).toThrow('a part woke another before the copy was wired');
   });
 
   it('the wakes are a plain object: awaiting them (or returning them from an async function) resolves to them', async () => {

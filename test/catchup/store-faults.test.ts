@@ -116,9 +116,9 @@ describe('the catch-up sweep when the store stumbles', () => {
         ...mentionEnvelope({ eventId: 'Ev-catchup-C0OPEN-1700009200.000001', ts: '1700009200.000001', channel: 'C0OPEN' }),
         autohub_catchup: true,
       };
-      expect(await copy.receiver.inject(envelope)).toBe('fail-open');
+      expect(await copy.runner.inject(envelope)).toBe('fail-open');
       // A turn handed to the runner is counted at once, before any await.
-      expect(copy.receiver.inFlight + copy.receiver.queued).toBe(0);
+      expect(copy.runner.inFlight + copy.runner.queued).toBe(0);
       expect(copy.lines.some((l) => l.event === 'catchup.unsure')).toBe(true);
     } finally {
       await copy.stop();

@@ -56,7 +56,7 @@ describe('the reaper', () => {
       },
     };
     const dead: DeadTurn[] = [];
-    const reaper = reaperOn(store as never, { onDead: (d) => dead.push(d) });
+    const reaper = reaperOn(store as never, { deadLetter: (d) => dead.push(d) });
     reaper.start();
     try {
       await eventually(() => answers.length === 1, 'the first look');
@@ -70,7 +70,7 @@ describe('the reaper', () => {
       await eventually(() => answers.length === 3, 'the look after the failed one', 5000);
       expect(told[2]).toEqual(['k-dead']);
       answers[2]!(nothingDue);
-      reaper.wakeIn(0);
+      reaper.lookIn(0);
       await eventually(() => answers.length === 4, 'a later look');
       expect(told[3]).toBeUndefined();
       answers[3]!(nothingDue);
@@ -88,7 +88,7 @@ describe('the reaper', () => {
     try {
       await eventually(() => hand.looks() === 1, 'the first look');
       // A slot came free, a retry is due: a look is asked for while the first is still out.
-      reaper.wakeIn(0);
+      reaper.lookIn(0);
       // Its timer fires while the first look is out: that look is skipped, and nothing is planned meanwhile.
       await eventually(() => reaper.nextAt === Infinity, 'the wake to fire during the running look', 2000);
       expect(hand.looks()).toBe(1);
@@ -147,11 +147,11 @@ describe('the reaper', () => {
     }
   });
 
-  it('a look is given the retry policy, and each turn it dead-lettered (owners that kept dying) is reported once, through onDead', async () => {
+  it('a look is given the retry policy, and each turn it dead-lettered (owners that kept dying) is reported once, through deadLetter', async () => {
     // The bug: a takeover counted no run, so a turn that killed every copy running it was taken over forever.
     const hand = handStore();
     const dead: DeadTurn[] = [];
-    const reaper = reaperOn(hand.store, { retry: { ...DEFAULT_RETRY, attempts: 2 }, onDead: (d) => dead.push(d) });
+    const reaper = reaperOn(hand.store, { retry: { ...DEFAULT_RETRY, attempts: 2 }, deadLetter: (d) => dead.push(d) });
     const looked = reaper.look();
     await eventually(() => hand.looks() === 1, 'the look');
     expect(hand.policies[0]).toMatchObject({ attempts: 2 });

@@ -98,7 +98,7 @@ describe('every acked mention ends answered or dead-lettered', () => {
     const sentAt = Date.now();
     const takeover = await hub.store.replayDead(key, owner, 3000);
     expect(takeover).toBeDefined();
-    hub.receiver.resume(takeover!, sentAt);
+    hub.runner.resume(takeover!, sentAt);
     await eventually(async () => (await isDone('Ev-outage')) === 'done', 'the replayed turn', 10_000);
     expect(repliesTo(api, 'Ev-outage')).toHaveLength(1);
     expect(await hub.store.replayDead(key, owner, 3000)).toBeUndefined();

@@ -10,6 +10,7 @@ import { mentionEnvelope } from '../../drill/sim/slack-events.js';
 import { serverTimeouts } from '../../lib/http/index.js';
 import { createMemoryLogger } from '../../lib/log/index.js';
 import { FailoverReceiver } from '../../lib/receiver/index.js';
+import { TurnRunner } from '../../lib/runner/index.js';
 import { HealthMonitor } from '../../lib/liveness/index.js';
 import { LeaseKeeper } from '../../lib/lease/index.js';
 import { signedHeaders } from '../../lib/slack/index.js';
@@ -24,18 +25,16 @@ async function startReceiver(timeouts: { headersTimeoutMs?: number; requestTimeo
   const log = createMemoryLogger({ level: 'debug' });
   const lease = { leaseMs: 10_000, renewMs: 3_000, reaperMs: 120_000 };
   const health = new HealthMonitor({ store, role: 'hub', instance: 'hub-test', version: '0' });
-  const receiver = new FailoverReceiver({
-    signingSecret: SECRET,
+  const runner = new TurnRunner({
     store,
     keeper: new LeaseKeeper(store, lease, log, Date.now),
-    health,
     role: 'hub',
     instance: 'hub-test',
     log,
     lease,
     retry: { attempts: 4, windowMs: 600_000, firstDelayMs: 2_000, factor: 4 },
-    timeouts,
   });
+  const receiver = new FailoverReceiver({ signingSecret: SECRET, runner, health, role: 'hub', instance: 'hub-test', log, timeouts });
   await receiver.start(0, '127.0.0.1');
   return { receiver, lines: log.lines, port: receiver.port, stop: () => receiver.stop() };
 }

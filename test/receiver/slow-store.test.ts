@@ -59,7 +59,7 @@ describe('every store round trip takes 500 ms, just past the claim fuse', () => 
       }
       await eventually(() => ids.every((id) => repliesTo(api, id).length > 0), 'every mention to be answered', 20_000);
       // While the store is still slow: every turn ends in the store (the finish answers on its own fuse).
-      await quiescent([{ receiver: hub.receiver, keeper: hub.keeper, store: reader }, cloud], 15_000);
+      await quiescent([{ runner: hub.runner, keeper: hub.keeper, store: reader }, cloud], 15_000);
     } finally {
       fx.bridge.delayMs = 0;
     }
@@ -130,7 +130,7 @@ describe('claims that never landed, then a store 500 ms slow', () => {
     try {
       for (const ack of acks) expect(ack.headers.get('x-autohub-claim')).toBe('fail-open');
       await eventually(() => repliesTo(api, eventId).length > 0, 'the mention to be answered', 20_000);
-      await quiescent([{ receiver: hub.receiver, keeper: hub.keeper, store: reader }, cloud], 15_000);
+      await quiescent([{ runner: hub.runner, keeper: hub.keeper, store: reader }, cloud], 15_000);
     } finally {
       fx.bridge.delayMs = 0;
     }

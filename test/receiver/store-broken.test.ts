@@ -86,12 +86,12 @@ describe('a failed-open turn whose reply fails while the store stays broken past
         // The store stays broken past the turn's retry window.
         await eventually(() => Date.now() > ackedAt + WINDOW_MS * 2, 'the retry window to pass', 10_000);
         expect(repliesTo(api, eventId)).toHaveLength(0);
-        expect(hub.receiver.waitingOnStore).toBe(1);
+        expect(hub.runner.waitingOnStore).toBe(1);
       } finally {
         await fault.off(fx);
       }
       await eventually(() => repliesTo(api, eventId).length > 0, 'the kept turn answered once the store answers', 15_000);
-      await eventually(() => hub.receiver.waitingOnStore === 0 && hub.receiver.inFlight === 0, 'nothing left waiting');
+      await eventually(() => hub.runner.waitingOnStore === 0 && hub.runner.inFlight === 0, 'nothing left waiting');
       expect(repliesTo(api, eventId)).toHaveLength(1);
       const told = api.posts().filter((c) => c.params.channel === OWNER && c.params.text?.includes('Turns are waiting for the store'));
       expect(told).toHaveLength(1);

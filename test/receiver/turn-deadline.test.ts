@@ -11,7 +11,7 @@
 import { describe, expect, it } from 'vitest';
 import { deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
 import type { TakeTurn } from '../../lib/turn/index.js';
-import { deadlineGraceMs } from '../../lib/runner/turn-runner.js';
+import { deadlineGraceMs } from '../../lib/runner/index.js';
 import { useRedisBridge } from '../support/redis-fixture.js';
 import { eventually, HEALTH_AUTH, repliesTo, SECRET } from '../support/copies.js';
 import { useCopy, useFakeWebApi } from '../support/fixtures.js';
@@ -72,7 +72,7 @@ describe('a turn past its deadline', () => {
     await mention('Ev-dl-after-1', 'hello', 4);
     await mention('Ev-dl-after-2', 'hello', 5);
     // Each first takes its place in its conversation (one store command), then waits for a slot.
-    await eventually(() => hub.receiver.queued === 2, 'two mentions waiting for a slot');
+    await eventually(() => hub.runner.queued === 2, 'two mentions waiting for a slot');
 
     const dead = async () => ((await hub.store.listDead(100)) ?? []).filter((d) => stuck.includes(d.eventId));
     await eventually(async () => (await dead()).length === 3, 'the three stuck turns dead-lettered', 20_000);
@@ -90,7 +90,7 @@ describe('a turn past its deadline', () => {
     const streams = [...api.streams.values()].filter((st) => st.thread_ts === '1700030000.000003');
     expect(streams.length).toBeGreaterThan(0);
     expect(streams.every((st) => st.state === 'stopped')).toBe(true);
-    await eventually(() => hub.receiver.inFlight === 0 && hub.receiver.queued === 0, 'every slot free');
+    await eventually(() => hub.runner.inFlight === 0 && hub.runner.queued === 0, 'every slot free');
     // The endless stream's next write was kept back at the fence: its turn stood down, nothing more is read from it.
     await eventually(() => hub.lines.some((l) => l.event === 'turn.abandoned' && l.eventId === 'Ev-dl-endless'), 'the endless turn to stand down');
     // The turn that ignores its signal never returns: health says so, and its lease is no longer kept.

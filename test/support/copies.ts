@@ -65,9 +65,9 @@ export async function eventually(check: () => boolean | Promise<boolean>, what: 
  * store has no lease live or retry pending. Only then can "exactly one reply"
  * be read: a late second reply could only come from a turn that is still live.
  */
-export async function quiescent(copies: readonly Pick<RunningCopy, 'receiver' | 'keeper' | 'store'>[], timeoutMs = 10_000): Promise<void> {
+export async function quiescent(copies: readonly Pick<RunningCopy, 'runner' | 'keeper' | 'store'>[], timeoutMs = 10_000): Promise<void> {
   await eventually(
-    async () => copies.every((c) => c.receiver.inFlight === 0 && c.receiver.queued === 0 && c.keeper.size === 0) && (await copies[0]!.store.pending()) === 0,
+    async () => copies.every((c) => c.runner.inFlight === 0 && c.runner.queued === 0 && c.keeper.size === 0) && (await copies[0]!.store.pending()) === 0,
     'every turn to end',
     timeoutMs,
   );

@@ -1,0 +1,65 @@
+/**
+ * One turn as the runner holds it, from its claim (or takeover) to its end,
+ * and what its listener finds in Bolt's `context`.
+ */
+import type { ClaimKind, Role } from '../store/index.js';
+import type { TurnHandle } from '../turn/index.js';
+import type { Delivery } from '../delivery/index.js';
+import type { TurnLease } from '../lease/index.js';
+import type { AckGate } from './ack-gate.js';
+
+/** Keys Bolt adds to every listener's `context`. */
+export interface TurnContext {
+  autohubClaim: ClaimKind;
+  autohubInstance: string;
+  autohubRole: Role;
+  autohubReceivedAt: number;
+  /** The turn's lease, when it holds one: read the thread first when it says so, commit before posting, finish after. */
+  autohubLease?: TurnLease;
+  /** The turn's handle: `answer(...)` runs the whole reply protocol. */
+  autohubTurn?: TurnHandle;
+}
+
+/** What the admit hook decided: run the turn, finish it (answered by the hook), or nothing (this copy lost it). */
+export type AdmitVerdict = { kind: 'run' } | { kind: 'answered'; ts: string | null } | { kind: 'gone' };
+
+export interface Turn {
+  delivery: Extract<Delivery, { body: unknown }>;
+  gate: AckGate;
+  receivedAt: number;
+  claim: ClaimKind;
+  retry: { retryNum: number | undefined; retryReason: string | undefined };
+  logFields: Record<string, unknown>;
+  lease?: TurnLease | undefined;
+  handle?: TurnHandle | undefined;
+  /** For a leased claim that failed open: the nonce its write carried, to confirm it once the store answers. */
+  nonce?: string | undefined;
+  /** The confirm of that claim, while it is asked. */
+  confirming?: Promise<void> | undefined;
+  /** One ask of that confirm (a round trip, and a claim with a lease when it was absent), while it is under way. */
+  asking?: Promise<void> | undefined;
+  /** Its wait for its conversation (the admit hook), while it waits. */
+  admitted?: Promise<void> | undefined;
+  /** Frees the turn's slot (once), set when it starts. */
+  free?: (() => void) | undefined;
+  /** The turn failed: its confirm stops asking (and `wake` cuts its pause short). */
+  failing?: boolean | undefined;
+  wake?: (() => void) | undefined;
+  /** Its deadline passed (`ctx.signal` aborted); `cut`: its grace is over too and the runner ended it; `settled`: its work returned. */
+  expired?: boolean | undefined;
+  cut?: boolean | undefined;
+  settled?: boolean | undefined;
+}
+
+/** A turn past its deadline gets this long to return (5 s; less for a short retry window) before it is failed. */
+export function deadlineGraceMs(windowMs: number): number {
+  return Math.min(5_000, Math.max(200, Math.round(windowMs / 20)));
+}
+
+/** Bolt wraps a listener's error (UnknownError, MultipleListenerError): the turn's own, with its stack, for the logs. */
+export function rootError(error: unknown): unknown {
+  const e = error as { code?: unknown; original?: unknown; originals?: unknown[] } | undefined;
+  if (e?.code === 'slack_bolt_unknown_error' && e.original !== undefined) return rootError(e.original);
+  if (e?.code === 'slack_bolt_multiple_listener_error' && Array.isArray(e.originals) && e.originals.length > 0) return rootError(e.originals[0]);
+  return error;
+}
