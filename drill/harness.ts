@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import { MemoryStore, UpstashStore } from '../lib/store/index.js';
 import { createEdgeRouter, parseEdgeSettings, type EdgeRouter } from '../lib/edge/index.js';
+import { createEdgeKeeper, parseInboxSettings } from '../lib/inbox/index.js';
 import { serveFetchHandler } from '../lib/edge-node/index.js';
 import { startFakeWebApi, type FakeWebApi } from './sim/fake-web-api.js';
 import { startRedis, type PrivateRedis } from './sim/redis-server.js';
@@ -37,6 +38,12 @@ export interface Harness {
   router(): EdgeRouter;
   /** A fresh edge isolate (no memory of the hub), for the next scenario. */
   resetEdge(): void;
+  /**
+   * The edge's inbox from the next resetEdge on: `none` (no store settings: 503 when no copy answers), `kept` (the
+   * shared store, as the Worker's UPSTASH_REDIS_REST_URL/_TOKEN secrets give it), `unreachable` (set, but the
+   * store cannot be reached from the edge). `kept` needs redis-server (the REST bridge).
+   */
+  edgeInbox(mode: EdgeInboxMode): void;
   /** Make the store stop answering, or answer again. */
   hangStore(hung: boolean): void;
   /** The store forgets everything (FLUSHALL; Upstash evicting a full database is the same for a turn). */
@@ -72,6 +79,11 @@ export interface Harness {
   busy(copy: CopyHandle, timeoutMs: number): Promise<void>;
   close(): Promise<void>;
 }
+
+export type EdgeInboxMode = 'none' | 'kept' | 'unreachable';
+
+/** Nothing listens here (the discard port): a store the edge cannot reach. */
+const UNREACHABLE_STORE = 'http://127.0.0.1:9';
 
 export interface HarnessOptions {
   factor: number;
@@ -126,7 +138,15 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     SLACK_SIGNING_SECRET: DRILL_SECRET,
     EDGE_DOWN_TTL_MS: String(Math.max(1, Math.round(30_000 / options.factor))),
   });
-  let router = createEdgeRouter({ settings });
+  let inboxMode: EdgeInboxMode = 'none';
+  const newRouter = (): EdgeRouter => {
+    if (inboxMode === 'none') return createEdgeRouter({ settings });
+    if (inboxMode === 'kept' && !bridge) throw new Error("the edge's inbox needs redis-server (the drill's Upstash REST bridge)");
+    const url = inboxMode === 'kept' ? bridge!.url : UNREACHABLE_STORE;
+    const inbox = parseInboxSettings({ UPSTASH_REDIS_REST_URL: url, UPSTASH_REDIS_REST_TOKEN: bridge?.token ?? 'unreachable' })!;
+    return createEdgeRouter({ settings, inbox: createEdgeKeeper({ settings: inbox, signingSecret: DRILL_SECRET }) });
+  };
+  let router = newRouter();
   const replicas: CopyHandle[] = [];
   const reader = shared ?? (bridge ? new UpstashStore({ settings: { url: bridge.url, token: bridge.token }, reporter: () => {} }) : undefined);
   const edge: Server = serveFetchHandler((request) => router.handle(request));
@@ -144,7 +164,11 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     tickets,
     router: () => router,
     resetEdge: () => {
-      router = createEdgeRouter({ settings });
+      router = newRouter();
+    },
+    edgeInbox: (mode) => {
+      inboxMode = mode;
+      router = newRouter();
     },
     pending: async () => reader?.pending(),
     claimedAt: async (key) => {
