@@ -5,7 +5,7 @@
  */
 import type { Server } from 'node:http';
 import { fileURLToPath } from 'node:url';
-import type { AddressInfo } from 'node:net';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { MemoryStore, UpstashStore } from '../lib/store/index.js';
 import { createEdgeRouter, parseEdgeSettings, type EdgeRouter } from '../lib/edge/index.js';
 import { createEdgeKeeper, parseInboxSettings } from '../lib/inbox/index.js';
@@ -82,8 +82,15 @@ export interface Harness {
 
 export type EdgeInboxMode = 'none' | 'kept' | 'unreachable';
 
-/** Nothing listens here (the discard port): a store the edge cannot reach. */
-const UNREACHABLE_STORE = 'http://127.0.0.1:9';
+/**
+ * A store the edge cannot reach: every connection is reset at once (a fixed closed port may instead be dropped
+ * by a firewall, and each keep would then wait out its 400 ms fuse).
+ */
+async function startUnreachableStore(): Promise<{ url: string; close(): void }> {
+  const server = createNetServer((socket) => socket.resetAndDestroy());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() };
+}
 
 export interface HarnessOptions {
   factor: number;
@@ -138,11 +145,12 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     SLACK_SIGNING_SECRET: DRILL_SECRET,
     EDGE_DOWN_TTL_MS: String(Math.max(1, Math.round(30_000 / options.factor))),
   });
+  const unreachable = await startUnreachableStore();
   let inboxMode: EdgeInboxMode = 'none';
   const newRouter = (): EdgeRouter => {
     if (inboxMode === 'none') return createEdgeRouter({ settings });
     if (inboxMode === 'kept' && !bridge) throw new Error("the edge's inbox needs redis-server (the drill's Upstash REST bridge)");
-    const url = inboxMode === 'kept' ? bridge!.url : UNREACHABLE_STORE;
+    const url = inboxMode === 'kept' ? bridge!.url : unreachable.url;
     const inbox = parseInboxSettings({ UPSTASH_REDIS_REST_URL: url, UPSTASH_REDIS_REST_TOKEN: bridge?.token ?? 'unreachable' })!;
     return createEdgeRouter({ settings, inbox: createEdgeKeeper({ settings: inbox, signingSecret: DRILL_SECRET }) });
   };
@@ -242,6 +250,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
       edge.close();
       await Promise.all([hub!.stop(), cloud!.stop(), ...replicas.map((r) => r.stop())]);
       await Promise.all([hubTunnel.close(), cloudTunnel.close(), api.close(), tickets.close()]);
+      unreachable.close();
       await bridge?.close();
       await redis?.stop();
     },
