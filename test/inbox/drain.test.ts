@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commandForm, feedbackClickForm, mentionEnvelope } from '../../drill/sim/slack-events.js';
 import { createEdgeKeeper, createInboxStore, parseInboxSettings } from '../../lib/inbox/index.js';
 import { signedHeaders } from '../../lib/slack/index.js';
-import { eventually, SECRET } from '../support/copies.js';
+import { eventually, quiescent, SECRET } from '../support/copies.js';
 import { useCopiesPerTest, useFakeWebApi } from '../support/fixtures.js';
 import { useRedisBridge } from '../support/redis-fixture.js';
 
@@ -85,6 +85,30 @@ describe('draining the edge inbox on the copies', () => {
     expect(result).toMatchObject({ ran: 0, alreadyRun: 1 });
     expect(hook.posts).toHaveLength(0);
     expect((await inbox().stats()).size).toBe(0);
+  });
+
+  it('a kept mention that also reached a copy live, and one the catch-up sweep also found, each run once', async () => {
+    const copy = await copies.start('hub');
+    const liveTs = '1700000500.000500';
+    const sweptTs = '1700000600.000600';
+    const live = JSON.stringify(mentionEnvelope({ eventId: 'Ev-live-and-kept', ts: liveTs }));
+    const reached = await fetch(copy.eventsUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(await signedHeaders(SECRET, live, Date.now())) },
+      body: live,
+    });
+    expect(reached.status).toBe(200);
+    await keep(live, 'application/json');
+    // The sweep reads the message back from history under an id of its own (lib/catchup): the same message's key.
+    expect(await copy.receiver.inject({ ...mentionEnvelope({ eventId: `Ev-catchup-C0GENERAL-${sweptTs}`, ts: sweptTs }), autohub_catchup: true })).toBe(
+      'claimed',
+    );
+    await keep(JSON.stringify(mentionEnvelope({ eventId: 'Ev-swept-and-kept', ts: sweptTs })), 'application/json');
+    expect(await copy.inbox!.drain('test')).toMatchObject({ ran: 0, alreadyRun: 2 });
+    await eventually(() => api.posts().filter((c) => c.params.thread_ts === liveTs || c.params.thread_ts === sweptTs).length >= 2, 'both answered');
+    await quiescent([copy]);
+    expect(api.posts().filter((c) => c.params.thread_ts === liveTs)).toHaveLength(1);
+    expect(api.posts().filter((c) => c.params.thread_ts === sweptTs)).toHaveLength(1);
   });
 
   it('a kept command whose response_url refuses it is answered by a DM naming the command', async () => {
