@@ -44,6 +44,8 @@ export interface Harness {
    * store cannot be reached from the edge). `kept` needs redis-server (the REST bridge).
    */
   edgeInbox(mode: EdgeInboxMode): void;
+  /** What the edge logged since its last reset, counted by event (`edge.inbox_failed` also by its reason: `edge.inbox_failed: store timeout`). */
+  edgeEvents(): Map<string, number>;
   /** Make the store stop answering, or answer again. */
   hangStore(hung: boolean): void;
   /** The store forgets everything (FLUSHALL; Upstash evicting a full database is the same for a turn). */
@@ -147,12 +149,18 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
   });
   const unreachable = await startUnreachableStore();
   let inboxMode: EdgeInboxMode = 'none';
+  const edgeEvents = new Map<string, number>();
+  const log = (event: string, fields: Record<string, unknown>) => {
+    const key = event === 'edge.inbox_failed' ? `${event}: ${String(fields.inbox)}` : event;
+    edgeEvents.set(key, (edgeEvents.get(key) ?? 0) + 1);
+  };
   const newRouter = (): EdgeRouter => {
-    if (inboxMode === 'none') return createEdgeRouter({ settings });
+    edgeEvents.clear();
+    if (inboxMode === 'none') return createEdgeRouter({ settings, log });
     if (inboxMode === 'kept' && !bridge) throw new Error("the edge's inbox needs redis-server (the drill's Upstash REST bridge)");
     const url = inboxMode === 'kept' ? bridge!.url : unreachable.url;
     const inbox = parseInboxSettings({ UPSTASH_REDIS_REST_URL: url, UPSTASH_REDIS_REST_TOKEN: bridge?.token ?? 'unreachable' })!;
-    return createEdgeRouter({ settings, inbox: createEdgeKeeper({ settings: inbox, signingSecret: DRILL_SECRET }) });
+    return createEdgeRouter({ settings, log, inbox: createEdgeKeeper({ settings: inbox, signingSecret: DRILL_SECRET }) });
   };
   let router = newRouter();
   const replicas: CopyHandle[] = [];
@@ -174,6 +182,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     resetEdge: () => {
       router = newRouter();
     },
+    edgeEvents: () => edgeEvents,
     edgeInbox: (mode) => {
       inboxMode = mode;
       router = newRouter();

@@ -340,6 +340,12 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
     );
   }
   const keptByEdge = slack.attempts.filter((a) => a.route === 'inbox').length;
+  const notKept = [...h.edgeEvents()].filter(([event]) => event.startsWith('edge.inbox_'));
+  if (scenario.edgeInbox === 'kept' && notKept.length > 0) {
+    unmet.push(
+      `the edge could not keep ${notKept.reduce((n, [, c]) => n + c, 0)} deliveries (${notKept.map(([e, c]) => `${e.replace(/^edge\./, '')} x${c}`).join(', ')}): each answered 503`,
+    );
+  }
   if (scenario.edgeInbox === 'kept' && keptByEdge === 0) unmet.push('the edge kept nothing in its inbox: the scenario did not test what it says');
   if (scenario.edgeInbox === 'unreachable' && !slack.attempts.some((a) => a.status === 503)) {
     unmet.push('the edge answered no delivery 503 with its store out of reach: the scenario did not test what it says');
