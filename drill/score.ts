@@ -53,6 +53,8 @@ export interface ScenarioScore {
   sideEffectsTwice?: number;
   /** Deliveries the edge kept in its inbox (answered 200, x-autohub-route: inbox), where the scenario gives it one. */
   keptByEdge?: number;
+  /** Deliveries the edge could not keep (its store write timed out or failed, or the inbox was full): answered 503. */
+  notKeptByEdge?: number;
   /** Slack's disable rule turned the app's events off (drill/slack-sim.ts). */
   eventsDisabled?: boolean;
   /** Slash commands and clicks beside the mentions (Scenario.forms), and how each command was answered. */

@@ -153,7 +153,6 @@ describe('the failover drill, every scenario end to end (fewer mentions than `np
   it("both-down-long: the edge keeps every delivery (Slack's events never turned off), each command answered once, each click heard once", () => {
     const s = result('both-down-long').score;
     expect(s.keptByEdge).toBeGreaterThan(0);
-    expect(s.retries).toBe(0);
     expect(s.eventsDisabled).toBe(false);
     expect(s.commands).toBeGreaterThan(0);
     expect([s.commandsAnswered, s.commandsTwice]).toEqual([s.commands, 0]);
