@@ -20,7 +20,8 @@ import type { AppConfig } from '../lib/config/index.js';
 import { createInboxStore, InboxDrainer, type KeptDelivery } from '../lib/inbox/index.js';
 import type { Logger } from '../lib/log/index.js';
 import { parseDelivery } from '../lib/receiver/index.js';
-import { createSealer, type Claims, type Records } from '../lib/store/index.js';
+import type { NoticeRecord } from '../lib/notice/index.js';
+import { createSealer, noticeStatusKey, type Claims, type Records } from '../lib/store/index.js';
 
 /** Slack: a response_url may be used up to 5 times within 30 minutes. */
 export const RESPONSE_URL_MS = 30 * 60_000;
@@ -29,6 +30,9 @@ const MARK_S = 48 * 3_600;
 const OUTAGE_KEY = 'autohub:inbox:outage';
 const ENDING_KEY = 'autohub:inbox:outage-ending';
 const EXPIRED_KEY = 'autohub:inbox:expired-told';
+
+/** The status page keeps a notice two days (lib/notice/owner-notices.ts). */
+const NOTICE_TTL_S = 2 * 24 * 60 * 60;
 
 /** The DM a kept command's answer becomes when its response_url cannot take it: it names the command the person ran. */
 export function lateCommandText(command: string, text: string, answer: string): string {
@@ -77,7 +81,7 @@ export function buildInboxDrainer(o: {
   config: Pick<AppConfig, 'upstash' | 'sealKeys' | 'signingSecret' | 'owners' | 'instance' | 'role'>;
   receiver: { inject(envelope: Record<string, unknown>): Promise<string> };
   /** The copy's shared store: the claims a live command takes, and the outage's marks. */
-  store: Pick<Claims, 'claim'> & Pick<Records, 'lock' | 'unlock' | 'read'>;
+  store: Pick<Claims, 'claim'> & Pick<Records, 'lock' | 'unlock' | 'read' | 'note'>;
   app: () => App;
   client: WebClient;
   log: Logger;
@@ -96,6 +100,11 @@ export function buildInboxDrainer(o: {
   const tellOwner = async (text: string) => {
     for (const id of o.config.owners) await o.client.chat.postMessage({ channel: id, text }).catch(() => {});
   };
+  /** The outage on the status page's owner notices, beside the DM (its notes are told once an outage, not once an hour). */
+  const noteOutage = (count: number, detail: string) => {
+    const record: NoticeRecord = { cause: 'edge_inbox', at: new Date(now()).toISOString(), count, detail, instance: o.config.instance };
+    return o.store.note(noticeStatusKey('edge_inbox'), JSON.stringify(record), NOTICE_TTL_S);
+  };
   /** POSTs to a response_url; false when it refused (Slack answers 404 past its 30 minutes or 5 uses) or did not answer. */
   const viaResponseUrl = async (url: string, message: Record<string, unknown>): Promise<boolean> => {
     const response = await send(url, {
@@ -113,8 +122,16 @@ export function buildInboxDrainer(o: {
     signingSecret: o.config.signingSecret,
     injectEvent: (envelope) => o.receiver.inject(envelope),
     tellOwner,
-    markOutage: (size) => marks.mark(size),
-    endOutage: () => marks.end(),
+    markOutage: async (size) => {
+      const mark = await marks.mark(size);
+      if (mark === 'first') await noteOutage(size, `${size} deliveries kept, being answered late`);
+      return mark;
+    },
+    endOutage: async () => {
+      const size = await marks.end();
+      if (size !== undefined) await noteOutage(size, `all ${size} kept deliveries answered`);
+      return size;
+    },
     log: o.log,
     now,
     ...(o.checkEveryMs !== undefined ? { checkEveryMs: o.checkEveryMs } : {}),

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commandForm, feedbackClickForm, mentionEnvelope } from '../../drill/sim/slack-events.js';
 import { createEdgeKeeper, createInboxStore, parseInboxSettings } from '../../lib/inbox/index.js';
 import { signedHeaders } from '../../lib/slack/index.js';
+import { noticeStatusKey } from '../../lib/store/index.js';
 import { eventually, quiescent, SECRET } from '../support/copies.js';
 import { useCopiesPerTest, useFakeWebApi } from '../support/fixtures.js';
 import { useRedisBridge } from '../support/redis-fixture.js';
@@ -154,6 +155,12 @@ describe('draining the edge inbox on the copies', () => {
       'While no copy could answer, the edge kept 6 deliveries from Slack; answering them now, late.',
     ]);
     expect(ownerTexts('U0OWNERB').filter((t) => /^All/.test(t))).toEqual(['All 6 deliveries the edge kept are answered.']);
+    // And on the status page's owner notices, for two days.
+    expect(JSON.parse(String(await hub.store.read(noticeStatusKey('edge_inbox'))))).toMatchObject({
+      cause: 'edge_inbox',
+      count: 6,
+      detail: 'all 6 kept deliveries answered',
+    });
     // The next outage: told again, with its own count.
     for (let i = 0; i < 2; i++) await keep(JSON.stringify(mentionEnvelope({ eventId: `Ev-outage-next-${i}`, ts: `1700000400.00040${i}` })), 'application/json');
     await cloud.inbox!.drain('peer back');
