@@ -168,7 +168,7 @@ export function createAutohub(options: AutohubOptions): Autohub {
     : undefined;
   const { app, registered } = buildApp({ config, receiver, clientOptions: slack.clientOptions, client, health, store, bot, log, peer: peerView, ai });
   // The edge's inbox: drained at start, when the peer answers again, and on the looks (one ZCARD an hour).
-  inboxRef.drainer = buildInboxDrainer({ config, runner, app: () => app, client, log, now, ...(options.fetch ? { fetch: options.fetch } : {}) });
+  inboxRef.drainer = buildInboxDrainer({ config, runner, store, app: () => app, client, log, now, ...(options.fetch ? { fetch: options.fetch } : {}) });
 
   return {
     app,

@@ -5,9 +5,10 @@
  */
 import type { Server } from 'node:http';
 import { fileURLToPath } from 'node:url';
-import type { AddressInfo } from 'node:net';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { MemoryStore, UpstashStore } from '../lib/store/index.js';
 import { createEdgeRouter, parseEdgeSettings, type EdgeRouter } from '../lib/edge/index.js';
+import { createEdgeKeeper, parseInboxSettings } from '../lib/inbox/index.js';
 import { serveFetchHandler } from '../lib/edge-node/index.js';
 import { startFakeWebApi, type FakeWebApi } from './sim/fake-web-api.js';
 import { startRedis, type PrivateRedis } from './sim/redis-server.js';
@@ -37,6 +38,14 @@ export interface Harness {
   router(): EdgeRouter;
   /** A fresh edge isolate (no memory of the hub), for the next scenario. */
   resetEdge(): void;
+  /**
+   * The edge's inbox from the next resetEdge on: `none` (no store settings: 503 when no copy answers), `kept` (the
+   * shared store, as the Worker's UPSTASH_REDIS_REST_URL/_TOKEN secrets give it), `unreachable` (set, but the
+   * store cannot be reached from the edge). `kept` needs redis-server (the REST bridge): without it, no inbox.
+   */
+  edgeInbox(mode: EdgeInboxMode): void;
+  /** What the edge logged since its last reset, counted by event (`edge.inbox_failed` also by its reason: `edge.inbox_failed: store timeout`). */
+  edgeEvents(): Map<string, number>;
   /** Make the store stop answering, or answer again. */
   hangStore(hung: boolean): void;
   /** The store forgets everything (FLUSHALL; Upstash evicting a full database is the same for a turn). */
@@ -71,6 +80,18 @@ export interface Harness {
   /** Resolves once `copy`'s health says it has a turn in flight; rejects after `timeoutMs`. */
   busy(copy: CopyHandle, timeoutMs: number): Promise<void>;
   close(): Promise<void>;
+}
+
+export type EdgeInboxMode = 'none' | 'kept' | 'unreachable';
+
+/**
+ * A store the edge cannot reach: every connection is reset at once (a fixed closed port may instead be dropped
+ * by a firewall, and each keep would then wait out its 400 ms fuse).
+ */
+async function startUnreachableStore(): Promise<{ url: string; close(): void }> {
+  const server = createNetServer((socket) => socket.resetAndDestroy());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() };
 }
 
 export interface HarnessOptions {
@@ -126,7 +147,22 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     SLACK_SIGNING_SECRET: DRILL_SECRET,
     EDGE_DOWN_TTL_MS: String(Math.max(1, Math.round(30_000 / options.factor))),
   });
-  let router = createEdgeRouter({ settings });
+  const unreachable = await startUnreachableStore();
+  let inboxMode: EdgeInboxMode = 'none';
+  const edgeEvents = new Map<string, number>();
+  const log = (event: string, fields: Record<string, unknown>) => {
+    const key = event === 'edge.inbox_failed' ? `${event}: ${String(fields.inbox)}` : event;
+    edgeEvents.set(key, (edgeEvents.get(key) ?? 0) + 1);
+  };
+  const newRouter = (): EdgeRouter => {
+    edgeEvents.clear();
+    // Without redis-server there is no REST bridge to keep in: no inbox (the scenario's fault says it is not staged).
+    if (inboxMode === 'none' || (inboxMode === 'kept' && !bridge)) return createEdgeRouter({ settings, log });
+    const url = inboxMode === 'kept' ? bridge!.url : unreachable.url;
+    const inbox = parseInboxSettings({ UPSTASH_REDIS_REST_URL: url, UPSTASH_REDIS_REST_TOKEN: bridge?.token ?? 'unreachable' })!;
+    return createEdgeRouter({ settings, log, inbox: createEdgeKeeper({ settings: inbox, signingSecret: DRILL_SECRET }) });
+  };
+  let router = newRouter();
   const replicas: CopyHandle[] = [];
   const reader = shared ?? (bridge ? new UpstashStore({ settings: { url: bridge.url, token: bridge.token }, reporter: () => {} }) : undefined);
   const edge: Server = serveFetchHandler((request) => router.handle(request));
@@ -144,7 +180,12 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     tickets,
     router: () => router,
     resetEdge: () => {
-      router = createEdgeRouter({ settings });
+      router = newRouter();
+    },
+    edgeEvents: () => edgeEvents,
+    edgeInbox: (mode) => {
+      inboxMode = mode;
+      router = newRouter();
     },
     pending: async () => reader?.pending(),
     claimedAt: async (key) => {
@@ -218,6 +259,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
       edge.close();
       await Promise.all([hub!.stop(), cloud!.stop(), ...replicas.map((r) => r.stop())]);
       await Promise.all([hubTunnel.close(), cloudTunnel.close(), api.close(), tickets.close()]);
+      unreachable.close();
       await bridge?.close();
       await redis?.stop();
     },

@@ -22,6 +22,8 @@ import {
   type WriteSpan,
 } from './score.js';
 import { SlackSim, type Attempt } from './slack-sim.js';
+import { FEEDBACK_CHANNEL } from './assistant-bot.js';
+import { formsScore, sendForms, type SentForm } from './forms.js';
 import { AssistantThreadsDrill } from './assistant-traffic.js';
 
 export interface FaultWindow {
@@ -89,10 +91,13 @@ export async function runScenario(h: Harness, scenario: Scenario, options: RunOp
   if (scenario.hubEnv || scenario.copyEnv) await h.hub.reconfigure({ ...scenario.copyEnv, ...scenario.hubEnv });
   if (scenario.copyEnv) await h.cloud.reconfigure(scenario.copyEnv);
   if (scenario.extraReplicas) await h.addReplicas(scenario.extraReplicas);
+  // The edge's inbox from this scenario's fresh edge on (sendAndScore resets the edge).
+  if (scenario.edgeInbox) h.edgeInbox(scenario.edgeInbox);
   try {
     return await sendAndScore(h, scenario, options);
   } finally {
     h.api.pressStopWhen(null);
+    if (scenario.edgeInbox) h.edgeInbox('none');
     if (scenario.extraReplicas) await h.removeReplicas();
     if (scenario.hubEnv || scenario.copyEnv) await h.hub.reconfigure({});
     if (scenario.copyEnv) await h.cloud.reconfigure({});
@@ -127,7 +132,7 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
   // Split-view threads, opened before the first mention (their messages are the mentions).
   const assistant = scenario.assistant ? await AssistantThreadsDrill.open(h, slack, scenario.assistant, `${scenario.name}-${Date.now()}`) : undefined;
   const rate = options.rate ?? 20;
-  const sendMs = Math.max(1000, (options.events / rate) * 1000);
+  const sendMs = Math.max(1000, (options.events / rate) * 1000, (scenario.sendSimMs ?? 0) / options.factor);
   const startedAt = Date.now();
   const mentions: string[] = [];
   const windows: FaultWindow[] = [];
@@ -186,6 +191,8 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
   const deliveries: Promise<void>[] = [];
   /** Mentions and the follow-ups written in their threads while they ran, by event id. */
   const followPairs: Array<{ earlier: string; later: string }> = [];
+  /** Slash commands and clicks sent beside the mentions (scenario.forms). */
+  const forms: SentForm[] = [];
   for (let i = 0; i < options.events; i++) {
     await sleep(startedAt + (i * sendMs) / options.events - Date.now());
     // When it is sent, as Slack stamps it (to the millisecond here, then the index for uniqueness). A coarser
@@ -196,7 +203,10 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
     mentions.push(ts);
     const channels = scenario.channels ?? 1;
     const inAssistant = assistant?.mention(i);
-    const dm = (quirks !== undefined && inShare(i, quirks.dmPairs)) || inAssistant !== undefined;
+    const dmPair = quirks !== undefined && inShare(i, quirks.dmPairs);
+    // scenario.dms: a message in the person's DM with the bot, one `message.im` event.
+    const plainDm = !dmPair && inAssistant === undefined && scenario.dms !== undefined && inShare(i, scenario.dms, 5);
+    const dm = dmPair || inAssistant !== undefined || plainDm;
     const channel = inAssistant?.channel ?? (dm ? 'D0DRILL' : channels > 1 ? `C0DRILL${i % channels}` : 'C0DRILL');
     const eventId = `Ev-${scenario.name}-${startedAt}-${i}`;
     for (const id of [eventId, `${eventId}-again`, `${eventId}-mention`, `${eventId}-im`]) mentionByEventId.set(id, ts);
@@ -218,6 +228,7 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
       ...(threadTs ? { threadTs } : {}),
       // A message in an assistant thread is a DM: `message` with channel_type im.
       ...(inAssistant ? { type: 'message' as const, channelType: 'im' as const, text: `what about question ${i}?` } : {}),
+      ...(plainDm ? { type: 'message' as const, channelType: 'im' as const, text: `a direct question ${i}` } : {}),
     });
     const body = JSON.stringify(envelope);
     // Slack holds the message whatever happens to its deliveries: the catch-up sweep reads it back.
@@ -230,7 +241,7 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
     });
     if (quirks && inShare(i, quirks.stop, 1)) stoppers.add(ts);
     if (quirks && inShare(i, quirks.otherApp, 2)) setTimeout(() => h.api.addOtherAppReply(channel, ts), 30).unref();
-    if (dm && !inAssistant) {
+    if (dmPair) {
       // One message typed in the DM, two events: in either order, the second a moment later, some straight to the cloud copy.
       const ids = [`${eventId}-mention`, `${eventId}-im`] as const;
       const [first, second] = dmMentionPair({ eventIds: ids, ts, channel, ...(text ? { text } : {}), order: i % 2 === 0 ? 'mention-first' : 'im-first' });
@@ -257,6 +268,7 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
         }),
       );
     }
+    if (scenario.forms) forms.push(...sendForms(h, slack, scenario.forms, { i, tag: `${scenario.name}-${startedAt}`, factor: options.factor }));
     if (scenario.redeliverUnderNewId) {
       const again = JSON.stringify(mentionEnvelope({ eventId: `Ev-${scenario.name}-${startedAt}-${i}-again`, ts, channel }));
       deliveries.push(sleep(100).then(() => slack.deliver(ts, `Ev-${scenario.name}-${startedAt}-${i}-again`, again)));
@@ -287,7 +299,8 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
     const stopped = quirks ? new Set([...h.api.streams.values()].filter((st) => st.state === 'stopped_by_user').map((st) => st.thread_ts ?? '')) : undefined;
     const threads = quirks ? threadsOf(replies) : undefined;
     const whole = (m: string) => !threads || stopped!.has(m) || wholeAnswer(threads.get(m) ?? [], options.ownBot);
-    if (mentions.every((m) => answered.has(m) && whole(m)) && Date.now() - quietSince > 300) break;
+    const formsDone = !scenario.forms || formsScore(h, slack, forms, FEEDBACK_CHANNEL, scenario.copyEnv?.AUTOHUB_OWNER).pending === 0;
+    if (mentions.every((m) => answered.has(m) && whole(m)) && formsDone && Date.now() - quietSince > 300) break;
     quietMs = Math.max(3000, sweepMs);
     // Quiet is counted from the end of the last fault too: nothing can be caught up while it lasts.
     for (const w of windows) if (!Number.isNaN(w.end)) quietSince = Math.max(quietSince, w.end);
@@ -318,6 +331,21 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
     unmet.push(...(await assistant.finish(answers)));
   }
   const deadLetters = (await h.deadLetters()) - deadBefore;
+  const formFigures = scenario.forms ? formsScore(h, slack, forms, FEEDBACK_CHANNEL, scenario.copyEnv?.AUTOHUB_OWNER) : undefined;
+  if (formFigures) unmet.push(...formFigures.unmet);
+  // Slack's disable rule (drill/slack-sim.ts): the app's events turned off is a failure whatever else held.
+  if (slack.eventsDisabledAt !== undefined) {
+    unmet.push(
+      `Slack turned the app's events off ${((slack.eventsDisabledAt - startedAt) / 1000).toFixed(1)} s in (under 5% of event deliveries answered 200 over 60 minutes); ${slack.unsent.length} deliveries never sent`,
+    );
+  }
+  const keptByEdge = slack.attempts.filter((a) => a.route === 'inbox').length;
+  // Not a failure by itself: Slack retries an event the edge answered 503; a command or click it could not keep is lost, and counted so.
+  const notKeptByEdge = [...h.edgeEvents()].filter(([event]) => event.startsWith('edge.inbox_')).reduce((n, [, c]) => n + c, 0);
+  if (scenario.edgeInbox === 'kept' && keptByEdge === 0) unmet.push('the edge kept nothing in its inbox: the scenario did not test what it says');
+  if (scenario.edgeInbox === 'unreachable' && !slack.attempts.some((a) => a.status === 503)) {
+    unmet.push('the edge answered no delivery 503 with its store out of reach: the scenario did not test what it says');
+  }
   const ordered = scenario.followUps ? await conversationScore(h, final, followPairs, mentions, unmet) : undefined;
   const tickets = scenario.tickets
     ? countSideEffects(h.tickets.filed.filter((t) => t.at >= startedAt).map((t) => mentionByEventId.get(t.eventId) ?? t.eventId))
@@ -344,6 +372,9 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
       ...(quirks ? { stoppedByUser: mentions.filter((m) => stoppedByUser.has(m)).length } : {}),
       ...(ordered ?? {}),
       ...(tickets ?? {}),
+      ...(scenario.edgeInbox ? { keptByEdge, notKeptByEdge } : {}),
+      eventsDisabled: slack.eventsDisabledAt !== undefined,
+      ...(formFigures ? formFigures.figures : {}),
     },
     attempts: slack.attempts,
     replies,

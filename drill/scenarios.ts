@@ -62,6 +62,21 @@ export interface Scenario {
   tickets?: boolean;
   /** The mentions are messages in split-view threads (drill/assistant-traffic.ts), with context changes and feedback clicks. */
   assistant?: AssistantTraffic;
+  /**
+   * The edge's inbox (drill/harness.ts): `kept`, the shared store as the Worker's secrets give it; `unreachable`,
+   * set but out of the edge's reach. Unset: no inbox (the edge answers 503 when no copy does).
+   */
+  edgeInbox?: 'kept' | 'unreachable';
+  /** The mentions are sent over at least this much of Slack's time (ms, divided by the drill's factor, as its retries are). */
+  sendSimMs?: number;
+  /** This share of the mentions are direct messages (one `message.im` event each). */
+  dms?: number;
+  /**
+   * Beside this share of the mentions a person runs a slash command (`/autohub`, its response_url minted by the
+   * fake Web API: 30 minutes / the factor, 5 uses), and beside this share clicks a feedback button. Each command
+   * must be answered once (in its HTTP answer, at its response_url, or by DM), each click heard once.
+   */
+  forms?: { commands: number; clicks: number };
 }
 
 export interface Quirks {
@@ -184,6 +199,26 @@ async function until(check: () => boolean, what: string, timeoutMs: number): Pro
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+/**
+ * Both copies down (the Mac asleep, Railway out): stopped, so the edge's legs find nothing, then started again,
+ * each draining the edge's inbox at start.
+ */
+const bothCopiesDown = (from: number, to: number): Fault => ({
+  label: 'both copies down (stopped), started again after',
+  from,
+  to,
+  start: async (h) => {
+    if (h.storeKind !== 'redis-server') throw new Error("the edge's inbox needs redis-server (the drill's Upstash REST bridge)");
+    await Promise.all([h.hub.stop(), h.cloud.stop()]);
+  },
+  stop: async (h) => {
+    await Promise.all([h.hub.restart(), h.cloud.restart()]);
+  },
+});
+
+/** Two hours of Slack's time. */
+const TWO_HOURS_MS = 2 * 60 * 60_000;
 
 /** The drill copies' retry window in the scenarios that outlast it: a run lasts this long at most. */
 const SHORT_WINDOW = { AUTOHUB_TURN_RETRY_WINDOW_MS: '3000' };
@@ -394,6 +429,27 @@ export const SCENARIOS: Scenario[] = [
     summary:
       "the tunnel and the cloud copy are both unreachable for longer than Slack's retries; the mentions Slack gave up on are read back from its history and answered, late",
     // 4 s: longer than Slack's last retry (5 minutes / the factor) of every mention sent in it.
+    faults: bothDown(4000),
+  },
+  {
+    name: 'both-down-long',
+    summary:
+      "both copies down for two hours of Slack's time, with mentions, DMs, thread follow-ups, slash commands and feedback clicks arriving throughout: the edge keeps each in its inbox and answers 200, so Slack neither retries into the outage nor turns the app's events off; the copies drain it when they start, each mention answered once, late, in its thread, each command at its response_url or (past its 30 minutes) by DM, each click heard once, the owner told once of the outage and once when all is answered",
+    edgeInbox: 'kept',
+    sendSimMs: TWO_HOURS_MS,
+    dms: 0.2,
+    threads: 0.3,
+    forms: { commands: 0.2, clicks: 0.2 },
+    // The feedback clicks need a bot that hears them (onFeedback posts a line a click).
+    copyEnv: { AUTOHUB_TURN: 'drill/assistant-bot.ts', AUTOHUB_OWNER: DRILL_OWNER },
+    noDeadLetters: true,
+    faults: [bothCopiesDown(0.05, 0.95)],
+  },
+  {
+    name: 'both-down-edge-store',
+    summary:
+      "as both-down, and the shared store is out of the edge's reach too: the edge cannot keep anything, answers 503, and the mentions Slack gave up on are read back from its history by the catch-up sweep and answered, late",
+    edgeInbox: 'unreachable',
     faults: bothDown(4000),
   },
   {

@@ -51,6 +51,22 @@ export interface ScenarioScore {
   sideEffects?: number;
   /** Mentions whose step's side effect ran more than once (a ticket filed twice). */
   sideEffectsTwice?: number;
+  /** Deliveries the edge kept in its inbox (answered 200, x-autohub-route: inbox), where the scenario gives it one. */
+  keptByEdge?: number;
+  /** Deliveries the edge could not keep (its store write timed out or failed, or the inbox was full): answered 503. */
+  notKeptByEdge?: number;
+  /** Slack's disable rule turned the app's events off (drill/slack-sim.ts). */
+  eventsDisabled?: boolean;
+  /** Slash commands and clicks beside the mentions (Scenario.forms), and how each command was answered. */
+  commands?: number;
+  commandsAnswered?: number;
+  commandsTwice?: number;
+  commandsLive?: number;
+  commandsByResponseUrl?: number;
+  commandsByDm?: number;
+  clicks?: number;
+  clicksHeard?: number;
+  clicksTwice?: number;
 }
 
 /** When a turn's reply was written: its first write and its last, ms (from the Web API's calls). */

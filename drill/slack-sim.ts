@@ -8,6 +8,14 @@
  *
  * Besides mentions it sends what else Slack sends to the same URL: the
  * unsigned `ssl_check` form post, and the `app_rate_limited` notice.
+ *
+ * And it turns the app's events off as Slack may: when fewer than 5% of the
+ * event deliveries of the past 60 minutes (divided by the factor) got a
+ * 200, Slack stops sending events until the owner turns them on again
+ * (https://docs.slack.dev/reference/events/app_rate_limited: "Event
+ * subscriptions may be limited and disabled when your app does not respond
+ * with a HTTP 200 OK to at least 5% of event deliveries in the past 60
+ * minutes"). From then on no event is sent; slash commands and clicks still are.
  */
 import { signedHeaders } from '../lib/slack/index.js';
 import { appRateLimitedEnvelope, deliverUnsigned, sslCheckForm } from './sim/slack-events.js';
@@ -15,6 +23,22 @@ import { appRateLimitedEnvelope, deliverUnsigned, sslCheckForm } from './sim/sla
 export const SLACK_DEADLINE_MS = 3000;
 /** Slack's schedule for retries 1, 2 and 3, in real minutes and seconds. */
 export const RETRY_DELAYS_MS = [500, 60_000, 300_000] as const;
+
+/** Slack's disable rule: under this share of 200s ... */
+export const DISABLE_SHARE = 0.05;
+/** ... over the past 60 minutes of event deliveries. */
+export const DISABLE_WINDOW_MS = 60 * 60_000;
+
+/**
+ * Whether Slack's rule turns the events off at `now`: the event deliveries of the past `windowMs` got a 2xx
+ * under DISABLE_SHARE of the time. Judged only once a whole window has passed since `since` (the drill has no
+ * traffic from before its first delivery: a short scenario's first failures are not a whole hour). Pure.
+ */
+export function eventsDisabled(deliveries: ReadonlyArray<{ at: number; ok: boolean }>, now: number, windowMs: number, since: number): boolean {
+  if (now - since < windowMs) return false;
+  const recent = deliveries.filter((d) => d.at > now - windowMs && d.at <= now);
+  return recent.length > 0 && recent.filter((d) => d.ok).length / recent.length < DISABLE_SHARE;
+}
 
 export interface Attempt {
   /** The mention this attempt delivers (its message ts). */
@@ -30,6 +54,8 @@ export interface Attempt {
   role: string | null;
   /** The answer carried `x-slack-no-retry`. */
   noRetry: boolean;
+  /** What a slash command or an interaction was answered with (its body's start), where it was a form. */
+  answer?: string;
 }
 
 export interface SlackSimOptions {
@@ -49,6 +75,12 @@ export interface NoticeAnswer {
 export class SlackSim {
   readonly attempts: Attempt[] = [];
   readonly notices: NoticeAnswer[] = [];
+  /** When Slack's disable rule turned the app's events off; undefined while they are on. */
+  eventsDisabledAt: number | undefined;
+  /** Event deliveries Slack never sent because the events were off: each one lost unless the catch-up sweep finds it. */
+  readonly unsent: Array<{ mention: string; eventId: string }> = [];
+  readonly #eventDeliveries: Array<{ at: number; ok: boolean }> = [];
+  #firstEventAt: number | undefined;
   readonly #pending = new Set<Promise<void>>();
   readonly #o: Required<SlackSimOptions>;
 
@@ -65,8 +97,13 @@ export class SlackSim {
     const run = (async () => {
       for (let retryNum = 0; retryNum <= RETRY_DELAYS_MS.length; retryNum++) {
         if (retryNum > 0) await new Promise((r) => setTimeout(r, RETRY_DELAYS_MS[retryNum - 1]! / this.#o.factor));
+        if (this.eventsDisabledAt !== undefined) {
+          this.unsent.push({ mention, eventId });
+          return;
+        }
         const attempt = await this.#attempt(mention, eventId, body, retryNum, url);
         this.attempts.push(attempt);
+        this.#judge(attempt);
         if (typeof attempt.status === 'number' && attempt.status >= 200 && attempt.status < 300) return;
         if (attempt.noRetry) return;
       }
@@ -86,6 +123,15 @@ export class SlackSim {
     this.#pending.add(run);
     void run.finally(() => this.#pending.delete(run));
     return run;
+  }
+
+  /** One event delivery more for Slack's disable rule. */
+  #judge(attempt: Attempt): void {
+    const now = this.#o.now();
+    this.#firstEventAt ??= attempt.sentAt;
+    const ok = typeof attempt.status === 'number' && attempt.status >= 200 && attempt.status < 300;
+    this.#eventDeliveries.push({ at: attempt.sentAt, ok });
+    if (eventsDisabled(this.#eventDeliveries, now, DISABLE_WINDOW_MS / this.#o.factor, this.#firstEventAt)) this.eventsDisabledAt = now;
   }
 
   /** Slack checks a slash command's URL: an unsigned `ssl_check=1` form post; answered 200 by Bolt. */
@@ -135,9 +181,10 @@ export class SlackSim {
     const base = { mention, eventId, retryNum, sentAt };
     try {
       const response = await fetch(url, { method: 'POST', headers, body, signal });
-      await response.arrayBuffer();
+      const text = await response.text();
       return {
         ...base,
+        ...(contentType.startsWith('application/x-www-form-urlencoded') && text ? { answer: text.slice(0, 500) } : {}),
         answeredAt: this.#o.now(),
         status: response.status,
         route: response.headers.get('x-autohub-route'),

@@ -37,6 +37,19 @@ export interface RecordedCall {
   from?: string;
 }
 
+/** One POST to a response_url (FakeWebApi.responseUrl). */
+export interface HookCall {
+  id: string;
+  at: number;
+  status: 200 | 404;
+  /** Why it was refused: the URL's life was over, or its 5 uses were spent. */
+  refused?: 'expired_url' | 'used_url' | 'unknown_url';
+  body: Record<string, unknown>;
+}
+
+/** Slack: a response_url takes at most 5 messages. */
+const RESPONSE_URL_USES = 5;
+
 export interface ScriptedAnswer {
   /** HTTP status; with `reset`, ignored. */
   status: number;
@@ -78,6 +91,14 @@ export interface FakeWebApi {
    * each with their text and metadata.
    */
   posts(): RecordedCall[];
+  /**
+   * A response_url as Slack mints one for a slash command or an interaction: it takes a message (a JSON POST) up
+   * to 5 times within 30 minutes of the invocation (https://docs.slack.dev/interactivity/handling-user-interaction),
+   * here within `validMs` (the drill compresses the 30 minutes by its factor); past either it answers 404.
+   */
+  responseUrl(id: string, validMs: number): string;
+  /** What reached each response_url, in order: accepted (200) or refused (404, with why). */
+  readonly hooks: HookCall[];
   /** Streamed messages by ts, as Slack holds them. */
   streams: Map<string, FakeStream>;
   /**
@@ -693,8 +714,31 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
   let held = 0;
   const heldWaiters = new Set<() => void>();
 
+  const hookUrls = new Map<string, { until: number; uses: number }>();
+  const hooks: HookCall[] = [];
   const server: Server = createServer((req, res) => {
-    const method = (req.url ?? '/').split('?')[0]!.split('/').filter(Boolean).pop() ?? '';
+    const path = (req.url ?? '/').split('?')[0]!;
+    if (path.startsWith('/hooks/')) {
+      const id = decodeURIComponent(path.slice('/hooks/'.length));
+      let raw = '';
+      req.on('data', (c: Buffer) => (raw += c.toString()));
+      req.on('end', () => {
+        let body: Record<string, unknown> = {};
+        try {
+          body = JSON.parse(raw) as Record<string, unknown>;
+        } catch {
+          /* recorded with an empty body */
+        }
+        const hook = hookUrls.get(id);
+        const at = now();
+        const refused = !hook ? 'unknown_url' : at > hook.until ? 'expired_url' : hook.uses >= RESPONSE_URL_USES ? 'used_url' : undefined;
+        if (hook && !refused) hook.uses += 1;
+        hooks.push({ id, at, status: refused ? 404 : 200, ...(refused ? { refused } : {}), body });
+        res.writeHead(refused ? 404 : 200, { 'content-type': 'text/plain' }).end(refused ?? 'ok');
+      });
+      return;
+    }
+    const method = path.split('/').filter(Boolean).pop() ?? '';
     readParams(req)
       .then(async (params) => {
         if (holdMs > 0 && (method === 'chat.postMessage' || method === 'chat.startStream')) {
@@ -876,6 +920,11 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
       return read === 'invalid' ? new Map() : read.tasks;
     },
     streamLifeMs: 300_000,
+    responseUrl: (id, validMs) => {
+      hookUrls.set(id, { until: now() + validMs, uses: 0 });
+      return `http://127.0.0.1:${port}/hooks/${encodeURIComponent(id)}`;
+    },
+    hooks,
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -32,6 +32,8 @@ export interface AppConfig {
   refusalLog: string | null;
   /** AUTOHUB_UPSTASH_MONTHLY_COMMANDS: the store plan's commands a month (the owner is told at 80%); 0: no limit. */
   storeAllowance: number;
+  /** AUTOHUB_INBOX_MAX_HOURS, as the edge reads it: a kept delivery older than this is dropped at the drain (counted, logged), not run. */
+  inboxMaxAgeMs: number;
   /** AUTOHUB_JOURNAL: where acked turns go that the store would not take back at shutdown; null: off. */
   journal: string | null;
   /** Attempts and waiting budget of one Web API call under rate limits. */
@@ -280,6 +282,7 @@ export function parseAppConfig(env: Env): AppConfig {
     refusalLog: refusalLog === 'off' ? null : refusalLog,
     journal: journal === 'off' ? null : journal,
     storeAllowance: int('AUTOHUB_UPSTASH_MONTHLY_COMMANDS', 500_000, { min: 0, max: 1_000_000_000_000 }),
+    inboxMaxAgeMs: int('AUTOHUB_INBOX_MAX_HOURS', 24, { min: 1, max: 24 * 7 }) * 3_600_000,
     rateLimit: {
       attempts: int('AUTOHUB_RATELIMIT_ATTEMPTS', 4, { min: 1, max: 20 }),
       budgetMs: int('AUTOHUB_RATELIMIT_BUDGET_MS', 120_000, { min: 0, max: 3_600_000 }),

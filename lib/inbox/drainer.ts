@@ -25,12 +25,20 @@ export interface DrainerPorts {
   signingSecret: string;
   /** An Events API callback, claimed and answered late in its thread (the receiver's catch-up entry). */
   injectEvent(envelope: Record<string, unknown>): Promise<ClaimKind | string>;
-  /** A slash command or an interaction, run by the app with its response_url: 'done' (run or already run) or 'retry'. */
-  runForm?(kept: KeptDelivery, kind: 'command' | 'interaction'): Promise<'done' | 'retry'>;
+  /**
+   * A slash command or an interaction, claimed as a live one is and run by the app with its response_url: 'ran',
+   * 'duplicate' (a copy took it live, or drained it first), 'retry' (the claim did not answer) or 'dropped'.
+   */
+  runForm?(kept: KeptDelivery, kind: 'command' | 'interaction'): Promise<'ran' | 'duplicate' | 'retry' | 'dropped'>;
   /** Told once per outage how many are kept, and again when all are answered. */
   tellOwner(text: string): Promise<void>;
-  /** Once per outage across the copies: true for the first caller of `key`. */
-  once(key: string): Promise<boolean>;
+  /**
+   * Marks the outage across the copies: 'first' for the one copy whose mark took (it tells the owner), 'marked'
+   * when one is already held, undefined when the store did not answer.
+   */
+  markOutage(size: number): Promise<'first' | 'marked' | undefined>;
+  /** Ends the marked outage: the size it was marked with, for the one copy that ends it; undefined for any other. */
+  endOutage(): Promise<number | undefined>;
   log: { info(event: string, fields: Record<string, unknown>): void; warn(event: string, fields: Record<string, unknown>): void };
   now: () => number;
   /** @default 3,600,000 */
@@ -50,10 +58,9 @@ export interface DrainResult {
 export class InboxDrainer {
   #p: DrainerPorts;
   #running: Promise<DrainResult> | undefined;
+  #next: Promise<DrainResult> | undefined;
   #lastCheck = Number.NEGATIVE_INFINITY;
   #last: InboxStats | undefined;
-  /** The outage whose count the owner was told (its oldest entry), so the all-answered note follows it. */
-  #told: { oldestAt: number; size: number } | undefined;
 
   constructor(ports: DrainerPorts) {
     this.#p = ports;
@@ -72,9 +79,19 @@ export class InboxDrainer {
     void this.drain('look').catch(() => {});
   }
 
-  /** One drain at a time; a second call while one runs joins it. */
+  /**
+   * One drain at a time. A call while one runs gets the next drain, started when that one ends (calls meanwhile
+   * share it): what was kept before the call is read, though the running drain's read came before it.
+   */
   drain(reason: string): Promise<DrainResult> {
-    this.#running ??= this.#drain(reason).finally(() => {
+    if (this.#running) {
+      this.#next ??= this.#running.then(() => {
+        this.#next = undefined;
+        return this.drain(reason);
+      });
+      return this.#next;
+    }
+    this.#running = this.#drain(reason).finally(() => {
       this.#running = undefined;
     });
     return this.#running;
@@ -92,14 +109,23 @@ export class InboxDrainer {
     }
     this.#last = stats;
     if (stats.size === 0) return result;
-    if (stats.oldestAt !== undefined && (await p.once(`outage:${stats.oldestAt}`).catch(() => false))) {
-      this.#told = { oldestAt: stats.oldestAt, size: stats.size };
+    // One mark an outage, across the copies (two that drain at once see different sizes and oldest entries).
+    if ((await p.markOutage(stats.size).catch(() => undefined)) === 'first') {
+      p.log.info('inbox.outage_told', { size: stats.size, oldestAt: stats.oldestAt });
       await p.tellOwner(`While no copy could answer, the edge kept ${stats.size} deliveries from Slack; answering them now, late.`).catch(() => {});
     }
     p.log.info('inbox.drain', { reason, size: stats.size, oldestAt: stats.oldestAt });
     const seen = new Set<string>();
     for (;;) {
-      const batch = (await p.store.take(p.batch ?? 50)).filter((m) => !seen.has(m.member));
+      let taken: Awaited<ReturnType<DrainerPorts['store']['take']>>;
+      try {
+        taken = await p.store.take(p.batch ?? 50);
+      } catch (error) {
+        // The store went away mid-drain: what is left stays kept for the next drain.
+        p.log.warn('inbox.unreachable', { reason, error });
+        return result;
+      }
+      const batch = taken.filter((m) => !seen.has(m.member));
       if (batch.length === 0) break;
       let progressed = false;
       for (const { member } of batch) {
@@ -118,9 +144,10 @@ export class InboxDrainer {
     const after = await p.store.stats().catch(() => undefined);
     if (after) this.#last = after;
     p.log.info('inbox.drained', { reason, ...result, size: after?.size });
-    if (after?.size === 0 && this.#told && (await p.once(`answered:${this.#told.oldestAt}`).catch(() => false))) {
-      await p.tellOwner(`All ${this.#told.size} deliveries the edge kept are answered.`).catch(() => {});
-      this.#told = undefined;
+    const told = after?.size === 0 ? await p.endOutage().catch(() => undefined) : undefined;
+    if (told !== undefined) {
+      p.log.info('inbox.outage_answered', { size: told });
+      await p.tellOwner(`All ${told} deliveries the edge kept are answered.`).catch(() => {});
     }
     return result;
   }
@@ -156,7 +183,7 @@ export class InboxDrainer {
     }
     if ((kind === 'command' || kind === 'interaction') && p.runForm) {
       const outcome = await p.runForm(kept, kind);
-      return outcome === 'done' ? 'ran' : 'retry';
+      return outcome === 'duplicate' ? 'alreadyRun' : outcome;
     }
     p.log.warn('inbox.dropped', { reason: `nothing runs a kept ${kind}` });
     return 'dropped';

@@ -13,6 +13,7 @@ export const NOTICE_CAUSES = [
   'store_allowance',
   'slack_not_delivering',
   'turns_waiting_on_store',
+  'edge_inbox',
 ] as const;
 export type NoticeCause = (typeof NOTICE_CAUSES)[number];
 

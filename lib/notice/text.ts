@@ -9,6 +9,7 @@ export const NOTICE_TITLES: Record<NoticeCause, string> = {
   store_allowance: "The store's monthly allowance is nearly spent",
   slack_not_delivering: 'Slack did not deliver mentions while the copies were serving',
   turns_waiting_on_store: 'Turns are waiting for the store',
+  edge_inbox: 'The edge kept deliveries while no copy answered',
 };
 
 /** What to do about it. */
@@ -24,6 +25,8 @@ const REMEDIES: Record<NoticeCause, string> = {
     "The catch-up sweep answered them late. Check the app's Event Subscriptions page (Slack disables them when fewer than 5% of deliveries get a 200 in an hour) and that its Request URL is the edge's.",
   turns_waiting_on_store:
     'Turns whose reply failed could not be handed to the shared store for their retry (plan quota used up, database full, token rotated, or unreachable). This copy keeps them (AUTOHUB_JOURNAL) and runs them again as soon as the store answers; nothing more to do unless the store stays broken. Check the Upstash database.',
+  edge_inbox:
+    'Both copies were down (or unreachable from the edge) and the edge kept what Slack sent in the shared store; the copies answer it late, once each. Nothing to do, unless the copies are down often.',
 };
 
 /** The DM: what, where, how often since the notice before (`first`: there was none), and what to do. */

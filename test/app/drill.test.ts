@@ -59,7 +59,8 @@ describe('the failover drill, every scenario end to end (fewer mentions than `np
 
   beforeAll(async () => {
     drill = await runDrill({ scenarios: SCENARIOS, events: 12, factor: 120, onScenario: showLive(lines) });
-  }, 240_000);
+    // both-down-long alone holds its copies down for 60 s (two hours of Slack's time at factor 120), then restarts them.
+  }, 360_000);
 
   it('says a line as each scenario starts and one as it ends, with its verdict (the drill was silent for 70 s in CI)', () => {
     const n = SCENARIOS.length;
@@ -147,6 +148,25 @@ describe('the failover drill, every scenario end to end (fewer mentions than `np
   it('both-down: the mentions Slack gave up on are read back from its history and answered, late', () => {
     expect(result('both-down').score.caughtUp).toBeGreaterThanOrEqual(1);
     expect(result('both-down').score.lost).toBe(0);
+  });
+
+  it("both-down-long: the edge keeps every delivery (Slack's events never turned off), each command answered once, each click heard once", () => {
+    const s = result('both-down-long').score;
+    expect(s.keptByEdge).toBeGreaterThan(0);
+    expect(s.eventsDisabled).toBe(false);
+    expect(s.commands).toBeGreaterThan(0);
+    expect([s.commandsAnswered, s.commandsTwice]).toEqual([s.commands, 0]);
+    expect(s.commandsByDm).toBeGreaterThan(0);
+    expect([s.clicksHeard, s.clicksTwice]).toEqual([s.clicks, 0]);
+    expect(result('both-down-long').unmet).toBeUndefined();
+  });
+
+  it('both-down-edge-store: the store out of the edge reach, the edge answers 503 and the sweep answers the mentions, late', () => {
+    const r = result('both-down-edge-store');
+    expect(r.attempts.some((a) => a.status === 503)).toBe(true);
+    expect(r.score.keptByEdge).toBe(0);
+    expect(r.score.caughtUp).toBeGreaterThanOrEqual(1);
+    expect(r.score.lost).toBe(0);
   });
 
   it('hub-dies-mid-turn: the hub is killed with a post in flight, and the cloud copy takes that turn over', () => {

@@ -53,6 +53,8 @@ describe("the edge's inbox in a copy's health body and on /autohub status", () =
     };
     copy = await startCopy({ role: 'hub', webApiUrl: api.url, upstash: { url: redis.bridge.url, token: redis.bridge.token }, fetch: copyFetch });
     await eventually(() => copy!.inbox?.last?.size === 2, "the start-up drain's look");
+    // The start-up drain goes on to take the two: that read fails and is logged; only then is the window opened.
+    await eventually(() => copy!.lines.some((l) => l.event === 'inbox.unreachable' && l.reason === 'start'), "the start-up drain's failed take");
     // The reaper's first look may drain now too: that drain sends one read, fails and logs inbox.unreachable.
     // Each such read is told apart by its line; any other inbox request in the window is the health route's or the page's.
     const unreachable = () => copy!.lines.filter((l) => l.event === 'inbox.unreachable' && l.reason === 'look').length;
