@@ -184,6 +184,11 @@ export function buildAi(o: { bot: TurnModule; store: SharedStore; config: Pick<A
   return { threads, turn: { bot: o.bot, book: new StatusBook(), timers: o.timers, threads } };
 }
 
+/** What the runner and the receiver both name themselves and log with. */
+function copyParts(config: Pick<AppConfig, 'role' | 'instance'>, o: Pick<Common, 'log' | 'now'>) {
+  return { role: config.role, instance: config.instance, log: o.log, now: o.now };
+}
+
 /** Claims and runs every turn of this copy: the receiver hands it each delivery, the reaper each takeover. */
 export function buildRunner(
   o: Common & {
@@ -198,11 +203,9 @@ export function buildRunner(
 ): TurnRunner {
   const { config, wakes } = o;
   return new TurnRunner({
+    ...copyParts(config, o),
     store: o.store,
     keeper: o.keeper,
-    role: config.role,
-    instance: config.instance,
-    log: o.log,
     lease: config.lease,
     retry: config.retry,
     maxTurns: config.maxTurns,
@@ -213,7 +216,6 @@ export function buildRunner(
     slotFree: wakes.slotFree,
     deadLetter: wakes.deadLetter,
     waitingOnStore: wakes.waitingOnStore,
-    now: o.now,
   });
 }
 
@@ -228,17 +230,14 @@ export function buildReceiver(
 ): FailoverReceiver {
   const { config, wakes } = o;
   return new FailoverReceiver({
+    ...copyParts(config, o),
     signingSecret: config.signingSecret,
     healthToken: config.healthToken,
     runner: o.runner,
     health: o.health,
-    role: config.role,
-    instance: config.instance,
-    log: o.log,
     maxBodyBytes: config.maxBodyBytes,
     drainMs: config.drainMs,
     shedAt: config.shedAt,
-    now: o.now,
     appRateLimited: wakes.appRateLimited,
     failOpen: wakes.failOpen,
     hint: wakes.hint,

@@ -17,32 +17,45 @@ import { eventually, quiescent, repliesTo, SECRET, turnOver } from '../support/c
 import { useCopy, useFakeWebApi } from '../support/fixtures.js';
 import { useRedisBridge } from '../support/redis-fixture.js';
 
-describe('every store round trip takes 500 ms, just past the claim fuse', () => {
+/**
+ * Two copies on one Redis, and a reader of it through a bridge of its own that
+ * is never slow; `warm` has each copy serve one mention first, so Redis knows
+ * the scripts by their SHA before the store turns slow.
+ */
+function twoCopiesAndReader(env: Record<string, string> = {}) {
   const fx = useRedisBridge();
   const api = useFakeWebApi();
-  const hub = useCopy({ role: 'hub', api, redis: fx });
-  const cloud = useCopy({ role: 'cloud', api, redis: fx });
-  // The test reads the store through a bridge of its own that is never slow.
-  let direct: UpstashBridge;
-  let reader: UpstashStore;
+  const hub = useCopy({ role: 'hub', api, redis: fx, env });
+  const cloud = useCopy({ role: 'cloud', api, redis: fx, env });
+  let direct: UpstashBridge | undefined;
+  const shared = { fx, api, hub, cloud, reader: undefined as unknown as UpstashStore };
   beforeAll(async () => {
     direct = await startUpstashBridge({ redisPort: fx.redis.port });
-    reader = new UpstashStore({ settings: { url: direct.url, token: direct.token }, reporter: () => {} });
+    shared.reader = new UpstashStore({ settings: { url: direct.url, token: direct.token }, reporter: () => {} });
   });
   afterAll(async () => {
     await direct?.close();
   });
-
-  it('a mention delivered to both copies (a Slack retry reaching the other one) is answered once, ends in the store, and is no dead letter', async () => {
-    // Both copies have served before: Redis knows the scripts by their SHA.
+  const warm = async (prefix: string, tsBase: string) => {
     for (const [copy, i] of [
       [hub, 0],
       [cloud, 1],
     ] as const) {
-      const eventId = `Ev-slow-warm-${i}`;
-      await deliver(copy.eventsUrl, mentionEnvelope({ eventId, ts: `1700015000.00000${i}` }), { signingSecret: SECRET });
-      await turnOver(reader, eventId, 15_000);
+      const eventId = `${prefix}-warm-${i}`;
+      await deliver(copy.eventsUrl, mentionEnvelope({ eventId, ts: `${tsBase}.00000${i}` }), { signingSecret: SECRET });
+      await turnOver(shared.reader, eventId, 15_000);
     }
+  };
+  return Object.assign(shared, { warm });
+}
+
+describe('every store round trip takes 500 ms, just past the claim fuse', () => {
+  const copies = twoCopiesAndReader();
+  const { fx, api, hub, cloud } = copies;
+
+  it('a mention delivered to both copies (a Slack retry reaching the other one) is answered once, ends in the store, and is no dead letter', async () => {
+    const { reader } = copies;
+    await copies.warm('Ev-slow', '1700015000');
     const ids = ['Ev-slow-1', 'Ev-slow-2', 'Ev-slow-3', 'Ev-slow-4'];
     fx.bridge.delayMs = 500;
     try {
@@ -85,33 +98,15 @@ describe('every store round trip takes 500 ms, just past the claim fuse', () => 
 });
 
 describe('claims that never landed, then a store 500 ms slow', () => {
-  const fx = useRedisBridge();
-  const api = useFakeWebApi();
   // The turns think, so each first write comes while the copy asks the store about its claim.
-  const env = { AUTOHUB_DEMO_THINK_MS: '1500' };
-  const hub = useCopy({ role: 'hub', api, redis: fx, env });
-  const cloud = useCopy({ role: 'cloud', api, redis: fx, env });
-  let direct: UpstashBridge;
-  let reader: UpstashStore;
-  beforeAll(async () => {
-    direct = await startUpstashBridge({ redisPort: fx.redis.port });
-    reader = new UpstashStore({ settings: { url: direct.url, token: direct.token }, reporter: () => {} });
-  });
-  afterAll(async () => {
-    await direct?.close();
-  });
+  const copies = twoCopiesAndReader({ AUTOHUB_DEMO_THINK_MS: '1500' });
+  const { fx, api, hub, cloud } = copies;
 
   it('each copy finds its claim absent and claims again off the ack path: one holds the turn, the other stands down before writing', async () => {
     // The bug: the claim made again was sent with the claim's short fuse and failed open too, and a claim
     // made again that found the turn held already gave no lease and no word: both copies wrote.
-    for (const [copy, i] of [
-      [hub, 0],
-      [cloud, 1],
-    ] as const) {
-      const eventId = `Ev-absent-warm-${i}`;
-      await deliver(copy.eventsUrl, mentionEnvelope({ eventId, ts: `1700016000.00000${i}` }), { signingSecret: SECRET });
-      await turnOver(reader, eventId, 15_000);
-    }
+    const { reader } = copies;
+    await copies.warm('Ev-absent', '1700016000');
     const eventId = 'Ev-absent-1';
     const envelope = mentionEnvelope({ eventId, ts: '1700016001.000001' });
     // The store refuses every request (500): neither claim lands.
