@@ -1,36 +1,13 @@
-/**
- * Tasks and plans in a reply that is posted or rewritten rather than
- * streamed: chat.postMessage and chat.update take no `chunks`, so the tasks
- * go as Block Kit `task_card` / `plan` blocks beside the answer's markdown
- * block (https://docs.slack.dev/reference/block-kit/blocks/task-card-block,
- * plan-block). Before: a posted reply dropped every task the turn yielded,
- * and a chat.update of a streamed message (a retry, a stream Slack closed)
- * sent `markdown_text` alone, which removes the message's blocks, its task
- * cards among them. The real WebClient against the fake Web API, which keeps
- * each message's tasks by id (tasksOf).
- */
-import { WebClient } from '@slack/web-api';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TaskBoard, ReplyWriter, type ReplyChunk } from '../../lib/turn/index.js';
 import { PART_CHARS } from '../../lib/turn/parts.js';
 import { eventually } from '../support/copies.js';
 import { useFakeWebApi } from '../support/fixtures.js';
+import { task, useTaskWriter } from '../support/task-writer.js';
 
 const api = useFakeWebApi();
-let client: WebClient;
-beforeAll(() => {
-  client = new WebClient('xoxb-test', { slackApiUrl: api.url, retryConfig: { retries: 0 } });
-});
-let n = 0;
-const target = () => ({
-  channel: 'C0POSTED',
-  threadTs: `1700400000.${String(++n).padStart(6, '0')}`,
-  eventId: `Ev-posted-${n}`,
-  recipientUser: 'U0PERSON',
-  recipientTeam: 'T0AUTOHUB',
-});
-type Status = 'pending' | 'in_progress' | 'complete' | 'error';
-const task = (id: string, status: Status, title = id): ReplyChunk => ({ type: 'task_update', id, title, status });
+const writers = useTaskWriter(api, { channel: 'C0POSTED', tsBase: '1700400000', eventPrefix: 'Ev-posted' });
+const { target } = writers;
 const statuses = (ts: string) => Object.fromEntries([...(api.tasksOf(ts) ?? new Map())].map(([id, t]) => [id, t.status]));
 /** Every start throttled: the copy's stream is off, the reply is posted. */
 const noStream = (method: string) => method === 'chat.startStream';
@@ -47,7 +24,7 @@ describe('tasks in a posted reply', () => {
       yield 'The answer.';
     }
     const from = api.calls.length;
-    const out = await new ReplyWriter(client, target(), undefined, { closed: noStream }).write(reply());
+    const out = await new ReplyWriter(writers.client, target(), undefined, { closed: noStream }).write(reply());
     expect(out.how).toBe('posted');
     const ts = out.parts[0]!;
     expect(statuses(ts)).toEqual({ search: 'complete', read: 'complete' });
@@ -79,7 +56,7 @@ describe('tasks in a posted reply', () => {
       yield task('c', 'pending', 'C');
       yield 'Done, mostly.';
     }
-    const out = await new ReplyWriter(client, target(), undefined, { closed: noStream, tasks: board, taskDisplayMode: 'plan' }).write(reply());
+    const out = await new ReplyWriter(writers.client, target(), undefined, { closed: noStream, tasks: board, taskDisplayMode: 'plan' }).write(reply());
     const [plan, text] = JSON.parse(postOf(out.parts[0]!).params.blocks!);
     expect(plan).toMatchObject({ type: 'plan', title: 'Looking into it' });
     expect(plan.tasks.map((t: { task_id: string; status: string }) => `${t.task_id}:${t.status}`)).toEqual(['a:complete', 'b:error', 'c:complete']);
@@ -94,7 +71,7 @@ describe('tasks in a posted reply', () => {
       yield task('tool', 'in_progress', 'Call the tool');
       yield 'Answer.';
     }
-    const out = await new ReplyWriter(client, t, undefined, { closed: () => false, noStream: new Set() }).write(reply());
+    const out = await new ReplyWriter(writers.client, t, undefined, { closed: () => false, noStream: new Set() }).write(reply());
     expect(out.how).toBe('posted');
     expect(statuses(out.parts[0]!)).toEqual({ tool: 'complete' });
   });
@@ -103,7 +80,7 @@ describe('tasks in a posted reply', () => {
     const board = new TaskBoard();
     board.update(task('search', 'complete', 'Search') as never);
     board.update(task('summarise', 'in_progress', 'Summarise') as never);
-    const out = await new ReplyWriter(client, target(), undefined, { closed: noStream, tasks: board }).writeText('The whole answer.');
+    const out = await new ReplyWriter(writers.client, target(), undefined, { closed: noStream, tasks: board }).writeText('The whole answer.');
     expect(out.how).toBe('posted');
     expect(statuses(out.parts[0]!)).toEqual({ search: 'complete', summarise: 'complete' });
   });
@@ -116,7 +93,7 @@ describe('tasks in a posted reply', () => {
     }
     const from = api.calls.length;
     const feedback = { type: 'context_actions', elements: [{ type: 'feedback_buttons', action_id: 'fb' }] };
-    const out = await new ReplyWriter(client, target(), undefined, { closed: noStream }).write(reply(), [feedback]);
+    const out = await new ReplyWriter(writers.client, target(), undefined, { closed: noStream }).write(reply(), [feedback]);
     expect(out.parts.length).toBeGreaterThanOrEqual(2);
     expect(statuses(out.parts[0]!)).toEqual({ think: 'complete' });
     for (const ts of out.parts.slice(1)) expect(statuses(ts)).toEqual({});
@@ -134,7 +111,7 @@ describe('tasks in a posted reply', () => {
 
   it("a posted answer with the bot's blocks (no tasks) shows its text as a markdown block before them (before: Slack showed the buttons alone)", async () => {
     const feedback = { type: 'context_actions', elements: [{ type: 'feedback_buttons', action_id: 'fb' }] };
-    const out = await new ReplyWriter(client, target(), undefined, { closed: noStream }).writeText('Rate me.', [feedback]);
+    const out = await new ReplyWriter(writers.client, target(), undefined, { closed: noStream }).writeText('Rate me.', [feedback]);
     const post = postOf(out.parts[0]!);
     expect(JSON.parse(post.params.blocks!)).toEqual([{ type: 'markdown', text: 'Rate me.' }, feedback]);
     expect(post.params.text).toBe('Rate me.');
@@ -146,7 +123,7 @@ describe('tasks in a posted reply', () => {
       yield 'Sixty tasks.';
     }
     const from = api.calls.length;
-    const out = await new ReplyWriter(client, target(), undefined, { closed: noStream }).write(reply());
+    const out = await new ReplyWriter(writers.client, target(), undefined, { closed: noStream }).write(reply());
     const blocks = JSON.parse(postOf(out.parts[0]!).params.blocks!);
     expect(blocks.length).toBeLessThanOrEqual(50);
     expect(Object.keys(statuses(out.parts[0]!))).toHaveLength(60);
@@ -157,14 +134,14 @@ describe('tasks in a posted reply', () => {
 describe('tasks in a rewritten message', () => {
   /** A chunked stream an earlier run began, its tasks in these states; stopped as a failed run stops it, or left open. */
   const begun = async (t: ReturnType<typeof target>, chunks: ReplyChunk[], stop?: ReplyChunk[]) => {
-    const start = await client.chat.startStream({
+    const start = await writers.client.chat.startStream({
       channel: t.channel,
       thread_ts: t.threadTs,
       chunks: [...chunks, { type: 'markdown_text', text: 'Partial' }],
       recipient_user_id: 'U0PERSON',
       recipient_team_id: 'T0AUTOHUB',
     } as never);
-    if (stop) await client.chat.stopStream({ channel: t.channel, ts: start.ts!, chunks: stop } as never);
+    if (stop) await writers.client.chat.stopStream({ channel: t.channel, ts: start.ts!, chunks: stop } as never);
     return start.ts!;
   };
   const ledgerOf = (ts: string) => ({ parts: [ts], recordParts: async () => {}, confirmed: () => {} });
@@ -183,7 +160,7 @@ describe('tasks in a rewritten message', () => {
       yield 'The whole answer.';
     }
     const from = api.calls.length;
-    const out = await new ReplyWriter(client, t, ledgerOf(ts), { closed: () => false }).write(again());
+    const out = await new ReplyWriter(writers.client, t, ledgerOf(ts), { closed: () => false }).write(again());
     expect(out.how).toBe('completed');
     expect(statuses(ts)).toEqual({ fetch: 'complete', think: 'complete' });
     expect(api.streams.get(ts)).toMatchObject({ state: 'updated', text: 'The whole answer.' });
@@ -199,7 +176,7 @@ describe('tasks in a rewritten message', () => {
       yield task('b', 'complete', 'B');
       yield 'The answer.';
     }
-    const out = await new ReplyWriter(client, t, ledgerOf(ts), { closed: noStream, taskDisplayMode: 'plan' }).write(again());
+    const out = await new ReplyWriter(writers.client, t, ledgerOf(ts), { closed: noStream, taskDisplayMode: 'plan' }).write(again());
     expect(out.how).toBe('completed');
     expect(statuses(ts)).toEqual({ a: 'complete', b: 'complete' });
     expect(api.streams.get(ts)).toMatchObject({ state: 'updated', text: 'The answer.', plan: 'Plan' });
@@ -215,7 +192,7 @@ describe('tasks in a rewritten message', () => {
         await new Promise((r) => setImmediate(r));
         yield 'and finished.';
       }
-      const out = await new ReplyWriter(client, t, undefined, { closed: () => false, appendEveryMs: 0 }).write(reply());
+      const out = await new ReplyWriter(writers.client, t, undefined, { closed: () => false, appendEveryMs: 0 }).write(reply());
       const ts = out.parts[0]!;
       expect(out.how).toBe('updated');
       expect(statuses(ts)).toEqual({ slow: 'complete' });
@@ -237,7 +214,7 @@ describe('tasks in a rewritten message', () => {
       yield ', and more.';
       yield task('slow', 'complete', 'Slow');
     }
-    const writing = new ReplyWriter(client, t, undefined, { closed: () => false, appendEveryMs: 0 }).write(reply());
+    const writing = new ReplyWriter(writers.client, t, undefined, { closed: () => false, appendEveryMs: 0 }).write(reply());
     const mine = () => [...api.streams.entries()].find(([, st]) => st.thread_ts === t.threadTs);
     await eventually(() => mine()?.[1].text === 'Begun', 'the stream to hold the first text');
     const ts = mine()![0];
@@ -262,7 +239,7 @@ describe('tasks in a rewritten message', () => {
         yield ', more';
         throw new Error('model overloaded');
       }
-      const w = new ReplyWriter(client, t, undefined, { closed: () => false, appendEveryMs: 0 });
+      const w = new ReplyWriter(writers.client, t, undefined, { closed: () => false, appendEveryMs: 0 });
       const writing = w.write(reply());
       const mine = () => [...api.streams.entries()].find(([, st]) => st.thread_ts === t.threadTs);
       await eventually(() => mine()?.[1].text === 'Begun', 'the stream to hold the first text');

@@ -1,33 +1,15 @@
-/**
- * Tasks and plans in a streamed reply: the writer sends Slack's `chunks`
- * (https://docs.slack.dev/reference/methods/chat.startStream, chat.appendStream,
- * chat.stopStream) and never leaves a task pending or in progress in a
- * message that no longer streams. The real WebClient against the fake Web
- * API, which keeps each stream's tasks by id in their last state.
- */
-import { WebClient } from '@slack/web-api';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TaskBoard, ReplyWriter, type ReplyChunk } from '../../lib/turn/index.js';
 import { PART_CHARS } from '../../lib/turn/parts.js';
 import { eventually } from '../support/copies.js';
 import { useFakeWebApi } from '../support/fixtures.js';
+import { task, useTaskWriter } from '../support/task-writer.js';
 
 const api = useFakeWebApi();
-let client: WebClient;
-beforeAll(() => {
-  client = new WebClient('xoxb-test', { slackApiUrl: api.url, retryConfig: { retries: 0 } });
-});
-let n = 0;
-const target = () => ({
-  channel: 'C0TASKS',
-  threadTs: `1700300000.${String(++n).padStart(6, '0')}`,
-  eventId: `Ev-tasks-${n}`,
-  recipientUser: 'U0PERSON',
-  recipientTeam: 'T0AUTOHUB',
-});
+const writers = useTaskWriter(api, { channel: 'C0TASKS', tsBase: '1700300000', eventPrefix: 'Ev-tasks' });
+const { target } = writers;
 const writer = (o: { tasks?: TaskBoard; taskDisplayMode?: 'timeline' | 'plan' } = {}) =>
-  new ReplyWriter(client, target(), undefined, { closed: () => false, appendEveryMs: 0, ...o });
-const task = (id: string, status: 'pending' | 'in_progress' | 'complete' | 'error', title = id): ReplyChunk => ({ type: 'task_update', id, title, status });
+  new ReplyWriter(writers.client, target(), undefined, { closed: () => false, appendEveryMs: 0, ...o });
 const tasksOf = (ts: string) => Object.fromEntries([...(api.streams.get(ts)?.tasks ?? new Map())].map(([id, t]) => [id, t.status]));
 const callsFor = (ts: string | undefined, from: number) =>
   api.calls.slice(from).filter((c) => c.params.ts === ts || (c.method === 'chat.startStream' && c.answer && (c.answer as { ts?: string }).ts === ts));
@@ -98,7 +80,7 @@ describe('tasks and plans in a stream', () => {
       yield ' the end';
     }
     const t = target();
-    const writing = new ReplyWriter(client, t, undefined, { closed: () => false, appendEveryMs: 0, tasks: board }).write(reply());
+    const writing = new ReplyWriter(writers.client, t, undefined, { closed: () => false, appendEveryMs: 0, tasks: board }).write(reply());
     const mine = () => [...api.streams.values()].filter((st) => st.thread_ts === t.threadTs);
     // The first message takes what fits and stays open while the task is: no second message yet.
     await eventually(() => mine()[0]?.text.length === PART_CHARS - 10, 'the first message to fill');
@@ -133,7 +115,7 @@ describe('tasks and plans in a stream', () => {
 
   it('a taker-over completing an open chunked stream sends every task in its last state with the stop, then rewrites the text', async () => {
     const t = target();
-    const start = await client.chat.startStream({
+    const start = await writers.client.chat.startStream({
       channel: t.channel,
       thread_ts: t.threadTs,
       chunks: [task('a', 'complete', 'A'), task('b', 'in_progress', 'B'), { type: 'markdown_text', text: 'half an ans' }],
@@ -147,7 +129,7 @@ describe('tasks and plans in a stream', () => {
       yield 'the whole answer';
     }
     const ledger = { parts: [start.ts!], recordParts: async () => {}, confirmed: () => {} };
-    const out = await new ReplyWriter(client, t, ledger, { closed: () => false, tasks: board }).write(again());
+    const out = await new ReplyWriter(writers.client, t, ledger, { closed: () => false, tasks: board }).write(again());
     expect(out.how).toBe('completed');
     expect(tasksOf(start.ts!)).toEqual({ a: 'complete', b: 'complete' });
     expect(api.streams.get(start.ts!)).toMatchObject({ state: 'updated', text: 'the whole answer' });
