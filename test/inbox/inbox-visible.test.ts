@@ -10,7 +10,7 @@ import { createEdgeKeeper, parseInboxSettings, STATS_SCRIPT } from '../../lib/in
 import { signedHeaders } from '../../lib/slack/index.js';
 import { pageFor } from '../../lib/status/index.js';
 import { eventually, HEALTH_AUTH, SECRET, startCopy, type RunningCopy } from '../support/copies.js';
-import { CLOSED_URL } from '../support/fake-copy.js';
+import { bothCopiesDownEnv } from '../support/fake-copy.js';
 import { useFakeWebApi } from '../support/fixtures.js';
 import { useRedisBridge } from '../support/redis-fixture.js';
 
@@ -23,13 +23,7 @@ describe("the edge's inbox in a copy's health body and on /autohub status", () =
   });
 
   it('shows the size and the oldest entry the drain saw, and reading them costs no store command', async () => {
-    const env = {
-      HUB_URL: CLOSED_URL,
-      CLOUD_URL: CLOSED_URL,
-      SLACK_SIGNING_SECRET: SECRET,
-      UPSTASH_REDIS_REST_URL: redis.bridge.url,
-      UPSTASH_REDIS_REST_TOKEN: redis.bridge.token,
-    };
+    const env = bothCopiesDownEnv(redis.bridge, SECRET);
     const edge = createEdgeRouter({ settings: parseEdgeSettings(env), inbox: createEdgeKeeper({ settings: parseInboxSettings(env)!, signingSecret: SECRET }) });
     for (const id of ['Ev-seen-1', 'Ev-seen-2']) {
       const body = JSON.stringify(mentionEnvelope({ eventId: id, ts: `1700000300.00030${id.slice(-1)}` }));

@@ -14,7 +14,7 @@ import { signedHeaders } from '../../lib/slack/index.js';
 import { createSealer, deriveStoreKey } from '../../lib/store/index.js';
 import { LATE_NOTE } from '../../lib/turn/handle.js';
 import { eventually, SECRET, startCopy, type RunningCopy } from '../support/copies.js';
-import { CLOSED_URL } from '../support/fake-copy.js';
+import { bothCopiesDownEnv } from '../support/fake-copy.js';
 import { useFakeWebApi } from '../support/fixtures.js';
 import { useRedisBridge } from '../support/redis-fixture.js';
 
@@ -53,13 +53,7 @@ describe('both copies down, then back', () => {
   let responseUrl: Awaited<ReturnType<typeof startResponseUrl>>;
   let copy: RunningCopy | undefined;
   const edge = () => {
-    const env = {
-      HUB_URL: CLOSED_URL,
-      CLOUD_URL: CLOSED_URL,
-      SLACK_SIGNING_SECRET: SECRET,
-      UPSTASH_REDIS_REST_URL: redis.bridge.url,
-      UPSTASH_REDIS_REST_TOKEN: redis.bridge.token,
-    };
+    const env = bothCopiesDownEnv(redis.bridge, SECRET);
     const settings = parseEdgeSettings(env);
     return createEdgeRouter({
       settings,

@@ -69,3 +69,14 @@ export function resetFakeCopy(copy: FakeCopy): void {
   copy.next = [];
   copy.received.length = 0;
 }
+
+/** The edge's environment with both copies unreachable and the inbox on `bridge`: every delivery goes to the inbox. */
+export function bothCopiesDownEnv(bridge: { url: string; token: string }, signingSecret: string): Record<string, string> {
+  return {
+    HUB_URL: CLOSED_URL,
+    CLOUD_URL: CLOSED_URL,
+    SLACK_SIGNING_SECRET: signingSecret,
+    UPSTASH_REDIS_REST_URL: bridge.url,
+    UPSTASH_REDIS_REST_TOKEN: bridge.token,
+  };
+}
