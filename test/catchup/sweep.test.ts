@@ -1,5 +1,5 @@
 /**
- * Issue 12: both copies down past Slack's last retry. The catch-up sweep reads
+ * Both copies down past Slack's last retry. The catch-up sweep reads
  * back what Slack gave up on and answers it once, late; what was answered
  * before is not answered again. Real copies, real Bolt, the real WebClient,
  * a fake Web API serving Slack's history with its paging, a real Redis.

@@ -1,5 +1,5 @@
 /**
- * Issue 24: the catch-up sweep read conversations.history alone, which lists
+ * The catch-up sweep read conversations.history alone, which lists
  * top-level messages only, so after a total outage a mention inside a thread,
  * or a follow-up in the bot's own DM thread, was never answered (2 of 4
  * missed); and its windows were on the copy's own clock, so a copy 3 minutes

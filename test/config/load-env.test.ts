@@ -1,5 +1,5 @@
 /**
- * Issue 22, item 4: the values in `.env` reach `process.env`, so a model
+ * The values in `.env` reach `process.env`, so a model
  * SDK that reads its key from there (ANTHROPIC_API_KEY) finds it; the real
  * environment still wins, and AUTOHUB_ENV_FILE=none reads nothing.
  */

@@ -215,7 +215,7 @@ describe('`npm start` in a checkout (dev dependencies installed)', () => {
     }
   });
 
-  it('never starts a build that failed, on this start or the next (issue 22: tsc emits even when it fails, so the next start found it fresh)', () => {
+  it('never starts a build that failed, on this start or the next (tsc emits even when it fails, so the next start found it fresh)', () => {
     const broken = join(dir, 'app', 'broken.ts');
     writeFileSync(broken, "export const broken: number = 'text';\n");
     try {

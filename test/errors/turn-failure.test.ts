@@ -1,5 +1,5 @@
 /**
- * Issue 22, item 3: a turn that throws what a model SDK throws is retried when
+ * A turn that throws what a model SDK throws is retried when
  * the fault passes (overload, rate limit, 5xx, a reset connection) and
  * dead-lettered only for a bug; a retry-after on the error is the least wait.
  * Anthropic's errors are the SDK's own classes; the connection error is a real

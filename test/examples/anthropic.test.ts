@@ -1,5 +1,5 @@
 /**
- * Issue 22, item 6: examples/anthropic.ts, run as autohub runs it (its
+ * `examples/anthropic.ts`, run as autohub runs it (its
  * takeTurn with a ctx: a real StepBook over the in-process store, a stubbed
  * history, the real WebClient against the fake Web API), against a loopback
  * fake of the Messages API that streams Server-Sent Events as Anthropic's

@@ -1,5 +1,5 @@
 /**
- * Issue 24: the owner hears when the store's plan is nearly spent (Upstash
+ * The owner hears when the store's plan is nearly spent (Upstash
  * refuses every command past it until the month turns, and every claim then
  * fails open), and when a sweep finds mentions from a time the copies were
  * serving (Slack stopped delivering them). The month's commands are added up

@@ -67,7 +67,7 @@ describe('bad input is refused with its status and never runs a turn', () => {
     const { headers, body } = await build();
     const response = await fetch(hub.eventsUrl, { method: 'POST', headers, body });
     expect(response.status).toBe(status);
-    // Who answered is said only to a caller whose signature held (issue 14).
+    // Who answered is said only to a caller whose signature held.
     const signedAndVerified = status !== 401 && status !== 413;
     expect(response.headers.get('x-autohub-claim')).toBe(signedAndVerified ? 'none' : null);
     expect(response.headers.get('x-autohub-instance')).toBe(signedAndVerified ? 'hub-test' : null);

@@ -1,5 +1,5 @@
 /**
- * Issue 11: once a copy has acked, Slack never sends the event again, so
+ * Once a copy has acked, Slack never sends the event again, so
  * every acked mention must end answered once or dead-lettered once. Real
  * Bolt, the real WebClient, a fake Web API that fails the way Slack does,
  * a real Redis behind the Upstash bridge.

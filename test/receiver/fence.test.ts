@@ -1,5 +1,5 @@
 /**
- * Issue 23: the commit point is a fence where each write leaves. A copy that
+ * The commit point is a fence where each write leaves. A copy that
  * waits out a rate-limit window (or is frozen in it, or loses the store in
  * it) re-confirms its lease before the request goes; one that was taken over
  * meanwhile stands down instead of writing a second reply.

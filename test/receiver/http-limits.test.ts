@@ -1,5 +1,5 @@
 /**
- * Issue 24's HTTP holes at a copy, on real sockets: a connection trickling its
+ * The HTTP holes at a copy, on real sockets: a connection trickling its
  * request is closed by the header timeout, a signed body over the limit gets
  * its 413 every time (never a reset), and a client that goes away mid-body is
  * one debug line with a count, not a stack at error level.

@@ -1,5 +1,5 @@
 /**
- * Issue 21: Upstash takes a request of up to 10 MB now (it was 1 MB). A
+ * Upstash takes a request of up to 10 MB now (it was 1 MB). A
  * delivery of 700 KB (under the 1 MiB body limit) used to be claimed without
  * its body, so a copy dying mid-turn lost it; now it is stored (sealed) and
  * can be taken over.

@@ -1,5 +1,5 @@
 /**
- * Issue 23, item 2: a claim that timed out (the store paused: fail-open at
+ * A claim that timed out (the store paused: fail-open at
  * 950 ms) but landed after all. Its turn runs here without a
  * lease; nobody renews the lease that landed, so it lapses while the turn is
  * still running, and this copy's own reaper takes it. Before, the reaper ran

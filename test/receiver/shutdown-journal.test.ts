@@ -1,5 +1,5 @@
 /**
- * Issue 23, item 4: a shutdown hands back every acked turn. With the store
+ * A shutdown hands back every acked turn. With the store
  * refusing (every claim fails open) and turns waiting for a slot, SIGTERM
  * used to hand back only leased turns: 3 of 4 acked mentions vanished with no
  * log line. Now each is claimed late with a lease or, the store still

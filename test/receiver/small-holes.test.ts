@@ -1,4 +1,4 @@
-/** Issue 11's smaller holes, each with a real copy, real Bolt and the real WebClient. */
+/** Smaller holes, each with a real copy, real Bolt and the real WebClient. */
 import { WebClient } from '@slack/web-api';
 import { describe, expect, it } from 'vitest';
 import { checkThread, TURN_EVENT_TYPE, type ReplyTarget } from '../../lib/turn/index.js';
@@ -25,7 +25,7 @@ describe('which direct messages are a person writing', () => {
 });
 
 describe('alias keys are per event type', () => {
-  it('an @mention typed in a DM (app_mention and message.im, two event ids) claims one message key: it is answered once (issue 21)', () => {
+  it('an @mention typed in a DM (app_mention and message.im, two event ids) claims one message key: it is answered once', () => {
     const keys = (d: ReturnType<typeof parseDelivery>) => ('claimKeys' in d ? d.claimKeys : []);
     const asDm = parseDelivery(
       'application/json',

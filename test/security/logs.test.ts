@@ -1,5 +1,5 @@
 /**
- * Issue 14: a copy's logs, at debug level, through a mention, a failing
+ * A copy's logs, at debug level, through a mention, a failing
  * post, a dead letter, a takeover and a command, carry neither the message
  * text nor the bot token nor the signing secret.
  */

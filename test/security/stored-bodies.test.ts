@@ -1,5 +1,5 @@
 /**
- * Issue 14: the store keeps of a message only what a takeover needs, sealed,
+ * The store keeps of a message only what a takeover needs, sealed,
  * and only while the turn is live. Read as someone with the database would:
  * every key, every type.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 25: the signature check, a pure decision, as a table at fixed
+ * The signature check, a pure decision, as a table at fixed
  * instants. Each row names the request it must refuse (or take) and why.
  */
 import { createHmac } from 'node:crypto';

@@ -1,4 +1,4 @@
-/** Issue 24: `/autohub` and the App Home say only "ok" or "degraded" to anyone but the owners (no instance, version or store error). */
+/** `/autohub` and the App Home say only "ok" or "degraded" to anyone but the owners (no instance, version or store error). */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { commandForm, deliver } from '../../drill/sim/slack-events.js';
 import { CLOSED_URL } from '../support/fake-copy.js';

@@ -1,5 +1,5 @@
 /**
- * Issue 16: a streamed reply is one message, whole, once, whatever happens to
+ * A streamed reply is one message, whole, once, whatever happens to
  * the copy writing it or to the stream. The fake Web API streams as Slack does:
  * a stream per ts, appends refused after a stop or past the stream's life.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 25: the small pure decisions the copies lean on, as tables: when a
+ * The small pure decisions the copies lean on, as tables: when a
  * failed turn gets another run, when the peer's loss calls for a look, and a
  * deadline that answers for a call that did not.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 21: "@bot hi" typed in a DM arrives as two events, `app_mention` (no
+ * "@bot hi" typed in a DM arrives as two events, `app_mention` (no
  * channel_type) and `message` with channel_type im, under two event ids, in
  * either order (platform-facts; shomali11/slacker#83). Before, the two alias
  * keys were per event type: both claimed, both answered.

@@ -1,5 +1,5 @@
 /**
- * Issue 22: a turn sees the files shared with its message (name, type, size)
+ * A turn sees the files shared with its message (name, type, size)
  * and downloads them with the bot token. A loopback server stands in for
  * Slack's file host (files.slack.com): it serves a file only to the right
  * bearer token, as `url_private` does.

@@ -1,5 +1,5 @@
 /**
- * Issue 22: ctx.history() is the thread before the message, oldest first,
+ * `ctx.history()` is the thread before the message, oldest first,
  * this bot's messages as the assistant's, the bot's mention removed, at one
  * conversations.replies call per 1,000 messages. The real WebClient against
  * the fake Web API: its own paging for the bot's replies, and pages seeded

@@ -1,5 +1,5 @@
 /**
- * Issue 21: a long answer reaches the thread whole and in order, within
+ * A long answer reaches the thread whole and in order, within
  * Slack's limits (`markdown_text` at most 12,000 characters a call; a
  * message a taker-over must be able to rewrite with one chat.update). Before,
  * a 30,000-character answer streamed in 60 chunks ended as one message of

@@ -1,5 +1,5 @@
 /**
- * Issue 22: a turn that throws what a model SDK throws is retried, not
+ * A turn that throws what a model SDK throws is retried, not
  * dead-lettered, and the error's own `retry-after` is the least wait before
  * the next run. Before, a 529 became a dead letter after one run.
  */

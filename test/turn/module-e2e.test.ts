@@ -1,5 +1,5 @@
 /**
- * Issue 22, end to end: a turn module (AUTOHUB_TURN) on real copies. `ctx.step`
+ * A turn module (AUTOHUB_TURN) on real copies. `ctx.step`
  * across a SIGKILL of the owner (the side effect once, the kept result in the
  * reply); `ctx.signal` firing when a frozen owner wakes to find its turn taken
  * over (its model call would stop there, not run on at its owner's cost).

@@ -1,5 +1,5 @@
 /**
- * Issue 22: a module's `register(app, helpers)` adds its own listeners (a
+ * A module's `register(app, helpers)` adds its own listeners (a
  * slash command here), and they get the same claim protection as the bot's
  * turn: the same command delivered to both copies (Slack does not retry a
  * command, but the edge may fail over a slow hub's) runs once.

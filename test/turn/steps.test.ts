@@ -1,5 +1,5 @@
 /**
- * Issue 22: ctx.step runs a part of a turn once per turn. Its JSON result is
+ * `ctx.step` runs a part of a turn once per turn. Its JSON result is
  * kept with the turn (sealed, like the body) so a retry or a takeover returns
  * it instead of running the step again; a step costs one store command, a
  * retry's load one more. Run against both stores: the in-process one, and

@@ -1,5 +1,5 @@
 /**
- * Issue 21: Slack's stream errors, as its docs list them
+ * Slack's stream errors, as its docs list them
  * (https://docs.slack.dev/reference/methods/chat.appendStream, chat.startStream, chat.stopStream).
  * Before, only `message_not_in_streaming_state` was known: a person who pressed
  * Stop had their turn dead-lettered and the owner got a failure DM.

@@ -1,5 +1,5 @@
 /**
- * Issue 22, item 1: AUTOHUB_TURN names your bot's module. A good module
+ * AUTOHUB_TURN names your bot's module. A good module
  * loads; a missing file, a syntax error or a module without takeTurn stops
  * start-up with one line naming AUTOHUB_TURN and the path, from `npm start`
  * itself as well as from the loader.

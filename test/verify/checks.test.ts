@@ -1,5 +1,5 @@
 /**
- * Issue 25: `npm run verify` blamed the shared store when the hub was simply
+ * `npm run verify` blamed the shared store when the hub was simply
  * down (the cloud rightly claimed the hub's probe afresh, read as "the copies
  * do not share one claim store"). Pure table over the answers.
  */
