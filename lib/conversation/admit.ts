@@ -1,8 +1,16 @@
 /**
  * The runner's hook (TurnRunnerOptions.admit): a turn of a conversation waits
  * its turn at the gate before it takes a slot. A turn outside any
- * conversation (a command, an action), or without a lease (its claim failed
- * open: the store is away and cannot order it), runs at once.
+ * conversation (a command, an action), or without a claim key, runs at once.
+ *
+ * A turn whose claim failed open (timed out, no lease yet) still takes its
+ * place under its claim key: a claim that timed out has most often landed
+ * (the store was slow, not away), and its record orders it as any other.
+ * Before, it ran at once, beside the turn before it (issue 31: the one
+ * follow-up of 500 answered out of order at 1,000 mentions); only a store
+ * that does not answer the gate lets it run unordered: after one look for
+ * such a turn (its claim was the first unanswered command), so a store that
+ * is away delays it by one command's fuse (500 ms) at most.
  */
 import type { WebClient } from '@slack/web-api';
 import { partMetadata } from '../turn/parts.js';
@@ -13,9 +21,10 @@ import { SKIPPED_NOTE } from './gate.js';
 
 /** What the hook reads of a turn (lib/receiver's Turn is one). */
 export interface AdmittedTurn {
-  delivery: { body: Record<string, unknown> };
+  delivery: { body: Record<string, unknown>; claimKeys?: readonly string[] };
   lease?: { key: string; signal: AbortSignal } | undefined;
-  handle?: { client: WebClient } | undefined;
+  /** The turn's handle: its signal follows the lease, one attached late too, and aborts when the claim turns out another's. */
+  handle?: { client: WebClient; signal: AbortSignal } | undefined;
   logFields: Record<string, unknown>;
 }
 
@@ -26,10 +35,11 @@ export function conversationAdmit(gate: ConversationGate) {
   return {
     admit: async (t: AdmittedTurn, stop: AbortSignal): Promise<AdmitVerdict> => {
       const conversation = conversationOf(t.delivery.body);
-      const lease = t.lease;
-      if (conversation === undefined || lease === undefined) return { kind: 'run' };
-      const signal = AbortSignal.any([stop, lease.signal]);
-      const verdict = await gate.admit(conversation, lease.key, signal, t.logFields);
+      const key = t.lease?.key ?? t.delivery.claimKeys?.[0];
+      if (conversation === undefined || key === undefined) return { kind: 'run' };
+      const signal = AbortSignal.any([stop, ...(t.lease ? [t.lease.signal] : []), ...(t.handle ? [t.handle.signal] : [])]);
+      // A claim that failed open is one look the store did not answer already: one more, and the turn runs (at most one command's fuse later).
+      const verdict = await gate.admit(conversation, key, signal, t.logFields, t.lease ? undefined : 1);
       if (verdict === 'run') return { kind: 'run' };
       if (verdict === 'gone') return { kind: 'gone' };
       // Skipped past the bound: the note is this turn's reply, tagged final, so a takeover's thread check finds it answered.
