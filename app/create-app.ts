@@ -115,9 +115,17 @@ export function createAutohub(options: AutohubOptions): Autohub {
   const health = buildHealth({ ...common, config, version: VERSION, loop, wakes: wakes.calls });
   const journal = buildJournal(config);
   const ai = buildAi({ bot, store, config, timers: options.timers });
-  const handleFor = turnHandles({ ...common, config, slack, ai, taskDisplayMode: bot.taskDisplayMode, ordered: bot.concurrency !== 'parallel' });
-  // One turn at a time per conversation, unless the bot asks for parallel turns (lib/conversation).
-  const conversation = bot.concurrency === 'parallel' ? undefined : conversationAdmit(new ConversationGate({ store, log, now }));
+  const handleFor = turnHandles({
+    ...common,
+    config,
+    slack,
+    ai,
+    taskDisplayMode: bot.taskDisplayMode,
+    ordered: bot.concurrency !== 'parallel',
+    interruptible: bot.concurrency === 'interrupt',
+  });
+  // One turn at a time per conversation, unless the bot asks for parallel turns (lib/conversation); `interrupt` stops the running one.
+  const conversation = bot.concurrency === 'parallel' ? undefined : conversationAdmit(new ConversationGate({ store, log, now, mode: bot.concurrency }));
   const receiver = buildReceiver({ ...common, config, keeper, health, journal, handleFor, conversation, wakes: wakes.calls });
   const heartbeat = buildHeartbeat({ config, health, receiver, log, now });
   const sweeper = buildSweeper({ ...common, config, client, wakes: wakes.calls });

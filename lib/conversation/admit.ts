@@ -13,6 +13,7 @@
  * is away delays it by one command's fuse (500 ms) at most.
  */
 import type { WebClient } from '@slack/web-api';
+import { TurnInterruptedError } from '../errors/index.js';
 import { partMetadata } from '../turn/parts.js';
 import { threadOf } from '../turn/request.js';
 import type { ConversationGate } from './gate.js';
@@ -24,7 +25,7 @@ export interface AdmittedTurn {
   delivery: { body: Record<string, unknown>; claimKeys?: readonly string[] };
   lease?: { key: string; signal: AbortSignal } | undefined;
   /** The turn's handle: its signal follows the lease, one attached late too, and aborts when the claim turns out another's. */
-  handle?: { client: WebClient; signal: AbortSignal } | undefined;
+  handle?: { client: WebClient; signal: AbortSignal; interrupt?(reason: Error): void } | undefined;
   logFields: Record<string, unknown>;
 }
 
@@ -32,6 +33,8 @@ export interface AdmittedTurn {
 export type AdmitVerdict = { kind: 'run' } | { kind: 'answered'; ts: string | null } | { kind: 'gone' };
 
 export function conversationAdmit(gate: ConversationGate) {
+  /** Running turns watched for an interrupt (`interrupt`): the watch's stop, called when the turn ends. */
+  const watching = new WeakMap<object, () => void>();
   return {
     admit: async (t: AdmittedTurn, stop: AbortSignal): Promise<AdmitVerdict> => {
       const conversation = conversationOf(t.delivery.body);
@@ -40,7 +43,17 @@ export function conversationAdmit(gate: ConversationGate) {
       const signal = AbortSignal.any([stop, ...(t.lease ? [t.lease.signal] : []), ...(t.handle ? [t.handle.signal] : [])]);
       // A claim that failed open is one look the store did not answer already: one more, and the turn runs (at most one command's fuse later).
       const verdict = await gate.admit(conversation, key, signal, t.logFields, t.lease ? undefined : 1);
-      if (verdict === 'run') return { kind: 'run' };
+      if (verdict === 'run') {
+        const handle = t.handle;
+        if (gate.interrupts && handle?.interrupt) {
+          const interrupt = handle.interrupt.bind(handle);
+          watching.set(
+            t.delivery,
+            gate.watch(conversation, key, () => interrupt(new TurnInterruptedError()), t.logFields),
+          );
+        }
+        return { kind: 'run' };
+      }
       if (verdict === 'gone') return { kind: 'gone' };
       // Skipped past the bound: the note is this turn's reply, tagged final, so a takeover's thread check finds it answered.
       const event = t.delivery.body.event as { channel: string; ts: string; thread_ts?: string };
@@ -57,6 +70,8 @@ export function conversationAdmit(gate: ConversationGate) {
     },
     /** A turn ended (however): the turns waiting behind it here look again at once. */
     ended: (t: Pick<AdmittedTurn, 'delivery'>): void => {
+      watching.get(t.delivery)?.();
+      watching.delete(t.delivery);
       const conversation = conversationOf(t.delivery.body);
       if (conversation !== undefined) gate.ended(conversation);
     },

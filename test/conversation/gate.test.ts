@@ -107,6 +107,7 @@ describe('the conversation gate', () => {
   it('concurrency: queue by default, parallel when asked, anything else refused with what was expected', () => {
     expect(parseConcurrency(undefined)).toEqual({ ok: true, mode: 'queue' });
     expect(parseConcurrency('parallel')).toEqual({ ok: true, mode: 'parallel' });
-    expect(parseConcurrency('debounce')).toEqual({ ok: false, expected: expect.stringMatching(/one of queue, parallel, but it is "debounce"/) });
+    expect(parseConcurrency('interrupt')).toEqual({ ok: true, mode: 'interrupt' });
+    expect(parseConcurrency('debounce')).toEqual({ ok: false, expected: expect.stringMatching(/one of queue, parallel, interrupt, but it is "debounce"/) });
   });
 });
