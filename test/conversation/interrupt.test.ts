@@ -26,6 +26,12 @@ const streaming = new Set<string>();
 
 /** "long ..." streams a first part, then waits for its signal; anything else answers with the history it saw. */
 async function* takeTurn(request: TurnRequest, ctx: TurnContext): AsyncIterable<string> {
+  if (request.text.startsWith('deaf')) {
+    // A bot that never listens to its signal: it would stream on (and its thread wait) for ever.
+    yield `partial answer to ${request.text}`;
+    streaming.add(request.text);
+    await new Promise<void>(() => {});
+  }
   if (request.text.startsWith('long')) {
     yield `partial answer to ${request.text}`;
     streaming.add(request.text);
@@ -62,10 +68,10 @@ describe("concurrency: 'interrupt', across the copies", () => {
     return ts ? api.streams.get(ts) : undefined;
   };
 
-  async function interrupted(where: 'the other copy' | 'the same copy') {
-    const tag = where === 'the other copy' ? 'x' : 's';
+  async function interrupted(where: 'the other copy' | 'the same copy', deaf = false) {
+    const tag = deaf ? 'd' : where === 'the other copy' ? 'x' : 's';
     const thread = ts();
-    const question = `long question ${tag}`;
+    const question = `${deaf ? 'deaf' : 'long'} question ${tag}`;
     api.addMessage('C0GENERAL', { ts: thread, user: 'U0PERSON', text: `<@UAUTOHUB> ${question}` });
     await deliver(hub.eventsUrl, mentionEnvelope({ eventId: `Ev-i-${tag}-first`, ts: thread, text: `<@UAUTOHUB> ${question}` }), { signingSecret: SECRET });
     await eventually(() => streaming.has(question), 'the first turn to stream its first part on the hub');
@@ -80,7 +86,7 @@ describe("concurrency: 'interrupt', across the copies", () => {
     await quiescent([hub, cloud]);
     await turnOver(hub.store, `Ev-i-${tag}-first`);
     // The running turn's signal said why: an interrupt, readable by the bot.
-    expect((reasons.get(question) as { code?: string } | undefined)?.code).toBe(ErrorCode.TurnInterrupted);
+    if (!deaf) expect((reasons.get(question) as { code?: string } | undefined)?.code).toBe(ErrorCode.TurnInterrupted);
     // Its partial answer is closed as interrupted (not left streaming) and kept: one reply, never retried.
     const first = streamOf(`Ev-i-${tag}-first`);
     expect(first?.state).toBe('stopped');
@@ -101,5 +107,9 @@ describe("concurrency: 'interrupt', across the copies", () => {
 
   it('a follow-up on the same copy interrupts the running turn at once', async () => {
     await interrupted('the same copy');
+  });
+
+  it('a bot that ignores ctx.signal is interrupted all the same: its stream is no longer read, and closed', async () => {
+    await interrupted('the other copy', true);
   });
 });
