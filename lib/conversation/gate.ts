@@ -81,13 +81,7 @@ export class ConversationGate {
    * (answer it with SKIPPED_NOTE), or `gone` (`signal` aborted: this copy no
    * longer holds the turn, or is stopping).
    */
-  async admit(
-    conversation: string,
-    turnKey: string,
-    signal: AbortSignal,
-    fields: Record<string, unknown> = {},
-    unsureLooks = this.#unsure,
-  ): Promise<Admission> {
+  async admit(conversation: string, turnKey: string, signal: AbortSignal, fields: Record<string, unknown> = {}): Promise<Admission> {
     const { log } = this.o;
     const started = this.#now();
     let unanswered = 0;
@@ -103,7 +97,7 @@ export class ConversationGate {
       }
       if (place === undefined) {
         unanswered += 1;
-        if (unanswered >= unsureLooks) {
+        if (unanswered >= this.#unsure) {
           log.warn('conversation.unsure', { ...fields, looks, detail: 'the store did not answer: the turn runs without waiting its turn' });
           return 'run';
         }
