@@ -3,8 +3,9 @@
  * store: a turn whose claim timed out (failed open, no lease yet) still takes
  * its place in its conversation under its claim key.
  *
- * The bug these catch (issue 31, the 1,000-mention drill): a turn without a
- * lease ran at once, never entering its thread's order. A follow-up whose
+ * The bug these catch (issue 31): a turn without a lease ran at once, never
+ * entering its thread's order (on a loaded machine the drill sees claims fail
+ * open by the thousand once the hub is dead). A follow-up whose
  * claim timed out on a busy copy then ran beside the turn before it; and a
  * first message whose claim timed out was invisible to its follow-up, which
  * found nobody ahead and ran at once. Either way the follow-up's answer began
