@@ -131,9 +131,17 @@ export function createAutohub(options: AutohubOptions): Autohub {
   });
   const journal = buildJournal(config);
   const ai = buildAi({ bot, store, config, timers: options.timers });
-  const handleFor = turnHandles({ ...common, config, slack, ai, taskDisplayMode: bot.taskDisplayMode, ordered: bot.concurrency !== 'parallel' });
-  // One turn at a time per conversation, unless the bot asks for parallel turns (lib/conversation).
-  const conversation = bot.concurrency === 'parallel' ? undefined : conversationAdmit(new ConversationGate({ store, log, now }));
+  const handleFor = turnHandles({
+    ...common,
+    config,
+    slack,
+    ai,
+    taskDisplayMode: bot.taskDisplayMode,
+    ordered: bot.concurrency !== 'parallel',
+    interruptible: bot.concurrency === 'interrupt',
+  });
+  // One turn at a time per conversation, unless the bot asks for parallel turns (lib/conversation); `interrupt` stops the running one.
+  const conversation = bot.concurrency === 'parallel' ? undefined : conversationAdmit(new ConversationGate({ store, log, now, mode: bot.concurrency }));
   const runner = buildRunner({ ...common, config, keeper, journal, handleFor, conversation, wakes });
   const receiver = buildReceiver({ log, now: options.now, config, runner, health, wakes });
   const heartbeat = buildHeartbeat({ config, health, runner, log, now });

@@ -146,6 +146,7 @@ export function turnHandles(
     ai?: ReturnType<typeof buildAi> | undefined;
     taskDisplayMode?: TaskDisplayMode | undefined;
     ordered?: boolean | undefined;
+    interruptible?: boolean | undefined;
   },
 ) {
   const { rateLimit, client } = o.slack;
@@ -168,6 +169,7 @@ export function turnHandles(
       maxReplyChars: o.config.maxReplyChars,
       taskDisplayMode: o.taskDisplayMode,
       ordered: o.ordered,
+      interruptible: o.interruptible,
       now: o.now,
       ai: o.ai?.turn,
     });

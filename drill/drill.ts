@@ -1,5 +1,6 @@
 /** Running a set of scenarios against one harness. */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
 import { startHarness } from './harness.js';
 import { runScenario, type ScenarioResult } from './run-scenario.js';
 import type { Scenario } from './scenarios.js';
@@ -45,9 +46,12 @@ function spinner(): ChildProcess {
 
 export async function runDrill(options: DrillOptions): Promise<DrillResult> {
   const noise = Array.from({ length: options.noisy ?? 0 }, spinner);
+  // DRILL_COPY_LOG=FILE: every line the child copies log (at info), each after its instance, for reading a failure afterwards.
+  const copyLog = process.env.DRILL_COPY_LOG ? createWriteStream(process.env.DRILL_COPY_LOG, { flags: 'a' }) : undefined;
   const harness = await startHarness({
     factor: options.factor,
     inProcess: options.inProcess,
+    ...(copyLog ? { onLog: (instance: string, line: string) => void copyLog.write(`${instance} ${line}\n`) } : {}),
     ...(options.turn !== undefined ? { turn: options.turn, paced: true } : {}),
   });
   try {
@@ -68,6 +72,7 @@ export async function runDrill(options: DrillOptions): Promise<DrillResult> {
     return { store: harness.storeKind, factor: options.factor, results };
   } finally {
     await harness.close();
+    copyLog?.end();
     for (const child of noise) child.kill('SIGKILL');
   }
 }

@@ -40,6 +40,7 @@ const WHILE_HUNG: { [K in keyof Operations]: (...a: Parameters<Operations[K]>) =
   keepStep: () => 'unreachable',
   loadSteps: () => undefined,
   enterConversation: () => undefined,
+  conversationInterrupted: () => undefined,
 };
 
 export function hangable(store: SharedStore): SharedStore & { hung: boolean } {

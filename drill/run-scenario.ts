@@ -428,9 +428,15 @@ async function conversationScore(
   const blind = pairs.filter(({ later }) => /\(saw 0\)/.test(textOfEvent.get(later) ?? '')).length;
   if (blind > 0) unmet.push(`${blind} follow-ups answered without the answer before them in their history`);
   const ours = [...h.api.streams.values()].filter((st) => mentions.includes(st.thread_ts ?? ''));
-  // Posted replies show their tasks as blocks (lib/turn/task-blocks.ts): counted too.
   const posted = h.api.calls
     .filter((c) => c.method === 'chat.postMessage' && mentions.includes(c.params.thread_ts ?? ''))
     .map((c) => ({ tasks: h.api.tasksOf((c.answer as { ts?: string } | undefined)?.ts ?? '') ?? new Map() }));
-  return { outOfOrder: countOutOfOrder(pairs, spans), spinningTasks: countSpinning([...ours, ...posted]) };
+  const outOfOrder = countOutOfOrder(pairs, spans);
+  // Which ones, to find in the copies' logs (DRILL_COPY_LOG).
+  if (outOfOrder > 0) {
+    const which = pairs.filter((p) => countOutOfOrder([p], spans) > 0).map((p) => p.later);
+    unmet.push(`follow-ups answered out of order: ${which.slice(0, 10).join(', ')}`);
+  }
+  // Posted replies show their tasks as blocks (lib/turn/task-blocks.ts): counted too.
+  return { outOfOrder, spinningTasks: countSpinning([...ours, ...posted]) };
 }

@@ -6,10 +6,14 @@
  *     copies, and then runs knowing its answer (ctx.history()).
  *   - `parallel`: it runs at once, beside it (autohub before conversations
  *     were ordered).
+ *   - `interrupt`: the running turn's `ctx.signal` aborts with a
+ *     TurnInterruptedError, on whichever copy it runs; what it wrote is
+ *     closed as interrupted and kept; then the newer message runs, knowing
+ *     the earlier question and that partial answer (ctx.history()).
  */
-export type Concurrency = 'queue' | 'parallel';
+export type Concurrency = 'queue' | 'parallel' | 'interrupt';
 
-export const CONCURRENCY_MODES: readonly Concurrency[] = ['queue', 'parallel'];
+export const CONCURRENCY_MODES: readonly Concurrency[] = ['queue', 'parallel', 'interrupt'];
 
 /** The module's export as a mode; a clear message for anything else. */
 export function parseConcurrency(value: unknown): { ok: true; mode: Concurrency } | { ok: false; expected: string } {

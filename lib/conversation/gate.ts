@@ -15,11 +15,17 @@
  *     waiting one is answered with a short note (SKIPPED_NOTE), never dropped.
  *   - A store that cannot answer is asked again; after `unsureLooks` looks
  *     in a row without an answer the turn runs (fail open, as a claim does).
+ *   - `interrupt` (the bot's concurrency): a newer message marks the running
+ *     turn interrupted in the store; that turn's owner, on whichever copy,
+ *     sees the mark at its next look (`watch`, every `watchMs`; at once
+ *     when the newer message reached the same copy) and stops it.
  *
- * Cost when the thread is idle: one store command per mention.
+ * Cost when the thread is idle: one store command per mention; with
+ * `interrupt`, one more every `watchMs` while a turn runs.
  */
 import type { Logger } from '../log/index.js';
 import { STORE_LIMITS, type Conversations } from '../store/index.js';
+import type { Concurrency } from './concurrency.js';
 
 /** The answer of a turn skipped past the bound: it is that turn's reply (final), so a takeover does not post it again. */
 export const SKIPPED_NOTE = '_(You wrote again before I got to this one, so I am answering your newer message instead.)_';
@@ -27,8 +33,12 @@ export const SKIPPED_NOTE = '_(You wrote again before I got to this one, so I am
 export type Admission = 'run' | 'skipped' | 'gone';
 
 export interface ConversationGateOptions {
-  store: Pick<Conversations, 'enterConversation'>;
+  store: Pick<Conversations, 'enterConversation'> & Partial<Pick<Conversations, 'conversationInterrupted'>>;
   log: Logger;
+  /** The bot's concurrency: `interrupt` marks the running turn when a newer message comes. @default 'queue' */
+  mode?: Concurrency;
+  /** With `interrupt`: the longest a running turn goes without looking for a mark (one command a look). @default 1000 */
+  watchMs?: number;
   /** Turns that may wait in one conversation. @default STORE_LIMITS.conversationWaiting (5) */
   maxWaiting?: number;
   /** The longest a waiting turn goes without looking again. @default 1000 */
@@ -40,6 +50,8 @@ export interface ConversationGateOptions {
 
 export class ConversationGate {
   readonly #waiters = new Map<string, Set<() => void>>();
+  /** Running turns watched for an interrupt, by conversation: each looks now when a newer message marks one here. */
+  readonly #watched = new Map<string, Set<() => void>>();
   readonly #max: number;
   readonly #pollMs: number;
   readonly #unsure: number;
@@ -50,6 +62,11 @@ export class ConversationGate {
     this.#pollMs = o.pollMs ?? 1000;
     this.#unsure = o.unsureLooks ?? 3;
     this.#now = o.now ?? Date.now;
+  }
+
+  /** Whether a newer message interrupts the running turn (the bot's concurrency is `interrupt`). */
+  get interrupts(): boolean {
+    return this.o.mode === 'interrupt';
   }
 
   /** Turns waiting here now. */
@@ -70,9 +87,14 @@ export class ConversationGate {
     let unanswered = 0;
     for (let looks = 1; ; looks++) {
       if (signal.aborted) return 'gone';
-      const place = await this.o.store.enterConversation(conversation, turnKey, this.#max);
+      const place = await this.o.store.enterConversation(conversation, turnKey, this.#max, this.interrupts);
       if (signal.aborted) return 'gone';
-      if (place?.skippedNow) log.info('conversation.bounded', { ...fields, skipped: place.skippedNow, maxWaiting: this.#max });
+      if (place?.skippedNow) log.info('conversation.bounded', { ...fields, skipped: place.skippedNow, maxWaiting: this.interrupts ? 0 : this.#max });
+      if (place?.interrupting && looks === 1) {
+        log.info('conversation.interrupting', { ...fields, running: place.interrupting });
+        // The running turn may be this copy's: it looks now, not at its next watch.
+        for (const look of this.#watched.get(conversation) ?? []) look();
+      }
       if (place === undefined) {
         unanswered += 1;
         if (unanswered >= this.#unsure) {
@@ -93,6 +115,64 @@ export class ConversationGate {
       }
       await this.#nap(conversation, signal);
     }
+  }
+
+  /**
+   * With `interrupt`: while the turn `turnKey` runs, look for a newer
+   * message's mark every `watchMs` (and at once when one reached this copy);
+   * `onInterrupt` is called once, when it is seen. Returns the stop, called
+   * when the turn ends. Without `interrupt` (or a store that cannot tell), nothing.
+   */
+  watch(conversation: string, turnKey: string, onInterrupt: () => void, fields: Record<string, unknown> = {}): () => void {
+    const read = this.o.store.conversationInterrupted?.bind(this.o.store);
+    if (!this.interrupts || !read) return () => {};
+    const set = this.#watched.get(conversation) ?? new Set<() => void>();
+    this.#watched.set(conversation, set);
+    let stopped = false;
+    let busy = false;
+    /** A wake while a look was out: that look may have been answered before the mark, so one more follows it. */
+    let again = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const stop = () => {
+      stopped = true;
+      clearTimeout(timer);
+      set.delete(look);
+      if (set.size === 0 && this.#watched.get(conversation) === set) this.#watched.delete(conversation);
+    };
+    const next = () => {
+      if (stopped) return;
+      timer = setTimeout(look, this.o.watchMs ?? 1000);
+      timer.unref?.();
+    };
+    const look = () => {
+      if (stopped) return;
+      if (busy) {
+        again = true;
+        return;
+      }
+      clearTimeout(timer);
+      busy = true;
+      // A store that cannot answer this look: the next one asks again (the turn is not stopped on a guess).
+      void read(conversation, turnKey)
+        .catch(() => undefined)
+        .then((marked) => {
+          busy = false;
+          if (stopped) return;
+          if (marked === true) {
+            this.o.log.info('conversation.interrupted', fields);
+            stop();
+            onInterrupt();
+            return;
+          }
+          if (again) {
+            again = false;
+            look();
+          } else next();
+        });
+    };
+    set.add(look);
+    next();
+    return stop;
   }
 
   /** A turn of `conversation` ended here: its waiters look again now. */

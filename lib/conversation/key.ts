@@ -13,10 +13,21 @@ import { threadOf } from '../turn/request.js';
 /** Events that are a person writing to the bot: the only ones that take a place in a conversation. */
 const CONVERSING = new Set(['app_mention', 'message']);
 
+/**
+ * `message` subtypes that are no person writing (as app/listeners/conversation.ts
+ * answers none of them): an edit, a deletion, a join, a bot's post.
+ */
+const NOT_A_PERSON = new Set(['message_changed', 'message_deleted', 'bot_message', 'channel_join', 'channel_leave', 'message_replied', 'ekm_access_denied']);
+
 /** The conversation of an Events API body, or undefined for anything that is not a message to the bot. */
 export function conversationOf(body: Record<string, unknown>): string | undefined {
-  const event = body.event as { type?: unknown; channel?: unknown; ts?: unknown; thread_ts?: unknown } | undefined;
+  const event = body.event as { type?: unknown; subtype?: unknown; bot_id?: unknown; channel?: unknown; ts?: unknown; thread_ts?: unknown } | undefined;
   if (!event || typeof event.type !== 'string' || !CONVERSING.has(event.type)) return undefined;
+  // Slack sends message events for the bot's own replies too (message.im in a DM; Bolt's ignoreSelf drops them,
+  // but only later, in processEvent: https://docs.slack.dev/tools/bolt-js/reference/variables/ignoreSelf,
+  // slackapi/bolt-python#307). Taking a place, one would wait in its own thread, count against its bound (a
+  // person's follow-up skipped for it, the note posted to the bot's own message) and, with `interrupt`, stop the very turn that posted it.
+  if (event.type === 'message' && (event.bot_id !== undefined || (typeof event.subtype === 'string' && NOT_A_PERSON.has(event.subtype)))) return undefined;
   if (typeof event.channel !== 'string' || typeof event.ts !== 'string') return undefined;
   const team = typeof body.team_id === 'string' ? body.team_id : '-';
   const thread = threadOf({ ts: event.ts, ...(typeof event.thread_ts === 'string' ? { thread_ts: event.thread_ts } : {}) });

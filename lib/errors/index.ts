@@ -14,6 +14,7 @@ export const ErrorCode = {
   LeaseLost: 'autohub_lease_lost',
   Retryable: 'autohub_retryable',
   TurnDeadline: 'autohub_turn_deadline',
+  TurnInterrupted: 'autohub_turn_interrupted',
   StepLimit: 'autohub_step_limit',
 } as const;
 
@@ -163,6 +164,27 @@ export class TurnDeadlineError extends AutohubError {
   constructor(readonly why: string) {
     super('TurnDeadlineError', `the turn's deadline passed: ${why}`);
   }
+}
+
+/**
+ * The person wrote again in the thread while this turn ran, and the bot
+ * exports `concurrency = 'interrupt'`: `ctx.signal` aborts with this as its
+ * reason (`signal.reason.code === 'autohub_turn_interrupted'`). What the turn
+ * wrote so far is closed as `_(interrupted)_` and kept as its answer; the
+ * newer message runs next, knowing it (ctx.history()). Not a failure: never
+ * retried, never a dead letter.
+ */
+export class TurnInterruptedError extends Error implements CodedError {
+  readonly code = ErrorCode.TurnInterrupted;
+  constructor(readonly why = 'the person wrote again in the thread') {
+    super(`the turn was interrupted: ${why}`);
+    this.name = 'TurnInterruptedError';
+  }
+}
+
+/** Whether `reason` (a signal's) is an interrupt: the turn's answer so far is kept, closed as interrupted. */
+export function isTurnInterrupted(reason: unknown): reason is TurnInterruptedError {
+  return reason instanceof TurnInterruptedError || (reason as { code?: unknown } | undefined)?.code === ErrorCode.TurnInterrupted;
 }
 
 /**

@@ -99,14 +99,16 @@ export function usageKey(at: Date): string {
 
 /**
  * One conversation's turns in order (a sorted set of turn keys), the ones
- * skipped past its bound and the ones that went (sets): `conversation` from lib/conversation's
+ * skipped past its bound, the ones that went and the running ones a newer
+ * message interrupted (sets): `conversation` from lib/conversation's
  * conversationOf (team, channel, thread).
  */
-export function conversationKeys(conversation: string): { order: string; skipped: string; admitted: string } {
+export function conversationKeys(conversation: string): { order: string; skipped: string; admitted: string; interrupted: string } {
   return {
     order: `${PREFIX}:conv:${conversation}`,
     skipped: `${PREFIX}:conv:${conversation}:skipped`,
     admitted: `${PREFIX}:conv:${conversation}:admitted`,
+    interrupted: `${PREFIX}:conv:${conversation}:interrupted`,
   };
 }
 

@@ -545,12 +545,14 @@ export class MemoryStore implements SharedStore {
   readonly #conversations = new Keyspace<Map<string, number>>();
   readonly #skipped = new Keyspace<Set<string>>();
   readonly #admitted = new Keyspace<Set<string>>();
+  readonly #interrupted = new Keyspace<Set<string>>();
 
   /**
    * As CONVERSATION_SCRIPT: take (or keep) a place in claim order, drop the turns that ended, go when
-   * nothing live is ahead or has gone already; skip the oldest waiting one past the bound.
+   * nothing live is ahead or has gone already; skip the oldest waiting one past the bound; with
+   * `interrupt`, mark the running turns before this one interrupted and skip every waiting one before it.
    */
-  async enterConversation(conversation: string, turnKey: string, maxWaiting: number): Promise<ConversationPlace> {
+  async enterConversation(conversation: string, turnKey: string, maxWaiting: number, interrupt = false): Promise<ConversationPlace> {
     const now = this.#now();
     const keys = conversationKeys(conversation);
     const until = now + L.conversationTtlSeconds * 1000;
@@ -558,9 +560,12 @@ export class MemoryStore implements SharedStore {
     if (skipped.has(turnKey)) return { kind: 'skipped', ahead: 0 };
     const order = this.#conversations.get(keys.order, now) ?? new Map<string, number>();
     const admitted = this.#admitted.get(keys.admitted, now) ?? new Set<string>();
+    const interrupted = this.#interrupted.get(keys.interrupted, now) ?? new Set<string>();
     if (!order.has(turnKey)) order.set(turnKey, this.#record(turnKey)?.first_at ?? now);
     const gone = admitted.has(turnKey);
+    const interrupting = interrupt && !gone;
     let running = 0;
+    let marked = 0;
     const waiting: string[] = [];
     let before = true;
     const sorted = [...order].sort(([ka, a], [kb, b]) => a - b || (ka < kb ? -1 : ka > kb ? 1 : 0));
@@ -573,17 +578,24 @@ export class MemoryStore implements SharedStore {
       if (state !== 'claimed' && state !== 'posting' && state !== 'retry') {
         order.delete(member);
         admitted.delete(member);
-      } else if (admitted.has(member)) running += 1;
-      else if (before) waiting.push(member);
+        interrupted.delete(member);
+      } else if (admitted.has(member)) {
+        running += 1;
+        if (interrupting && before) {
+          interrupted.add(member);
+          marked += 1;
+        }
+      } else if (before) waiting.push(member);
     }
+    if (marked > 0) this.#interrupted.set(keys.interrupted, interrupted, until);
     let skippedNow: string | undefined;
-    if (!gone && waiting.length >= maxWaiting) {
-      skippedNow = waiting.shift();
-      if (skippedNow !== undefined) {
-        skipped.add(skippedNow);
-        order.delete(skippedNow);
-        this.#skipped.set(keys.skipped, skipped, until);
-      }
+    const bound = interrupting ? 1 : maxWaiting;
+    while (!gone && waiting.length >= bound && waiting.length > 0) {
+      skippedNow = waiting.shift()!;
+      skipped.add(skippedNow);
+      order.delete(skippedNow);
+      this.#skipped.set(keys.skipped, skipped, until);
+      if (!interrupting) break;
     }
     const ahead = running + waiting.length;
     const go = gone || ahead === 0;
@@ -592,6 +604,10 @@ export class MemoryStore implements SharedStore {
       this.#admitted.set(keys.admitted, admitted, until);
     }
     this.#conversations.set(keys.order, order, until);
-    return { kind: go ? 'go' : 'wait', ahead: gone ? 0 : ahead, ...(skippedNow ? { skippedNow } : {}) };
+    return { kind: go ? 'go' : 'wait', ahead: gone ? 0 : ahead, ...(skippedNow ? { skippedNow } : {}), ...(marked > 0 ? { interrupting: marked } : {}) };
+  }
+
+  async conversationInterrupted(conversation: string, turnKey: string): Promise<boolean> {
+    return this.#interrupted.get(conversationKeys(conversation).interrupted, this.#now())?.has(turnKey) ?? false;
   }
 }

@@ -221,6 +221,8 @@ export interface ConversationPlace {
   ahead: number;
   /** A waiting turn this look marked skipped (the bound was passed), for the log. */
   skippedNow?: string;
+  /** Running turns before this one that this look marked interrupted (`interrupt`), for their owners to see. */
+  interrupting?: number;
 }
 
 /**
@@ -232,7 +234,13 @@ export interface Conversations {
    * Take (or keep) this turn's place in `conversation` and say whether it may
    * run: one command. Undefined when the store could not answer.
    */
-  enterConversation(conversation: string, turnKey: string, maxWaiting: number): Promise<ConversationPlace | undefined>;
+  enterConversation(conversation: string, turnKey: string, maxWaiting: number, interrupt?: boolean): Promise<ConversationPlace | undefined>;
+  /**
+   * Whether a newer message of `conversation` marked the running turn
+   * `turnKey` interrupted (`enterConversation` with `interrupt`): one
+   * command. Undefined when the store could not answer.
+   */
+  conversationInterrupted(conversation: string, turnKey: string): Promise<boolean | undefined>;
 }
 
 // Every store orders conversations too (merged here, apart from the blocks above).

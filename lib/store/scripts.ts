@@ -486,7 +486,11 @@ return 1`;
  * takeover of a running turn). The turns that are no longer live are dropped
  * on the way, so a finish costs nothing here. Past the bound the oldest
  * waiting turn is marked skipped (its owner answers it with a short note).
- * Returns {'go' | 'wait' | 'skipped', turns ahead, the key skipped now or ''}.
+ * With ARGV[4] '1' (the bot's concurrency is `interrupt`) a turn that has not
+ * gone marks the running turns before it interrupted (KEYS[4], read by their
+ * owners: CONVERSATION_INTERRUPTED_SCRIPT) and the waiting ones before it
+ * skipped: the newest message is the one answered.
+ * Returns {'go' | 'wait' | 'skipped', turns ahead, the key skipped now or '', turns marked interrupted}.
  */
 export const CONVERSATION_SCRIPT = `${NOW}
 local me = ARGV[1]
@@ -502,7 +506,8 @@ end
 -- A score Redis takes whole: a number cjson decoded may not pass as an integer.
 redis.call('ZADD', KEYS[1], 'NX', string.format('%d', place), me)
 local gone = redis.call('SISMEMBER', KEYS[3], me) == 1
-local running, waiting, before = 0, {}, true
+local interrupt = ARGV[4] == '1' and not gone
+local running, waiting, before, marked = 0, {}, true, 0
 for _, m in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
   if m == me then before = false
   else
@@ -512,17 +517,23 @@ for _, m in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
       local ok, rec = pcall(cjson.decode, raw)
       live = ok and type(rec) == 'table' and (rec.state == 'claimed' or rec.state == 'posting' or rec.state == 'retry')
     end
-    if not live then redis.call('ZREM', KEYS[1], m); redis.call('SREM', KEYS[3], m)
-    elseif redis.call('SISMEMBER', KEYS[3], m) == 1 then running = running + 1
+    if not live then redis.call('ZREM', KEYS[1], m); redis.call('SREM', KEYS[3], m); redis.call('SREM', KEYS[4], m)
+    elseif redis.call('SISMEMBER', KEYS[3], m) == 1 then
+      running = running + 1
+      if interrupt and before then redis.call('SADD', KEYS[4], m); marked = marked + 1 end
     elseif before then waiting[#waiting + 1] = m end
   end
 end
+if marked > 0 then redis.call('EXPIRE', KEYS[4], ttl) end
 local skipped = ''
-if not gone and #waiting >= tonumber(ARGV[2]) then
+local bound = tonumber(ARGV[2])
+if interrupt then bound = 1 end
+while not gone and #waiting >= bound and #waiting > 0 do
   skipped = table.remove(waiting, 1)
   redis.call('SADD', KEYS[2], skipped)
   redis.call('EXPIRE', KEYS[2], ttl)
   redis.call('ZREM', KEYS[1], skipped)
+  if not interrupt then break end
 end
 local ahead = running + #waiting
 if gone or ahead == 0 then
@@ -530,4 +541,7 @@ if gone or ahead == 0 then
   redis.call('EXPIRE', KEYS[3], ttl)
 end
 redis.call('EXPIRE', KEYS[1], ttl)
-return {(gone or ahead == 0) and 'go' or 'wait', tostring((gone and 0) or ahead), skipped}`;
+return {(gone or ahead == 0) and 'go' or 'wait', tostring((gone and 0) or ahead), skipped, tostring(marked)}`;
+
+/** Whether the running turn ARGV[1] was marked interrupted in its conversation (CONVERSATION_SCRIPT). KEYS: the interrupted set. Returns 1 or 0. */
+export const CONVERSATION_INTERRUPTED_SCRIPT = `return redis.call('SISMEMBER', KEYS[1], ARGV[1])`;

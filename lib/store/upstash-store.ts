@@ -460,16 +460,24 @@ export class UpstashStore implements SharedStore {
   }
 
   /** A turn's place in its conversation, in one script (CONVERSATION_SCRIPT). */
-  async enterConversation(conversation: string, turnKey: string, maxWaiting: number): Promise<ConversationPlace | undefined> {
-    const { order, skipped, admitted } = conversationKeys(conversation);
+  async enterConversation(conversation: string, turnKey: string, maxWaiting: number, interrupt = false): Promise<ConversationPlace | undefined> {
+    const { order, skipped, admitted, interrupted } = conversationKeys(conversation);
     const reply = await this.#bounded('lease', order, () =>
-      this.#run(S.CONVERSATION_SCRIPT, [order, skipped, admitted], [turnKey, maxWaiting, L.conversationTtlSeconds]),
+      this.#run(S.CONVERSATION_SCRIPT, [order, skipped, admitted, interrupted], [turnKey, maxWaiting, L.conversationTtlSeconds, interrupt ? '1' : '0']),
     );
     if (!Array.isArray(reply) || typeof reply[0] !== 'string') return undefined;
     const kind = reply[0];
     if (kind !== 'go' && kind !== 'wait' && kind !== 'skipped') return undefined;
     const skippedNow = typeof reply[2] === 'string' && reply[2] !== '' ? reply[2] : undefined;
-    return { kind, ahead: Number(reply[1]) || 0, ...(skippedNow ? { skippedNow } : {}) };
+    const interrupting = Number(reply[3]) || 0;
+    return { kind, ahead: Number(reply[1]) || 0, ...(skippedNow ? { skippedNow } : {}), ...(interrupting > 0 ? { interrupting } : {}) };
+  }
+
+  /** Whether a newer message marked this running turn interrupted, in one script (CONVERSATION_INTERRUPTED_SCRIPT). */
+  async conversationInterrupted(conversation: string, turnKey: string): Promise<boolean | undefined> {
+    const { interrupted } = conversationKeys(conversation);
+    const reply = await this.#bounded('lease', interrupted, () => this.#run(S.CONVERSATION_INTERRUPTED_SCRIPT, [interrupted], [turnKey]));
+    return reply === undefined ? undefined : reply === 1;
   }
 }
 

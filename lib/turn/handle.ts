@@ -15,7 +15,7 @@
  * turn had open and goes to the runner, which retries or dead-letters it.
  */
 import type { WebClient } from '@slack/web-api';
-import { isLeaseLost, LeaseLostError } from '../errors/index.js';
+import { isLeaseLost, isTurnInterrupted, LeaseLostError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
 import { noteMetadata } from './parts.js';
 import { capReply, DEFAULT_MAX_REPLY_CHARS } from './reply-cap.js';
@@ -84,6 +84,8 @@ export interface TurnHandleOptions {
   noStream?: Set<string> | undefined;
   /** Turns of a thread run one at a time (lib/conversation): an open message of this app after this turn's message is this turn's. */
   ordered?: boolean | undefined;
+  /** A newer message of the thread interrupts this turn (the bot's concurrency is `interrupt`): what it wrote is closed and kept. */
+  interruptible?: boolean | undefined;
   /** The bot's `taskDisplayMode`: its streams send `chunks` from the first call, shown so. */
   taskDisplayMode?: TaskDisplayMode | undefined;
   /** The longest answer shown (AUTOHUB_MAX_REPLY_CHARS); past it the answer is cut, with a note. @default DEFAULT_MAX_REPLY_CHARS */
@@ -144,6 +146,19 @@ export class TurnHandle {
   /** The turn's deadline passed: `ctx.signal` aborts with `reason` (a TurnDeadlineError); its writes still leave, for its grace. */
   expire(reason: Error): void {
     if (!this.#local.signal.aborted) this.#local.abort(reason);
+  }
+
+  #interrupted: Error | undefined;
+
+  /**
+   * A newer message of the thread came (`concurrency: 'interrupt'`, lib/conversation): `ctx.signal`
+   * aborts with `reason` (a TurnInterruptedError); the reply stops where it is, closed as
+   * interrupted and kept as this turn's answer; the turn ends answered (never retried).
+   */
+  interrupt(reason: Error): void {
+    if (!this.o.interruptible || this.#local.signal.aborted) return;
+    this.#interrupted = reason;
+    this.#local.abort(reason);
   }
 
   /** The grace is over too: no write of this turn leaves from now on, and a message it left streaming is closed as interrupted. */
@@ -233,6 +248,11 @@ export class TurnHandle {
       // over) does not begin it: the signal would be aborted already, and a bot waiting for its 'abort' event would wait forever.
       this.signal.throwIfAborted();
       const reply = normalise(await takeTurn(request, ctx));
+      // Interrupted before it wrote anything (a whole answer returned anyway is not posted: the newer message is answered).
+      if (this.#interrupted && (typeof reply?.text === 'string' || !reply)) {
+        await this.#endInterrupted(request.eventId, null, ai);
+        return;
+      }
       if (!reply && (lease?.parts.length ?? 0) === 0) {
         ai.nothingPosted();
         log.info('turn.no_reply', { eventId: request.eventId });
@@ -259,10 +279,12 @@ export class TurnHandle {
       });
       this.#writer = writer;
       if (typeof text === 'string') ai.writing(text);
+      const stream = typeof text === 'string' || !this.o.interruptible ? text : untilInterrupted(text, this.signal, tasks);
       const outcome: WriteOutcome =
-        typeof text === 'string'
-          ? await writer.writeText(late + text, reply?.blocks)
-          : await writer.write(ai.watch(late ? prepend(late, text) : text), reply?.blocks);
+        typeof stream === 'string'
+          ? await writer.writeText(late + stream, reply?.blocks)
+          : await writer.write(ai.watch(late ? prepend(late, stream) : stream), reply?.blocks);
+      if (this.#interrupted) log.info('turn.interrupted', { eventId: request.eventId, ts: outcome.ts, parts: outcome.parts.length });
       const ms = this.#now() - started;
       if (outcome.how === 'stopped') {
         // The person pressed Stop: answered as far as it got. The model's call is stood down.
@@ -288,6 +310,13 @@ export class TurnHandle {
         log.warn('turn.abandoned', { eventId: request.eventId, reason: 'this copy no longer owns the turn' });
         return;
       }
+      // The turn gave up on its interrupt (it threw ctx.signal's reason): what it wrote is closed, kept as its answer.
+      if (this.#interrupted && isTurnInterrupted(this.signal.reason)) {
+        const open = writer?.open;
+        if (open) await writer?.interrupt(CUT_OFF_NOTE);
+        await this.#endInterrupted(request.eventId, open ?? null, ai);
+        return;
+      }
       // Nothing of this run in the thread: the status goes (the retry, or the dead letter's note, follows).
       if (!writer?.open) ai.nothingPosted();
       // No message is left streaming: the next run (or the dead letter's note) completes it.
@@ -297,6 +326,13 @@ export class TurnHandle {
     } finally {
       ai.end();
     }
+  }
+
+  /** An interrupted turn ends answered as far as it got (`ts`: its open message, closed; null: nothing written). */
+  async #endInterrupted(eventId: string, ts: string | null, ai: AiTurn): Promise<void> {
+    if (ts === null) ai.nothingPosted();
+    await this.o.lease()?.finish(ts);
+    this.o.log.info('turn.interrupted', { eventId, ts });
   }
 
   /** A turn that ran before (a retry, a takeover) reads what its steps kept, in one store command; a first run reads nothing. */
@@ -371,4 +407,41 @@ function settledOrAborted(work: Promise<unknown>, signal: AbortSignal): Promise<
     signal.addEventListener('abort', done, { once: true });
     work.then(done, done);
   });
+}
+
+/**
+ * The bot's stream until an interrupt (`concurrency: 'interrupt'`): then the
+ * bot is no longer read (even one that ignores ctx.signal), its open tasks
+ * end as `error`, and the message ends with CUT_OFF_NOTE when anything was
+ * written, so the writer closes it as a whole answer, with its metadata.
+ * Any other abort (the lease lost, the deadline) is the runner's, as before.
+ */
+async function* untilInterrupted<T>(source: AsyncIterable<T>, signal: AbortSignal, tasks: TaskBoard): AsyncIterable<T | string> {
+  const it = source[Symbol.asyncIterator]();
+  const interrupted = new Promise<'interrupted'>((resolve) => {
+    const check = () => {
+      if (isTurnInterrupted(signal.reason)) resolve('interrupted');
+    };
+    if (signal.aborted) check();
+    else signal.addEventListener('abort', check, { once: true });
+  });
+  let wrote = tasks.any;
+  for (;;) {
+    const pending = it.next();
+    // Left unread after an interrupt: its end (or the bot's throw of the reason) is nobody's error.
+    pending.catch(() => undefined);
+    const next = await Promise.race([pending, interrupted]).catch((error: unknown) => {
+      if (isTurnInterrupted(signal.reason)) return 'interrupted' as const;
+      throw error;
+    });
+    if (next === 'interrupted') {
+      void Promise.resolve(it.return?.()).catch(() => undefined);
+      tasks.close('error');
+      if (wrote || tasks.any) yield CUT_OFF_NOTE;
+      return;
+    }
+    if (next.done) return;
+    wrote = true;
+    yield next.value;
+  }
 }

@@ -105,9 +105,12 @@ export interface TurnModule {
 /**
  * What a message written while a turn of its thread still runs does:
  * `queue` (the default) waits for that turn, across the copies, and then
- * runs knowing its answer; `parallel` runs at once beside it.
+ * runs knowing its answer; `parallel` runs at once beside it; `interrupt`
+ * stops that turn (its `ctx.signal` aborts with a TurnInterruptedError, what
+ * it wrote is closed as interrupted) and then runs, knowing its question and
+ * partial answer.
  */
-export type TurnConcurrency = 'queue' | 'parallel';
+export type TurnConcurrency = 'queue' | 'parallel' | 'interrupt';
 
 export interface TurnModule {
   /** @default 'queue' */

@@ -101,12 +101,18 @@ describe('the conversation gate', () => {
     expect(conversationOf(event({}))).toBe('T1:C1:2.2');
     expect(conversationOf(event({ type: 'message', channel: 'D1', channel_type: 'im', thread_ts: '1.1' }))).toBe('T1:D1:1.1');
     expect(conversationOf(event({ type: 'reaction_added' }))).toBeUndefined();
+    // The bot's own reply in a DM (Slack sends message.im for it too), an edit, a bot's post: no place taken.
+    expect(conversationOf(event({ type: 'message', channel: 'D1', channel_type: 'im', thread_ts: '1.1', bot_id: 'BAUTOHUB' }))).toBeUndefined();
+    expect(conversationOf(event({ type: 'message', channel: 'D1', channel_type: 'im', subtype: 'message_changed' }))).toBeUndefined();
+    expect(conversationOf(event({ type: 'message', channel: 'D1', channel_type: 'im', thread_ts: '1.1', subtype: 'bot_message' }))).toBeUndefined();
+    expect(conversationOf(event({ type: 'message', channel: 'D1', channel_type: 'im', thread_ts: '1.1', subtype: 'file_share' }))).toBe('T1:D1:1.1');
     expect(conversationOf({ type: 'block_actions' })).toBeUndefined();
   });
 
   it('concurrency: queue by default, parallel when asked, anything else refused with what was expected', () => {
     expect(parseConcurrency(undefined)).toEqual({ ok: true, mode: 'queue' });
     expect(parseConcurrency('parallel')).toEqual({ ok: true, mode: 'parallel' });
-    expect(parseConcurrency('debounce')).toEqual({ ok: false, expected: expect.stringMatching(/one of queue, parallel, but it is "debounce"/) });
+    expect(parseConcurrency('interrupt')).toEqual({ ok: true, mode: 'interrupt' });
+    expect(parseConcurrency('debounce')).toEqual({ ok: false, expected: expect.stringMatching(/one of queue, parallel, interrupt, but it is "debounce"/) });
   });
 });

@@ -7,6 +7,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
+import { SKIPPED_NOTE } from '../../lib/conversation/index.js';
+import { STORE_LIMITS } from '../../lib/store/index.js';
 import type { TakeTurn } from '../../lib/turn/index.js';
 import { eventually, quiescent, repliesTo, SECRET } from '../support/copies.js';
 import { useCopy, useFakeWebApi } from '../support/fixtures.js';
@@ -89,5 +91,33 @@ describe('one turn at a time per conversation, across the copies', () => {
     holdOf('hold: busy thread').resolve();
     await quiescent([hub, cloud]);
     expect(repliesTo(api, 'Ev-q-busy')).toHaveLength(1);
+  });
+
+  // The bug this catches: a thread's waiting turns past the bound dropped silently (no reply, or the turn left live and never answered).
+  it('past the bound the oldest waiting follow-up is answered with a short note, once, and the rest in order after the running turn', async () => {
+    const thread = ts();
+    api.addMessage('C0GENERAL', { ts: thread, user: 'U0PERSON', text: '<@UAUTOHUB> hold: bounded thread' });
+    await deliver(hub.eventsUrl, mentionEnvelope({ eventId: 'Ev-b-first', ts: thread, text: '<@UAUTOHUB> hold: bounded thread' }), { signingSecret: SECRET });
+    await eventually(() => running.has('hold: bounded thread'), 'the first turn to run');
+    const ids = Array.from({ length: STORE_LIMITS.conversationWaiting + 1 }, (_, i) => `Ev-b-follow-${i}`);
+    for (const [i, eventId] of ids.entries()) {
+      const at = ts();
+      api.addMessage('C0GENERAL', { ts: at, thread_ts: thread, user: 'U0PERSON', text: `<@UAUTOHUB> follow-up ${i}` });
+      await deliver(cloud.eventsUrl, mentionEnvelope({ eventId, ts: at, threadTs: thread, text: `<@UAUTOHUB> follow-up ${i}` }), { signingSecret: SECRET });
+      await eventually(() => cloud.lines.some((l) => l.event === 'conversation.waiting' && l.eventId === eventId), `${eventId} to wait`);
+    }
+    // The oldest waiting one is told, while the first turn still runs; the person sees why.
+    await eventually(() => repliesTo(api, 'Ev-b-follow-0').length > 0, 'the oldest waiting follow-up answered with the note', 10_000);
+    expect(text('Ev-b-follow-0')).toBe(SKIPPED_NOTE);
+    expect(cloud.lines.some((l) => l.event === 'conversation.skipped' && l.eventId === 'Ev-b-follow-0')).toBe(true);
+    expect(running.has('follow-up 0')).toBe(false);
+    holdOf('hold: bounded thread').resolve();
+    await eventually(() => ids.every((id) => repliesTo(api, id).length > 0), 'every follow-up answered', 15_000);
+    await quiescent([hub, cloud]);
+    for (const id of ['Ev-b-first', ...ids]) expect(repliesTo(api, id)).toHaveLength(1);
+    // The others ran after the first, each in its turn: the last saw every answer before it, the note included.
+    const order = api.posts().map((p) => JSON.parse(p.params.metadata ?? '{}').event_payload?.event_id);
+    for (const [i, id] of ids.slice(1).entries()) expect(order.indexOf(id)).toBeGreaterThan(order.indexOf(ids[i]!));
+    expect(text(ids[ids.length - 1]!)).toContain(SKIPPED_NOTE);
   });
 });

@@ -824,6 +824,35 @@ describe.each([inProcess, overRedis()])('the store contract, on the $name store'
       expect(await x.a.enterConversation(where, running!, 2)).toEqual({ kind: 'go', ahead: 0 });
     });
 
+    it('interrupt: a newer message marks the running turn before it interrupted (its owner reads the mark, on any copy) and skips the waiting ones', async () => {
+      const x = store.open();
+      const [running, waiting, newest] = await turns(x, 3);
+      const where = conv();
+      expect(await x.a.enterConversation(where, running!, 5, true)).toEqual({ kind: 'go', ahead: 0 });
+      expect(await x.b.conversationInterrupted(where, running!)).toBe(false);
+      expect(await x.a.enterConversation(where, waiting!, 5, true)).toEqual({ kind: 'wait', ahead: 1, interrupting: 1 });
+      expect(await x.b.conversationInterrupted(where, running!)).toBe(true);
+      // The newest skips the one still waiting (only the newest message is answered) and waits for the running one to close.
+      expect(await x.b.enterConversation(where, newest!, 5, true)).toEqual({ kind: 'wait', ahead: 1, skippedNow: waiting, interrupting: 1 });
+      expect(await x.a.enterConversation(where, waiting!, 5, true)).toEqual({ kind: 'skipped', ahead: 0 });
+      // A look again by the running turn (a taker-over of it) marks nothing: it went already.
+      expect(await x.a.enterConversation(where, running!, 5, true)).toEqual({ kind: 'go', ahead: 0 });
+      expect(await x.a.finish(running!, 1, '1700000001.000100')).toBe('ok');
+      expect(await x.b.enterConversation(where, newest!, 5, true)).toEqual({ kind: 'go', ahead: 0 });
+      // An ended turn's mark goes with it; the turn now running is not marked.
+      expect(await x.a.conversationInterrupted(where, running!)).toBe(false);
+      expect(await x.a.conversationInterrupted(where, newest!)).toBe(false);
+    });
+
+    it('queue (no interrupt): a follow-up marks nothing interrupted', async () => {
+      const x = store.open();
+      const [first, second] = await turns(x, 2);
+      const where = conv();
+      await x.a.enterConversation(where, first!, 5);
+      expect(await x.b.enterConversation(where, second!, 5)).toEqual({ kind: 'wait', ahead: 1 });
+      expect(await x.b.conversationInterrupted(where, first!)).toBe(false);
+    });
+
     it('the order lapses conversationTtlSeconds after the last look: an idle thread leaves nothing behind', async () => {
       const x = store.open();
       const [first, second] = await turns(x, 2);

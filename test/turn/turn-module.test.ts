@@ -81,7 +81,7 @@ describe('loadTurnModule', () => {
     expect(plain.concurrency).toBeUndefined();
     expect(plain.taskDisplayMode).toBeUndefined();
     await expect(loadTurnModule(write('bad-mode.mjs', "export const concurrency = 'debounce';\nexport function takeTurn() {}\n"))).rejects.toThrow(
-      /AUTOHUB_TURN is invalid: expected concurrency, when exported, to be one of queue, parallel, but it is "debounce"/,
+      /AUTOHUB_TURN is invalid: expected concurrency, when exported, to be one of queue, parallel, interrupt, but it is "debounce"/,
     );
     await expect(loadTurnModule(write('bad-tasks.mjs', "export const taskDisplayMode = 'kanban';\nexport function takeTurn() {}\n"))).rejects.toThrow(
       /expected taskDisplayMode, when exported, to be one of timeline, plan, but it is "kanban"/,
