@@ -119,6 +119,23 @@ async function waitHealthy(url: string, child?: ChildProcess): Promise<void> {
   }
 }
 
+/**
+ * Every copy this process started and that still runs: killed when this process is stopped by a signal, so
+ * an interrupted drill or test run leaves no copy behind (it would go on answering, and loading the machine).
+ */
+const running = new Set<ChildProcess>();
+let reaping = false;
+function reapOnSignal(): void {
+  if (reaping) return;
+  reaping = true;
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.once(signal, () => {
+      for (const child of running) child.kill('SIGKILL');
+      process.exit(128 + (signal === 'SIGINT' ? 2 : signal === 'SIGTERM' ? 15 : 1));
+    });
+  }
+}
+
 /** A journal file no other copy uses. */
 function ownJournal(): string {
   return join(tmpdir(), `autohub-journal-${randomUUID()}.jsonl`);
@@ -149,6 +166,9 @@ export function spawnCopy(env: Record<string, string>, port: number, options: { 
     },
     stdio: options.capture || options.onLine ? ['ignore', 'pipe', 'pipe'] : ['ignore', process.env.DRILL_LOG_LEVEL ? 'inherit' : 'ignore', 'inherit'],
   });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
+  reapOnSignal();
   let out = '';
   const onLine = options.onLine;
   if (onLine) {
