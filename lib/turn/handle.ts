@@ -17,7 +17,7 @@
  * (lib/turn/turn-end.ts), the runner only schedules what that end asks for.
  */
 import type { WebClient } from '@slack/web-api';
-import { isLeaseLost, isTurnInterrupted, LeaseLostError } from '../errors/index.js';
+import { isLeaseLost, isTurnInterrupted, LeaseLostError, type TurnDeadlineError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
 import { noteMetadata } from './parts.js';
 import { capReply, DEFAULT_MAX_REPLY_CHARS } from './reply-cap.js';
@@ -170,7 +170,7 @@ export class TurnHandle {
    * it left streaming is closed as interrupted, and the turn is failed with
    * `error` (its end decided now, before the run's own end can be).
    */
-  cutOff(error: Error & { why: string }, run: FailedRun): Promise<TurnEnd> {
+  cutOff(error: TurnDeadlineError, run: FailedRun): Promise<TurnEnd> {
     this.#stood ??= `cut off: ${error.why}`;
     this.#local.abort(new LeaseLostError(this.#stood));
     const open = this.#writer?.open;
