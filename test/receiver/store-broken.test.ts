@@ -93,8 +93,10 @@ describe('a failed-open turn whose reply fails while the store stays broken past
       await eventually(() => repliesTo(api, eventId).length > 0, 'the kept turn answered once the store answers', 15_000);
       await eventually(() => hub.runner.waitingOnStore === 0 && hub.runner.inFlight === 0, 'nothing left waiting');
       expect(repliesTo(api, eventId)).toHaveLength(1);
-      const told = api.posts().filter((c) => c.params.channel === OWNER && c.params.text?.includes('Turns are waiting for the store'));
-      expect(told).toHaveLength(1);
+      // The owner's notice is a DM of its own, sent beside the turn (not before its answer): waited for, then counted.
+      const told = () => api.posts().filter((c) => c.params.channel === OWNER && c.params.text?.includes('Turns are waiting for the store'));
+      await eventually(() => told().length > 0, 'the owner told', 10_000);
+      expect(told()).toHaveLength(1);
       expect(hub.lines.some((l) => l.event === 'journal.drained' && l.eventId === eventId && l.claim === 'claimed')).toBe(true);
     },
   );
