@@ -1,8 +1,9 @@
 /**
- * One turn at a time per conversation, across the copies. Before a turn of
- * a thread runs, it takes its place in the thread's order in the shared
- * store (one command) and runs only when no earlier turn of the thread is
- * live (claimed, posting, or waiting for a retry) on any copy.
+ * One turn at a time per conversation, across the copies. A turn's claim
+ * takes its place in the thread's order in the shared store (CLAIM_SCRIPT;
+ * a first look places a turn whose claim did not); before it runs, it looks
+ * at that order (one command) and runs only when no earlier turn of the
+ * thread is live (claimed, posting, or waiting for a retry) on any copy.
  *
  *   - The order lives in the store, so a copy that dies while a follow-up
  *     waits loses neither: both leases lapse, a takeover runs them, and each

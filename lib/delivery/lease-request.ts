@@ -4,6 +4,7 @@
  * Written here once, for the claim (`leaseRequest`) and for the write again
  * of a record the store forgot (the runner's restore).
  */
+import { conversationOf } from '../conversation/key.js';
 import type { LeaseRequest } from '../store/index.js';
 
 /**
@@ -22,10 +23,16 @@ export function storedBody(body: Record<string, unknown>): string {
   return JSON.stringify(kept);
 }
 
-/** The lease request a claim of this event carries. Undefined when its body is too large to store. */
-export function leaseRequest(leaseMs: number, body: Record<string, unknown>, eventId: string): LeaseRequest | undefined {
+/**
+ * The lease request a claim of this event carries. Undefined when its body is
+ * too large to store. With `ordered` (the bot's turns wait their turn: any
+ * concurrency but `parallel`), a message to the bot carries its
+ * conversation, and the claim takes its place in the thread's order.
+ */
+export function leaseRequest(leaseMs: number, body: Record<string, unknown>, eventId: string, options: { ordered?: boolean } = {}): LeaseRequest | undefined {
   const stored = storedBody(body);
   if (Buffer.byteLength(stored) > MAX_STORED_BODY_BYTES) return undefined;
   const channel = (body.event as { channel?: unknown } | undefined)?.channel;
-  return { leaseMs, body: stored, eventId, ...(typeof channel === 'string' ? { channel } : {}) };
+  const conversation = options.ordered ? conversationOf(body) : undefined;
+  return { leaseMs, body: stored, eventId, ...(typeof channel === 'string' ? { channel } : {}), ...(conversation !== undefined ? { conversation } : {}) };
 }

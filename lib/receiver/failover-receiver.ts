@@ -280,7 +280,8 @@ export class FailoverReceiver implements Receiver {
     const failover = header(req, 'x-autohub-failover');
     // A busy hub is alive and renewing its leases: nothing to look for (a look then only finds leases late under load).
     if (failover && !failover.startsWith('hub busy')) o.failover?.(failover.slice(0, 80));
-    const lease = delivery.kind === 'event' ? leaseRequest(this.#runner.leaseMs, delivery.body, delivery.eventId) : undefined;
+    const lease =
+      delivery.kind === 'event' ? leaseRequest(this.#runner.leaseMs, delivery.body, delivery.eventId, { ordered: this.#runner.ordered }) : undefined;
     const sentAt = o.now();
     const outcome = await this.#runner.claimWithinAck(delivery.claimKeys, receivedAt, lease);
     const claim: ClaimKind | 'none' = delivery.claimKeys.length === 0 ? 'none' : outcome.kind;

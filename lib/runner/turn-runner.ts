@@ -132,6 +132,11 @@ export class TurnRunner {
     return this.o.lease.leaseMs;
   }
 
+  /** Whether turns wait their turn in their conversation (an admit hook): then a claim takes the turn's place. */
+  get ordered(): boolean {
+    return this.o.admit !== undefined;
+  }
+
   /** Turns running now. */
   get inFlight(): number {
     return this.#running.size;
@@ -700,7 +705,7 @@ export class TurnRunner {
   async #reclaim(t: Turn): Promise<TurnLease | undefined> {
     const { o } = this;
     if (t.delivery.kind !== 'event' || t.delivery.claimKeys.length === 0) return undefined;
-    const request = leaseRequest(o.lease.leaseMs, t.delivery.body, t.delivery.eventId);
+    const request = leaseRequest(o.lease.leaseMs, t.delivery.body, t.delivery.eventId, { ordered: this.ordered });
     if (!request) return undefined;
     const sentAt = o.now();
     // The turn was acked long ago: this claim is off the ack path (the longer fuse), so a store a little
@@ -738,7 +743,11 @@ export class TurnRunner {
     const delivery = parseDelivery('application/json', JSON.stringify(envelope));
     if (delivery.kind !== 'event') return 'duplicate';
     const receivedAt = o.now();
-    const outcome = await this.claimWithinAck(delivery.claimKeys, receivedAt, leaseRequest(o.lease.leaseMs, delivery.body, delivery.eventId));
+    const outcome = await this.claimWithinAck(
+      delivery.claimKeys,
+      receivedAt,
+      leaseRequest(o.lease.leaseMs, delivery.body, delivery.eventId, { ordered: this.ordered }),
+    );
     if (outcome.kind === 'duplicate') return 'duplicate';
     if (outcome.kind === 'fail-open') {
       if (options.recovered) return 'fail-open';

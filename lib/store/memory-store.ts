@@ -156,6 +156,13 @@ export class MemoryStore implements SharedStore {
     });
     if (lease && keys[0]) {
       this.#leases.set(keys[0], now + lease.leaseMs);
+      // As the claim script: the turn's place in its conversation's order, at the claim's time (kept if taken).
+      if (lease.conversation !== undefined) {
+        const { order: orderKey } = conversationKeys(lease.conversation);
+        const order = this.#conversations.get(orderKey, now) ?? new Map<string, number>();
+        if (!order.has(keys[0])) order.set(keys[0], now);
+        this.#conversations.set(orderKey, order, now + L.conversationTtlSeconds * 1000);
+      }
       return { kind: 'claimed', token: 1 };
     }
     return CLAIMED;

@@ -21,6 +21,14 @@ export interface LeaseRequest {
   /** For dead letters and the status page: which event, where. */
   eventId?: string;
   channel?: string;
+  /**
+   * The conversation the delivery belongs to (lib/conversation's
+   * conversationOf), when the bot's turns wait their turn: the claim takes
+   * the turn's place in that thread's order (at the claim's time), so a
+   * message claimed before a follow-up is ahead of it even if its copy dies
+   * before its first look at the gate. Absent with `concurrency: 'parallel'`.
+   */
+  conversation?: string;
 }
 
 export interface ClaimRecord extends ClaimOwner {

@@ -37,14 +37,22 @@ end`;
 
 /**
  * KEYS: the claim keys (primary first), the lease set, the windows hash, the
- * served mark, the gaps list. ARGV: primary record, alias record, ttl s,
- * lease ms (0: none), nonce, gap ms (a silence longer than this is recorded
- * as a gap for the catch-up sweep; 0: none).
+ * served mark, the gaps list, then (with ARGV[7] '1') the order of the
+ * conversation the delivery belongs to. ARGV: primary record, alias record,
+ * ttl s, lease ms (0: none), nonce, gap ms (a silence longer than this is
+ * recorded as a gap for the catch-up sweep; 0: none), '1' when the last key
+ * is a conversation's order.
+ * A leased claim with an order takes its place there in the same command
+ * (the primary key at the claim's time, as CONVERSATION_SCRIPT's first look
+ * would), so a message claimed before a follow-up stays ahead of it even if
+ * its copy dies before that look.
  * Returns {'claimed' | 'mine' | 'held:<holder nonce>', window field, reopen ms, ...}.
  * All keys or none: a delivery is never half claimed.
  */
 export const CLAIM_SCRIPT = `${NOW}
+local placed = ARGV[7] == '1'
 local n = #KEYS - 4
+if placed then n = n - 1 end
 local out = {}
 for i = 1, n do
   local raw = redis.call('GET', KEYS[i])
@@ -61,6 +69,10 @@ if not out[1] then
   if lease > 0 then
     local rec = cjson.decode(ARGV[1]); rec.first_at = now; primary = cjson.encode(rec)
     redis.call('ZADD', KEYS[n + 1], now + lease, KEYS[1])
+    if placed then
+      redis.call('ZADD', KEYS[n + 5], 'NX', string.format('%d', now), KEYS[1])
+      redis.call('EXPIRE', KEYS[n + 5], ${L.conversationTtlSeconds})
+    end
   end
   for i = 1, n do redis.call('SET', KEYS[i], i == 1 and primary or ARGV[2], 'EX', tonumber(ARGV[3])) end
   local prev = tonumber(redis.call('GET', KEYS[n + 3]))

@@ -148,10 +148,12 @@ export class UpstashStore implements SharedStore {
     const nonce = this.#nonce();
     const primary = encodeClaim(owner, started, nonce, lease && this.#sealer ? { ...lease, body: this.#sealer.seal(lease.body) } : lease);
     const alias = encodeAlias(owner, started, nonce);
-    const args = [primary, alias, this.#ttlSeconds, lease?.leaseMs ?? 0, nonce, this.#gapMs];
+    // A conversation's turn takes its place in the thread's order in the claim itself (no command more).
+    const order = lease?.conversation === undefined ? [] : [conversationKeys(lease.conversation).order];
+    const args = [primary, alias, this.#ttlSeconds, lease?.leaseMs ?? 0, nonce, this.#gapMs, ...(order.length > 0 ? ['1'] : [])];
     // Only a thrown request is tried again: a reply, whatever it says, is the answer.
     // The same nonce on every attempt lets a retry recognise its own first write ('mine').
-    const attempt = () => this.#run(S.CLAIM_SCRIPT, [...keys, LEASES_KEY, WINDOWS_KEY, SERVED_KEY, GAPS_KEY], args, client);
+    const attempt = () => this.#run(S.CLAIM_SCRIPT, [...keys, LEASES_KEY, WINDOWS_KEY, SERVED_KEY, GAPS_KEY, ...order], args, client);
     const run = pRetry(attempt, { retries: budget.attempts - 1, minTimeout: budget.backoffMs, factor: 1, randomize: false })
       .then((reply) => {
         const { outcome, windows } = classifyClaimReply(reply, lease ? 1 : undefined);

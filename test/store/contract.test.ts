@@ -853,6 +853,52 @@ describe.each([inProcess, overRedis()])('the store contract, on the $name store'
       expect(await x.b.conversationInterrupted(where, first!)).toBe(false);
     });
 
+    it('a claim with its conversation takes the turn’s place: a follow-up claimed after it waits for it though its copy died before its first look, and the taker-over runs it first', async () => {
+      const x = store.open();
+      const where = conv();
+      const [first, second] = [key(), key()];
+      await x.a.claim([first!], hub, { ...lease, conversation: where });
+      await x.elapse(1);
+      await x.b.claim([second!], cloud, { ...lease, conversation: where });
+      // The hub died between the first's claim and its first look: the follow-up still finds it ahead.
+      expect(await x.b.enterConversation(where, second!, 5)).toEqual({ kind: 'wait', ahead: 1 });
+      const [taken] = await takeLapsed(x, first!, cloud, LEASE, x.b);
+      expect(taken?.token).toBe(2);
+      expect(await x.b.enterConversation(where, first!, 5)).toEqual({ kind: 'go', ahead: 0 });
+      expect(await x.b.enterConversation(where, second!, 5)).toEqual({ kind: 'wait', ahead: 1 });
+      expect(await x.b.finish(first!, 2, '1700000001.000100')).toBe('ok');
+      expect(await x.b.enterConversation(where, second!, 5)).toEqual({ kind: 'go', ahead: 0 });
+    });
+
+    it('a place taken at the claim is the claim’s time: an earlier claim that looks late is ahead of a later one that looked first', async () => {
+      const x = store.open();
+      const where = conv();
+      const [first, second, third] = [key(), key(), key()];
+      await x.a.claim([first!], hub, { ...lease, conversation: where });
+      await x.elapse(1);
+      await x.a.claim([second!], hub, { ...lease, conversation: where });
+      await x.elapse(5);
+      // Claimed with no place (its claim failed open at the ack, or an older copy): its first look places it now, last.
+      await x.b.claim([third!], cloud, lease);
+      expect(await x.b.enterConversation(where, third!, 5)).toEqual({ kind: 'wait', ahead: 2 });
+      expect(await x.a.enterConversation(where, second!, 5)).toEqual({ kind: 'wait', ahead: 1 });
+      expect(await x.a.enterConversation(where, first!, 5)).toEqual({ kind: 'go', ahead: 0 });
+    });
+
+    it('a place taken at the claim whose turn ended (answered or dead-lettered) before it ever looked holds nobody up', async () => {
+      const x = store.open();
+      const where = conv();
+      const [answered, dead, next] = [key(), key(), key()];
+      await x.a.claim([answered!], hub, { ...lease, conversation: where });
+      await x.a.claim([dead!], hub, { ...lease, conversation: where });
+      await x.elapse(1);
+      await x.b.claim([next!], cloud, { ...lease, conversation: where });
+      expect(await x.b.enterConversation(where, next!, 5)).toEqual({ kind: 'wait', ahead: 2 });
+      expect(await x.a.finish(answered!, 1, null)).toBe('ok');
+      expect(await x.a.deadLetter(dead!, 1, 'bug')).toBe('ok');
+      expect(await x.b.enterConversation(where, next!, 5)).toEqual({ kind: 'go', ahead: 0 });
+    });
+
     it('the order lapses conversationTtlSeconds after the last look: an idle thread leaves nothing behind', async () => {
       const x = store.open();
       const [first, second] = await turns(x, 2);

@@ -1,0 +1,99 @@
+/**
+ * A turn's place in its thread's order is taken by its claim, on real
+ * copies (a hub and a cloud copy sharing one Redis through the Upstash
+ * bridge, real Bolt, the real WebClient against the fake Web API).
+ *
+ * The bug this catches (the drill at 1,000 mentions, 1 follow-up of 500 out
+ * of order): the place was taken at the turn's first look at the gate, just
+ * after its claim. The hub claimed a message and died before that look; the
+ * follow-up, claimed on the cloud copy, found nobody ahead and was answered;
+ * the message itself was answered minutes later, after it, once taken over.
+ */
+import { describe, expect, it } from 'vitest';
+import { deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
+import { type SharedStore, UpstashStore } from '../../lib/store/index.js';
+import type { TakeTurn } from '../../lib/turn/index.js';
+import { eventually, quiescent, repliesTo, SECRET } from '../support/copies.js';
+import { useCopy, useFakeWebApi } from '../support/fixtures.js';
+import { type RedisFixture, useRedisBridge } from '../support/redis-fixture.js';
+
+/** What keeps a copy alive in the store: while frozen, these wait (unsent) until the copy is thawed, as under SIGSTOP. */
+const ALIVE = new Set<PropertyKey>(['renew', 'look', 'enterConversation']);
+
+/**
+ * The hub's store: it freezes at the first look of the turn `freezeAt` (its
+ * claim landed, its first look not sent), so the hub neither looks nor
+ * renews a lease until `thaw`.
+ */
+function freezingStore(fx: RedisFixture) {
+  const store = new UpstashStore({ settings: { url: fx.bridge.url, token: fx.bridge.token }, reporter: () => undefined });
+  const state = { freezeAt: '', frozen: false, held: [] as Array<() => void> };
+  const wrapped = new Proxy(store, {
+    get: (target, name) => {
+      const value = Reflect.get(target, name, target) as unknown;
+      if (typeof value !== 'function') return value;
+      const method = (value as (...a: unknown[]) => unknown).bind(target);
+      if (!ALIVE.has(name)) return method;
+      return async (...args: unknown[]) => {
+        if (name === 'enterConversation' && state.freezeAt !== '' && String(args[1]).includes(state.freezeAt)) state.frozen = true;
+        if (state.frozen) await new Promise<void>((resolve) => state.held.push(resolve));
+        return method(...args);
+      };
+    },
+  });
+  return {
+    store: wrapped as SharedStore,
+    state,
+    thaw: () => {
+      state.frozen = false;
+      for (const resolve of state.held.splice(0)) resolve();
+    },
+  };
+}
+
+const turn: TakeTurn = async (request, ctx) => {
+  const history = await ctx.history();
+  if (history.length === 0) return `the answer to ${request.text}`;
+  return `saw: ${history.map((m) => `${m.role}:${m.text}`).join(' | ')}`;
+};
+
+describe('a turn takes its place in its thread’s order at its claim', () => {
+  const fx = useRedisBridge();
+  const api = useFakeWebApi();
+  const env = { AUTOHUB_LEASE_MS: '2000', AUTOHUB_LEASE_RENEW_MS: '500', AUTOHUB_REAPER_MS: '500' };
+  const hubStore = { current: undefined as ReturnType<typeof freezingStore> | undefined };
+  const hub = useCopy({ role: 'hub', api, env, turn, store: () => (hubStore.current = freezingStore(fx)).store });
+  const cloud = useCopy({ role: 'cloud', api, redis: fx, env, turn });
+  const ts = (n: number) => `${Math.floor(Date.now() / 1000) - 60}.${String(n).padStart(6, '0')}`;
+
+  it('a message claimed on a copy that froze before its first look is answered before a follow-up claimed after it on the other copy', async () => {
+    const frozen = hubStore.current!;
+    const thread = ts(1);
+    const followTs = ts(2);
+    frozen.state.freezeAt = 'Ev-place-first';
+    api.addMessage('C0GENERAL', { ts: thread, user: 'U0PERSON', text: '<@UAUTOHUB> first question' });
+    api.addMessage('C0GENERAL', { ts: followTs, thread_ts: thread, user: 'U0PERSON', text: '<@UAUTOHUB> and a follow-up' });
+
+    const first = mentionEnvelope({ eventId: 'Ev-place-first', ts: thread, text: '<@UAUTOHUB> first question' });
+    expect((await deliver(hub.eventsUrl, first, { signingSecret: SECRET })).status).toBe(200);
+    await eventually(() => frozen.state.frozen, 'the hub to freeze at the first look of the message it claimed');
+
+    const follow = mentionEnvelope({ eventId: 'Ev-place-follow', ts: followTs, threadTs: thread, text: '<@UAUTOHUB> and a follow-up' });
+    expect((await deliver(cloud.eventsUrl, follow, { signingSecret: SECRET })).status).toBe(200);
+
+    // The cloud copy takes the message over once the frozen hub's lease lapses, and answers both.
+    await eventually(() => repliesTo(api, 'Ev-place-follow').length > 0 && repliesTo(api, 'Ev-place-first').length > 0, 'both answered', 15_000);
+    await quiescent([cloud]);
+    const order = api.posts().map((p) => JSON.parse(p.params.metadata ?? '{}').event_payload?.event_id);
+    expect(order.indexOf('Ev-place-first')).toBeGreaterThanOrEqual(0);
+    expect(order.indexOf('Ev-place-first')).toBeLessThan(order.indexOf('Ev-place-follow'));
+    expect(repliesTo(api, 'Ev-place-follow')[0]?.params.text).toBe('saw: user:first question | assistant:the answer to first question');
+    expect(cloud.lines.some((l) => l.event === 'conversation.waiting' && l.eventId === 'Ev-place-follow')).toBe(true);
+
+    // The hub wakes: its turn was taken over, and it answers nothing again.
+    frozen.thaw();
+    await quiescent([hub, cloud]);
+    expect(repliesTo(api, 'Ev-place-first')).toHaveLength(1);
+    expect(repliesTo(api, 'Ev-place-follow')).toHaveLength(1);
+  });
+});
