@@ -2,12 +2,8 @@
  * Running turns through Bolt: the ack (events and most interactivity at
  * once, commands when their listener acks or at the ack deadline), at most
  * `maxTurns` at once with the rest waiting (their leases kept alive, so a
- * waiting turn survives this copy's death), the deadline of each, and what
- * a turn's end asks for: a look when its retry is due, the owner told of a
- * dead letter, a failed turn no store would take kept for it. The end itself
- * (finished, handed back, dead-lettered, stood down) is the turn's handle's
- * (lib/turn/turn-end.ts), learnt here as a `TurnEnd`. The runner ends only
- * turns that never ran: handed back at shutdown, an unreadable takeover.
+ * waiting turn survives this copy's death), and the end of every leased
+ * turn: finished, handed back for a retry, or dead-lettered.
  *
  * Built by the app (app/parts.ts) and handed to the receiver, which gives it
  * each live delivery to claim and run; the reaper gives it takeovers, the
@@ -20,8 +16,8 @@ import type { ClaimOutcome, Claims, LeaseRequest, Role } from '../store/index.js
 import { failOpen } from '../store/index.js';
 import type { Logger } from '../log/index.js';
 import type { ClaimKind, Leases, LeaseSettings, RestoreDetail, RetryPolicy, Takeover, TurnLine } from '../store/index.js';
-import { TurnDeadlineError } from '../errors/index.js';
-import { TurnEnding, type FailedRun, type TurnEnd, type TurnFence, type TurnHandle } from '../turn/index.js';
+import { classifyTurnFailure, isLeaseLost, TurnDeadlineError } from '../errors/index.js';
+import type { TurnFence, TurnHandle } from '../turn/index.js';
 import { eventDelivery, leaseRequest, parseDelivery, storedBody, type Delivery } from '../delivery/index.js';
 import { withDeadline } from '../time/index.js';
 import { TurnLease, type DeadTurn, type LeaseKeeper, type StreamDetail, type TurnOutcome } from '../lease/index.js';
@@ -397,7 +393,7 @@ export class TurnRunner {
       return;
     }
     if (verdict.kind === 'answered') {
-      await this.#ending(t).answered(verdict.ts);
+      await t.lease?.finish(verdict.ts);
       o.log.info('turn.replied', { ...t.logFields, ts: verdict.ts, stream: 'skipped' });
     }
     this.#over(t);
@@ -437,10 +433,17 @@ export class TurnRunner {
           t.gate.answer(200, response ?? undefined, claimHeader);
         },
       });
-      // Past its grace it was cut off already (failed, slot freed): whatever it did since is not its end.
+      // Past its grace the runner ended it already (failed, slot freed): whatever it did since is not its end.
       if (t.cut) return;
-      // Answered, stood down, or over without an answer of its own (nothing to say): the ending knows which.
-      this.#schedule(t, await this.#ending(t).settled());
+      // Stood down at the fence: another copy, or another run here, owns the turn. A lease that is
+      // still this run's (it was attached after the run lost an older one) goes back for another run.
+      if (t.handle?.abandoned) {
+        if (t.lease && !t.lease.lost && !t.lease.finished)
+          await t.lease.fail({ kind: 'transient', ambiguous: true, free: true, reason: 'stood down at the fence' });
+        return;
+      }
+      // A turn that ended without posting (nothing to say) is over all the same.
+      await t.lease?.finish(null);
     })().catch((error: unknown) => (t.cut ? undefined : this.#failed(t, error)));
     // The slot is freed when the work returns, or at the end of its grace past the deadline, whichever is first.
     let release = () => {};
@@ -499,58 +502,47 @@ export class TurnRunner {
     t.cut = true;
     o.log.error('turn.cut_off', { ...t.logFields, reason: error.why, graceMs: deadlineGraceMs(o.retry.windowMs) });
     t.free?.();
-    this.#answerFailed(t);
-    const run = this.#failedRun(t, error);
-    this.#schedule(t, await (t.handle ? t.handle.cutOff(error, run) : this.#ending(t).failed(error, run)));
+    await t.handle?.cutOff(error.why).catch(() => undefined);
+    await this.#failed(t, error);
   }
 
-  /** A run that threw (or whose conversation's wait failed): its ending decides what becomes of it; this schedules that. */
   async #failed(t: Turn, error: unknown): Promise<void> {
-    this.#answerFailed(t);
-    this.#schedule(t, await this.#ending(t).failed(error, this.#failedRun(t, error)));
-  }
-
-  /** A command or form still waiting for its ack hears the failure. */
-  #answerFailed(t: Turn): void {
-    t.gate.answer(500, undefined, { 'x-autohub-claim': t.logFields.claim as string });
-  }
-
-  /** The turn's end: its handle's, or (a rig that builds no handle) one of its own, made once. */
-  #ending(t: Turn): TurnEnding {
-    if (t.handle) return t.handle.ending;
-    t.ending ??= new TurnEnding({ lease: () => t.lease, log: this.o.log });
-    return t.ending;
-  }
-
-  /** What the ending needs to know of a failed run, and the lease its failure goes back through. */
-  #failedRun(t: Turn, error: unknown): FailedRun {
-    return {
-      logFields: t.logFields,
-      expired: t.expired === true,
-      own: rootError(error),
-      leaseForFailure: async () => {
-        // A claim that timed out is being confirmed: its answer (the one under way) decides whose lease this failure goes back through.
-        t.failing = true;
-        t.wake?.();
-        if (!t.lease && t.confirming) await t.confirming;
-        return t.lease ?? (await this.#reclaimed(t));
-      },
-    };
-  }
-
-  /** What a turn's end asks of the scheduler: a look when its retry is due, the owner told of a dead letter, a turn kept for the store. */
-  #schedule(t: Turn, end: TurnEnd): void {
     const { o } = this;
-    if (end.kind === 'retry') o.lookIn?.(end.retryInMs);
-    else if (end.kind === 'unkept') this.#keepForStore(t, end.ambiguous);
-    else if (end.kind === 'dead') {
+    t.gate.answer(500, undefined, { 'x-autohub-claim': t.logFields.claim as string });
+    if (isLeaseLost(error) || t.lease?.lost) {
+      // Another copy owns the turn now and answers it: this one stands down, and nothing is retried here.
+      o.log.warn('turn.abandoned', { ...t.logFields, reason: 'this copy no longer owns the turn' });
+      return;
+    }
+    // Past its deadline, whatever it threw in its grace, the turn is over: another run would hang again.
+    const failure = classifyTurnFailure(t.expired && !(error instanceof TurnDeadlineError) ? new TurnDeadlineError('the retry window is over') : error);
+    const own = rootError(error);
+    // A claim that timed out is being confirmed: its answer (the one under way) decides whose lease this failure goes back through.
+    t.failing = true;
+    t.wake?.();
+    if (!t.lease && t.confirming) await t.confirming;
+    const lease = t.lease ?? (await this.#reclaimed(t));
+    if (!lease) {
+      o.log.error('turn.failed', { ...t.logFields, failure: failure.kind, reason: failure.reason, error: own });
+      if (t.expired) this.#deadUnrecorded(t, failure.reason);
+      else this.#keepForStore(t, failure.ambiguous);
+      return;
+    }
+    const { reply, retryInMs } = await lease.fail(failure);
+    o.log.warn('turn.failed', { ...t.logFields, failure: failure.kind, reason: failure.reason, outcome: reply, retryInMs, error: own });
+    if (reply === 'retry' && retryInMs !== undefined) {
+      o.lookIn?.(retryInMs);
+      if (!failure.free) void t.handle?.retrying(lease.attempts, retryInMs);
+    }
+    if (reply === 'dead') {
+      void t.handle?.dead();
       const event = eventOf(t.delivery.body);
       o.deadLetter?.({
-        key: end.key ?? t.delivery.claimKeys[0] ?? '',
+        key: lease.key,
         eventId: String(t.delivery.body.event_id ?? ''),
         channel: event.channel,
-        reason: end.reason,
-        attempts: end.attempts,
+        reason: failure.reason,
+        attempts: lease.attempts,
       });
     }
   }
@@ -576,6 +568,14 @@ export class TurnRunner {
     }
     this.#waitingOnStore += 1;
     o.waitingOnStore?.(this.#waitingOnStore);
+  }
+
+  /** A turn past its deadline the store cannot record: the owner is told all the same (a dead letter nobody can list). */
+  #deadUnrecorded(t: Turn, reason: string): void {
+    const { o } = this;
+    void t.handle?.dead();
+    const event = eventOf(t.delivery.body);
+    o.deadLetter?.({ key: t.delivery.claimKeys[0] ?? '', eventId: String(t.delivery.body.event_id ?? ''), channel: event.channel, reason, attempts: 1 });
   }
 
   /**

@@ -3,7 +3,7 @@
  * and what its listener finds in Bolt's `context`.
  */
 import type { ClaimKind, Role } from '../store/index.js';
-import type { TurnEnding, TurnHandle } from '../turn/index.js';
+import type { TurnHandle } from '../turn/index.js';
 import type { Delivery } from '../delivery/index.js';
 import type { TurnLease } from '../lease/index.js';
 import type { AckGate } from './ack-gate.js';
@@ -32,8 +32,6 @@ export interface Turn {
   logFields: Record<string, unknown>;
   lease?: TurnLease | undefined;
   handle?: TurnHandle | undefined;
-  /** Its end, for a turn run without a handle (a rig that builds none): otherwise the handle's. */
-  ending?: TurnEnding | undefined;
   /** For a leased claim that failed open: the nonce its write carried, to confirm it once the store answers. */
   nonce?: string | undefined;
   /** The confirm of that claim, while it is asked. */

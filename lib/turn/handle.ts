@@ -12,12 +12,10 @@
  *
  * A write that the fence keeps back (this copy lost the turn) ends the turn
  * quietly: the copy that owns it answers. Any other failure closes what the
- * turn had open and is thrown to the runner, which hands it back to the
- * handle's ending (`ending.failed`): the handle alone ends a turn that ran
- * (lib/turn/turn-end.ts), the runner only schedules what that end asks for.
+ * turn had open and goes to the runner, which retries or dead-letters it.
  */
 import type { WebClient } from '@slack/web-api';
-import { isLeaseLost, isTurnInterrupted, LeaseLostError, type TurnDeadlineError } from '../errors/index.js';
+import { isLeaseLost, isTurnInterrupted, LeaseLostError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
 import { noteMetadata } from './parts.js';
 import { capReply, DEFAULT_MAX_REPLY_CHARS } from './reply-cap.js';
@@ -30,7 +28,6 @@ import type { CopyRole, ReplyText, TakeTurn, TurnContext, TurnReply } from './ty
 import { ReplyWriter, type PartsLedger, type WriteOutcome } from './writer.js';
 import { stepTask, TaskBoard, type TaskDisplayMode } from './tasks.js';
 import { AiTurn, type TurnAi } from './ai-turn.js';
-import { TurnEnding, type EndingLease, type FailedRun, type TurnEnd } from './turn-end.js';
 
 /** The first line of a reply found by the catch-up sweep. */
 export const LATE_NOTE = '_(Sorry, this answer comes late: I could not be reached when you wrote.)_';
@@ -46,7 +43,7 @@ export const INTERRUPTED_NOTE = '\n\n_(interrupted: trying again)_';
 export const CUT_OFF_NOTE = '\n\n_(interrupted)_';
 
 /** What the handle needs of the turn's lease (lib/receiver's TurnLease is one). */
-export interface TurnFence extends PartsLedger, EndingLease {
+export interface TurnFence extends PartsLedger {
   readonly key: string;
   /** The lease's token: a step's result is kept only under it. */
   readonly token?: number;
@@ -57,6 +54,7 @@ export interface TurnFence extends PartsLedger, EndingLease {
   /** Resolves while this copy holds the turn; throws LeaseLostError when it does not. */
   confirm(at?: string): Promise<void>;
   abort(reason: string): void;
+  finish(replyTs: string | null, stream?: { how: string; chunks: number; ms: number }): Promise<void>;
 }
 
 export interface TurnHandleOptions {
@@ -103,12 +101,9 @@ export class TurnHandle {
   readonly #local = new AbortController();
   #target: { channel: string; threadTs: string; eventId: string } | undefined;
   readonly #now: () => number;
-  /** The turn's end, this handle's alone: answered, stood down, failed or cut off, sent to the store once. */
-  readonly ending: TurnEnding;
 
   constructor(private readonly o: TurnHandleOptions) {
     this.#now = o.now ?? Date.now;
-    this.ending = new TurnEnding({ lease: o.lease, log: o.log, notes: this });
     const lease = o.lease();
     if (lease) this.follow(lease);
   }
@@ -144,6 +139,7 @@ export class TurnHandle {
   #unfenced = false;
 
   #stood: string | undefined;
+  #abandoned = false;
   /** The reply's writer while the turn writes: a turn cut off past its deadline has its open message closed. */
   #writer: ReplyWriter | undefined;
 
@@ -165,19 +161,18 @@ export class TurnHandle {
     this.#local.abort(reason);
   }
 
-  /**
-   * The grace is over too: no write of this turn leaves from now on, a message
-   * it left streaming is closed as interrupted, and the turn is failed with
-   * `error` (its end decided now, before the run's own end can be).
-   */
-  cutOff(error: TurnDeadlineError, run: FailedRun): Promise<TurnEnd> {
-    this.#stood ??= `cut off: ${error.why}`;
+  /** The grace is over too: no write of this turn leaves from now on, and a message it left streaming is closed as interrupted. */
+  async cutOff(reason: string): Promise<void> {
+    this.#stood ??= `cut off: ${reason}`;
     this.#local.abort(new LeaseLostError(this.#stood));
     const open = this.#writer?.open;
     const target = this.#target;
-    return this.ending.failed(error, run, async () => {
-      if (open && target) await this.o.plain.chat.stopStream({ channel: target.channel, ts: open, markdown_text: CUT_OFF_NOTE });
-    });
+    if (open && target) await this.o.plain.chat.stopStream({ channel: target.channel, ts: open, markdown_text: CUT_OFF_NOTE });
+  }
+
+  /** The turn stood down at the fence (this copy no longer owns it): nothing more is written, nothing finished. */
+  get abandoned(): boolean {
+    return this.#abandoned;
   }
 
   /** Another copy owns this turn (a claim that failed open turned out to be another's): no write leaves from here on. */
@@ -212,7 +207,7 @@ export class TurnHandle {
         // (Slack posts cannot be fenced): the thread is read before the turn runs, so a paid model call is not made twice.
         const thread = await checkThread(client, target, me, event.thread_ts === undefined, this.o.ordered ? { after: event.ts } : undefined);
         if (thread.reply) {
-          await this.ending.answered(thread.reply);
+          await lease?.finish(thread.reply);
           log.info('turn.already_replied', { eventId: request.eventId, ts: thread.reply });
           return;
         }
@@ -297,7 +292,7 @@ export class TurnHandle {
         log.info('turn.stopped_by_user', { eventId: request.eventId, ts: outcome.ts, parts: outcome.parts.length });
       }
       await ai.answered(outcome.ts);
-      await this.ending.answered(outcome.ts ?? null, { how: outcome.how, chunks: outcome.chunks, ms });
+      await this.o.lease()?.finish(outcome.ts ?? null, { how: outcome.how, chunks: outcome.chunks, ms });
       log.info('turn.replied', {
         eventId: request.eventId,
         via: request.via,
@@ -311,8 +306,8 @@ export class TurnHandle {
       });
     } catch (error) {
       if (isLeaseLost(error) || this.o.lease()?.signal.aborted || this.#stood) {
+        this.#abandoned = true;
         log.warn('turn.abandoned', { eventId: request.eventId, reason: 'this copy no longer owns the turn' });
-        await this.ending.stoodDown();
         return;
       }
       // The turn gave up on its interrupt (it threw ctx.signal's reason): what it wrote is closed, kept as its answer.
@@ -336,7 +331,7 @@ export class TurnHandle {
   /** An interrupted turn ends answered as far as it got (`ts`: its open message, closed; null: nothing written). */
   async #endInterrupted(eventId: string, ts: string | null, ai: AiTurn): Promise<void> {
     if (ts === null) ai.nothingPosted();
-    await this.ending.answered(ts);
+    await this.o.lease()?.finish(ts);
     this.o.log.info('turn.interrupted', { eventId, ts });
   }
 

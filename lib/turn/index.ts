@@ -1,7 +1,5 @@
 export { TurnHandle, LATE_NOTE, DEAD_NOTE, INTERRUPTED_NOTE, RETRYING_NOTE, RETRYING_NOTE_AFTER_MS } from './handle.js';
 export type { TurnFence, TurnHandleOptions } from './handle.js';
-export { TurnEnding } from './turn-end.js';
-export type { EndingLease, FailedRun, TurnEnd, TurnEndingOptions } from './turn-end.js';
 export { isDirect, threadOf, turnRequest } from './request.js';
 export type { EnvelopeFields, MessageEvent } from './request.js';
 export { checkThread, isOwnMessage } from './thread.js';

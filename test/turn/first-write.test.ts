@@ -74,10 +74,7 @@ describe("a turn's first write without a lease", () => {
       confirmed: () => {},
       confirm: async (at) => void fenced.push(at ?? 'write'),
       abort: () => {},
-      lost: false,
-      finished: false,
       finish: async () => {},
-      fail: async () => ({ reply: 'retry' as const }),
     } as TurnFence;
     confirm.settle();
     await write;
