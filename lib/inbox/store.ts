@@ -98,8 +98,6 @@ export interface InboxStore {
   remove(member: string): Promise<void>;
   /** One command. */
   stats(): Promise<InboxStats>;
-  /** True for the first caller of `key` within `ttlMs` (SET NX): a note told once across the copies. */
-  once(key: string, ttlMs: number): Promise<boolean>;
 }
 
 export class InboxStoreError extends Error {
@@ -143,9 +141,6 @@ export function createInboxStore(settings: InboxStoreSettings): InboxStore {
     },
     async remove(member) {
       await command(['ZREM', INBOX_KEY, member]);
-    },
-    async once(key, ttlMs) {
-      return (await command(['SET', `${INBOX_KEY}:once:${key}`, '1', 'NX', 'PX', ttlMs])) === 'OK';
     },
     async stats() {
       const checkedAt = now();

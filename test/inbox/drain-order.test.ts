@@ -28,7 +28,6 @@ function fakeInbox() {
       }
       return { size, oldestAt: members[0]?.arrivedAt };
     },
-    once: async () => true,
   };
   return { store, members, release: () => release() };
 }
