@@ -128,7 +128,10 @@ describe('draining the edge inbox on the copies', () => {
     hook.status = 200;
     const copy = await copies.start('hub');
     await keep(command('trig-old', 'old'), form, Date.now() - 40 * MINUTE);
-    expect(await copy.inbox!.drain('test')).toMatchObject({ ran: 1, dropped: 0 });
+    // This drain, or the copy's own start-up or look drain racing it, runs the command: once, and none drops it.
+    const drained = await copy.inbox!.drain('test');
+    expect(drained.dropped).toBe(0);
+    await eventually(async () => (await inbox().stats()).size === 0, 'the inbox drained');
     expect(hook.posts).toHaveLength(0);
     expect(ownerTexts('U0PERSON').filter((t) => t.includes('(late, for your /autohub old)'))).toHaveLength(1);
   });
@@ -138,7 +141,9 @@ describe('draining the edge inbox on the copies', () => {
     for (const trigger of ['trig-click-1', 'trig-click-2']) {
       await keep(feedbackClickForm({ triggerId: trigger, messageTs: '1700000000.000100', button: 'positive' }), form, Date.now() - 31 * MINUTE);
     }
-    expect(await copy.inbox!.drain('test')).toMatchObject({ ran: 2 });
+    // This drain, or the copy's own start-up or look drain racing it, runs both.
+    await copy.inbox!.drain('test');
+    await eventually(async () => (await inbox().stats()).size === 0, 'the inbox drained');
     await eventually(() => ownerTexts('U0OWNERA').some((t) => /^All 2 deliveries/.test(t)), 'the owner told all are answered');
     expect(ownerTexts('U0OWNERA').filter((t) => /response_url expired/.test(t))).toHaveLength(1);
   });
