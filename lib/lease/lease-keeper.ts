@@ -18,9 +18,19 @@
  * asks the store first, which then says `missing` again and restores it.
  * The alternative, handing the turn back for a retry, needs the same store
  * and a record to hand back; giving it up would lose the mention for good.
+ *
+ * Only a copy that still held the lease when it asked may write it again at
+ * once. A copy whose lease had lapsed on its own clock first (a frozen
+ * process, a renewal answered late) may have lost the turn to another copy
+ * before the store forgot both: that holder is still running it and renews
+ * within `renewMs`, so the lapsed copy waits two renewals before it writes
+ * the claim again. The live holder's restore lands first and the lapsed copy
+ * is told `lost` (it stands down); when nobody took the turn over, the
+ * lapsed copy writes it again and runs it, late, and nothing is lost.
  */
 import type { EndReply, LeaseSettings, Leases } from '../store/index.js';
 import type { Logger } from '../log/index.js';
+import { realSleep, type Sleep } from '../time/index.js';
 
 interface Held {
   token: number;
@@ -49,6 +59,7 @@ export class LeaseKeeper {
     private readonly settings: Pick<LeaseSettings, 'leaseMs' | 'renewMs'>,
     private readonly log: Logger,
     private readonly now: () => number = Date.now,
+    private readonly sleep: Sleep = realSleep,
   ) {}
 
   /** Leases held now. */
@@ -133,8 +144,12 @@ export class LeaseKeeper {
         const reply = replies[i] ?? 'unreachable';
         if (reply === 'ok') held.heldUntil = Math.max(held.heldUntil, sentAt + this.settings.leaseMs);
         else if (reply === 'lost') this.#lose(key, held, 'renewal: another copy holds the turn');
-        else if (reply === 'missing') restores.push(this.restore(key));
-        else if (!held.missing && answeredAt >= held.heldUntil) this.#lose(key, held, 'renewals failed for longer than the lease');
+        // A lapsed lease's restore waits two renewals: not awaited here, so the other leases' next renewal is not held up.
+        else if (reply === 'missing') {
+          const lapsed = this.#lapsed(held, sentAt);
+          const restoring = this.restore(key, sentAt);
+          if (!lapsed) restores.push(restoring);
+        } else if (!held.missing && answeredAt >= held.heldUntil) this.#lose(key, held, 'renewals failed for longer than the lease');
       });
       if (replies.some((r) => r === 'unreachable')) this.log.warn('lease.renew_failed', { leases: batch.length });
       await Promise.all(restores);
@@ -152,22 +167,36 @@ export class LeaseKeeper {
    * then). `ok` re-anchors the lease from when the restore was sent; `lost`
    * gives it up (another record is there now); `unreachable` keeps it, marked
    * missing, for the next renewal to try again. A lease without a hook is lost.
+   * `askedAt`: when the request that found the record missing was sent; a
+   * lease that had lapsed by then is written again only after two renewals
+   * (the module's comment says why).
    */
-  restore(key: string): Promise<EndReply> {
+  restore(key: string, askedAt = this.now()): Promise<EndReply> {
     const held = this.#held.get(key);
     if (!held) return Promise.resolve('lost');
     if (!held.restore) {
       this.#lose(key, held, 'the store forgot the turn, and it cannot be written again');
       return Promise.resolve('lost');
     }
+    const waitMs = this.#lapsed(held, askedAt) ? 2 * this.settings.renewMs : 0;
     held.missing = true;
-    held.restoring ??= this.#restore(key, held, held.restore).finally(() => {
+    held.restoring ??= this.#restore(key, held, held.restore, waitMs).finally(() => {
       held.restoring = undefined;
     });
     return held.restoring;
   }
 
-  async #restore(key: string, held: Held, write: () => Promise<EndReply>): Promise<EndReply> {
+  /** Lapsed on this copy's clock before the store was asked, and not seen missing while still held. */
+  #lapsed(held: Held, askedAt: number): boolean {
+    return !held.missing && askedAt >= held.heldUntil;
+  }
+
+  async #restore(key: string, held: Held, write: () => Promise<EndReply>, waitMs: number): Promise<EndReply> {
+    if (waitMs > 0) {
+      this.log.warn('lease.restore_deferred', { key, token: held.token, waitMs });
+      await this.sleep(waitMs);
+      if (this.#held.get(key) !== held) return 'lost';
+    }
     const sentAt = this.now();
     // A hook that throws (even before it returns a promise) is a restore that could not be made, never an unhandled rejection.
     const reply = await Promise.resolve()

@@ -114,9 +114,10 @@ export class TurnLease {
    */
   async recordParts(ts: readonly string[]): Promise<void> {
     this.#parts = [...ts];
+    const sentAt = this.o.now();
     let reply = await this.o.store.markStream(this.key, this.token, ts.join(','));
     // The store forgot the turn: written again with these messages (the restore reads them), so a taker-over completes them.
-    if (reply === 'missing') reply = await this.o.keeper.restore(this.key);
+    if (reply === 'missing') reply = await this.o.keeper.restore(this.key, sentAt);
     if (reply === 'lost') {
       this.#lose('stream: another copy holds the turn');
       throw new LeaseLostError('recording the stream');
@@ -199,7 +200,7 @@ export class TurnLease {
       throw new LeaseLostError(at);
     }
     // The store forgot the turn: written again, then asked again (a restore that lost gives the lease up).
-    if (reply === 'missing' && restoreOnce && (await keeper.restore(this.key)) !== 'unreachable') return this.confirm(at, false);
+    if (reply === 'missing' && restoreOnce && (await keeper.restore(this.key, sentAt)) !== 'unreachable') return this.confirm(at, false);
     throw new StoreUnavailableError('commit');
   }
 

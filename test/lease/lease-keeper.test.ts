@@ -15,8 +15,22 @@ function rig(answers: LeaseReply[]) {
     },
     commit: async () => 'ok' as LeaseReply,
   };
-  const keeper = new LeaseKeeper(store, { leaseMs: 10_000, renewMs: 3_000 }, silentLogger, () => t);
-  return { keeper, calls, store, advance: (ms: number) => void (t += ms), now: () => t };
+  const slept: number[] = [];
+  const sleepers: Array<() => void> = [];
+  /** The keeper's waits end only when the test says (wake), and move the test's clock by what they waited. */
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      slept.push(ms);
+      sleepers.push(() => {
+        t += ms;
+        resolve();
+      });
+    });
+  const keeper = new LeaseKeeper(store, { leaseMs: 10_000, renewMs: 3_000 }, silentLogger, () => t, sleep);
+  const wake = () => {
+    for (const s of sleepers.splice(0)) s();
+  };
+  return { keeper, calls, store, slept, wake, advance: (ms: number) => void (t += ms), now: () => t };
 }
 
 type LeaseStore = ConstructorParameters<typeof TurnLease>[0]['store'];
@@ -121,6 +135,55 @@ describe('LeaseKeeper: a lease the store forgot is written again, not given up',
     expect(keeper.size).toBe(1);
   });
 
+  it('a lease that lapsed before the store forgot it waits two renewals before writing it again: the copy that took it over meanwhile restores first, and this one stands down', async () => {
+    // The bug: a hub frozen past its lease woke after a FLUSHALL, found its record missing and wrote it again at once,
+    // before the cloud copy that had taken the turn over renewed; both copies answered.
+    const r = rig(['missing']);
+    let theirs = false;
+    const lost: string[] = [];
+    const restoresTried: number[] = [];
+    r.keeper.add(
+      'k',
+      1,
+      1_010_000,
+      (reason) => lost.push(reason),
+      async () => {
+        restoresTried.push(r.now());
+        return theirs ? 'lost' : 'ok';
+      },
+    );
+    r.advance(12_000);
+    await r.keeper.renewNow();
+    const restoring = r.keeper.restore('k');
+    // Waiting: nothing written yet. Meanwhile the other copy's renewal finds the record missing too, and writes its own.
+    expect(restoresTried).toEqual([]);
+    expect(r.slept).toEqual([6_000]);
+    theirs = true;
+    r.wake();
+    await expect(restoring).resolves.toBe('lost');
+    expect(restoresTried).toEqual([1_018_000]);
+    expect(lost).toEqual(['restore: another copy holds the turn']);
+    expect(r.keeper.size).toBe(0);
+  });
+
+  it('a lapsed lease the store forgot, which no copy took over, is written again after the wait and runs on: nothing is lost', async () => {
+    const r = rig(['missing']);
+    r.keeper.add(
+      'k',
+      1,
+      1_010_000,
+      () => {},
+      async () => 'ok',
+    );
+    r.advance(12_000);
+    await r.keeper.renewNow();
+    const restoring = r.keeper.restore('k');
+    r.wake();
+    await expect(restoring).resolves.toBe('ok');
+    expect(r.keeper.heldUntil('k')).toBe(1_018_000 + 10_000);
+    expect(r.keeper.size).toBe(1);
+  });
+
   it('a restore that finds another record there gives the lease up', async () => {
     const { keeper } = rig(['missing']);
     const lost: string[] = [];
@@ -170,7 +233,7 @@ describe('LeaseKeeper: a lease the store forgot is written again, not given up',
   });
 
   it('a restore hook that throws is a restore that could not be made: the lease is kept, the renewal does not reject', async () => {
-    const { keeper, advance } = rig(['missing']);
+    const { keeper, advance, wake } = rig(['missing']);
     const lost: string[] = [];
     keeper.add(
       'k',
@@ -184,6 +247,9 @@ describe('LeaseKeeper: a lease the store forgot is written again, not given up',
     // Past claim + lease: an unanswered renewal would give the lease up now; a missing record does not.
     advance(11_000);
     await expect(keeper.renewNow()).resolves.toBeUndefined();
+    const restoring = keeper.restore('k');
+    wake();
+    await expect(restoring).resolves.toBe('unreachable');
     expect(lost).toEqual([]);
     expect(keeper.size).toBe(1);
   });
