@@ -191,6 +191,11 @@ function copyParts(config: Pick<AppConfig, 'role' | 'instance'>, o: Pick<Common,
   return { role: config.role, instance: config.instance, log: o.log, now: o.now };
 }
 
+/** These fields of a part's inputs and no others (the rest of the config or of `Wakes` is other parts' business). */
+function only<W, K extends keyof W>(from: W, ...names: K[]): Pick<W, K> {
+  return Object.fromEntries(names.map((name) => [name, from[name]])) as Pick<W, K>;
+}
+
 /** Claims and runs every turn of this copy: the receiver hands it each delivery, the reaper each takeover. */
 export function buildRunner(
   o: Common & {
@@ -203,47 +208,33 @@ export function buildRunner(
     wakes: Pick<Wakes, 'lookIn' | 'slotFree' | 'deadLetter' | 'waitingOnStore'>;
   },
 ): TurnRunner {
-  const { config, wakes } = o;
+  const { config } = o;
   return new TurnRunner({
     ...copyParts(config, o),
-    store: o.store,
-    keeper: o.keeper,
-    lease: config.lease,
-    retry: config.retry,
-    maxTurns: config.maxTurns,
-    journal: o.journal,
-    handleFor: o.handleFor,
+    // The wakes it raises, each under its one name.
+    ...only(o.wakes, 'lookIn', 'slotFree', 'deadLetter', 'waitingOnStore'),
+    ...only(config, 'lease', 'retry', 'maxTurns'),
+    ...only(o, 'store', 'keeper', 'journal', 'handleFor'),
     ...(o.conversation ? { admit: o.conversation.admit, ended: o.conversation.ended } : {}),
-    lookIn: wakes.lookIn,
-    slotFree: wakes.slotFree,
-    deadLetter: wakes.deadLetter,
-    waitingOnStore: wakes.waitingOnStore,
   });
 }
 
+/** What the receiver is built from. */
+interface ReceiverInputs extends Pick<Common, 'log' | 'now'> {
+  config: Pick<AppConfig, 'signingSecret' | 'healthToken' | 'role' | 'instance' | 'maxBodyBytes' | 'drainMs' | 'shedAt'>;
+  runner: TurnRunner;
+  health: HealthMonitor;
+  wakes: Pick<Wakes, 'appRateLimited' | 'failOpen' | 'hint' | 'failover'>;
+}
+
 /** HTTP for Slack and the edge: verifies, classifies and answers each request, and hands every turn to `runner`. */
-export function buildReceiver(
-  o: Pick<Common, 'log' | 'now'> & {
-    config: Pick<AppConfig, 'signingSecret' | 'healthToken' | 'role' | 'instance' | 'maxBodyBytes' | 'drainMs' | 'shedAt'>;
-    runner: TurnRunner;
-    health: HealthMonitor;
-    wakes: Pick<Wakes, 'appRateLimited' | 'failOpen' | 'hint' | 'failover'>;
-  },
-): FailoverReceiver {
-  const { config, wakes } = o;
+export function buildReceiver(o: ReceiverInputs): FailoverReceiver {
   return new FailoverReceiver({
-    ...copyParts(config, o),
-    signingSecret: config.signingSecret,
-    healthToken: config.healthToken,
+    ...copyParts(o.config, o),
+    ...only(o.config, 'signingSecret', 'healthToken', 'maxBodyBytes', 'drainMs', 'shedAt'),
+    ...only(o.wakes, 'appRateLimited', 'failOpen', 'hint', 'failover'),
     runner: o.runner,
     health: o.health,
-    maxBodyBytes: config.maxBodyBytes,
-    drainMs: config.drainMs,
-    shedAt: config.shedAt,
-    appRateLimited: wakes.appRateLimited,
-    failOpen: wakes.failOpen,
-    hint: wakes.hint,
-    failover: wakes.failover,
   });
 }
 
