@@ -16,6 +16,7 @@ import { conversationAdmit, ConversationGate } from '../../lib/conversation/inde
 import { createMemoryLogger } from '../../lib/log/index.js';
 import { MemoryStore } from '../../lib/store/index.js';
 import { eventually } from '../support/copies.js';
+import { silentConversations } from '../support/silent-conversations.js';
 
 const owner = { instance: 'cloud-1', role: 'cloud' } as const;
 /** A poll no test waits for: every look after the first is woken by `ended`. */
@@ -96,16 +97,10 @@ describe('the admit hook and claims that failed open', () => {
 
   it('a turn whose claim failed open gets as many looks as any turn from a store slow to answer the gate (three), then runs', async () => {
     const log = createMemoryLogger();
-    let looks = 0;
-    const store = {
-      enterConversation: async () => {
-        looks += 1;
-        return undefined;
-      },
-    };
+    const { store, looks } = silentConversations();
     const hook = conversationAdmit(new ConversationGate({ store, log, pollMs: 1 }));
     const t = { key: 'autohub:claim:T1:event:Ev-d', body: { team_id: 'T1', event_id: 'Ev-d', event: { type: 'app_mention', channel: 'C1', ts: '4.1' } } };
     expect(await hook.admit(failedOpen(t), never())).toEqual({ kind: 'run' });
-    expect(looks).toBe(3);
+    expect(looks()).toBe(3);
   });
 });

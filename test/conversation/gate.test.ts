@@ -10,6 +10,7 @@ import { conversationOf, ConversationGate, parseConcurrency } from '../../lib/co
 import { createMemoryLogger } from '../../lib/log/index.js';
 import { MemoryStore } from '../../lib/store/index.js';
 import { eventually } from '../support/copies.js';
+import { silentConversations } from '../support/silent-conversations.js';
 
 const hub = { instance: 'hub-1', role: 'hub' } as const;
 let n = 0;
@@ -82,16 +83,10 @@ describe('the conversation gate', () => {
 
   it('a store that does not answer three looks in a row lets the turn run (fail open), and says so', async () => {
     const log = createMemoryLogger();
-    let looks = 0;
-    const store = {
-      enterConversation: async () => {
-        looks += 1;
-        return undefined;
-      },
-    };
+    const { store, looks } = silentConversations();
     const gate = new ConversationGate({ store, log, pollMs: 1 });
     expect(await gate.admit('T1:C1:4.1', key(), new AbortController().signal)).toBe('run');
-    expect(looks).toBe(3);
+    expect(looks()).toBe(3);
     expect(log.lines.find((l) => l.event === 'conversation.unsure')).toMatchObject({ looks: 3 });
   });
 
