@@ -24,9 +24,16 @@ function scratchCopy(): string {
   return dir;
 }
 
-/** What npm needs to find its cache and registry, no more: never the parent npm's npm_config_local_prefix (it would aim npm at this checkout). */
+/**
+ * What npm needs to find its cache and reach its registry, no more: never the parent npm's
+ * npm_config_local_prefix (it would aim npm at this checkout). The way out is kept: a machine
+ * behind a proxy that signs with its own CA trusts it through NODE_EXTRA_CA_CERTS or npm's
+ * cafile, and without them every request fails with SELF_SIGNED_CERT_IN_CHAIN.
+ */
 function env(extra: Record<string, string> = {}): Record<string, string> {
-  const keep = ['HOME', 'npm_config_cache', 'npm_config_registry', 'npm_config_userconfig'];
+  const reach = ['NODE_EXTRA_CA_CERTS', 'SSL_CERT_FILE', 'npm_config_cafile', 'npm_config_ca', 'npm_config_strict_ssl'];
+  const proxies = ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY', 'no_proxy', 'NO_PROXY', 'npm_config_proxy', 'npm_config_https_proxy'];
+  const keep = ['HOME', 'npm_config_cache', 'npm_config_registry', 'npm_config_userconfig', ...reach, ...proxies];
   const base = Object.fromEntries(keep.flatMap((k) => (process.env[k] === undefined ? [] : [[k, process.env[k]!]])));
   // `npm test` and `npx` put this checkout's node_modules/.bin on PATH, where tsx and tsc would be found.
   const path = (process.env.PATH ?? '').split(delimiter).filter((dir) => !dir.includes(`node_modules${sep}.bin`));
