@@ -47,16 +47,32 @@ export function httpRequester(options: RequesterOptions): Requester {
   const agent = secure ? new HttpsAgent({ keepAlive: true, maxSockets: 16 }) : new HttpAgent({ keepAlive: true, maxSockets: 16 });
   const send = secure ? httpsRequest : httpRequest;
   const authorization = `Bearer ${options.token}`;
+  const hostname = base.hostname.startsWith('[') ? base.hostname.slice(1, -1) : base.hostname;
+  const port = base.port === '' ? undefined : Number(base.port);
+  /** Each path's request target, worked out once (a copy sends to two or three: the root, `pipeline`, `multi-exec`). */
+  const targets = new Map<string, string>();
+  const targetOf = (path: readonly string[] | undefined): string => {
+    const joined = path === undefined || path.length === 0 ? '' : path.join('/');
+    let target = targets.get(joined);
+    if (target === undefined) {
+      const url = new URL(joined, base);
+      target = `${url.pathname}${url.search}`;
+      targets.set(joined, target);
+    }
+    return target;
+  };
 
   const request = <T>(req: UpstashRequest): Promise<UpstashResponse<T>> =>
     new Promise((resolve, reject) => {
-      const url = new URL((req.path ?? []).join('/'), base);
-      const payload = Buffer.from(JSON.stringify(req.body));
+      const payload = JSON.stringify(req.body);
       options.onCommands?.(commandsIn(req.path, req.body));
-      const outgoing = send(url, {
+      const outgoing = send({
+        hostname,
+        port,
+        path: targetOf(req.path),
         method: 'POST',
         agent,
-        headers: { authorization, 'content-type': 'application/json', 'content-length': payload.length },
+        headers: { authorization, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
       });
       // Anchored to this request alone; it fires only after pending I/O is read (lib/time).
       const cancel = fuse(options.attemptMs, () => outgoing.destroy(new DOMException(`no answer within ${options.attemptMs} ms`, 'TimeoutError')));
