@@ -63,10 +63,17 @@ export function httpRequester(options: RequesterOptions): Requester {
     }
     return head;
   };
-  const sockets = new SocketPool(
-    () => (secure ? tlsConnect({ host, port, ...(isIP(host) === 0 ? { servername: host } : {}), ALPNProtocols: ['http/1.1'] }) : netConnect({ host, port })),
-    MAX_SOCKETS,
-  );
+  // The last TLS session the store gave, so a new socket resumes it rather than shaking hands in full (as `node:https`'s agent does).
+  let session: Buffer | undefined;
+  const connect = (): Socket => {
+    if (!secure) return netConnect({ host, port });
+    const socket = tlsConnect({ host, port, ...(isIP(host) === 0 ? { servername: host } : {}), ALPNProtocols: ['http/1.1'], ...(session ? { session } : {}) });
+    socket.on('session', (s: Buffer) => {
+      session = s;
+    });
+    return socket;
+  };
+  const sockets = new SocketPool(connect, MAX_SOCKETS);
 
   const request = <T>(req: UpstashRequest): Promise<UpstashResponse<T>> =>
     new Promise((resolve, reject) => {
