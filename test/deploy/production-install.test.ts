@@ -138,6 +138,8 @@ describe('a production install (`npm ci --omit=dev` after `npm run build`)', () 
         AUTOHUB_CATCHUP: 'off',
       }),
       stdio: ['ignore', 'pipe', 'pipe'],
+      // Its own process group, so the stop reaches the copy npm started too (npm does not pass SIGTERM on: the copy outlived the test).
+      detached: true,
     });
     let output = '';
     copy.stdout.on('data', (d: Buffer) => (output += d));
@@ -155,7 +157,7 @@ describe('a production install (`npm ci --omit=dev` after `npm run build`)', () 
       expect(reply.params.text ?? reply.params.markdown_text).toBe('Anthropic bot, in TypeScript, heard: hello');
       expect(output).not.toContain('tsx');
     } finally {
-      copy.kill('SIGTERM');
+      if (copy.pid !== undefined && copy.exitCode === null) process.kill(-copy.pid, 'SIGTERM');
       await exited;
       await api.close();
     }
