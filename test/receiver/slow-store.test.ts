@@ -129,6 +129,10 @@ describe('claims that never landed, then a store 500 ms slow', () => {
     } finally {
       fx.bridge.delayMs = 0;
     }
+    if (repliesTo(api, eventId).length !== 1) {
+      const { writeFileSync } = await import('node:fs');
+      writeFileSync('/tmp/ss-fail.json', JSON.stringify({ hub: hub.lines, cloud: cloud.lines }, null, 1));
+    }
     expect(repliesTo(api, eventId)).toHaveLength(1);
     const lines = [...hub.lines, ...cloud.lines];
     expect(lines.filter((l) => l.event === 'claim.confirmed' && l.eventId === eventId && l.reclaimed === true)).toHaveLength(1);
