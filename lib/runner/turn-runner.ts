@@ -349,13 +349,19 @@ export class TurnRunner {
     const key = t.delivery.claimKeys[0];
     if (key !== undefined && t.delivery.kind === 'event') {
       this.#here.set(key, t);
-      if (!t.lease && t.nonce !== undefined) t.confirming = this.#confirm(t, key, t.nonce).finally(() => (t.confirming = undefined));
+      if (!t.lease && t.nonce !== undefined)
+        t.confirming = this.#confirm(t, key, t.nonce).finally(() => {
+          t.confirming = undefined;
+          const next = t.nextAsk;
+          t.nextAsk = undefined;
+          next?.(undefined);
+        });
     }
     if (o.admit) {
       t.handle ??= o.handleFor?.(
         () => t.lease,
         t.delivery.kind === 'event' ? t.delivery.claimKeys[0] : undefined,
-        () => t.asking,
+        () => this.#askNow(t),
       );
       t.admitted = this.#admit(t, o.admit);
       return;
@@ -412,7 +418,7 @@ export class TurnRunner {
     t.handle ??= o.handleFor?.(
       () => t.lease,
       t.delivery.kind === 'event' ? t.delivery.claimKeys[0] : undefined,
-      () => t.asking,
+      () => this.#askNow(t),
     );
     const context: TurnContext = {
       autohubClaim: t.claim,
@@ -635,6 +641,9 @@ export class TurnRunner {
         () => undefined,
         () => undefined,
       );
+      const next = t.nextAsk;
+      t.nextAsk = undefined;
+      next?.(t.asking);
       let answered: boolean;
       try {
         answered = await asked;
@@ -644,6 +653,26 @@ export class TurnRunner {
       if (answered || t.failing) return;
       await pause(wait);
     }
+  }
+
+  /**
+   * What the turn's first write without a lease waits for: the ask under way,
+   * or, between two asks (the store did not answer the last), the next one,
+   * asked now. Unasked, a write made in that pause went out unfenced, and a
+   * copy whose claim the other copy had made again answered a second time.
+   */
+  #askNow(t: Turn): Promise<void> | undefined {
+    if (t.asking) return t.asking;
+    if (!t.confirming) return undefined;
+    const asked = new Promise<void>((resolve) => {
+      const earlier = t.nextAsk;
+      t.nextAsk = (asking) => {
+        earlier?.(asking);
+        resolve(asking);
+      };
+    });
+    t.wake?.();
+    return asked;
   }
 
   /**
