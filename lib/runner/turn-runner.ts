@@ -352,9 +352,7 @@ export class TurnRunner {
       if (!t.lease && t.nonce !== undefined)
         t.confirming = this.#confirm(t, key, t.nonce).finally(() => {
           t.confirming = undefined;
-          const next = t.nextAsk;
-          t.nextAsk = undefined;
-          next?.(undefined);
+          this.#nextAsked(t, undefined);
         });
     }
     if (o.admit) {
@@ -641,9 +639,7 @@ export class TurnRunner {
         () => undefined,
         () => undefined,
       );
-      const next = t.nextAsk;
-      t.nextAsk = undefined;
-      next?.(t.asking);
+      this.#nextAsked(t, t.asking);
       let answered: boolean;
       try {
         answered = await asked;
@@ -664,15 +660,20 @@ export class TurnRunner {
   #askNow(t: Turn): Promise<void> | undefined {
     if (t.asking) return t.asking;
     if (!t.confirming) return undefined;
-    const asked = new Promise<void>((resolve) => {
-      const earlier = t.nextAsk;
-      t.nextAsk = (asking) => {
-        earlier?.(asking);
-        resolve(asking);
-      };
-    });
+    if (!t.nextAsk) {
+      let start: (asking: Promise<void> | undefined) => void = () => {};
+      const asked = new Promise<void>((resolve) => (start = resolve));
+      t.nextAsk = { asked, start };
+    }
     t.wake?.();
-    return asked;
+    return t.nextAsk.asked;
+  }
+
+  /** The confirm's next ask has started (`asking`), or the confirm is over (undefined): the writes waiting for it wait for that. */
+  #nextAsked(t: Turn, asking: Promise<void> | undefined): void {
+    const next = t.nextAsk;
+    t.nextAsk = undefined;
+    next?.start(asking);
   }
 
   /**

@@ -38,8 +38,8 @@ export interface Turn {
   confirming?: Promise<void> | undefined;
   /** One ask of that confirm (a round trip, and a claim with a lease when it was absent), while it is under way. */
   asking?: Promise<void> | undefined;
-  /** Told of the confirm's next ask when it starts (or of none, when the confirm ends first): a write made between two asks waits for it. */
-  nextAsk?: ((asking: Promise<void> | undefined) => void) | undefined;
+  /** A write made between two asks of the confirm waits for the next: settled with it (at once, when the confirm ends first). */
+  nextAsk?: { asked: Promise<void>; start: (asking: Promise<void> | undefined) => void } | undefined;
   /** Its wait for its conversation (the admit hook), while it waits. */
   admitted?: Promise<void> | undefined;
   /** Frees the turn's slot (once), set when it starts. */
