@@ -205,5 +205,5 @@ export class StepLimitError extends AutohubError {
   }
 }
 
-export { classifyTurnFailure } from './turn-failure.js';
+export { classifyTurnFailure, rootError } from './turn-failure.js';
 export type { TurnFailure } from './turn-failure.js';

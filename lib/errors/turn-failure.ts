@@ -266,3 +266,11 @@ function header(headers: object, name: string): string | undefined {
   }
   return undefined;
 }
+
+/** Bolt wraps a listener's error (UnknownError, MultipleListenerError): the turn's own, with its stack, for the logs. */
+export function rootError(error: unknown): unknown {
+  const e = error as { code?: unknown; original?: unknown; originals?: unknown[] } | undefined;
+  if (e?.code === 'slack_bolt_unknown_error' && e.original !== undefined) return rootError(e.original);
+  if (e?.code === 'slack_bolt_multiple_listener_error' && Array.isArray(e.originals) && e.originals.length > 0) return rootError(e.originals[0]);
+  return error;
+}

@@ -16,13 +16,13 @@ import type { ClaimOutcome, Claims, LeaseRequest, Role } from '../store/index.js
 import { failOpen } from '../store/index.js';
 import type { Logger } from '../log/index.js';
 import type { ClaimKind, Leases, LeaseSettings, RestoreDetail, RetryPolicy, Takeover, TurnLine } from '../store/index.js';
-import { classifyTurnFailure, isLeaseLost, TurnDeadlineError } from '../errors/index.js';
+import { TurnDeadlineError } from '../errors/index.js';
 import type { TurnFence, TurnHandle } from '../turn/index.js';
 import { eventDelivery, leaseRequest, parseDelivery, storedBody, type Delivery } from '../delivery/index.js';
 import { withDeadline } from '../time/index.js';
 import { TurnLease, type DeadTurn, type LeaseKeeper, type StreamDetail, type TurnOutcome } from '../lease/index.js';
 import { AckGate } from './ack-gate.js';
-import { deadlineGraceMs, rootError, type AdmitVerdict, type Turn, type TurnContext } from './turn.js';
+import { deadlineGraceMs, type AdmitVerdict, type Turn, type TurnContext } from './turn.js';
 
 export interface TurnRunnerOptions {
   /**
@@ -59,8 +59,12 @@ export interface TurnRunnerOptions {
   waitingOnStore?: ((count: number) => void) | undefined;
   /** How long the runner waits between two confirm attempts while the store is away (1 s, doubling). @default realSleep */
   sleep?: ((ms: number) => Promise<void>) | undefined;
-  /** The handle a turn's listener answers through; its lease is read when needed (one may be attached late). */
-  handleFor?: ((lease: () => TurnFence | undefined, key: string | undefined, confirming: () => Promise<void> | undefined) => TurnHandle) | undefined;
+  /**
+   * The handle of each turn: its listener answers through it, and it alone
+   * ends the turn (finished, handed back, dead-lettered, stood down); the
+   * runner schedules what follows. Its lease is read when needed (one may be attached late).
+   */
+  handleFor: (lease: () => TurnFence | undefined, key: string | undefined, confirming: () => Promise<void> | undefined) => TurnHandle;
   /**
    * Before a turn takes a slot, it may wait for its conversation
    * (lib/conversation: one turn at a time per thread, across the copies).
@@ -356,15 +360,21 @@ export class TurnRunner {
         });
     }
     if (o.admit) {
-      t.handle ??= o.handleFor?.(
-        () => t.lease,
-        t.delivery.kind === 'event' ? t.delivery.claimKeys[0] : undefined,
-        () => this.#askNow(t),
-      );
+      this.#handle(t);
       t.admitted = this.#admit(t, o.admit);
       return;
     }
     this.#slot(t);
+  }
+
+  /** The turn's handle, made once: what its listener answers through, and what ends it. */
+  #handle(t: Turn): TurnHandle {
+    t.handle ??= this.o.handleFor(
+      () => t.lease,
+      t.delivery.kind === 'event' ? t.delivery.claimKeys[0] : undefined,
+      () => this.#askNow(t),
+    );
+    return t.handle;
   }
 
   /** A slot now, or a place in this copy's queue for one. */
@@ -397,7 +407,7 @@ export class TurnRunner {
       return;
     }
     if (verdict.kind === 'answered') {
-      await t.lease?.finish(verdict.ts);
+      await this.#handle(t).answeredBy(verdict.ts);
       o.log.info('turn.replied', { ...t.logFields, ts: verdict.ts, stream: 'skipped' });
     }
     this.#over(t);
@@ -413,18 +423,14 @@ export class TurnRunner {
   #start(t: Turn): void {
     const { o } = this;
     const claimHeader = { 'x-autohub-claim': t.logFields.claim as string };
-    t.handle ??= o.handleFor?.(
-      () => t.lease,
-      t.delivery.kind === 'event' ? t.delivery.claimKeys[0] : undefined,
-      () => this.#askNow(t),
-    );
+    const handle = this.#handle(t);
     const context: TurnContext = {
       autohubClaim: t.claim,
       autohubInstance: o.instance,
       autohubRole: o.role,
       autohubReceivedAt: t.receivedAt,
       ...(t.lease ? { autohubLease: t.lease } : {}),
-      ...(t.handle ? { autohubTurn: t.handle } : {}),
+      autohubTurn: handle,
     };
     const work = (async () => {
       if (!this.#app) throw new Error('FailoverReceiver.init(app) was not called');
@@ -439,15 +445,7 @@ export class TurnRunner {
       });
       // Past its grace the runner ended it already (failed, slot freed): whatever it did since is not its end.
       if (t.cut) return;
-      // Stood down at the fence: another copy, or another run here, owns the turn. A lease that is
-      // still this run's (it was attached after the run lost an older one) goes back for another run.
-      if (t.handle?.abandoned) {
-        if (t.lease && !t.lease.lost && !t.lease.finished)
-          await t.lease.fail({ kind: 'transient', ambiguous: true, free: true, reason: 'stood down at the fence' });
-        return;
-      }
-      // A turn that ended without posting (nothing to say) is over all the same.
-      await t.lease?.finish(null);
+      await handle.ran();
     })().catch((error: unknown) => (t.cut ? undefined : this.#failed(t, error)));
     // The slot is freed when the work returns, or at the end of its grace past the deadline, whichever is first.
     let release = () => {};
@@ -510,45 +508,31 @@ export class TurnRunner {
     await this.#failed(t, error);
   }
 
+  /** The turn threw, or was cut off: its handle ends it; the runner schedules what follows. */
   async #failed(t: Turn, error: unknown): Promise<void> {
     const { o } = this;
     t.gate.answer(500, undefined, { 'x-autohub-claim': t.logFields.claim as string });
-    if (isLeaseLost(error) || t.lease?.lost) {
-      // Another copy owns the turn now and answers it: this one stands down, and nothing is retried here.
-      o.log.warn('turn.abandoned', { ...t.logFields, reason: 'this copy no longer owns the turn' });
-      return;
+    const end = await this.#handle(t).failed(error, { expired: t.expired === true, fields: t.logFields, leaseNow: () => this.#leaseNow(t) });
+    if (end.kind === 'retry') o.lookIn?.(end.retryInMs);
+    else if (end.kind === 'dead') {
+      const event = eventOf(t.delivery.body);
+      o.deadLetter?.({ key: end.key, eventId: String(t.delivery.body.event_id ?? ''), channel: event.channel, reason: end.reason, attempts: end.attempts });
+    } else if (end.kind === 'unleased') {
+      if (t.expired) this.#deadUnrecorded(t, end.failure.reason);
+      else this.#keepForStore(t, end.failure.ambiguous);
     }
-    // Past its deadline, whatever it threw in its grace, the turn is over: another run would hang again.
-    const failure = classifyTurnFailure(t.expired && !(error instanceof TurnDeadlineError) ? new TurnDeadlineError('the retry window is over') : error);
-    const own = rootError(error);
+  }
+
+  /**
+   * The lease a failing turn goes back through: the one it holds, or (its
+   * claim failed open) the answer of the confirm under way, else a late claim.
+   */
+  async #leaseNow(t: Turn): Promise<TurnLease | undefined> {
     // A claim that timed out is being confirmed: its answer (the one under way) decides whose lease this failure goes back through.
     t.failing = true;
     t.wake?.();
     if (!t.lease && t.confirming) await t.confirming;
-    const lease = t.lease ?? (await this.#reclaimed(t));
-    if (!lease) {
-      o.log.error('turn.failed', { ...t.logFields, failure: failure.kind, reason: failure.reason, error: own });
-      if (t.expired) this.#deadUnrecorded(t, failure.reason);
-      else this.#keepForStore(t, failure.ambiguous);
-      return;
-    }
-    const { reply, retryInMs } = await lease.fail(failure);
-    o.log.warn('turn.failed', { ...t.logFields, failure: failure.kind, reason: failure.reason, outcome: reply, retryInMs, error: own });
-    if (reply === 'retry' && retryInMs !== undefined) {
-      o.lookIn?.(retryInMs);
-      if (!failure.free) void t.handle?.retrying(lease.attempts, retryInMs);
-    }
-    if (reply === 'dead') {
-      void t.handle?.dead();
-      const event = eventOf(t.delivery.body);
-      o.deadLetter?.({
-        key: lease.key,
-        eventId: String(t.delivery.body.event_id ?? ''),
-        channel: event.channel,
-        reason: failure.reason,
-        attempts: lease.attempts,
-      });
-    }
+    return t.lease ?? (await this.#reclaimed(t));
   }
 
   /**
@@ -574,10 +558,9 @@ export class TurnRunner {
     o.waitingOnStore?.(this.#waitingOnStore);
   }
 
-  /** A turn past its deadline the store cannot record: the owner is told all the same (a dead letter nobody can list). */
+  /** A turn past its deadline the store cannot record (its handle told the person): the owner is told all the same (a dead letter nobody can list). */
   #deadUnrecorded(t: Turn, reason: string): void {
     const { o } = this;
-    void t.handle?.dead();
     const event = eventOf(t.delivery.body);
     o.deadLetter?.({ key: t.delivery.claimKeys[0] ?? '', eventId: String(t.delivery.body.event_id ?? ''), channel: event.channel, reason, attempts: 1 });
   }

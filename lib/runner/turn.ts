@@ -57,11 +57,3 @@ export interface Turn {
 export function deadlineGraceMs(windowMs: number): number {
   return Math.min(5_000, Math.max(200, Math.round(windowMs / 20)));
 }
-
-/** Bolt wraps a listener's error (UnknownError, MultipleListenerError): the turn's own, with its stack, for the logs. */
-export function rootError(error: unknown): unknown {
-  const e = error as { code?: unknown; original?: unknown; originals?: unknown[] } | undefined;
-  if (e?.code === 'slack_bolt_unknown_error' && e.original !== undefined) return rootError(e.original);
-  if (e?.code === 'slack_bolt_multiple_listener_error' && Array.isArray(e.originals) && e.originals.length > 0) return rootError(e.originals[0]);
-  return error;
-}

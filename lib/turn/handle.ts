@@ -15,14 +15,14 @@
  * turn had open and goes to the runner, which retries or dead-letters it.
  */
 import type { WebClient } from '@slack/web-api';
-import { isLeaseLost, isTurnInterrupted, LeaseLostError } from '../errors/index.js';
+import { classifyTurnFailure, isLeaseLost, isTurnInterrupted, LeaseLostError, rootError, TurnDeadlineError, type TurnFailure } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
 import { noteMetadata } from './parts.js';
 import { capReply, DEFAULT_MAX_REPLY_CHARS } from './reply-cap.js';
 import { readHistory } from './history.js';
 import { threadOf, turnRequest, type EnvelopeFields, type MessageEvent } from './request.js';
 import { StepBook } from './steps.js';
-import type { TurnSteps } from '../store/index.js';
+import type { ReleaseReply, TurnSteps } from '../store/index.js';
 import { checkThread, type BotIdentity } from './thread.js';
 import type { CopyRole, ReplyText, TakeTurn, TurnContext, TurnReply } from './types.js';
 import { ReplyWriter, type PartsLedger, type WriteOutcome } from './writer.js';
@@ -54,8 +54,25 @@ export interface TurnFence extends PartsLedger {
   /** Resolves while this copy holds the turn; throws LeaseLostError when it does not. */
   confirm(at?: string): Promise<void>;
   abort(reason: string): void;
+  /** Another copy holds the turn now. */
+  readonly lost: boolean;
+  /** The turn's end was written (finished, handed back or dead-lettered). */
+  readonly finished: boolean;
   finish(replyTs: string | null, stream?: { how: string; chunks: number; ms: number }): Promise<void>;
+  /** Handed back for another run after a backoff, or dead-lettered: what the store did. */
+  fail(failure: TurnFailure): Promise<{ reply: ReleaseReply; retryInMs?: number }>;
 }
+
+/**
+ * How the handle ended a turn, for the runner to schedule what follows: a
+ * look when its retry is due, the owner told of a dead letter, or (a failed
+ * turn that holds no lease and could get none) the turn kept for the store.
+ */
+export type TurnEnd =
+  | { kind: 'over' }
+  | { kind: 'retry'; retryInMs: number }
+  | { kind: 'dead'; key: string; attempts: number; reason: string }
+  | { kind: 'unleased'; failure: TurnFailure };
 
 export interface TurnHandleOptions {
   /** The turn's lease as it is now: one may be attached late (a claim that failed open and landed after all). */
@@ -168,11 +185,6 @@ export class TurnHandle {
     const open = this.#writer?.open;
     const target = this.#target;
     if (open && target) await this.o.plain.chat.stopStream({ channel: target.channel, ts: open, markdown_text: CUT_OFF_NOTE });
-  }
-
-  /** The turn stood down at the fence (this copy no longer owns it): nothing more is written, nothing finished. */
-  get abandoned(): boolean {
-    return this.#abandoned;
   }
 
   /** Another copy owns this turn (a claim that failed open turned out to be another's): no write leaves from here on. */
@@ -349,6 +361,63 @@ export class TurnHandle {
     };
     if (lease?.previousState !== undefined) return StepBook.load(store, key, fenced);
     return new StepBook({ store, key, kept: undefined, ...fenced });
+  }
+
+  /**
+   * The turn's listener returned: its end. Answered, the lease is finished
+   * already; with nothing to say (or no message listener at all), finished
+   * here with no reply. Stood down at the fence: another copy, or another run
+   * here, owns the turn; a lease that is still this run's (attached after the
+   * run lost an older one) goes back for another run.
+   */
+  async ran(): Promise<void> {
+    const lease = this.o.lease();
+    if (this.#abandoned) {
+      if (lease && !lease.lost && !lease.finished) await lease.fail({ kind: 'transient', ambiguous: true, free: true, reason: 'stood down at the fence' });
+      return;
+    }
+    await lease?.finish(null);
+  }
+
+  /** The turn was answered before it ran (a short note, posted by its conversation's bound): finished with that reply. */
+  async answeredBy(ts: string | null): Promise<void> {
+    await this.o.lease()?.finish(ts);
+  }
+
+  /**
+   * The turn threw (or was cut off past its deadline, `expired`): its end.
+   * Lost to another copy: it stands down, nothing is retried here. Else its
+   * failure is classified, and its lease (`leaseNow`: the one it holds, or,
+   * for a claim that failed open, one confirmed or claimed now) hands it back
+   * for a retry or dead-letters it; the person hears once when the retry is
+   * for long, and when it is dead. Without a lease the runner keeps it.
+   */
+  async failed(error: unknown, o: { expired: boolean; fields: Record<string, unknown>; leaseNow: () => Promise<TurnFence | undefined> }): Promise<TurnEnd> {
+    const { log } = this.o;
+    if (isLeaseLost(error) || this.o.lease()?.lost) {
+      log.warn('turn.abandoned', { ...o.fields, reason: 'this copy no longer owns the turn' });
+      return { kind: 'over' };
+    }
+    // Past its deadline, whatever it threw in its grace, the turn is over: another run would hang again.
+    const failure = classifyTurnFailure(o.expired && !(error instanceof TurnDeadlineError) ? new TurnDeadlineError('the retry window is over') : error);
+    const own = rootError(error);
+    const lease = await o.leaseNow();
+    if (!lease) {
+      log.error('turn.failed', { ...o.fields, failure: failure.kind, reason: failure.reason, error: own });
+      if (o.expired) void this.dead();
+      return { kind: 'unleased', failure };
+    }
+    const { reply, retryInMs } = await lease.fail(failure);
+    log.warn('turn.failed', { ...o.fields, failure: failure.kind, reason: failure.reason, outcome: reply, retryInMs, error: own });
+    if (reply === 'retry' && retryInMs !== undefined) {
+      if (!failure.free) void this.retrying(lease.attempts, retryInMs);
+      return { kind: 'retry', retryInMs };
+    }
+    if (reply === 'dead') {
+      void this.dead();
+      return { kind: 'dead', key: lease.key, attempts: lease.attempts, reason: failure.reason };
+    }
+    return { kind: 'over' };
   }
 
   /** The turn became a dead letter: tell the person, once (only the copy whose store call made it so gets here). */

@@ -18,6 +18,7 @@ import { MemoryStore } from '../../lib/store/index.js';
 import { eventually, SECRET } from '../support/copies.js';
 import { slowPost } from '../support/slow-post.js';
 import { useCopy, useFakeWebApi } from '../support/fixtures.js';
+import { bareHandles } from '../support/bare-handles.js';
 
 /** A bare receiver (no Bolt app: nothing here reaches a listener) with the timeouts given. */
 async function startReceiver(timeouts: { headersTimeoutMs?: number; requestTimeoutMs?: number }) {
@@ -33,6 +34,7 @@ async function startReceiver(timeouts: { headersTimeoutMs?: number; requestTimeo
     log,
     lease,
     retry: { attempts: 4, windowMs: 600_000, firstDelayMs: 2_000, factor: 4 },
+    handleFor: bareHandles(log, { role: 'hub', instance: 'hub-test' }),
   });
   const receiver = new FailoverReceiver({ signingSecret: SECRET, runner, health, role: 'hub', instance: 'hub-test', log, timeouts });
   await receiver.start(0, '127.0.0.1');

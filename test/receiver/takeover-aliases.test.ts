@@ -16,6 +16,7 @@ import { FailoverReceiver } from '../../lib/receiver/index.js';
 import { TurnRunner } from '../../lib/runner/index.js';
 import { eventKey, MemoryStore, messageKey, type Takeover } from '../../lib/store/index.js';
 import { eventually, SECRET } from '../support/copies.js';
+import { bareHandles } from '../support/bare-handles.js';
 
 const LEASE = { leaseMs: 300, renewMs: 100, reaperMs: 60_000 };
 const RETRY = { attempts: 4, windowMs: 600_000, firstDelayMs: 2_000, factor: 4 };
@@ -25,7 +26,16 @@ const TEAM = 'T0AUTOHUB';
 function cloudRunner(store: MemoryStore, onMention: () => void) {
   const log = createMemoryLogger();
   const keeper = new LeaseKeeper(store, LEASE, log, Date.now);
-  const runner = new TurnRunner({ store, keeper, role: 'cloud', instance: 'cloud-test', log, lease: LEASE, retry: RETRY });
+  const runner = new TurnRunner({
+    store,
+    keeper,
+    role: 'cloud',
+    instance: 'cloud-test',
+    log,
+    lease: LEASE,
+    retry: RETRY,
+    handleFor: bareHandles(log, { role: 'cloud', instance: 'cloud-test' }),
+  });
   const health = new HealthMonitor({ store, role: 'cloud', instance: 'cloud-test', version: '0' });
   const receiver = new FailoverReceiver({ signingSecret: SECRET, runner, health, role: 'cloud', instance: 'cloud-test', log });
   const app = new App({ receiver, authorize: async () => ({ botToken: 'xoxb-test', botUserId: 'UAUTOHUB', botId: 'BAUTOHUB' }) });

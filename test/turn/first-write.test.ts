@@ -74,7 +74,10 @@ describe("a turn's first write without a lease", () => {
       confirmed: () => {},
       confirm: async (at) => void fenced.push(at ?? 'write'),
       abort: () => {},
+      lost: false,
+      finished: false,
       finish: async () => {},
+      fail: async () => ({ reply: 'retry' }),
     } as TurnFence;
     confirm.settle();
     await write;
