@@ -362,6 +362,9 @@ export function buildApp(o: {
     authorize: resilientAuthorize(new WebClient(undefined, o.clientOptions), o.config.botToken),
     clientOptions: o.clientOptions,
     logger: slackLogger(log),
+    // Bolt's conversation store is per process (the other copy never sees what it holds), and its
+    // lookup makes an Error for every delivery it has nothing for: off. State a turn keeps goes in ctx.step.
+    convoStore: false,
   });
   // Rethrown, so the turn runner sees every failure: it retries or dead-letters the turn (none is dropped after the ack).
   app.error(async (error) => {
