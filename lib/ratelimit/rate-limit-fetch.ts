@@ -12,6 +12,7 @@
  */
 import { createHash } from 'node:crypto';
 import { RateLimitExhaustedError } from '../errors/index.js';
+import { ReadAnswer } from './answer.js';
 import type { SharedWindows } from '../store/index.js';
 import { realSleep, type Clock, type Sleep } from '../time/index.js';
 import { classifyResponse, isThrottled } from './classify.js';
@@ -79,14 +80,16 @@ function observeAnswer(method: string, status: number, text: string | undefined,
 
 /**
  * A Slack answer read once: a JSON answer's text, for the throttle check and
- * the answer hook, and the same answer rebuilt around it for the WebClient
- * (which reads it once more, to parse it). Before, each reader cloned the
- * body: three reads of every answer, two parses.
+ * the answer hook, and the same text handed to the WebClient as it is (a
+ * `ReadAnswer`: no second copy into a new `Response`, no second decode). A
+ * transport that read the body already (lib/ratelimit/slack-transport.ts)
+ * gives a `ReadAnswer` itself, and its text is looked at where it lies.
  */
 async function readAnswer(response: Response): Promise<{ response: Response; text: string | undefined }> {
+  if (response instanceof ReadAnswer) return { response, text: response.peek() };
   if (response.status !== 429 && !(response.headers.get('content-type') ?? '').includes('json')) return { response, text: undefined };
   const text = await response.text();
-  return { response: new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers }), text };
+  return { response: new ReadAnswer(response.status, response.statusText, response.headers, response.url, text) as unknown as Response, text };
 }
 
 /** The method a Web API URL names: its last path segment (`.../api/chat.postMessage?x` -> `chat.postMessage`). */
