@@ -25,6 +25,8 @@ import { SKIPPED_NOTE } from './gate.js';
 export interface AdmittedTurn {
   delivery: { body: Record<string, unknown>; claimKeys?: readonly string[] };
   lease?: { key: string; signal: AbortSignal } | undefined;
+  /** Its claim made its first look at the gate and let it run (alone in its conversation): the gate does not look. */
+  claimAdmitted?: boolean | undefined;
   /** The turn's handle: its signal follows the lease, one attached late too, and aborts when the claim turns out another's. */
   handle?: { client: WebClient; signal: AbortSignal; interrupt?(reason: Error): void } | undefined;
   logFields: Record<string, unknown>;
@@ -42,7 +44,7 @@ export function conversationAdmit(gate: ConversationGate) {
       const key = t.lease?.key ?? t.delivery.claimKeys?.[0];
       if (conversation === undefined || key === undefined) return { kind: 'run' };
       const signal = AbortSignal.any([stop, ...(t.lease ? [t.lease.signal] : []), ...(t.handle ? [t.handle.signal] : [])]);
-      const verdict = await gate.admit(conversation, key, signal, t.logFields);
+      const verdict = await gate.admit(conversation, key, signal, t.logFields, { admitted: t.claimAdmitted === true && t.lease !== undefined });
       if (verdict === 'run') {
         const handle = t.handle;
         if (gate.interrupts && handle?.interrupt) {

@@ -4,6 +4,10 @@
  * a first look places a turn whose claim did not); before it runs, it looks
  * at that order (one command) and runs only when no earlier turn of the
  * thread is live (claimed, posting, or waiting for a retry) on any copy.
+ * A turn alone in its thread's order when it is claimed has that first look
+ * made by its claim, in the same command (ClaimOptions.firstLook): it runs
+ * without a look here. A takeover, a retry, a turn whose claim failed open
+ * or found another turn of the thread there looks as any other.
  *
  *   - The order lives in the store, so a copy that dies while a follow-up
  *     waits loses neither: both leases lapse, a takeover runs them, and each
@@ -21,8 +25,9 @@
  *     sees the mark at its next look (`watch`, every `watchMs`; at once
  *     when the newer message reached the same copy) and stops it.
  *
- * Cost when the thread is idle: one store command per mention; with
- * `interrupt`, one more every `watchMs` while a turn runs.
+ * Cost when the thread is idle: none (the claim's first look admits the
+ * turn); one command a look otherwise; with `interrupt`, one more every
+ * `watchMs` while a turn runs.
  */
 import type { Logger } from '../log/index.js';
 import { STORE_LIMITS, type Conversations } from '../store/index.js';
@@ -80,10 +85,18 @@ export class ConversationGate {
   /**
    * Wait until the turn `turnKey` may run in `conversation`: `run`, `skipped`
    * (answer it with SKIPPED_NOTE), or `gone` (`signal` aborted: this copy no
-   * longer holds the turn, or is stopping).
+   * longer holds the turn, or is stopping). `admitted`: the turn's claim made
+   * its first look and it went (ClaimOutcome's `admitted`): `run` at once, no look.
    */
-  async admit(conversation: string, turnKey: string, signal: AbortSignal, fields: Record<string, unknown> = {}): Promise<Admission> {
+  async admit(
+    conversation: string,
+    turnKey: string,
+    signal: AbortSignal,
+    fields: Record<string, unknown> = {},
+    options: { admitted?: boolean } = {},
+  ): Promise<Admission> {
     const { log } = this.o;
+    if (options.admitted === true) return signal.aborted ? 'gone' : 'run';
     const started = this.#now();
     let unanswered = 0;
     for (let looks = 1; ; looks++) {

@@ -313,6 +313,18 @@ export class FailoverReceiver implements Receiver {
     // The edge hints the other copy to look when this lease would lapse (lib/synthetic).
     if (lease) gate.identify({ [LEASE_HEADER]: String(this.#runner.leaseMs) });
     const nonce = outcome.kind === 'fail-open' ? outcome.nonce : undefined;
-    this.#runner.run({ delivery, gate, receivedAt, claim: claim === 'none' ? 'claimed' : outcome.kind, retry: c.retry, logFields: c.logFields, lease, nonce });
+    // A turn alone in its conversation was admitted by its claim: its gate does not look.
+    const claimAdmitted = lease !== undefined && outcome.kind === 'claimed' && outcome.admitted === true;
+    this.#runner.run({
+      delivery,
+      gate,
+      receivedAt,
+      claim: claim === 'none' ? 'claimed' : outcome.kind,
+      retry: c.retry,
+      logFields: c.logFields,
+      lease,
+      nonce,
+      ...(claimAdmitted ? { claimAdmitted } : {}),
+    });
   }
 }

@@ -727,14 +727,18 @@ export class TurnRunner {
     return this.leaseFor(t.delivery, outcome, sentAt);
   }
 
-  /** The store's claim, failed open if it has not answered `ANSWER_MARGIN_MS` before the ack deadline. */
+  /**
+   * The store's claim, failed open if it has not answered `ANSWER_MARGIN_MS` before the ack deadline.
+   * The turn has not run yet: a turn alone in its conversation is admitted by the claim (`admitted`, its
+   * first look made there), and its Turn says so (`claimAdmitted`).
+   */
   claimWithinAck(keys: string[], receivedAt: number, lease: LeaseRequest | undefined): Promise<ClaimOutcome> {
     const { o } = this;
     if (keys.length === 0) return Promise.resolve({ kind: 'claimed' });
     const owner = { instance: o.instance, role: o.role };
     // The store bounds itself; this bound keeps the ack deadline even if it did not.
     const left = o.ackDeadlineMs - ANSWER_MARGIN_MS - (o.now() - receivedAt);
-    return withDeadline(o.store.claim(keys, owner, lease), left, () => failOpen('receiver ack deadline'));
+    return withDeadline(o.store.claim(keys, owner, lease, { firstLook: this.ordered }), left, () => failOpen('receiver ack deadline'));
   }
 
   /** The lease an event's claim won (its lease runs from `sentAt`, under the claim's keys), the runner's to end; undefined for any other outcome. */
@@ -783,6 +787,7 @@ export class TurnRunner {
       retry: { retryNum: undefined, retryReason: undefined },
       logFields,
       lease,
+      ...(outcome.kind === 'claimed' && outcome.admitted ? { claimAdmitted: true } : {}),
     });
     return outcome.kind;
   }

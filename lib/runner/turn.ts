@@ -31,6 +31,8 @@ export interface Turn {
   retry: { retryNum: number | undefined; retryReason: string | undefined };
   logFields: Record<string, unknown>;
   lease?: TurnLease | undefined;
+  /** Its claim made its first look at its conversation's gate and let it run (it was alone there): the gate does not look. */
+  claimAdmitted?: boolean | undefined;
   handle?: TurnHandle | undefined;
   /** For a leased claim that failed open: the nonce its write carried, to confirm it once the store answers. */
   nonce?: string | undefined;

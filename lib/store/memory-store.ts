@@ -27,7 +27,12 @@ import { WindowBook } from './window-book.js';
 import { CLAIMED, DUPLICATE, type ClaimOutcome } from './outcome.js';
 import { encodeAlias, encodeClaim, encodeRestored, type ClaimOwner, type LeaseRequest } from './record.js';
 import { STORE_LIMITS as L } from './limits.js';
-import type { ConfirmReply, ConversationPlace, DeadLetter, LookOptions, SharedStore, StoreHealth, TurnLine } from './roles.js';
+import type { ClaimOptions, ConfirmReply, ConversationPlace, DeadLetter, LookOptions, SharedStore, StoreHealth, TurnLine } from './roles.js';
+
+/** A turn that holds its place in its conversation (the scripts' `live`): claimed, posting, or waiting for a retry. */
+function isLive(state: string | undefined): boolean {
+  return state === 'claimed' || state === 'posting' || state === 'retry';
+}
 
 /** A value and when it lapses (ms on the store's clock), as Redis keeps a key with a TTL. */
 interface Timed<T> {
@@ -144,7 +149,7 @@ export class MemoryStore implements SharedStore {
     return parseLeaseRecord(this.#live(key, this.#now()));
   }
 
-  async claim(keys: readonly string[], owner: ClaimOwner, lease?: LeaseRequest): Promise<ClaimOutcome> {
+  async claim(keys: readonly string[], owner: ClaimOwner, lease?: LeaseRequest, options: ClaimOptions = {}): Promise<ClaimOutcome> {
     const now = this.#now();
     const nonce = this.#nonce();
     const held = keys.find((key) => this.#live(key, now) !== undefined);
@@ -162,10 +167,32 @@ export class MemoryStore implements SharedStore {
         const order = this.#conversations.get(orderKey, now) ?? new Map<string, number>();
         if (!order.has(keys[0])) order.set(keys[0], now);
         this.#conversations.set(orderKey, order, now + L.conversationTtlSeconds * 1000);
+        if (options.firstLook === true && this.#firstLook(lease.conversation, keys[0], order, now)) return { kind: 'claimed', token: 1, admitted: true };
       }
       return { kind: 'claimed', token: 1 };
     }
     return CLAIMED;
+  }
+
+  /**
+   * As the claim script with its first look: a turn alone in its order (not skipped, no other member
+   * live) is admitted as enterConversation would admit it, the ended members dropped; true when it was.
+   */
+  #firstLook(conversation: string, turnKey: string, order: Map<string, number>, now: number): boolean {
+    const keys = conversationKeys(conversation);
+    if (this.#skipped.get(keys.skipped, now)?.has(turnKey)) return false;
+    const others = [...order.keys()].filter((member) => member !== turnKey);
+    if (others.some((member) => isLive(this.#record(member)?.state))) return false;
+    const admitted = this.#admitted.get(keys.admitted, now) ?? new Set<string>();
+    const interrupted = this.#interrupted.get(keys.interrupted, now);
+    for (const member of others) {
+      order.delete(member);
+      admitted.delete(member);
+      interrupted?.delete(member);
+    }
+    admitted.add(turnKey);
+    this.#admitted.set(keys.admitted, admitted, now + L.conversationTtlSeconds * 1000);
+    return true;
   }
 
   /** As the claim script: a silence since the served mark longer than the gap is recorded (the newest kept), then the mark moves to now. */
@@ -581,8 +608,7 @@ export class MemoryStore implements SharedStore {
         before = false;
         continue;
       }
-      const state = this.#record(member)?.state;
-      if (state !== 'claimed' && state !== 'posting' && state !== 'retry') {
+      if (!isLive(this.#record(member)?.state)) {
         order.delete(member);
         admitted.delete(member);
         interrupted.delete(member);

@@ -8,8 +8,13 @@
  * (fail-open) and the reply is reported (seed 003).
  */
 export type ClaimOutcome =
-  /** `token`: the lease's fencing token, when the claim holds a lease. */
-  | { kind: 'claimed'; token?: number }
+  /**
+   * `token`: the lease's fencing token, when the claim holds a lease.
+   * `admitted`: the claim made the turn's first look at its conversation's
+   * gate too (it was alone in its thread's order) and let it run: the gate
+   * does not look again (`ClaimOptions.firstLook`).
+   */
+  | { kind: 'claimed'; token?: number; admitted?: true }
   | { kind: 'duplicate' }
   /**
    * `nonce`: for a leased claim, the nonce its write carried: the claim may
@@ -36,7 +41,7 @@ export function describeReply(reply: unknown): string {
   return typeof reply;
 }
 
-/** The claim script's reply: `[status, field, reopenAt, field, reopenAt, ...]`. */
+/** The claim script's reply: `[status, 'go'?, field, reopenAt, field, reopenAt, ...]` ('go': admitted by the claim). */
 export interface ClaimReply {
   outcome: ClaimOutcome;
   /** Shared rate-limit windows still closed, read in the same round trip. */
@@ -48,13 +53,16 @@ export function classifyClaimReply(reply: unknown, token: number | undefined): C
   if (!Array.isArray(reply) || reply.length === 0 || typeof reply[0] !== 'string') {
     return { outcome: failOpen(`unexpected claim reply: ${describeReply(reply)}`), windows };
   }
-  for (let i = 1; i + 1 < reply.length; i += 2) {
+  const status = reply[0];
+  // The windows come in pairs: a 'go' before them makes the length even.
+  const admitted = status === 'claimed' && reply[1] === 'go' && reply.length % 2 === 0;
+  for (let i = admitted ? 2 : 1; i + 1 < reply.length; i += 2) {
     const at = Number(reply[i + 1]);
     if (typeof reply[i] === 'string' && Number.isFinite(at)) windows.set(reply[i] as string, at);
   }
-  const status = reply[0];
   // `mine`: a retry found our own first write, whose reply was lost.
   if (status === 'claimed' || status === 'mine') {
+    if (admitted && token !== undefined) return { outcome: { kind: 'claimed', token, admitted: true }, windows };
     return { outcome: token === undefined ? CLAIMED : { kind: 'claimed', token }, windows };
   }
   if (status.startsWith('held:') && status.length > 'held:'.length) return { outcome: DUPLICATE, windows };

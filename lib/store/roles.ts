@@ -32,6 +32,15 @@ export interface ClaimOptions {
    * gets the longer fuse of the commands off the ack path. @default false
    */
   offAckPath?: boolean;
+  /**
+   * A lease request with a conversation: the claim makes the turn's first
+   * look at its conversation's gate too, in the same command, when the turn
+   * is alone in its thread's order (nothing else there live, and not
+   * skipped): `claimed` then carries `admitted`, and the gate does not look.
+   * Only for a claim made before the turn runs (the ack path, a catch-up):
+   * never a claim again of a turn already running or waiting. @default false
+   */
+  firstLook?: boolean;
 }
 
 /** Taking a delivery before the ack. */

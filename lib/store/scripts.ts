@@ -38,22 +38,31 @@ end`;
 /**
  * KEYS: the claim keys (primary first), the lease set, the windows hash, the
  * served mark, the gaps list, then (with ARGV[7] '1') the order of the
- * conversation the delivery belongs to. ARGV: primary record, alias record,
+ * conversation the delivery belongs to, then (with ARGV[8] '1' too) its
+ * skipped, admitted and interrupted sets. ARGV: primary record, alias record,
  * ttl s, lease ms (0: none), nonce, gap ms (a silence longer than this is
  * recorded as a gap for the catch-up sweep; 0: none), '1' when the last key
- * is a conversation's order.
+ * is a conversation's order, '1' when the claim makes the turn's first look.
  * A leased claim with an order takes its place there in the same command
  * (the primary key at the claim's time, as CONVERSATION_SCRIPT's first look
  * would), so a message claimed before a follow-up stays ahead of it even if
  * its copy dies before that look.
- * Returns {'claimed' | 'mine' | 'held:<holder nonce>', window field, reopen ms, ...}.
+ * With ARGV[8] '1', a turn so placed and alone in its order (not skipped, no
+ * other member live: the ended ones dropped on the way) is admitted here,
+ * exactly as that first look would admit it (into the admitted set, which
+ * lasts as the order does), and the reply says 'go': its copy's gate does
+ * not look (one command less a mention). Any other turn's gate looks as before.
+ * Returns {'claimed' | 'mine' | 'held:<holder nonce>', 'go' when admitted, window field, reopen ms, ...}.
  * All keys or none: a delivery is never half claimed.
  */
 export const CLAIM_SCRIPT = `${NOW}
 local placed = ARGV[7] == '1'
+local looks = placed and ARGV[8] == '1'
 local n = #KEYS - 4
 if placed then n = n - 1 end
+if looks then n = n - 3 end
 local out = {}
+local go = false
 for i = 1, n do
   local raw = redis.call('GET', KEYS[i])
   if raw then
@@ -72,6 +81,28 @@ if not out[1] then
     if placed then
       redis.call('ZADD', KEYS[n + 5], 'NX', string.format('%d', now), KEYS[1])
       redis.call('EXPIRE', KEYS[n + 5], ${L.conversationTtlSeconds})
+      -- The turn's first look, for a turn alone in its order (CONVERSATION_SCRIPT would admit it as this does).
+      if looks and redis.call('SISMEMBER', KEYS[n + 6], KEYS[1]) == 0 then
+        local ended = {}
+        go = true
+        for _, m in ipairs(redis.call('ZRANGE', KEYS[n + 5], 0, -1)) do
+          if m ~= KEYS[1] then
+            local raw = redis.call('GET', m)
+            local live = false
+            if raw then
+              local ok, rec = pcall(cjson.decode, raw)
+              live = ok and type(rec) == 'table' and (rec.state == 'claimed' or rec.state == 'posting' or rec.state == 'retry')
+            end
+            if live then go = false; break end
+            ended[#ended + 1] = m
+          end
+        end
+        if go then
+          for _, m in ipairs(ended) do redis.call('ZREM', KEYS[n + 5], m); redis.call('SREM', KEYS[n + 7], m); redis.call('SREM', KEYS[n + 8], m) end
+          redis.call('SADD', KEYS[n + 7], KEYS[1])
+          redis.call('EXPIRE', KEYS[n + 7], ${L.conversationTtlSeconds})
+        end
+      end
     end
   end
   for i = 1, n do redis.call('SET', KEYS[i], i == 1 and primary or ARGV[2], 'EX', tonumber(ARGV[3])) end
@@ -84,6 +115,7 @@ if not out[1] then
   end
   redis.call('SET', KEYS[n + 3], now, 'EX', ${L.servedTtlSeconds})
   out[1] = 'claimed'
+  if go then out[2] = 'go' end
 end
 ${WINDOWS('KEYS[n + 2]')}
 return out`;

@@ -148,9 +148,12 @@ export class UpstashStore implements SharedStore {
     const nonce = this.#nonce();
     const primary = encodeClaim(owner, started, nonce, lease && this.#sealer ? { ...lease, body: this.#sealer.seal(lease.body) } : lease);
     const alias = encodeAlias(owner, started, nonce);
-    // A conversation's turn takes its place in the thread's order in the claim itself (no command more).
-    const order = lease?.conversation === undefined ? [] : [conversationKeys(lease.conversation).order];
-    const args = [primary, alias, this.#ttlSeconds, lease?.leaseMs ?? 0, nonce, this.#gapMs, ...(order.length > 0 ? ['1'] : [])];
+    // A conversation's turn takes its place in the thread's order in the claim itself (no command more),
+    // and with `firstLook` makes its first look at the gate there too, when it is alone in that order.
+    const conv = lease?.conversation === undefined ? undefined : conversationKeys(lease.conversation);
+    const looks = conv !== undefined && options.firstLook === true;
+    const order = conv === undefined ? [] : [conv.order, ...(looks ? [conv.skipped, conv.admitted, conv.interrupted] : [])];
+    const args = [primary, alias, this.#ttlSeconds, lease?.leaseMs ?? 0, nonce, this.#gapMs, ...(conv !== undefined ? ['1'] : []), ...(looks ? ['1'] : [])];
     // Only a thrown request is tried again: a reply, whatever it says, is the answer.
     // The same nonce on every attempt lets a retry recognise its own first write ('mine').
     const attempt = () => this.#run(S.CLAIM_SCRIPT, [...keys, LEASES_KEY, WINDOWS_KEY, SERVED_KEY, GAPS_KEY, ...order], args, client);

@@ -8,6 +8,10 @@
  * after its claim. The hub claimed a message and died before that look; the
  * follow-up, claimed on the cloud copy, found nobody ahead and was answered;
  * the message itself was answered minutes later, after it, once taken over.
+ * A message alone in its thread has that first look made by its claim now
+ * (CLAIM_SCRIPT with its first look): the hub freezes once the turn it
+ * claimed starts, and the follow-up must still find it ahead (a claim that
+ * admitted the turn without placing it would let the follow-up run first).
  */
 import { describe, expect, it } from 'vitest';
 import { deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
@@ -22,12 +26,14 @@ const ALIVE = new Set<PropertyKey>(['renew', 'look', 'enterConversation']);
 
 /**
  * The hub's store: it freezes at the first look of the turn `freezeAt` (its
- * claim landed, its first look not sent), so the hub neither looks nor
- * renews a lease until `thaw`.
+ * claim landed, its first look not sent), or once that turn starts (its
+ * claim made its first look: hubTurn), so the hub neither looks nor renews a
+ * lease until `thaw`.
  */
 function freezingStore(fx: RedisFixture) {
   const store = new UpstashStore({ settings: { url: fx.bridge.url, token: fx.bridge.token }, reporter: () => undefined });
-  const state = { freezeAt: '', frozen: false, held: [] as Array<() => void> };
+  /** `looked`: the turn keys the hub's gate looked for. */
+  const state = { freezeAt: '', frozen: false, held: [] as Array<() => void>, looked: [] as string[] };
   const wrapped = new Proxy(store, {
     get: (target, name) => {
       const value = Reflect.get(target, name, target) as unknown;
@@ -35,6 +41,7 @@ function freezingStore(fx: RedisFixture) {
       const method = (value as (...a: unknown[]) => unknown).bind(target);
       if (!ALIVE.has(name)) return method;
       return async (...args: unknown[]) => {
+        if (name === 'enterConversation') state.looked.push(String(args[1]));
         if (name === 'enterConversation' && state.freezeAt !== '' && String(args[1]).includes(state.freezeAt)) state.frozen = true;
         if (state.frozen) await new Promise<void>((resolve) => state.held.push(resolve));
         return method(...args);
@@ -62,11 +69,20 @@ describe('a turn takes its place in its thread’s order at its claim', () => {
   const api = useFakeWebApi();
   const env = { AUTOHUB_LEASE_MS: '2000', AUTOHUB_LEASE_RENEW_MS: '500', AUTOHUB_REAPER_MS: '500' };
   const hubStore = { current: undefined as ReturnType<typeof freezingStore> | undefined };
-  const hub = useCopy({ role: 'hub', api, env, turn, store: () => (hubStore.current = freezingStore(fx)).store });
+  /** The hub's turn: the message `freezeAt` names freezes the hub as it starts (admitted by its claim, no look made), until `thaw`. */
+  const hubTurn: TakeTurn = async (request, ctx) => {
+    const frozen = hubStore.current!;
+    if (frozen.state.freezeAt !== '' && request.text.includes('first question')) {
+      frozen.state.frozen = true;
+      await new Promise<void>((resolve) => frozen.state.held.push(resolve));
+    }
+    return turn(request, ctx);
+  };
+  const hub = useCopy({ role: 'hub', api, env, turn: hubTurn, store: () => (hubStore.current = freezingStore(fx)).store });
   const cloud = useCopy({ role: 'cloud', api, redis: fx, env, turn });
   const ts = (n: number) => `${Math.floor(Date.now() / 1000) - 60}.${String(n).padStart(6, '0')}`;
 
-  it('a message claimed on a copy that froze before its first look is answered before a follow-up claimed after it on the other copy', async () => {
+  it('a message claimed on a copy that froze before it ran (its claim made its first look) is answered before a follow-up claimed after it on the other copy', async () => {
     const frozen = hubStore.current!;
     const thread = ts(1);
     const followTs = ts(2);
@@ -76,7 +92,9 @@ describe('a turn takes its place in its thread’s order at its claim', () => {
 
     const first = mentionEnvelope({ eventId: 'Ev-place-first', ts: thread, text: '<@UAUTOHUB> first question' });
     expect((await deliver(hub.eventsUrl, first, { signingSecret: SECRET })).status).toBe(200);
-    await eventually(() => frozen.state.frozen, 'the hub to freeze at the first look of the message it claimed');
+    await eventually(() => frozen.state.frozen, 'the hub to freeze as the message it claimed starts');
+    // Its claim admitted it: the hub's gate made no look of its own.
+    expect(frozen.state.looked).toEqual([]);
 
     const follow = mentionEnvelope({ eventId: 'Ev-place-follow', ts: followTs, threadTs: thread, text: '<@UAUTOHUB> and a follow-up' });
     expect((await deliver(cloud.eventsUrl, follow, { signingSecret: SECRET })).status).toBe(200);
