@@ -6,7 +6,7 @@
  * A turn whose claim failed open (timed out, no lease yet) still takes its
  * place under its claim key: a claim that timed out has most often landed
  * (the store was slow, not away), and its record orders it as any other.
- * Before, it ran at once, beside the turn before it (issue 31); only a store
+ * Before, it ran at once, beside the turn before it; only a store
  * that does not answer the gate either (`unsureLooks` looks in a row) lets it
  * run unordered. It gets as many looks as any turn: a claim times out far
  * more often on a slow store than on one that is away (the drill on a loaded

@@ -748,6 +748,44 @@ describe.each([inProcess, overRedis()])('the store contract, on the $name store'
     let c = 0;
     const conv = () => `T1:C1:1700000000.${String(++c).padStart(6, '0')}`;
 
+    /** A leased claim placed in `where`'s order, the claim making the turn's first look at the gate (`firstLook`). */
+    const claimIn = (s: SharedStore, where: string, k: string, firstLook = true) =>
+      s.claim([k], hub, { ...lease, conversation: where }, { firstLook });
+
+    it("a turn alone in its conversation is admitted by its claim (one command, no look), and a follow-up then finds it running and waits (before: the gate's first look was a command of its own)", async () => {
+      const x = store.open();
+      const where = conv();
+      const [first, second] = [key(), key()];
+      expect(await claimIn(x.a, where, first)).toMatchObject({ kind: 'claimed', admitted: true });
+      await x.elapse(1);
+      // The follow-up is not alone: its claim admits nothing, and its look finds the first running.
+      const follow = await claimIn(x.b, where, second);
+      expect(follow.kind).toBe('claimed');
+      expect('admitted' in follow && follow.admitted).toBeFalsy();
+      expect(await x.b.enterConversation(where, second, 5)).toEqual({ kind: 'wait', ahead: 1 });
+      expect(await x.a.finish(first, 1, '1700000001.000100')).toBe('ok');
+      expect(await x.b.enterConversation(where, second, 5)).toEqual({ kind: 'go', ahead: 0 });
+    });
+
+    it('a claim admits nothing without firstLook (a late claim of a failed turn must not mark it running), nor when a live turn of the thread is there', async () => {
+      const x = store.open();
+      const where = conv();
+      const [first, second, third] = [key(), key(), key()];
+      const plain = await claimIn(x.a, where, first, false);
+      expect('admitted' in plain && plain.admitted).toBeFalsy();
+      // The unadmitted first turn is live in the order: a later lone-looking claim is not alone.
+      await x.elapse(1);
+      const next = await claimIn(x.a, where, second);
+      expect('admitted' in next && next.admitted).toBeFalsy();
+      expect(await x.a.enterConversation(where, first, 5)).toEqual({ kind: 'go', ahead: 0 });
+      expect(await x.a.enterConversation(where, second, 5)).toEqual({ kind: 'wait', ahead: 1 });
+      // Both ended: a new turn of the thread is alone again (the ended ones pruned from the order on the way).
+      expect(await x.a.finish(first, 1, '1700000001.000200')).toBe('ok');
+      expect(await x.a.finish(second, 1, '1700000001.000300')).toBe('ok');
+      await x.elapse(1);
+      expect(await claimIn(x.a, where, third)).toMatchObject({ kind: 'claimed', admitted: true });
+    });
+
     it('a follow-up waits while the turn before it is live, on any copy, and goes once that turn is done', async () => {
       const x = store.open();
       const [first, second] = await turns(x, 2);
