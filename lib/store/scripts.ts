@@ -29,6 +29,21 @@ const OWNED_OR_MISSING = ownedOrMissing();
 const INDEXED = `local indexed_member, indexed_score = '${LEASES_INDEXED}', ${LEASES_INDEXED_SCORE}`;
 
 /** Open shared rate-limit windows, flattened after `out[1]`; closed ones are dropped. KEYS[W] is the hash. */
+/**
+ * Whether a conversation's member `m` is live (its record claimed, posting or
+ * waiting for a retry), as `live`: the claim's first look and the
+ * conversation's look read it alike. `indent`: the lines after the first.
+ */
+const MEMBER_LIVE = (indent: string) =>
+  [
+    "local raw = redis.call('GET', m)",
+    'local live = false',
+    'if raw then',
+    '  local ok, rec = pcall(cjson.decode, raw)',
+    "  live = ok and type(rec) == 'table' and (rec.state == 'claimed' or rec.state == 'posting' or rec.state == 'retry')",
+    'end',
+  ].join(`\n${indent}`);
+
 const WINDOWS = (w: string) => `local win = redis.call('HGETALL', ${w})
 for i = 1, #win, 2 do
   if tonumber(win[i + 1]) and tonumber(win[i + 1]) > now then out[#out + 1] = win[i]; out[#out + 1] = win[i + 1]
@@ -87,12 +102,7 @@ if not out[1] then
         go = true
         for _, m in ipairs(redis.call('ZRANGE', KEYS[n + 5], 0, -1)) do
           if m ~= KEYS[1] then
-            local raw = redis.call('GET', m)
-            local live = false
-            if raw then
-              local ok, rec = pcall(cjson.decode, raw)
-              live = ok and type(rec) == 'table' and (rec.state == 'claimed' or rec.state == 'posting' or rec.state == 'retry')
-            end
+            ${MEMBER_LIVE('            ')}
             if live then go = false; break end
             ended[#ended + 1] = m
           end
@@ -555,12 +565,7 @@ local running, waiting, before, marked = 0, {}, true, 0
 for _, m in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
   if m == me then before = false
   else
-    local raw = redis.call('GET', m)
-    local live = false
-    if raw then
-      local ok, rec = pcall(cjson.decode, raw)
-      live = ok and type(rec) == 'table' and (rec.state == 'claimed' or rec.state == 'posting' or rec.state == 'retry')
-    end
+    ${MEMBER_LIVE('    ')}
     if not live then redis.call('ZREM', KEYS[1], m); redis.call('SREM', KEYS[3], m); redis.call('SREM', KEYS[4], m)
     elseif redis.call('SISMEMBER', KEYS[3], m) == 1 then
       running = running + 1
