@@ -70,7 +70,16 @@ describe('the handle ends the turn that ran', () => {
         },
         takeTurn as never,
       );
-    return { handle, answer };
+    /** The turn throws `error` out of its answer, then the runner asks the handle to end it. */
+    const throwsThenEnds = async (error: Error, o: { expired?: boolean; lease?: TurnFence } = {}) => {
+      await expect(
+        answer(() => {
+          throw error;
+        }),
+      ).rejects.toBe(error);
+      return handle.failed(error, { expired: o.expired === true, fields: {}, leaseNow: async () => o.lease });
+    };
+    return { handle, answer, throwsThenEnds };
   }
   const notes = (text: string) => api.posts().filter((p) => p.params.text === text).length;
 
@@ -105,14 +114,9 @@ describe('the handle ends the turn that ran', () => {
 
   it('a turn that threw a bug is dead-lettered through its lease and the person told once; the runner is told whose dead letter it is', async () => {
     const { lease, asked } = countingLease('dead', 2);
-    const { handle, answer } = handleOn(lease);
+    const { throwsThenEnds } = handleOn(lease);
     const bug = new TypeError('the bot read a field of undefined');
-    await expect(
-      answer(() => {
-        throw bug;
-      }),
-    ).rejects.toBe(bug);
-    const end = await handle.failed(bug, { expired: false, fields: {}, leaseNow: async () => lease });
+    const end = await throwsThenEnds(bug, { lease });
     expect(end).toMatchObject({ kind: 'dead', key: lease.key, attempts: 2 });
     expect(asked.fail).toHaveLength(1);
     await expect.poll(() => notes(DEAD_NOTE)).toBe(1);
@@ -120,28 +124,18 @@ describe('the handle ends the turn that ran', () => {
 
   it('a second failure is handed back for a retry and the person hears it is taking long, once; the runner is told when it is due', async () => {
     const { lease, asked } = countingLease('retry', 2);
-    const { handle, answer } = handleOn(lease);
+    const { throwsThenEnds } = handleOn(lease);
     const overloaded = Object.assign(new Error('overloaded'), { status: 529 });
-    await expect(
-      answer(() => {
-        throw overloaded;
-      }),
-    ).rejects.toBe(overloaded);
-    const end = await handle.failed(overloaded, { expired: false, fields: {}, leaseNow: async () => lease });
+    const end = await throwsThenEnds(overloaded, { lease });
     expect(end).toEqual({ kind: 'retry', retryInMs: 60_000 });
     expect(asked.fail).toHaveLength(1);
     await expect.poll(() => notes(RETRYING_NOTE)).toBe(1);
   });
 
   it('a turn past its deadline that could get no lease goes to the runner to keep, and the person is told it is dead', async () => {
-    const { handle, answer } = handleOn(undefined);
+    const { throwsThenEnds } = handleOn(undefined);
     const late = new Error('the model call returned after the deadline');
-    await expect(
-      answer(() => {
-        throw late;
-      }),
-    ).rejects.toBe(late);
-    const end = await handle.failed(late, { expired: true, fields: {}, leaseNow: async () => undefined });
+    const end = await throwsThenEnds(late, { expired: true });
     // Past its deadline, whatever it threw is a deadline: another run would hang again.
     expect(end).toEqual({ kind: 'unleased', failure: expect.objectContaining({ kind: 'permanent', reason: expect.stringMatching(/deadline|retry window/) }) });
     await expect.poll(() => notes(DEAD_NOTE)).toBe(1);
