@@ -749,8 +749,7 @@ describe.each([inProcess, overRedis()])('the store contract, on the $name store'
     const conv = () => `T1:C1:1700000000.${String(++c).padStart(6, '0')}`;
 
     /** A leased claim placed in `where`'s order, the claim making the turn's first look at the gate (`firstLook`). */
-    const claimIn = (s: SharedStore, where: string, k: string, firstLook = true) =>
-      s.claim([k], hub, { ...lease, conversation: where }, { firstLook });
+    const claimIn = (s: SharedStore, where: string, k: string, firstLook = true) => s.claim([k], hub, { ...lease, conversation: where }, { firstLook });
 
     it("a turn alone in its conversation is admitted by its claim (one command, no look), and a follow-up then finds it running and waits (before: the gate's first look was a command of its own)", async () => {
       const x = store.open();
