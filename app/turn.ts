@@ -23,9 +23,9 @@ export interface DemoTurnOptions {
   /** Grow the answer to this many characters (picked in the range by the question's text, so every run of a turn writes the same answer). @default none */
   replyChars?: { min: number; max: number } | null;
   /**
-   * File a "ticket" here (a POST of the event id and this copy's name) in a
-   * ctx.step after thinking: a side effect outside Slack that nothing but the
-   * step fences, for the drill's frozen-step. @default none
+   * File a "ticket" here (a POST of the event id and this copy's name, under
+   * the step's idempotency key) in a ctx.step after thinking: a side effect
+   * outside Slack, for the drill's frozen-step. @default none
    */
   ticketUrl?: string | null;
 }
@@ -67,8 +67,13 @@ export function demoTurn(options: DemoTurnOptions): (request: DemoRequest, ctx?:
     signal?.throwIfAborted();
     const ticketUrl = options.ticketUrl;
     if (ticketUrl && ctx?.step) {
-      await ctx.step('ticket', async () => {
-        const filed = await fetch(ticketUrl, { method: 'POST', body: JSON.stringify({ eventId: request.eventId, by: request.copy.instance }) });
+      await ctx.step('ticket', async ({ idempotencyKey }) => {
+        // The step's key, as a desk that honours one (Stripe's Idempotency-Key) takes it: a second filing is a no-op.
+        const filed = await fetch(ticketUrl, {
+          method: 'POST',
+          headers: { 'idempotency-key': idempotencyKey },
+          body: JSON.stringify({ eventId: request.eventId, by: request.copy.instance }),
+        });
         if (!filed.ok) throw new Error(`the ticket desk answered ${filed.status}`);
         return ((await filed.json()) as { id: string }).id;
       });

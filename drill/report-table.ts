@@ -76,6 +76,12 @@ export function notes(results: readonly ScenarioResult[]): string[] {
     ...results
       .filter((r) => (r.score.outOfOrder ?? 0) > 0)
       .map((r) => `out of order: ${r.name}: ${r.score.outOfOrder} follow-ups answered before the answer before them was whole`),
+    ...results
+      .filter((r) => (r.score.stepRepeats ?? 0) > 0)
+      .map(
+        (r) =>
+          `step repeats: ${r.name}: ${r.score.stepRepeats} step requests sent again under their idempotency key (a copy frozen between the step's check and its request), each a no-op at the desk`,
+      ),
     ...results.filter((r) => (r.score.spinningTasks ?? 0) > 0).map((r) => `spinning: ${r.name}: ${r.score.spinningTasks} tasks left pending or in progress`),
   ];
 }

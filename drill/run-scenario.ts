@@ -348,9 +348,19 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
   }
   const ordered = scenario.followUps ? await conversationScore(h, final, followPairs, mentions, unmet) : undefined;
   const tickets = scenario.tickets
-    ? countSideEffects(h.tickets.filed.filter((t) => t.at >= startedAt).map((t) => mentionByEventId.get(t.eventId) ?? t.eventId))
+    ? {
+        ...countSideEffects(h.tickets.filed.filter((t) => t.at >= startedAt).map((t) => mentionByEventId.get(t.eventId) ?? t.eventId)),
+        stepRepeats: h.tickets.repeats.filter((t) => t.at >= startedAt).length,
+      }
     : undefined;
   if (tickets?.sideEffects === 0) unmet.push('no step filed a ticket: the scenario did not test what it says');
+  if (tickets?.sideEffectsTwice) {
+    // Which ones and by whom, to find in the copies' logs (DRILL_COPY_LOG).
+    const byEvent = new Map<string, string[]>();
+    for (const t of h.tickets.filed.filter((f) => f.at >= startedAt)) byEvent.set(t.eventId, [...(byEvent.get(t.eventId) ?? []), t.by]);
+    const twice = [...byEvent].filter(([, by]) => by.length > 1).map(([id, by]) => `${id} (${by.join(', ')})`);
+    unmet.push(`steps run twice: ${twice.slice(0, 10).join('; ')}`);
+  }
   if (scenario.noDeadLetters && deadLetters > 0) unmet.push(`${deadLetters} dead letters, none of them a real failure`);
   // Each mention's end: its replies, and whether it is a dead letter (by the event ids of this scenario's deliveries).
   const dead = new Set((await h.deadEventIds()).map((id) => mentionByEventId.get(id)).filter((m): m is string => m !== undefined));

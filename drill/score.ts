@@ -51,6 +51,11 @@ export interface ScenarioScore {
   sideEffects?: number;
   /** Mentions whose step's side effect ran more than once (a ticket filed twice). */
   sideEffectsTwice?: number;
+  /**
+   * Step requests the other side answered from their idempotency key, filing nothing (drill/sim/ticket-desk.ts):
+   * a copy frozen between the step's check and its request, woken after a takeover (docs/steps.md). Not a failure.
+   */
+  stepRepeats?: number;
   /** Deliveries the edge kept in its inbox (answered 200, x-autohub-route: inbox), where the scenario gives it one. */
   keptByEdge?: number;
   /** Deliveries the edge could not keep (its store write timed out or failed, or the inbox was full): answered 503. */

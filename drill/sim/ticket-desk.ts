@@ -1,8 +1,13 @@
 /**
  * A ticket desk on loopback: the outside system a bot's `ctx.step` files a
- * ticket in (the demo turn's AUTOHUB_DEMO_TICKET_URL). Nothing but the step
- * fences it, so the drill counts how often each turn's side effect really
- * ran. Not a stand-in for Slack: it follows no Slack page.
+ * ticket in (the demo turn's AUTOHUB_DEMO_TICKET_URL). Not a stand-in for
+ * Slack: it follows no Slack page. It honours an `Idempotency-Key` header as
+ * Stripe's API does (https://docs.stripe.com/api/idempotent_requests): a
+ * request under a key it has filed a ticket for files nothing and gets that
+ * ticket back. The drill counts both: the tickets filed (a turn's side
+ * effect, once each), and the requests a key made no-ops (`repeats`: the run
+ * the step's fence cannot stop, a copy frozen between its check and its
+ * request; a broken fence shows as many).
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -17,11 +22,15 @@ export interface FiledTicket {
 export interface TicketDesk {
   url: string;
   readonly filed: readonly FiledTicket[];
+  /** Requests under a key already filed: answered with that ticket, nothing filed. */
+  readonly repeats: readonly FiledTicket[];
   close(): Promise<void>;
 }
 
 export async function startTicketDesk(): Promise<TicketDesk> {
   const filed: FiledTicket[] = [];
+  const repeats: FiledTicket[] = [];
+  const byKey = new Map<string, string>();
   const server: Server = createServer((req, res) => {
     let body = '';
     req.on('data', (d: Buffer) => (body += d.toString()));
@@ -29,8 +38,14 @@ export async function startTicketDesk(): Promise<TicketDesk> {
       try {
         const ticket = JSON.parse(body) as { eventId?: unknown; by?: unknown };
         if (typeof ticket.eventId !== 'string' || typeof ticket.by !== 'string') throw new Error('eventId and by must be strings');
-        filed.push({ eventId: ticket.eventId, by: ticket.by, at: Date.now() });
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id: `TCK-${filed.length}` }));
+        const key = req.headers['idempotency-key'];
+        const known = typeof key === 'string' ? byKey.get(key) : undefined;
+        const entry = { eventId: ticket.eventId, by: ticket.by, at: Date.now() };
+        if (known) repeats.push(entry);
+        else filed.push(entry);
+        const id = known ?? `TCK-${filed.length}`;
+        if (typeof key === 'string') byKey.set(key, id);
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id }));
       } catch {
         res.writeHead(400).end();
       }
@@ -40,6 +55,7 @@ export async function startTicketDesk(): Promise<TicketDesk> {
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/tickets`,
     filed,
+    repeats,
     close: async () => {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));

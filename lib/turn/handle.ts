@@ -21,7 +21,7 @@ import { noteMetadata } from './parts.js';
 import { capReply, DEFAULT_MAX_REPLY_CHARS } from './reply-cap.js';
 import { readHistory } from './history.js';
 import { threadOf, turnRequest, type EnvelopeFields, type MessageEvent } from './request.js';
-import { StepBook } from './steps.js';
+import { StepBook, stepKey } from './steps.js';
 import type { ReleaseReply, TurnSteps } from '../store/index.js';
 import { checkThread, type BotIdentity } from './thread.js';
 import type { CopyRole, ReplyText, TakeTurn, TurnContext, TurnReply } from './types.js';
@@ -235,7 +235,7 @@ export class TurnHandle {
       // The turn's tasks: yielded task chunks and steps shown as tasks (a kept step shows complete, not run again).
       const tasks = new TaskBoard();
       const step: TurnContext['step'] = async (name, fn, options) => {
-        const run = () => (steps ? steps.run(name, fn) : Promise.resolve(fn()));
+        const run = () => (steps ? steps.run(name, fn) : Promise.resolve(fn({ idempotencyKey: stepKey(request.eventId, name) })));
         if (!options?.task) return run();
         tasks.update(stepTask(name, options.task, 'in_progress'));
         try {
@@ -353,6 +353,7 @@ export class TurnHandle {
     const key = this.o.key ?? lease?.key;
     if (!store || !key) return undefined;
     const fenced = {
+      eventId,
       onUnkept: (name: string) => this.o.log.warn('turn.step_unkept', { eventId, step: name }),
       // A step is fenced as a write is: checked right before fn runs, kept only under the lease's token.
       confirm: () => this.#fence('step'),

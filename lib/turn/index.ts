@@ -11,7 +11,8 @@ export type { PartPayload } from './parts.js';
 export { stripMention } from './mention.js';
 export { readHistory } from './history.js';
 export { turnFiles } from './files.js';
-export { StepBook } from './steps.js';
+export { StepBook, stepKey } from './steps.js';
+export type { StepRun } from './steps.js';
 export type {
   CopyRole,
   HistoryMessage,

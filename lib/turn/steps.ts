@@ -20,10 +20,31 @@
  * and before its result is kept, leaves nothing kept, and the next run calls
  * `fn` again; so does a copy frozen after the check and before `fn`'s side
  * effect leaves, woken after a takeover. Make such a side effect idempotent
- * where the other side allows (an idempotency key derived from `request.eventId`).
+ * where the other side allows: `fn` is handed the step's idempotency key
+ * (`StepRun.idempotencyKey`), the same on every run of the turn.
  */
+import { createHash } from 'node:crypto';
 import { LeaseLostError, StepLimitError, StoreUnavailableError } from '../errors/index.js';
 import { STORE_LIMITS, type TurnSteps } from '../store/index.js';
+
+/** What a step's `fn` is handed: the same on every run of the turn, on any copy. */
+export interface StepRun {
+  /**
+   * The step's idempotency key: derived from the turn's event id (Slack's
+   * `event_id`, unique across workspaces) and the step's name, so a retry, a
+   * takeover and a woken copy all send the same one. Hand it to the other
+   * side as its idempotency key (Stripe's `Idempotency-Key` header, an
+   * `external_id`, a `client_request_id`): it makes the run the fence cannot
+   * stop (a copy frozen after the check, one that dies inside `fn`) a no-op.
+   * 40 characters, `ah_` and hex; no event id or name in clear.
+   */
+  idempotencyKey: string;
+}
+
+/** The idempotency key of step `name` of the turn of `eventId` (StepRun.idempotencyKey). */
+export function stepKey(eventId: string, name: string): string {
+  return `ah_${createHash('sha256').update(`autohub-step\0${eventId}\0${name}`).digest('hex').slice(0, 37)}`;
+}
 
 /** The most steps one turn keeps (each a store command). */
 export const STEPS_PER_TURN = STORE_LIMITS.stepsPerTurn;
@@ -42,6 +63,8 @@ export interface StepBookOptions {
    * store cannot say). Absent: steps run unfenced (a turn with no store).
    */
   confirm?: () => Promise<void>;
+  /** The turn's event id: with a step's name, its idempotency key (StepRun). Absent: the turn's key, as stable. */
+  eventId?: string;
   /** The token of the turn's lease now (a claim confirmed late gets one mid-turn); undefined: a turn whose claim failed open. */
   token?: () => number | undefined;
   /** Told when the store refused to keep a result because another copy holds the turn. */
@@ -81,7 +104,7 @@ export class StepBook {
     return [...this.#kept.keys()];
   }
 
-  async run<T>(name: string, fn: () => Promise<T> | T): Promise<T> {
+  async run<T>(name: string, fn: (step: StepRun) => Promise<T> | T): Promise<T> {
     if (typeof name !== 'string' || name.length === 0) throw new TypeError('ctx.step needs a name: a non-empty string, the same on every run of the turn');
     if (this.#used.has(name)) {
       throw new Error(`ctx.step("${name}") ran twice in one turn: give each step its own name (a loop can add its index: "search-1", "search-2")`);
@@ -95,7 +118,7 @@ export class StepBook {
     try {
       // After whatever the turn waited on: a copy that lost the turn meanwhile stops here, before the side effect.
       await this.#o.confirm?.();
-      result = await fn();
+      result = await fn({ idempotencyKey: stepKey(this.#o.eventId ?? this.#key, name) });
     } catch (error) {
       // A step that threw kept nothing: the turn may try it again under the same name.
       this.#used.delete(name);

@@ -8,6 +8,7 @@
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../log/index.js';
 import type { ReplyChunk, TaskDisplayMode } from './tasks.js';
+import type { StepRun } from './steps.js';
 
 export type CopyRole = 'hub' | 'cloud';
 
@@ -68,8 +69,10 @@ export interface TurnContext {
    * Run `fn` once per turn: its JSON result is kept with the turn (sealed),
    * so a retry or a takeover gets the kept result instead of running `fn`
    * again. A tool's side effect happens once; a finished model call is not paid twice.
+   * `fn` is handed the step's idempotency key, the same on every run: give it to
+   * the other side, so the one run the fence cannot stop (docs/steps.md) is a no-op.
    */
-  step<T>(name: string, fn: () => Promise<T> | T, options?: StepOptions): Promise<T>;
+  step<T>(name: string, fn: (step: StepRun) => Promise<T> | T, options?: StepOptions): Promise<T>;
   /** The rate-limit-aware WebClient, fenced: its writes leave only while this copy holds the turn. */
   client: WebClient;
   log: Logger;

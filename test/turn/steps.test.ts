@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { RespClient } from '../../drill/sim/resp-client.js';
 import { LeaseLostError, StepLimitError, StoreUnavailableError } from '../../lib/errors/index.js';
 import { createSealer, MemoryStore, stepsKey, UpstashStore, CLAIM_TTL_SECONDS, type SharedStore } from '../../lib/store/index.js';
-import { StepBook, STEPS_PER_TURN } from '../../lib/turn/steps.js';
+import { StepBook, stepKey, STEPS_PER_TURN, type StepRun } from '../../lib/turn/steps.js';
 import { useRedisBridge } from '../support/redis-fixture.js';
 
 let n = 0;
@@ -185,6 +185,36 @@ describe.each(stores)('ctx.step is fenced like a write, over the %s store', (_ki
     await new StepBook({ store, key, kept: undefined, confirm }).run('search', () => void order.push('fn'));
     await (await StepBook.load(store, key, { confirm })).run('search', () => void order.push('fn again'));
     expect(order).toEqual(['confirm', 'fn']);
+  });
+
+  it("fn is handed the step's idempotency key, the same on every run of the turn, on any copy, whatever its lease's token (before: nothing to hand the other side, so the run the fence cannot stop filed a second ticket)", async () => {
+    const store = makeStore();
+    const key = turnKey();
+    // A desk that honours idempotency keys, as Stripe's Idempotency-Key does: a key seen before is answered from the first filing.
+    const byKey = new Map<string, string>();
+    const seen: string[] = [];
+    const file = ({ idempotencyKey }: StepRun) => {
+      seen.push(idempotencyKey);
+      if (!byKey.has(idempotencyKey)) byKey.set(idempotencyKey, `TCK-${byKey.size + 1}`);
+      return byKey.get(idempotencyKey);
+    };
+    // The first owner's fn files, then its copy dies inside fn (nothing kept); the taker-over, under a newer token, runs fn again.
+    const first = new StepBook({ store, key, kept: undefined, eventId: 'Ev-key-1', token: () => 1 });
+    await expect(
+      first.run('file_ticket', (step) => {
+        file(step);
+        throw new Error('the copy died inside fn');
+      }),
+    ).rejects.toThrow('died');
+    const taker = await StepBook.load(store, key, { eventId: 'Ev-key-1', token: () => 2 });
+    expect(await taker.run('file_ticket', file)).toBe('TCK-1');
+    expect(seen).toHaveLength(2);
+    expect(seen[0]).toBe(seen[1]);
+    expect(seen[0]).toMatch(/^ah_[0-9a-f]{37}$/);
+    expect(byKey.size).toBe(1);
+    // Another step of the turn, and the same step of another turn, are other side effects.
+    expect(new Set([stepKey('Ev-key-1', 'file_ticket'), stepKey('Ev-key-1', 'notify'), stepKey('Ev-key-2', 'file_ticket')]).size).toBe(3);
+    expect(stepKey('Ev-key-1', 'file_ticket')).toBe(seen[0]);
   });
 
   it("a copy that lost the turn while fn ran keeps nothing and stands down: the taker-over's result stays (before: the stale copy overwrote it)", async () => {
