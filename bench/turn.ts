@@ -228,6 +228,17 @@ function topSelfTime(file: string, top: number): string[][] {
     .map(([name, hits]) => [name.slice(0, 110), fmt((hits * perSampleUs) / 1000, 0), idle.has(name) ? '-' : `${fmt((hits / busy) * 100, 1)}%`]);
 }
 
+/** A figure's row as a difference (ms): autohub, stock, autohub - stock, the aim, the like-for-like baseline, autohub - that. */
+function differenceRow(label: string, [ours, stock, like]: [number, number, number], aim: string): string[] {
+  const minus = (x: number, y: number) => `${x >= y ? '+' : ''}${fmt(x - y, 2)} ms`;
+  return [label, fmt(ours, 2), fmt(stock, 2), minus(ours, stock), aim, fmt(like, 2), minus(ours, like)];
+}
+
+/** A figure's row as a ratio: autohub, stock, autohub / stock, the aim, the like-for-like baseline, autohub / that. */
+function ratioRow(label: string, [ours, stock, like]: [number, number, number], digits: number, aim: string): string[] {
+  return [label, fmt(ours, digits), fmt(stock, digits), `${fmt(ours / stock)}x`, aim, fmt(like, digits), `${fmt(ours / like)}x`];
+}
+
 export interface TurnBenchOptions {
   /** Rounds of the interleaved load. @default 3 */
   rounds?: number;
@@ -338,51 +349,15 @@ export async function benchTurn(options: TurnBenchOptions = {}): Promise<void> {
         'stock + SET NX claim + setStatus',
         'autohub vs that',
       ],
-      [
+      differenceRow(
         'ack p50, one at a time (ms)',
-        fmt(a.p50, 2),
-        fmt(b.p50, 2),
-        `+${fmt(a.p50 - b.p50, 2)} ms`,
+        [a.p50, b.p50, c.p50],
         `<= +${fmt(roundTrip + 0.5, 2)} ms (a store round trip, ${fmt(roundTrip, 2)} ms, + 0.5)`,
-        fmt(c.p50, 2),
-        `${a.p50 >= c.p50 ? '+' : ''}${fmt(a.p50 - c.p50, 2)} ms`,
-      ],
-      [
-        'ack p99, one at a time (ms)',
-        fmt(a.p99, 2),
-        fmt(b.p99, 2),
-        `+${fmt(a.p99 - b.p99, 2)} ms`,
-        '-',
-        fmt(c.p99, 2),
-        `${a.p99 >= c.p99 ? '+' : ''}${fmt(a.p99 - c.p99, 2)} ms`,
-      ],
-      [
-        'turns done per second, 32 at once',
-        fmt(rps(ours), 0),
-        fmt(rps(base), 0),
-        `${fmt(rps(ours) / rps(base))}x`,
-        '>= 0.9x',
-        fmt(rps(like), 0),
-        `${fmt(rps(ours) / rps(like))}x`,
-      ],
-      [
-        'server CPU per delivery (us)',
-        fmt(cpu(ours), 0),
-        fmt(cpu(base), 0),
-        `${fmt(cpu(ours) / cpu(base))}x`,
-        '<= 1.25x',
-        fmt(cpu(like), 0),
-        `${fmt(cpu(ours) / cpu(like))}x`,
-      ],
-      [
-        'heap per turn held mid-reply (KB)',
-        fmt(ours.heapPerTurn / 1024, 1),
-        fmt(base.heapPerTurn / 1024, 1),
-        `${fmt(ours.heapPerTurn / base.heapPerTurn)}x`,
-        '-',
-        fmt(like.heapPerTurn / 1024, 1),
-        `${fmt(ours.heapPerTurn / like.heapPerTurn)}x`,
-      ],
+      ),
+      differenceRow('ack p99, one at a time (ms)', [a.p99, b.p99, c.p99], '-'),
+      ratioRow('turns done per second, 32 at once', [rps(ours), rps(base), rps(like)], 0, '>= 0.9x'),
+      ratioRow('server CPU per delivery (us)', [cpu(ours), cpu(base), cpu(like)], 0, '<= 1.25x'),
+      ratioRow('heap per turn held mid-reply (KB)', [ours.heapPerTurn / 1024, base.heapPerTurn / 1024, like.heapPerTurn / 1024], 1, '-'),
       ['non-200 answers', String(ours.failures), String(base.failures), '-', '0', String(like.failures), '-'],
     ],
   );
