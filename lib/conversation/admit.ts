@@ -17,6 +17,7 @@ import type { WebClient } from '@slack/web-api';
 import { TurnInterruptedError } from '../errors/index.js';
 import { partMetadata } from '../turn/parts.js';
 import { threadOf } from '../turn/request.js';
+import { checkThread } from '../turn/thread.js';
 import type { ConversationGate } from './gate.js';
 import { conversationOf } from './key.js';
 import { SKIPPED_NOTE } from './gate.js';
@@ -24,7 +25,8 @@ import { SKIPPED_NOTE } from './gate.js';
 /** What the hook reads of a turn (lib/receiver's Turn is one). */
 export interface AdmittedTurn {
   delivery: { body: Record<string, unknown>; claimKeys?: readonly string[] };
-  lease?: { key: string; signal: AbortSignal } | undefined;
+  /** `checkThreadFirst`: a taken-over turn (or a retry after an ambiguous failure), whose owner may have answered it already. */
+  lease?: { key: string; signal: AbortSignal; checkThreadFirst?: boolean } | undefined;
   /** Its claim made its first look at the gate and let it run (alone in its conversation): the gate does not look. */
   claimAdmitted?: boolean | undefined;
   /** The turn's handle: its signal follows the lease, one attached late too, and aborts when the claim turns out another's. */
@@ -62,9 +64,16 @@ export function conversationAdmit(gate: ConversationGate) {
       const eventId = String(t.delivery.body.event_id ?? '');
       const client = t.handle?.client;
       if (!client) return { kind: 'run' };
+      const thread = threadOf(event);
+      if (t.lease?.checkThreadFirst === true || t.delivery.body.autohub_recovered === true) {
+        // Its owner may have posted the note and died before it finished the turn (a post cannot be fenced):
+        // the thread is read first, as a taken-over reply's is, so the note is not posted twice.
+        const found = await checkThread(client, { channel: event.channel, threadTs: thread, eventId }, {});
+        if (found.reply) return { kind: 'answered', ts: found.reply };
+      }
       const posted = await client.chat.postMessage({
         channel: event.channel,
-        thread_ts: threadOf(event),
+        thread_ts: thread,
         text: SKIPPED_NOTE,
         metadata: partMetadata(eventId, 0, true),
       });

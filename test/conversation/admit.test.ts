@@ -3,16 +3,22 @@
  * store: a turn whose claim timed out (failed open, no lease yet) still takes
  * its place in its conversation under its claim key.
  *
- * The bug these catch (issue 31): a turn without a lease ran at once, never
+ * The bug the first ones catch: a turn without a lease ran at once, never
  * entering its thread's order (on a loaded machine the drill sees claims fail
  * open by the thousand once the hub is dead). A follow-up whose
  * claim timed out on a busy copy then ran beside the turn before it; and a
  * first message whose claim timed out was invisible to its follow-up, which
  * found nobody ahead and ran at once. Either way the follow-up's answer began
- * before the answer before it was whole.
+ * before the answer before it was whole. The last ones: a turn skipped past
+ * the bound whose owner posted its note and died before finishing it was
+ * skipped again by its taker-over, which posted the note a second time (the
+ * drill's `assistant`: one to four answered twice a run).
  */
 import { describe, expect, it } from 'vitest';
-import { conversationAdmit, ConversationGate } from '../../lib/conversation/index.js';
+import { WebClient } from '@slack/web-api';
+import { startFakeWebApi } from '../../drill/sim/fake-web-api.js';
+import { conversationAdmit, ConversationGate, SKIPPED_NOTE } from '../../lib/conversation/index.js';
+import { partMetadata } from '../../lib/turn/index.js';
 import { createMemoryLogger } from '../../lib/log/index.js';
 import { MemoryStore } from '../../lib/store/index.js';
 import { eventually } from '../support/copies.js';
@@ -22,11 +28,11 @@ const owner = { instance: 'cloud-1', role: 'cloud' } as const;
 /** A poll no test waits for: every look after the first is woken by `ended`. */
 const HOUR = 3_600_000;
 
-function rig() {
+function rig(maxWaiting?: number) {
   let now = 1_000_000;
   const store = new MemoryStore({ now: () => now });
   const log = createMemoryLogger();
-  const gate = new ConversationGate({ store, log, pollMs: HOUR, now: () => now });
+  const gate = new ConversationGate({ store, log, pollMs: HOUR, now: () => now, ...(maxWaiting !== undefined ? { maxWaiting } : {}) });
   const hook = conversationAdmit(gate);
   /** A mention (or a follow-up in `thread`), claimed in the store as the receiver claims it. */
   const turn = async (eventId: string, ts: string, thread?: string) => {
@@ -102,5 +108,66 @@ describe('the admit hook and claims that failed open', () => {
     const t = { key: 'autohub:claim:T1:event:Ev-d', body: { team_id: 'T1', event_id: 'Ev-d', event: { type: 'app_mention', channel: 'C1', ts: '4.1' } } };
     expect(await hook.admit(failedOpen(t), never())).toEqual({ kind: 'run' });
     expect(looks()).toBe(3);
+  });
+});
+
+describe('the admit hook and a skipped turn taken over', () => {
+  /** Three messages in one thread, one waiting allowed: the second is skipped when the third looks. */
+  async function skippedSecond() {
+    const r = rig(1);
+    const first = await r.turn('Ev-s-first', '5.1');
+    const second = await r.turn('Ev-s-second', '5.2', '5.1');
+    const third = await r.turn('Ev-s-third', '5.3', '5.1');
+    expect(await r.hook.admit(leased(first), never())).toEqual({ kind: 'run' });
+    // The second's owner waits (and dies waiting); the third's look skips it past the bound.
+    const dies = new AbortController();
+    const owner = r.hook.admit(leased(second), dies.signal);
+    await eventually(() => r.gate.waiting === 1, 'the second to wait');
+    void r.hook.admit(leased(third), never());
+    await eventually(() => r.log.lines.some((l) => l.event === 'conversation.bounded'), 'the third to skip the second');
+    dies.abort();
+    await owner;
+    return { ...r, second };
+  }
+
+  it("a taken-over skipped turn finds its dead owner's note in the thread and posts none (before: the taker-over posted the note a second time)", async () => {
+    const api = await startFakeWebApi();
+    try {
+      const client = new WebClient('xoxb-test', { slackApiUrl: api.url, retryConfig: { retries: 0 } });
+      const { second, store, log } = await skippedSecond();
+      // The dead owner posted the note (the post landed, the finish never did).
+      const note = await client.chat.postMessage({ channel: 'C1', thread_ts: '5.1', text: SKIPPED_NOTE, metadata: partMetadata('Ev-s-second', 0, true) });
+      const takenOver = {
+        delivery: { body: second.body, claimKeys: [second.key] },
+        lease: { key: second.key, signal: never(), checkThreadFirst: true },
+        handle: { client, signal: never() },
+        logFields: { eventId: 'Ev-s-second' },
+      };
+      // Another copy's gate over the same store takes the turn over.
+      const cloud = conversationAdmit(new ConversationGate({ store, log, pollMs: HOUR }));
+      expect(await cloud.admit(takenOver, never())).toEqual({ kind: 'answered', ts: note.ts });
+      expect(api.calls.filter((c) => c.method === 'chat.postMessage')).toHaveLength(1);
+    } finally {
+      await api.close();
+    }
+  });
+
+  it('a first run of a skipped turn posts its note without reading the thread (the read is only for a run that may have been answered)', async () => {
+    const api = await startFakeWebApi();
+    try {
+      const client = new WebClient('xoxb-test', { slackApiUrl: api.url, retryConfig: { retries: 0 } });
+      const { second, hook } = await skippedSecond();
+      const first = {
+        delivery: { body: second.body, claimKeys: [second.key] },
+        lease: { key: second.key, signal: never() },
+        handle: { client, signal: never() },
+        logFields: {},
+      };
+      const verdict = await hook.admit(first, never());
+      expect(verdict).toMatchObject({ kind: 'answered' });
+      expect(api.calls.map((c) => c.method)).toEqual(['chat.postMessage']);
+    } finally {
+      await api.close();
+    }
   });
 });
