@@ -347,9 +347,10 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
     unmet.push('the edge answered no delivery 503 with its store out of reach: the scenario did not test what it says');
   }
   const ordered = scenario.followUps ? await conversationScore(h, final, followPairs, mentions, unmet) : undefined;
+  const filed = h.tickets.filed.filter((t) => t.at >= startedAt);
   const tickets = scenario.tickets
     ? {
-        ...countSideEffects(h.tickets.filed.filter((t) => t.at >= startedAt).map((t) => mentionByEventId.get(t.eventId) ?? t.eventId)),
+        ...countSideEffects(filed.map((t) => mentionByEventId.get(t.eventId) ?? t.eventId)),
         stepRepeats: h.tickets.repeats.filter((t) => t.at >= startedAt).length,
       }
     : undefined;
@@ -357,7 +358,7 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
   if (tickets?.sideEffectsTwice) {
     // Which ones and by whom, to find in the copies' logs (DRILL_COPY_LOG).
     const byEvent = new Map<string, string[]>();
-    for (const t of h.tickets.filed.filter((f) => f.at >= startedAt)) byEvent.set(t.eventId, [...(byEvent.get(t.eventId) ?? []), t.by]);
+    for (const t of filed) byEvent.set(t.eventId, [...(byEvent.get(t.eventId) ?? []), t.by]);
     const twice = [...byEvent].filter(([, by]) => by.length > 1).map(([id, by]) => `${id} (${by.join(', ')})`);
     unmet.push(`steps run twice: ${twice.slice(0, 10).join('; ')}`);
   }

@@ -2,9 +2,14 @@
  * A ticket desk on loopback: the outside system a bot's `ctx.step` files a
  * ticket in (the demo turn's AUTOHUB_DEMO_TICKET_URL). Not a stand-in for
  * Slack: it follows no Slack page. It honours an `Idempotency-Key` header as
- * Stripe's API does (https://docs.stripe.com/api/idempotent_requests): a
- * request under a key it has filed a ticket for files nothing and gets that
- * ticket back. The drill counts both: the tickets filed (a turn's side
+ * Stripe's API does (https://docs.stripe.com/api/idempotent_requests, "Stripe
+ * saves the status code and body of the first request made with a given
+ * idempotency key ... Retries with the same key return the saved response"):
+ * a request under a key it has filed a ticket for files nothing and gets
+ * that ticket back; a body it refused (400) saves nothing, as Stripe saves
+ * nothing for a request that fails validation. Left out, as the drill needs
+ * neither: Stripe's 24-hour pruning of keys and its check that a retry's
+ * parameters match the first request's. The drill counts both: the tickets filed (a turn's side
  * effect, once each), and the requests a key made no-ops (`repeats`: the run
  * the step's fence cannot stop, a copy frozen between its check and its
  * request; a broken fence shows as many).
@@ -44,7 +49,7 @@ export async function startTicketDesk(): Promise<TicketDesk> {
         if (known) repeats.push(entry);
         else filed.push(entry);
         const id = known ?? `TCK-${filed.length}`;
-        if (typeof key === 'string') byKey.set(key, id);
+        if (typeof key === 'string' && !known) byKey.set(key, id);
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id }));
       } catch {
         res.writeHead(400).end();

@@ -17,7 +17,7 @@ import type { WebClient } from '@slack/web-api';
 import { TurnInterruptedError } from '../errors/index.js';
 import { partMetadata } from '../turn/parts.js';
 import { threadOf } from '../turn/request.js';
-import { checkThread } from '../turn/thread.js';
+import { checkThread, mayBeAnswered } from '../turn/thread.js';
 import type { ConversationGate } from './gate.js';
 import { conversationOf } from './key.js';
 import { SKIPPED_NOTE } from './gate.js';
@@ -65,7 +65,7 @@ export function conversationAdmit(gate: ConversationGate) {
       const client = t.handle?.client;
       if (!client) return { kind: 'run' };
       const thread = threadOf(event);
-      if (t.lease?.checkThreadFirst === true || t.delivery.body.autohub_recovered === true) {
+      if (mayBeAnswered(t.lease, t.delivery.body)) {
         // Its owner may have posted the note and died before it finished the turn (a post cannot be fenced):
         // the thread is read first, as a taken-over reply's is, so the note is not posted twice.
         const found = await checkThread(client, { channel: event.channel, threadTs: thread, eventId }, {});

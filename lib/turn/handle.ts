@@ -23,7 +23,7 @@ import { readHistory } from './history.js';
 import { threadOf, turnRequest, type EnvelopeFields, type MessageEvent } from './request.js';
 import { StepBook, stepKey } from './steps.js';
 import type { ReleaseReply, TurnSteps } from '../store/index.js';
-import { checkThread, type BotIdentity } from './thread.js';
+import { checkThread, mayBeAnswered, type BotIdentity } from './thread.js';
 import type { CopyRole, ReplyText, TakeTurn, TurnContext, TurnReply } from './types.js';
 import { ReplyWriter, type PartsLedger, type WriteOutcome } from './writer.js';
 import { stepTask, TaskBoard, type TaskDisplayMode } from './tasks.js';
@@ -214,7 +214,7 @@ export class TurnHandle {
     let writer: ReplyWriter | undefined;
     const ai = new AiTurn(this.o.ai, { client: () => this.client, plain: this.o.plain, log });
     try {
-      if (lease?.checkThreadFirst || body.autohub_recovered === true) {
+      if (mayBeAnswered(lease, body)) {
         // A taken-over turn, or a retry after an ambiguous failure, may have been answered already
         // (Slack posts cannot be fenced): the thread is read before the turn runs, so a paid model call is not made twice.
         const thread = await checkThread(client, target, me, event.thread_ts === undefined, this.o.ordered ? { after: event.ts } : undefined);

@@ -35,6 +35,15 @@ export interface ThreadCheck {
   orphan?: string;
 }
 
+/**
+ * Whether a run of a turn may find it answered already, and reads its thread first: a taken-over
+ * turn or a retry after an ambiguous failure (its lease says so), or one kept and run again after
+ * a stop (`autohub_recovered`). Slack posts cannot be fenced, so its owner may have written.
+ */
+export function mayBeAnswered(lease: { checkThreadFirst?: boolean } | undefined, body: { autohub_recovered?: unknown }): boolean {
+  return lease?.checkThreadFirst === true || body.autohub_recovered === true;
+}
+
 type ThreadMessage = { ts?: string; bot_id?: string; app_id?: string; user?: string; metadata?: unknown };
 
 /** Whether a message read back from Slack is this app's own. */
