@@ -62,7 +62,7 @@ export interface AutohubOptions {
   log: Logger;
   /** @default createStore(config): Upstash when configured, else in-process */
   store?: SharedStore | undefined;
-  /** The network `fetch` under the rate-limit layer. @default globalThis.fetch */
+  /** The network `fetch` under the rate-limit layer. @default the Slack transport (lib/ratelimit/slack-transport.ts) */
   fetch?: typeof fetch | undefined;
   /** @default Date.now */
   now?: (() => number) | undefined;

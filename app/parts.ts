@@ -9,7 +9,7 @@ import { App } from '@slack/bolt';
 import { WebClient, type WebClientOptions } from '@slack/web-api';
 import type { AppConfig } from '../lib/config/index.js';
 import { slackLogger, type Logger } from '../lib/log/index.js';
-import { createRateLimitFetch, guardedClients, type RateLimitFetch } from '../lib/ratelimit/index.js';
+import { createRateLimitFetch, createSlackTransport, guardedClients, type RateLimitFetch } from '../lib/ratelimit/index.js';
 import { FailoverReceiver } from '../lib/receiver/index.js';
 import { HealthMonitor, PeerWatch, type HealthMonitorOptions } from '../lib/liveness/index.js';
 import { type LeaseKeeper, Reaper, type DeadTurn } from '../lib/lease/index.js';
@@ -69,7 +69,8 @@ export function buildSlackClient(o: {
   wakes: Pick<Wakes, 'refused' | 'answered'>;
 }): SlackClient {
   const rateLimit = createRateLimitFetch({
-    fetch: o.fetch,
+    // The WebClient's calls over the kept-alive wire, not undici's fetch (lib/ratelimit/slack-transport.ts).
+    fetch: o.fetch ?? createSlackTransport(),
     now: o.now,
     sleep: o.sleep,
     maxAttempts: o.config.rateLimit.attempts,

@@ -14,6 +14,7 @@ import { benchReceiver } from './receiver.js';
 import { benchStart } from './start.js';
 import { benchStream } from './stream.js';
 import { benchTurn } from './turn.js';
+import { benchWire } from './wire.js';
 
 let profile = false;
 const sections: Record<string, () => Promise<void>> = {
@@ -27,6 +28,7 @@ const sections: Record<string, () => Promise<void>> = {
   load: () => benchLoad(),
   stream: () => benchStream(),
   turn: () => benchTurn({ profile }),
+  wire: () => benchWire(),
 };
 
 const USAGE = `usage: npm run bench -- [--section ${Object.keys(sections).join('|')}] [--profile]`;

@@ -16,3 +16,5 @@ export { parseRefusals, readRefusals } from './refusal-file.js';
 export { REFUSAL_LOG_MAX_BYTES } from './refusal-log.js';
 export { channelOf } from './rate-limit-fetch.js';
 export { guardedClients } from './guarded-client.js';
+export { createSlackTransport } from './slack-transport.js';
+export type { SlackTransportOptions } from './slack-transport.js';
