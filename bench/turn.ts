@@ -121,9 +121,10 @@ function post(port: number, d: { body: string; headers: Record<string, string> }
   return new Promise((resolve, reject) => {
     const req = request({ host: '127.0.0.1', port, path: '/slack/events', method: 'POST', headers: d.headers, agent }, (res) => {
       res.resume();
+      res.on('error', (e) => reject(new Error(`the server on port ${port} broke its answer off: ${e.message}`)));
       res.on('end', () => resolve(res.statusCode ?? 0));
     });
-    req.on('error', reject);
+    req.on('error', (e) => reject(new Error(`the server on port ${port} refused the delivery: ${e.message}`)));
     req.end(d.body);
   });
 }
