@@ -2,8 +2,8 @@
  * HTTP/1.1 written straight onto kept-alive sockets (`node:net`, or `node:tls`
  * for https): each request is one write of its whole text and a read of one
  * reply (its status line and headers, then a body of `Content-Length` bytes,
- * chunked, or up to the connection's close). No `fetch` (about 300 us of CPU
- * a request on this machine, against about 45 us here: `bench/wire.ts`) nor
+ * chunked, or up to the connection's close). No `fetch` (a Web API call
+ * through the WebClient costs about 700 us of CPU more on it: `bench/wire.ts`) nor
  * `node:http`'s request machinery (its agent, outgoing and incoming messages).
  *
  * One exchange at a time on a socket, a bounded pool of sockets per server, an

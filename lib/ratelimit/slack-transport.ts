@@ -1,9 +1,9 @@
 /**
  * The network under the rate-limit fetch: a `fetch` for the WebClient's calls
  * that writes each POST straight onto kept-alive sockets (lib/http/wire.ts)
- * and answers with the text read once (a `ReadAnswer`), where undici's `fetch`
- * spends about 300 us of CPU a call on this machine and the wire about 45 us
- * (`npm run bench -- --section wire`). A copy makes three Web API calls a
+ * and answers with the text read once (a `ReadAnswer`). A call through the
+ * WebClient costs about 1,000 us of CPU on undici's `fetch` and about 300 us
+ * on this (`npm run bench -- --section wire`). A copy makes three Web API calls a
  * streamed turn (status, start, stop), so this is the larger part of what a
  * turn costs beyond stock Bolt's.
  *
