@@ -17,6 +17,7 @@ import { benchTurn } from './turn.js';
 import { benchWire } from './wire.js';
 
 let profile = false;
+let pin = false;
 const sections: Record<string, () => Promise<void>> = {
   claim: () => benchClaim(),
   receiver: () => benchReceiver(),
@@ -27,17 +28,18 @@ const sections: Record<string, () => Promise<void>> = {
   start: () => benchStart(),
   load: () => benchLoad(),
   stream: () => benchStream(),
-  turn: () => benchTurn({ profile }),
+  turn: () => benchTurn({ profile, pin }),
   wire: () => benchWire(),
 };
 
-const USAGE = `usage: npm run bench -- [--section ${Object.keys(sections).join('|')}] [--profile]`;
+const USAGE = `usage: npm run bench -- [--section ${Object.keys(sections).join('|')}] [--profile] [--pin]`;
 if (helpAsked(process.argv.slice(2), USAGE)) process.exit(0);
 let only: string | undefined;
 try {
-  const { values } = parseCli(process.argv.slice(2), { section: { type: 'string' }, profile: { type: 'boolean' } }, USAGE);
+  const { values } = parseCli(process.argv.slice(2), { section: { type: 'string' }, profile: { type: 'boolean' }, pin: { type: 'boolean' } }, USAGE);
   only = values.section;
   profile = values.profile === true;
+  pin = values.pin === true;
   if (only !== undefined && !(only in sections)) throw new UsageError(`unknown section ${JSON.stringify(only)}; ${USAGE}`);
 } catch (error) {
   console.error(`bench: ${(error as Error).message}`);

@@ -21,13 +21,14 @@
  * server CPU per delivery (the server process's own CPU time, over every
  * batch, each to its last turn's end); heap per turn held mid-reply (the
  * reply's first write held by the fake). `--profile`: a CPU profile of the
- * copy over the same load, and its top self-time functions.
+ * copy over the same load, and its top self-time functions. `--pin`: each
+ * server on a core of its own, the rest on the other (TurnBenchOptions.pin).
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { mentionEnvelope } from '../drill/sim/slack-events.js';
@@ -249,6 +250,18 @@ export interface TurnBenchOptions {
   atThirtyTwo?: number;
   /** Write a CPU profile of the copy and print its top self-time functions. @default false */
   profile?: boolean;
+  /**
+   * Each server on the first core alone, everything else (this process, the fake Web API, the
+   * store's bridge and redis-server) on the second, with `taskset`: throughput then measures a
+   * server's own ceiling, not its share of a machine whose other core also serves the store (which
+   * a deployed copy reaches over the network). Needs two cores. @default false
+   */
+  pin?: boolean;
+}
+
+/** Every thread of `pid` on `cores` (Linux's taskset, from util-linux). */
+function pinTo(pid: number, cores: string): void {
+  execFileSync('taskset', ['-a', '-p', '-c', cores, String(pid)], { stdio: 'ignore' });
 }
 
 export async function benchTurn(options: TurnBenchOptions = {}): Promise<void> {
@@ -258,6 +271,11 @@ export async function benchTurn(options: TurnBenchOptions = {}): Promise<void> {
   console.error('bench turn: building dist/node (npm run build) ...');
   execFileSync(process.execPath, [join(ROOT, 'scripts/build.mjs')], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
   const profileDir = options.profile ? mkdtempSync(join(tmpdir(), 'autohub-turn-prof-')) : undefined;
+  // This process first: the children it forks from here on start on its core.
+  if (options.pin) {
+    if (availableParallelism() < 2) throw new Error(`--pin needs two cores; this machine has ${availableParallelism()}`);
+    pinTo(process.pid, '1');
+  }
   const tsx = ['--import', 'tsx'];
   /** Every child started, stopped at the end whatever happens. */
   const children: ChildProcess[] = [];
@@ -302,6 +320,7 @@ export async function benchTurn(options: TurnBenchOptions = {}): Promise<void> {
       startServer(LIKE, here('./turn-stock.mjs'), { secret: SECRET, apiUrl, claimUrl: bridgeUrl, claimToken: bridgeToken, status: 'yes' }),
     );
     const servers = [copy, stock, same];
+    if (options.pin) for (const s of servers) pinTo(s.child.pid!, '0');
     for (const s of servers) totals.set(s.name, { acks1: [], turns32: 0, seconds32: 0, cpuUs: 0, delivered: 0, failures: 0, heapPerTurn: 0 });
     // Warm-up: the JIT, Bolt's first auth.test, the keep-alive sockets, the store's scripts loaded.
     for (const s of servers) await load(s, 300, 8);
@@ -339,7 +358,7 @@ export async function benchTurn(options: TurnBenchOptions = {}): Promise<void> {
   const cpu = (t: Totals) => t.cpuUs / t.delivered;
   const rps = (t: Totals) => t.turns32 / t.seconds32;
   printTable(
-    `turn: an @mention answered with a streamed reply (four chunks), ${rounds} interleaved rounds of ${n1} one at a time and ${n32} 32 at a time, each server in its own process`,
+    `turn: an @mention answered with a streamed reply (four chunks), ${rounds} interleaved rounds of ${n1} one at a time and ${n32} 32 at a time, each server in its own process${options.pin ? ', pinned to a core of its own (the rest on the other)' : ''}`,
     [
       [
         'figure',
