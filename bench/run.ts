@@ -18,6 +18,7 @@ import { benchWire } from './wire.js';
 
 let profile = false;
 let pin = false;
+let slots: number | undefined;
 const sections: Record<string, () => Promise<void>> = {
   claim: () => benchClaim(),
   receiver: () => benchReceiver(),
@@ -28,18 +29,27 @@ const sections: Record<string, () => Promise<void>> = {
   start: () => benchStart(),
   load: () => benchLoad(),
   stream: () => benchStream(),
-  turn: () => benchTurn({ profile, pin }),
+  turn: () => benchTurn({ profile, pin, slots }),
   wire: () => benchWire(),
 };
 
-const USAGE = `usage: npm run bench -- [--section ${Object.keys(sections).join('|')}] [--profile] [--pin]`;
+const USAGE = `usage: npm run bench -- [--section ${Object.keys(sections).join('|')}] [--profile] [--pin] [--slots N]`;
 if (helpAsked(process.argv.slice(2), USAGE)) process.exit(0);
 let only: string | undefined;
 try {
-  const { values } = parseCli(process.argv.slice(2), { section: { type: 'string' }, profile: { type: 'boolean' }, pin: { type: 'boolean' } }, USAGE);
+  const { values } = parseCli(
+    process.argv.slice(2),
+    { section: { type: 'string' }, profile: { type: 'boolean' }, pin: { type: 'boolean' }, slots: { type: 'string' } },
+    USAGE,
+  );
   only = values.section;
   profile = values.profile === true;
   pin = values.pin === true;
+  if (values.slots !== undefined) {
+    slots = Number(values.slots);
+    if (!Number.isInteger(slots) || slots < 1)
+      throw new UsageError(`--slots takes a whole number of turns at once, at least 1, not ${JSON.stringify(values.slots)}; ${USAGE}`);
+  }
   if (only !== undefined && !(only in sections)) throw new UsageError(`unknown section ${JSON.stringify(only)}; ${USAGE}`);
 } catch (error) {
   console.error(`bench: ${(error as Error).message}`);

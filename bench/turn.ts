@@ -23,6 +23,7 @@
  * reply's first write held by the fake). `--profile`: a CPU profile of the
  * copy over the same load, and its top self-time functions. `--pin`: each
  * server on a core of its own, the rest on the other (TurnBenchOptions.pin).
+ * `--slots N`: the copy's turn slots (TurnBenchOptions.slots).
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
@@ -257,6 +258,12 @@ export interface TurnBenchOptions {
    * a deployed copy reaches over the network). Needs two cores. @default false
    */
   pin?: boolean;
+  /**
+   * The copy's turn slots (`AUTOHUB_MAX_TURNS`). Stock Bolt runs every turn it acked at once, the
+   * copy at most this many (16 as deployed), so at 32 in flight the default also measures the cap.
+   * @default the copy's own default
+   */
+  slots?: number;
 }
 
 /** Every thread of `pid` on `cores` (Linux's taskset, from util-linux). */
@@ -306,6 +313,7 @@ export async function benchTurn(options: TurnBenchOptions = {}): Promise<void> {
       UPSTASH_REDIS_REST_URL: bridgeUrl,
       UPSTASH_REDIS_REST_TOKEN: bridgeToken,
       AUTOHUB_HEALTH_TOKEN: BENCH_TOKEN,
+      ...(options.slots === undefined ? {} : { AUTOHUB_MAX_TURNS: String(options.slots) }),
     };
     const copy = await started(startServer('autohub', here('./turn-copy.mjs'), copyEnv, profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []));
     const stock = await started(
@@ -358,7 +366,7 @@ export async function benchTurn(options: TurnBenchOptions = {}): Promise<void> {
   const cpu = (t: Totals) => t.cpuUs / t.delivered;
   const rps = (t: Totals) => t.turns32 / t.seconds32;
   printTable(
-    `turn: an @mention answered with a streamed reply (four chunks), ${rounds} interleaved rounds of ${n1} one at a time and ${n32} 32 at a time, each server in its own process${options.pin ? ', pinned to a core of its own (the rest on the other)' : ''}`,
+    `turn: an @mention answered with a streamed reply (four chunks), ${rounds} interleaved rounds of ${n1} one at a time and ${n32} 32 at a time, each server in its own process${options.pin ? ', pinned to a core of its own (the rest on the other)' : ''}${options.slots === undefined ? '' : `, the copy's turn slots ${options.slots}`}`,
     [
       [
         'figure',
