@@ -2,7 +2,7 @@
  * `npm run bench [-- --section NAME]`: every section, or one, each printing
  * its figures beside the baseline its issue names, measured in the same run.
  */
-import { helpAsked, parseCli } from '../app/cli/args.js';
+import { helpAsked, parseCli, wholeNumber } from '../app/cli/args.js';
 import { UsageError } from '../lib/errors/index.js';
 import { benchClaim } from './claim.js';
 import { benchCost } from './cost.js';
@@ -45,11 +45,8 @@ try {
   only = values.section;
   profile = values.profile === true;
   pin = values.pin === true;
-  if (values.slots !== undefined) {
-    slots = Number(values.slots);
-    if (!Number.isInteger(slots) || slots < 1)
-      throw new UsageError(`--slots takes a whole number of turns at once, at least 1, not ${JSON.stringify(values.slots)}; ${USAGE}`);
-  }
+  // The bounds of the copy's own AUTOHUB_MAX_TURNS (lib/config/app-config.ts).
+  slots = values.slots === undefined ? undefined : wholeNumber(values.slots, '--slots', 1, 1000, 16);
   if (only !== undefined && !(only in sections)) throw new UsageError(`unknown section ${JSON.stringify(only)}; ${USAGE}`);
 } catch (error) {
   console.error(`bench: ${(error as Error).message}`);
