@@ -20,7 +20,9 @@
  * in flight (ack and reply both: the batch ends when its last turn does);
  * server CPU per delivery (the server process's own CPU time, over every
  * batch, each to its last turn's end); heap per turn held mid-reply (the
- * reply's first write held by the fake). `--profile`: a CPU profile of the
+ * reply's first write held by the fake); each core's busy share over the
+ * batches 32 at a time (pinned: a server whose core is not full while the
+ * other is waits on the rig, not on its own work). `--profile`: a CPU profile of the
  * copy over the same load, and its top self-time functions. `--pin`: each
  * server on a core of its own, the rest on the other (TurnBenchOptions.pin).
  * `--slots N`: the copy's turn slots (TurnBenchOptions.slots).
@@ -146,6 +148,29 @@ interface Batch {
   seconds: number;
   cpuUs: number;
   failures: number;
+  /** Each core's busy and total time over the batch (jiffies), whoever spent it. */
+  cores: CoreTimes[];
+}
+
+interface CoreTimes {
+  busy: number;
+  total: number;
+}
+
+/**
+ * Each core's time so far (Linux's /proc/stat, in jiffies): busy is all but idle and iowait. Over
+ * a batch it tells which side was short of CPU: a server whose core is not full while the other
+ * core is waits on the rig (the load, the fake Web API, the store), not on its own work.
+ */
+function coreTimes(): CoreTimes[] {
+  return readFileSync('/proc/stat', 'utf8')
+    .split('\n')
+    .filter((line) => /^cpu\d+ /.test(line))
+    .map((line) => {
+      const [user, nice, system, idle, iowait, irq, softirq, steal] = line.trim().split(/\s+/).slice(1).map(Number) as number[];
+      const busy = user! + nice! + system! + irq! + softirq! + steal!;
+      return { busy, total: busy + idle! + iowait! };
+    });
 }
 
 /** `n` deliveries, `concurrency` at a time; CPU and time to the end of the last turn. */
@@ -153,12 +178,15 @@ async function load(server: Server, n: number, concurrency: number): Promise<Bat
   const requests = await deliveries(n);
   await drained(server);
   const before = await server.usage();
+  const coresBefore = coreTimes();
   const started = performance.now();
   const { samples: acks, failures } = await closedLoop(requests, concurrency, (r) => post(server.port, r));
   await drained(server);
   const seconds = (performance.now() - started) / 1000;
+  const coresAfter = coreTimes();
   const after = await server.usage();
-  return { acks, seconds, cpuUs: after.cpuUs - before.cpuUs, failures };
+  const cores = coresAfter.map((c, i) => ({ busy: c.busy - coresBefore[i]!.busy, total: c.total - coresBefore[i]!.total }));
+  return { acks, seconds, cpuUs: after.cpuUs - before.cpuUs, failures, cores };
 }
 
 /**
@@ -204,6 +232,8 @@ interface Totals {
   delivered: number;
   failures: number;
   heapPerTurn: number;
+  /** Each core's time over the batches 32 at a time. */
+  cores32: CoreTimes[];
 }
 
 /** The top self-time functions of a .cpuprofile (V8's format: nodes with hit counts, samples in µs deltas). */
@@ -329,7 +359,7 @@ export async function benchTurn(options: TurnBenchOptions = {}): Promise<void> {
     );
     const servers = [copy, stock, same];
     if (options.pin) for (const s of servers) pinTo(s.child.pid!, '0');
-    for (const s of servers) totals.set(s.name, { acks1: [], turns32: 0, seconds32: 0, cpuUs: 0, delivered: 0, failures: 0, heapPerTurn: 0 });
+    for (const s of servers) totals.set(s.name, { acks1: [], turns32: 0, seconds32: 0, cpuUs: 0, delivered: 0, failures: 0, heapPerTurn: 0, cores32: [] });
     // Warm-up: the JIT, Bolt's first auth.test, the keep-alive sockets, the store's scripts loaded.
     for (const s of servers) await load(s, 300, 8);
     for (let round = 0; round < rounds; round++) {
@@ -345,6 +375,7 @@ export async function benchTurn(options: TurnBenchOptions = {}): Promise<void> {
         t.cpuUs += one.cpuUs + many.cpuUs;
         t.delivered += n1 + n32;
         t.failures += one.failures + many.failures;
+        t.cores32 = many.cores.map((c, i) => ({ busy: c.busy + (t.cores32[i]?.busy ?? 0), total: c.total + (t.cores32[i]?.total ?? 0) }));
       }
     }
     for (const s of servers) totals.get(s.name)!.heapPerTurn = await heapPerTurn(s, api.child, 200);
@@ -386,6 +417,11 @@ export async function benchTurn(options: TurnBenchOptions = {}): Promise<void> {
       ratioRow('turns done per second, 32 at once', [rps(ours), rps(base), rps(like)], 0, '>= 0.9x'),
       ratioRow('server CPU per delivery (us)', [cpu(ours), cpu(base), cpu(like)], 0, '<= 1.25x'),
       ratioRow('heap per turn held mid-reply (KB)', [ours.heapPerTurn / 1024, base.heapPerTurn / 1024, like.heapPerTurn / 1024], 1, '-'),
+      ...ours.cores32.map((_, i) => {
+        const busy = (t: Totals) => `${fmt((t.cores32[i]!.busy / (t.cores32[i]!.total || 1)) * 100, 0)}%`;
+        const core = options.pin ? (i === 0 ? ' (the server)' : i === 1 ? ' (load, fake Web API, store)' : '') : '';
+        return [`core ${i}${core} busy, 32 at once`, busy(ours), busy(base), '-', '-', busy(like), '-'];
+      }),
       ['non-200 answers', String(ours.failures), String(base.failures), '-', '0', String(like.failures), '-'],
     ],
   );
