@@ -107,10 +107,12 @@ export class TurnLease {
 
   /**
    * A streamed reply started a message: record the reply's messages in the
-   * lease before anything is appended, so a taker-over completes them. The
-   * gap before chat.startStream answers is the same one-request window a
-   * post has. When the store's answer is lost, the next write of the turn
-   * records them first (the fence will not let it go before).
+   * lease, so a taker-over completes them. Sent beside the stream's next
+   * write (lib/turn/open-stream.ts): until it lands, a taker-over finds the
+   * message in the thread (open, without metadata: the same window as the
+   * one before chat.startStream answers; or stopped, with its metadata).
+   * When the store's answer is lost, the next write of the turn records
+   * them first (the fence will not let it go before).
    */
   async recordParts(ts: readonly string[]): Promise<void> {
     this.#parts = [...ts];

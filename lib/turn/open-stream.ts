@@ -20,7 +20,12 @@ export interface StreamTarget extends ReplyTarget {
 export interface PartsLedger {
   /** Messages an earlier run (or this one) of the turn wrote: complete these, never add a second reply. */
   readonly parts: readonly string[];
-  /** Record the reply's messages so far (one store command), before anything is appended to the newest. */
+  /**
+   * Record the reply's messages so far (one store command). Sent beside the stream's next write, not
+   * before it, and awaited with that write: a copy that dies with the record unanswered leaves a state a
+   * taker-over knows either way (an open message without metadata, as in the window before the start's
+   * answer, or a stopped one whose metadata the thread read finds).
+   */
   recordParts(ts: readonly string[]): Promise<void>;
   /** Slack has confirmed this many characters of the reply (kept with the next renewal, at no cost). */
   confirmed(chars: number): void;
@@ -114,6 +119,8 @@ export class OpenStream {
   /** Characters of the reply Slack has accepted (a reopened or closed code block's markers not counted). */
   #sent = 0;
   #lastAppend: number;
+  /** The record of the reply's messages, sent when a message started and awaited with the stream's next write. */
+  #recording: Promise<void> | undefined;
 
   constructor(
     private readonly s: StreamSetup,
@@ -149,7 +156,10 @@ export class OpenStream {
     }
     this.#held = head + text;
     this.#sent += text.length;
-    await ledger?.recordParts(this.parts);
+    const recording = ledger?.recordParts(this.parts);
+    // Held until the next write settles it; a turn that ends before one leaves the outcome on the lease (lost, or to record again).
+    recording?.catch(() => undefined);
+    this.#recording = recording;
     ledger?.confirmed(this.#sent);
     this.#lastAppend = this.s.now();
     return 'started';
@@ -159,7 +169,7 @@ export class OpenStream {
   async append(text: string): Promise<Ended> {
     const ts = this.#newest();
     try {
-      await this.s.client.chat.appendStream({ channel: this.s.target.channel, ts, ...this.#body(text) } as never);
+      await this.#besideRecord(this.s.client.chat.appendStream({ channel: this.s.target.channel, ts, ...this.#body(text) } as never));
       this.#lastAppend = this.s.now();
     } catch (error) {
       return this.#cut(error, ts);
@@ -173,13 +183,15 @@ export class OpenStream {
     const { client, target, blocks } = this.s;
     const ts = this.#newest();
     try {
-      await client.chat.stopStream({
-        channel: target.channel,
-        ts,
-        ...this.#body(text + tail),
-        metadata: partMetadata(target.eventId, this.parts.length - 1, final),
-        ...(final && blocks ? { blocks: blocks as never } : {}),
-      } as never);
+      await this.#besideRecord(
+        client.chat.stopStream({
+          channel: target.channel,
+          ts,
+          ...this.#body(text + tail),
+          metadata: partMetadata(target.eventId, this.parts.length - 1, final),
+          ...(final && blocks ? { blocks: blocks as never } : {}),
+        } as never),
+      );
       this.open.streaming = undefined;
     } catch (error) {
       return this.#cut(error, ts);
@@ -287,6 +299,21 @@ export class OpenStream {
   /** The next rollover, not while a task is open here: its card would be left spinning in a message that no longer streams (the text waits for the task). */
   #nextRollover(): Rollover | undefined {
     return this.s.board.open.length === 0 ? rollover(this.#held, this.pending, this.s.max) : undefined;
+  }
+
+  /**
+   * A stream call sent beside the record of a message just started, settled with it: the record's
+   * failure first (the lease lost: the turn stands down), then the call's own. A whole reply's record
+   * and stop so cost one round trip after the start, not two.
+   */
+  async #besideRecord<T>(write: Promise<T>): Promise<T> {
+    const recording = this.#recording;
+    this.#recording = undefined;
+    if (!recording) return write;
+    const [recorded, written] = await Promise.allSettled([recording, write]);
+    if (recorded.status === 'rejected') throw recorded.reason;
+    if (written.status === 'rejected') throw written.reason;
+    return written.value;
   }
 
   #body(text: string): Record<string, unknown> {

@@ -6,7 +6,8 @@
  *   - Every call goes through the turn's fenced client: it leaves only while
  *     this copy holds the turn (the fence is in the rate-limit fetch).
  *   - A streamed message's ts goes into the lease the moment Slack answers
- *     chat.startStream, so a taker-over completes *these* messages (stop what
+ *     chat.startStream (the record is sent beside the stream's next write and
+ *     settled with it), so a taker-over completes *these* messages (stop what
  *     is still open, then chat.update each with the new, complete answer)
  *     instead of adding a second reply.
  *   - Appends are batched, at most one a second (chat.appendStream is Tier 4

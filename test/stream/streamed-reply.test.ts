@@ -83,6 +83,46 @@ describe('a streamed reply', () => {
     expect(cloud.lines.some((l) => l.event === 'turn.orphan_stream' && l.eventId === eventId)).toBe(true);
   });
 
+  it('its owner died after stopping the stream, its record unanswered (the record goes beside the stop): the taker-over finds the whole reply and writes nothing', async () => {
+    // The dead owner's state, built by hand: a lapsed lease with no stream ts (the record sent beside
+    // the stop never landed), and the message Slack opened and stopped for it, whole, with its metadata.
+    const { eventKey } = await import('../../lib/store/index.js');
+    const { partMetadata } = await import('../../lib/turn/parts.js');
+    const { WebClient } = await import('@slack/web-api');
+    const thread = ts();
+    const eventId = 'Ev-stream-stopped-unrecorded';
+    const body = JSON.stringify(mentionEnvelope({ eventId, ts: thread, team: 'T0AUTOHUB', channel: 'C0GENERAL' }));
+    expect(await cloud.store.claim([eventKey('T0AUTOHUB', eventId)], { instance: 'hub-gone', role: 'hub' }, { leaseMs: 1500, body })).toMatchObject({
+      token: 1,
+    });
+    const slack = new WebClient('xoxb-test', { slackApiUrl: api.url });
+    const started = await slack.chat.startStream({
+      channel: 'C0GENERAL',
+      thread_ts: thread,
+      markdown_text: 'Hi <@U0PERSON>, ',
+      recipient_user_id: 'U0PERSON',
+      recipient_team_id: 'T0AUTOHUB',
+    });
+    await slack.chat.stopStream({
+      channel: 'C0GENERAL',
+      ts: started.ts!,
+      markdown_text: 'I got that. Answered by the hub.',
+      metadata: partMetadata(eventId, 0, true),
+    });
+
+    await turnOver(cloud.store, eventId, 15_000);
+    const streams = streamsIn(thread);
+    expect(streams).toHaveLength(1);
+    expect(streams[0]![1]).toMatchObject({ state: 'stopped', text: 'Hi <@U0PERSON>, I got that. Answered by the hub.' });
+    expect(
+      api.calls.filter(
+        (c) => (c.method === 'chat.postMessage' || c.method === 'chat.update') && c.params.channel === 'C0GENERAL' && c.params.ts === started.ts,
+      ),
+    ).toHaveLength(0);
+    expect(api.calls.filter((c) => c.method === 'chat.postMessage' && c.params.thread_ts === thread)).toHaveLength(0);
+    expect(cloud.lines.some((l) => l.event === 'turn.already_replied' && l.eventId === eventId)).toBe(true);
+  });
+
   it('a stream Slack closes mid-turn ends complete, through an update', async () => {
     api.streamLifeMs = 500;
     const hub = await startHub({ AUTOHUB_DEMO_CHUNK_MS: '700' });
