@@ -13,14 +13,10 @@
  * machine: 1,818 claims failed open in four minutes, and with one look
  * each, 1,627 of those turns ran unordered).
  */
-import type { WebClient } from '@slack/web-api';
 import { TurnInterruptedError } from '../errors/index.js';
-import { partMetadata } from '../turn/parts.js';
-import { threadOf } from '../turn/request.js';
-import { checkThread, mayBeAnswered } from '../turn/thread.js';
+import type { AdmitVerdict } from '../runner/index.js';
 import type { ConversationGate } from './gate.js';
 import { conversationOf } from './key.js';
-import { SKIPPED_NOTE } from './gate.js';
 
 /** What the hook reads of a turn (lib/receiver's Turn is one). */
 export interface AdmittedTurn {
@@ -30,12 +26,9 @@ export interface AdmittedTurn {
   /** Its claim made its first look at the gate and let it run (alone in its conversation): the gate does not look. */
   claimAdmitted?: boolean | undefined;
   /** The turn's handle: its signal follows the lease, one attached late too, and aborts when the claim turns out another's. */
-  handle?: { client: WebClient; signal: AbortSignal; interrupt?(reason: Error): void } | undefined;
+  handle?: { signal: AbortSignal; interrupt?(reason: Error): void } | undefined;
   logFields: Record<string, unknown>;
 }
-
-/** What the runner does next: run the turn, finish it (answered here, `ts` of the reply), or nothing (this copy lost it). */
-export type AdmitVerdict = { kind: 'run' } | { kind: 'answered'; ts: string | null } | { kind: 'gone' };
 
 export function conversationAdmit(gate: ConversationGate) {
   /** Running turns watched for an interrupt (`interrupt`): the watch's stop, called when the turn ends. */
@@ -58,26 +51,8 @@ export function conversationAdmit(gate: ConversationGate) {
         }
         return { kind: 'run' };
       }
-      if (verdict === 'gone') return { kind: 'gone' };
-      // Skipped past the bound: the note is this turn's reply, tagged final, so a takeover's thread check finds it answered.
-      const event = t.delivery.body.event as { channel: string; ts: string; thread_ts?: string };
-      const eventId = String(t.delivery.body.event_id ?? '');
-      const client = t.handle?.client;
-      if (!client) return { kind: 'run' };
-      const thread = threadOf(event);
-      if (mayBeAnswered(t.lease, t.delivery.body)) {
-        // Its owner may have posted the note and died before it finished the turn (a post cannot be fenced):
-        // the thread is read first, as a taken-over reply's is, so the note is not posted twice.
-        const found = await checkThread(client, { channel: event.channel, threadTs: thread, eventId }, {});
-        if (found.reply) return { kind: 'answered', ts: found.reply };
-      }
-      const posted = await client.chat.postMessage({
-        channel: event.channel,
-        thread_ts: thread,
-        text: SKIPPED_NOTE,
-        metadata: partMetadata(eventId, 0, true),
-      });
-      return { kind: 'answered', ts: posted.ts ?? null };
+      // Skipped past the bound: the turn's handle answers it with a short note (TurnHandle.answerSkipped).
+      return { kind: verdict };
     },
     /** A turn ended (however): the turns waiting behind it here look again at once. */
     ended: (t: Pick<AdmittedTurn, 'delivery'>): void => {

@@ -17,7 +17,8 @@
  *     copy, else every `pollMs` (one command a look: the cost of waiting
  *     for a turn on the other copy).
  *   - Bounded: past `maxWaiting` turns waiting in one thread, the oldest
- *     waiting one is answered with a short note (SKIPPED_NOTE), never dropped.
+ *     waiting one is answered with a short note (SKIPPED_NOTE, by the turn's
+ *     handle: TurnHandle.answerSkipped), never dropped.
  *   - A store that cannot answer is asked again; after `unsureLooks` looks
  *     in a row without an answer the turn runs (fail open, as a claim does).
  *   - `interrupt` (the bot's concurrency): a newer message marks the running
@@ -32,9 +33,6 @@
 import type { Logger } from '../log/index.js';
 import { STORE_LIMITS, type Conversations } from '../store/index.js';
 import type { Concurrency } from './concurrency.js';
-
-/** The answer of a turn skipped past the bound: it is that turn's reply (final), so a takeover does not post it again. */
-export const SKIPPED_NOTE = '_(You wrote again before I got to this one, so I am answering your newer message instead.)_';
 
 export type Admission = 'run' | 'skipped' | 'gone';
 
@@ -84,7 +82,7 @@ export class ConversationGate {
 
   /**
    * Wait until the turn `turnKey` may run in `conversation`: `run`, `skipped`
-   * (answer it with SKIPPED_NOTE), or `gone` (`signal` aborted: this copy no
+   * (its handle answers it with SKIPPED_NOTE), or `gone` (`signal` aborted: this copy no
    * longer holds the turn, or is stopping). `admitted`: the turn's claim made
    * its first look and it went (ClaimOutcome's `admitted`): `run` at once, no look.
    */

@@ -2,6 +2,6 @@
 export { conversationOf } from './key.js';
 export { CONCURRENCY_MODES, parseConcurrency } from './concurrency.js';
 export type { Concurrency } from './concurrency.js';
-export { ConversationGate, SKIPPED_NOTE } from './gate.js';
+export { ConversationGate } from './gate.js';
 export type { Admission, ConversationGateOptions } from './gate.js';
 export { conversationAdmit } from './admit.js';

@@ -2,6 +2,6 @@ export { AckGate } from './ack-gate.js';
 export { TurnRunner } from './turn-runner.js';
 export type { TurnRunnerOptions } from './turn-runner.js';
 export { deadlineGraceMs } from './turn.js';
-export type { Turn, TurnContext } from './turn.js';
+export type { AdmitVerdict, Turn, TurnContext } from './turn.js';
 export { TurnJournal } from './journal.js';
 export type { JournalOptions } from './journal.js';

@@ -406,9 +406,13 @@ export class TurnRunner {
       this.#slot(t);
       return;
     }
-    if (verdict.kind === 'answered') {
-      await this.#handle(t).answeredBy(verdict.ts);
-      o.log.info('turn.replied', { ...t.logFields, ts: verdict.ts, stream: 'skipped' });
+    if (verdict.kind === 'skipped') {
+      try {
+        const ts = await this.#handle(t).answerSkipped(t.delivery.body);
+        o.log.info('turn.replied', { ...t.logFields, ts, stream: 'skipped' });
+      } catch (error) {
+        await this.#failed(t, error);
+      }
     }
     this.#over(t);
   }

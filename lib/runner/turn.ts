@@ -20,8 +20,8 @@ export interface TurnContext {
   autohubTurn?: TurnHandle;
 }
 
-/** What the admit hook decided: run the turn, finish it (answered by the hook), or nothing (this copy lost it). */
-export type AdmitVerdict = { kind: 'run' } | { kind: 'answered'; ts: string | null } | { kind: 'gone' };
+/** What the admit hook decided: run the turn, answer it with the skip note (its conversation's bound passed it), or nothing (this copy lost it). */
+export type AdmitVerdict = { kind: 'run' } | { kind: 'skipped' } | { kind: 'gone' };
 
 export interface Turn {
   delivery: Extract<Delivery, { body: unknown }>;

@@ -17,7 +17,7 @@
 import type { WebClient } from '@slack/web-api';
 import { classifyTurnFailure, isLeaseLost, isTurnInterrupted, LeaseLostError, rootError, TurnDeadlineError, type TurnFailure } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
-import { noteMetadata } from './parts.js';
+import { noteMetadata, partMetadata } from './parts.js';
 import { capReply, DEFAULT_MAX_REPLY_CHARS } from './reply-cap.js';
 import { readHistory } from './history.js';
 import { threadOf, turnRequest, type EnvelopeFields, type MessageEvent } from './request.js';
@@ -39,6 +39,9 @@ export const RETRYING_NOTE = '_(This is taking longer than usual: I am trying ag
 export const RETRYING_NOTE_AFTER_MS = 30_000;
 /** Added to a message left open by a run that failed mid-stream; the next run rewrites it. */
 export const INTERRUPTED_NOTE = '\n\n_(interrupted: trying again)_';
+/** The reply of a turn skipped past its conversation's bound (lib/conversation): final, so a takeover does not post it again. */
+export const SKIPPED_NOTE = '_(You wrote again before I got to this one, so I am answering your newer message instead.)_';
+
 /** Added to a message left open by a turn cut off past its deadline (the dead letter's note follows). */
 export const CUT_OFF_NOTE = '\n\n_(interrupted)_';
 
@@ -380,9 +383,30 @@ export class TurnHandle {
     await lease?.finish(null);
   }
 
-  /** The turn was answered before it ran (a short note, posted by its conversation's bound): finished with that reply. */
-  async answeredBy(ts: string | null): Promise<void> {
-    await this.o.lease()?.finish(ts);
+  /**
+   * The turn was skipped past its conversation's bound (lib/conversation): its reply is a short note,
+   * SKIPPED_NOTE, tagged final so a takeover's thread check finds it answered, and the turn is finished
+   * with it. A run that may have been answered (taken over, or a retry after an ambiguous failure) reads
+   * the thread first: its owner may have posted the note and died before it finished the turn (a post
+   * cannot be fenced). Resolves with the reply's ts.
+   */
+  async answerSkipped(body: Record<string, unknown>): Promise<string | null> {
+    const event = body.event as { channel: string; ts: string; thread_ts?: string };
+    const target = { channel: event.channel, threadTs: threadOf(event), eventId: String(body.event_id ?? '') };
+    this.#target = target;
+    const lease = this.o.lease();
+    let ts = mayBeAnswered(lease, body) ? ((await checkThread(this.client, target, {})).reply ?? null) : null;
+    if (ts === null) {
+      const posted = await this.client.chat.postMessage({
+        channel: target.channel,
+        thread_ts: target.threadTs,
+        text: SKIPPED_NOTE,
+        metadata: partMetadata(target.eventId, 0, true),
+      });
+      ts = posted.ts ?? null;
+    }
+    await lease?.finish(ts);
+    return ts;
   }
 
   /**

@@ -1,4 +1,4 @@
-export { TurnHandle, LATE_NOTE, DEAD_NOTE, INTERRUPTED_NOTE, RETRYING_NOTE, RETRYING_NOTE_AFTER_MS } from './handle.js';
+export { TurnHandle, LATE_NOTE, DEAD_NOTE, INTERRUPTED_NOTE, RETRYING_NOTE, RETRYING_NOTE_AFTER_MS, SKIPPED_NOTE } from './handle.js';
 export type { TurnFence, TurnHandleOptions } from './handle.js';
 export { isDirect, threadOf, turnRequest } from './request.js';
 export type { EnvelopeFields, MessageEvent } from './request.js';

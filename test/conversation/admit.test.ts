@@ -17,9 +17,10 @@
 import { describe, expect, it } from 'vitest';
 import { WebClient } from '@slack/web-api';
 import { startFakeWebApi } from '../../drill/sim/fake-web-api.js';
-import { conversationAdmit, ConversationGate, SKIPPED_NOTE } from '../../lib/conversation/index.js';
-import { partMetadata } from '../../lib/turn/index.js';
-import { createMemoryLogger } from '../../lib/log/index.js';
+import { conversationAdmit, ConversationGate } from '../../lib/conversation/index.js';
+import { partMetadata, SKIPPED_NOTE, TurnHandle, type TurnFence } from '../../lib/turn/index.js';
+import { createMemoryLogger, silentLogger, slackLogger } from '../../lib/log/index.js';
+import { createRateLimitFetch, guardedClients } from '../../lib/ratelimit/index.js';
 import { MemoryStore } from '../../lib/store/index.js';
 import { eventually } from '../support/copies.js';
 import { silentConversations } from '../support/silent-conversations.js';
@@ -54,7 +55,7 @@ const leased = (t: { key: string; body: Record<string, unknown> }) => ({
 });
 const failedOpen = (t: { key: string; body: Record<string, unknown> }, signal = never()) => ({
   delivery: { body: t.body, claimKeys: [t.key] },
-  handle: { client: {} as never, signal },
+  handle: { signal },
   logFields: { eventId: t.body.event_id },
 });
 
@@ -111,7 +112,7 @@ describe('the admit hook and claims that failed open', () => {
   });
 });
 
-describe('the admit hook and a skipped turn taken over', () => {
+describe('a skipped turn: the admit hook says so, and its handle answers it with the note', () => {
   /** Three messages in one thread, one waiting allowed: the second is skipped when the third looks. */
   async function skippedSecond() {
     const r = rig(1);
@@ -130,42 +131,78 @@ describe('the admit hook and a skipped turn taken over', () => {
     return { ...r, second };
   }
 
-  it("a taken-over skipped turn finds its dead owner's note in the thread and posts none (before: the taker-over posted the note a second time)", async () => {
+  /** The skipped turn's handle, as the runner builds it, over a lease that says whether the run may have been answered. */
+  function handleOf(url: string, checkThreadFirst: boolean) {
+    const rateLimit = createRateLimitFetch();
+    const client = new WebClient('xoxb-test', { slackApiUrl: url, retryConfig: { retries: 0 }, fetch: rateLimit, logger: slackLogger(silentLogger) });
+    const finished: Array<string | null> = [];
+    const lease = {
+      key: 'autohub:claim:T1:event:Ev-s-second',
+      token: 1,
+      signal: never(),
+      checkThreadFirst,
+      previousState: undefined,
+      attempts: 1,
+      parts: [],
+      recordParts: async () => {},
+      confirmed: () => {},
+      confirm: async () => {},
+      abort: () => {},
+      lost: false,
+      finished: false,
+      finish: async (ts: string | null) => void finished.push(ts),
+      fail: async () => ({ reply: 'retry' }),
+    } as unknown as TurnFence;
+    const handle = new TurnHandle({
+      lease: () => lease,
+      clientFor: guardedClients(client, rateLimit.fenced),
+      plain: client,
+      closed: rateLimit.closed,
+      copy: { role: 'cloud', instance: 'cloud-test' },
+      log: silentLogger,
+    });
+    return { handle, client, finished };
+  }
+
+  it("the hook posts nothing of its own: it says `skipped`, for the turn's handle to answer (one owner for what a turn writes)", async () => {
     const api = await startFakeWebApi();
     try {
-      const client = new WebClient('xoxb-test', { slackApiUrl: api.url, retryConfig: { retries: 0 } });
       const { second, store, log } = await skippedSecond();
-      // The dead owner posted the note (the post landed, the finish never did).
-      const note = await client.chat.postMessage({ channel: 'C1', thread_ts: '5.1', text: SKIPPED_NOTE, metadata: partMetadata('Ev-s-second', 0, true) });
-      const takenOver = {
-        delivery: { body: second.body, claimKeys: [second.key] },
-        lease: { key: second.key, signal: never(), checkThreadFirst: true },
-        handle: { client, signal: never() },
-        logFields: { eventId: 'Ev-s-second' },
-      };
       // Another copy's gate over the same store takes the turn over.
       const cloud = conversationAdmit(new ConversationGate({ store, log, pollMs: HOUR }));
-      expect(await cloud.admit(takenOver, never())).toEqual({ kind: 'answered', ts: note.ts });
-      expect(api.calls.filter((c) => c.method === 'chat.postMessage')).toHaveLength(1);
+      expect(await cloud.admit({ ...leased(second), lease: { key: second.key, signal: never(), checkThreadFirst: true } }, never())).toEqual({
+        kind: 'skipped',
+      });
+      expect(api.calls).toHaveLength(0);
     } finally {
       await api.close();
     }
   });
 
-  it('a first run of a skipped turn posts its note without reading the thread (the read is only for a run that may have been answered)', async () => {
+  it("a taken-over skipped turn finds its dead owner's note in the thread, posts none, and is finished with it (before: the taker-over posted the note a second time)", async () => {
     const api = await startFakeWebApi();
     try {
-      const client = new WebClient('xoxb-test', { slackApiUrl: api.url, retryConfig: { retries: 0 } });
-      const { second, hook } = await skippedSecond();
-      const first = {
-        delivery: { body: second.body, claimKeys: [second.key] },
-        lease: { key: second.key, signal: never() },
-        handle: { client, signal: never() },
-        logFields: {},
-      };
-      const verdict = await hook.admit(first, never());
-      expect(verdict).toMatchObject({ kind: 'answered' });
+      const { second } = await skippedSecond();
+      const { handle, client, finished } = handleOf(api.url, true);
+      // The dead owner posted the note (the post landed, the finish never did).
+      const note = await client.chat.postMessage({ channel: 'C1', thread_ts: '5.1', text: SKIPPED_NOTE, metadata: partMetadata('Ev-s-second', 0, true) });
+      expect(await handle.answerSkipped(second.body)).toBe(note.ts);
+      expect(api.calls.filter((c) => c.method === 'chat.postMessage')).toHaveLength(1);
+      expect(finished).toEqual([note.ts]);
+    } finally {
+      await api.close();
+    }
+  });
+
+  it('a first run of a skipped turn posts its note, final, without reading the thread (the read is only for a run that may have been answered)', async () => {
+    const api = await startFakeWebApi();
+    try {
+      const { second } = await skippedSecond();
+      const { handle, finished } = handleOf(api.url, false);
+      const ts = await handle.answerSkipped(second.body);
       expect(api.calls.map((c) => c.method)).toEqual(['chat.postMessage']);
+      expect(api.calls[0]!.params).toMatchObject({ channel: 'C1', thread_ts: '5.1', text: SKIPPED_NOTE });
+      expect(finished).toEqual([ts]);
     } finally {
       await api.close();
     }

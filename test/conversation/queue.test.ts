@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
-import { SKIPPED_NOTE } from '../../lib/conversation/index.js';
+import { SKIPPED_NOTE } from '../../lib/turn/index.js';
 import { STORE_LIMITS } from '../../lib/store/index.js';
 import type { TakeTurn } from '../../lib/turn/index.js';
 import { eventually, quiescent, repliesTo, SECRET } from '../support/copies.js';
