@@ -63,8 +63,8 @@ export interface StepBookOptions {
    * store cannot say). Absent: steps run unfenced (a turn with no store).
    */
   confirm?: () => Promise<void>;
-  /** The turn's event id: with a step's name, its idempotency key (StepRun). Absent: the turn's key, as stable. */
-  eventId?: string;
+  /** The turn's event id: with a step's name, its idempotency key (StepRun), the same as a turn without a store gives its steps. */
+  eventId: string;
   /** The token of the turn's lease now (a claim confirmed late gets one mid-turn); undefined: a turn whose claim failed open. */
   token?: () => number | undefined;
   /** Told when the store refused to keep a result because another copy holds the turn. */
@@ -93,7 +93,7 @@ export class StepBook {
    * transient failure: the turn is retried) when the store cannot say what
    * was kept: running the steps blind could repeat their side effects.
    */
-  static async load(store: TurnSteps, key: string, options: Omit<StepBookOptions, 'store' | 'key' | 'kept'> = {}): Promise<StepBook> {
+  static async load(store: TurnSteps, key: string, options: Omit<StepBookOptions, 'store' | 'key' | 'kept'>): Promise<StepBook> {
     const kept = await store.loadSteps(key);
     if (kept === undefined) throw new StoreUnavailableError('steps load');
     return new StepBook({ store, key, kept, ...options });
@@ -118,7 +118,7 @@ export class StepBook {
     try {
       // After whatever the turn waited on: a copy that lost the turn meanwhile stops here, before the side effect.
       await this.#o.confirm?.();
-      result = await fn({ idempotencyKey: stepKey(this.#o.eventId ?? this.#key, name) });
+      result = await fn({ idempotencyKey: stepKey(this.#o.eventId, name) });
     } catch (error) {
       // A step that threw kept nothing: the turn may try it again under the same name.
       this.#used.delete(name);

@@ -162,7 +162,10 @@ describe('examples/anthropic.ts', () => {
   it("streams the model's text deltas as the reply, with the thread so far as the messages", async () => {
     const store = new MemoryStore();
     const before = seen.length;
-    const { text: reply, blocks } = await takeTurn(request('hello there'), ctxOf(new StepBook({ store, key: 'k-hello', kept: undefined })));
+    const { text: reply, blocks } = await takeTurn(
+      request('hello there'),
+      ctxOf(new StepBook({ eventId: 'Ev-steps', store, key: 'k-hello', kept: undefined })),
+    );
     expect(blocks).toEqual(FEEDBACK_BLOCKS);
     const chunks: string[] = [];
     for await (const chunk of reply) chunks.push(chunk);
@@ -180,10 +183,10 @@ describe('examples/anthropic.ts', () => {
     const store = new MemoryStore();
     const key = 'autohub:claim:T1:event:Ev-printer';
     const req = request('the printer is on fire');
-    const first = await collect((await takeTurn(req, ctxOf(new StepBook({ store, key, kept: undefined })))).text);
+    const first = await collect((await takeTurn(req, ctxOf(new StepBook({ eventId: 'Ev-steps', store, key, kept: undefined })))).text);
     expect(tickets()).toHaveLength(1);
     // The copy is taken over (or the turn retried) after the step: the next run loads what was kept.
-    const second = await collect((await takeTurn(req, ctxOf(await StepBook.load(store, key)))).text);
+    const second = await collect((await takeTurn(req, ctxOf(await StepBook.load(store, key, { eventId: 'Ev-steps' })))).text);
     expect(tickets()).toHaveLength(1);
     const ticket = `TCK-${(tickets()[0]!.answer as { ts: string }).ts}`;
     expect(first).toBe(`Let me file that.\n\nFiled ${ticket}.`);
@@ -196,7 +199,7 @@ describe('examples/anthropic.ts', () => {
     const before = seen.length;
     const { text: reply } = await takeTurn(
       request('answer slowly'),
-      ctxOf(new StepBook({ store: new MemoryStore(), key: 'k-slow', kept: undefined }), controller.signal),
+      ctxOf(new StepBook({ eventId: 'Ev-steps', store: new MemoryStore(), key: 'k-slow', kept: undefined }), controller.signal),
     );
     let chunks = 0;
     const error = await (async () => {
@@ -216,7 +219,7 @@ describe('examples/anthropic.ts', () => {
   it('in the split view, the channel the person looks at leads the messages; prompts name it; loading messages follow the request', async () => {
     const before = seen.length;
     const req = { ...request('what is new?'), via: 'dm' as const, context: { channel: 'C0ROADMAP', team: 'T1', enterprise: undefined } };
-    await collect((await takeTurn(req, ctxOf(new StepBook({ store: new MemoryStore(), key: 'k-ctx', kept: undefined })))).text);
+    await collect((await takeTurn(req, ctxOf(new StepBook({ eventId: 'Ev-steps', store: new MemoryStore(), key: 'k-ctx', kept: undefined })))).text);
     expect(seen[before]!.body.messages[0]).toEqual({ role: 'user', content: '(I am looking at <#C0ROADMAP>.)' });
     expect(prompts({ channel: 'D1', threadTs: '1.1', user: 'U1', context: { channel: 'C0ROADMAP', team: 'T1', enterprise: undefined } })[0]!.message).toContain(
       '<#C0ROADMAP>',

@@ -40,10 +40,10 @@ describe.each(stores)('ctx.step over the %s store', (_kind, makeStore) => {
     const store = makeStore();
     const key = turnKey();
     const desk = ticketDesk();
-    const first = new StepBook({ store, key, kept: undefined });
+    const first = new StepBook({ eventId: 'Ev-steps', store, key, kept: undefined });
     const made = await first.run('file_ticket', () => desk.file('printer on fire'));
     // The copy dies here; another takes the turn over.
-    const again = await StepBook.load(store, key);
+    const again = await StepBook.load(store, key, { eventId: 'Ev-steps' });
     const kept = await again.run('file_ticket', () => desk.file('printer on fire'));
     expect(kept).toEqual(made);
     expect(desk.filed).toEqual(['printer on fire']);
@@ -53,8 +53,8 @@ describe.each(stores)('ctx.step over the %s store', (_kind, makeStore) => {
     const store = makeStore();
     const key = turnKey();
     let runs = 0;
-    await new StepBook({ store, key, kept: undefined }).run('notify', () => void (runs += 1));
-    const again = await StepBook.load(store, key);
+    await new StepBook({ eventId: 'Ev-steps', store, key, kept: undefined }).run('notify', () => void (runs += 1));
+    const again = await StepBook.load(store, key, { eventId: 'Ev-steps' });
     expect(await again.run('notify', () => void (runs += 1))).toBeUndefined();
     expect(runs).toBe(1);
   });
@@ -63,25 +63,25 @@ describe.each(stores)('ctx.step over the %s store', (_kind, makeStore) => {
     const store = makeStore();
     const key = turnKey();
     const value = { text: 'héllo "quoted"\n', n: 1.5, list: [1, 'two', null, { deep: true }], none: null };
-    await new StepBook({ store, key, kept: undefined }).run('shape', () => value);
-    expect(await (await StepBook.load(store, key)).run('shape', () => ({ other: 1 }))).toEqual(value);
+    await new StepBook({ eventId: 'Ev-steps', store, key, kept: undefined }).run('shape', () => value);
+    expect(await (await StepBook.load(store, key, { eventId: 'Ev-steps' })).run('shape', () => ({ other: 1 }))).toEqual(value);
   });
 
   it("a turn's steps are its own: another turn with the same step name runs it", async () => {
     const store = makeStore();
     const desk = ticketDesk();
-    await new StepBook({ store, key: turnKey(), kept: undefined }).run('file_ticket', () => desk.file('a'));
-    await (await StepBook.load(store, turnKey())).run('file_ticket', () => desk.file('b'));
+    await new StepBook({ eventId: 'Ev-steps', store, key: turnKey(), kept: undefined }).run('file_ticket', () => desk.file('a'));
+    await (await StepBook.load(store, turnKey(), { eventId: 'Ev-steps' })).run('file_ticket', () => desk.file('b'));
     expect(desk.filed).toEqual(['a', 'b']);
   });
 
   it('a step whose fn threw kept nothing: the next run calls it again', async () => {
     const store = makeStore();
     const key = turnKey();
-    const book = new StepBook({ store, key, kept: undefined });
+    const book = new StepBook({ eventId: 'Ev-steps', store, key, kept: undefined });
     await expect(book.run('flaky', () => Promise.reject(new Error('model overloaded')))).rejects.toThrow(/model overloaded/);
     expect(await book.run('flaky', () => 'second try')).toBe('second try');
-    expect(await (await StepBook.load(store, key)).run('flaky', () => 'third')).toBe('second try');
+    expect(await (await StepBook.load(store, key, { eventId: 'Ev-steps' })).run('flaky', () => 'third')).toBe('second try');
   });
 });
 
@@ -90,7 +90,7 @@ describe('ctx.step over Upstash: sealed, kept as long as the claim, one command 
 
   it('the stored result is sealed (no clear text in Redis) and lives as long as a claim (24 h)', async () => {
     const key = turnKey();
-    await new StepBook({ store: upstash(), key, kept: undefined }).run('search', () => ({ hit: 'secret customer name' }));
+    await new StepBook({ eventId: 'Ev-steps', store: upstash(), key, kept: undefined }).run('search', () => ({ hit: 'secret customer name' }));
     const redis = await RespClient.open(fx.redis.port);
     try {
       const raw = (await redis.command(['HGETALL', stepsKey(key)])) as string[];
@@ -108,20 +108,20 @@ describe('ctx.step over Upstash: sealed, kept as long as the claim, one command 
   it('a result sealed under a key this copy does not have is not kept here: the step runs again', async () => {
     const key = turnKey();
     const other = new UpstashStore({ settings: { url: fx.bridge.url, token: fx.bridge.token }, reporter: () => {}, sealer: createSealer(randomBytes(32)) });
-    await new StepBook({ store: other, key, kept: undefined }).run('search', () => 'theirs');
-    expect(await (await StepBook.load(upstash(), key)).run('search', () => 'ours')).toBe('ours');
+    await new StepBook({ eventId: 'Ev-steps', store: other, key, kept: undefined }).run('search', () => 'theirs');
+    expect(await (await StepBook.load(upstash(), key, { eventId: 'Ev-steps' })).run('search', () => 'ours')).toBe('ours');
   });
 
   it('costs one store command per step kept and one per load; a kept step costs none', async () => {
     const store = upstash();
     const key = turnKey();
-    await new StepBook({ store, key, kept: undefined }).run('warm-up', () => 1); // the script's first EVALSHA may miss (NOSCRIPT)
+    await new StepBook({ eventId: 'Ev-steps', store, key, kept: undefined }).run('warm-up', () => 1); // the script's first EVALSHA may miss (NOSCRIPT)
     const before = fx.bridge.commands;
-    const first = new StepBook({ store, key, kept: undefined });
+    const first = new StepBook({ eventId: 'Ev-steps', store, key, kept: undefined });
     for (let i = 0; i < 5; i++) await first.run(`step-${i}`, () => i);
     expect(fx.bridge.commands - before).toBe(5);
     const mid = fx.bridge.commands;
-    const again = await StepBook.load(store, key);
+    const again = await StepBook.load(store, key, { eventId: 'Ev-steps' });
     for (let i = 0; i < 5; i++) await again.run(`step-${i}`, () => -1);
     expect(fx.bridge.commands - mid).toBe(1);
   });
@@ -129,9 +129,9 @@ describe('ctx.step over Upstash: sealed, kept as long as the claim, one command 
   it(`a turn of ${STEPS_PER_TURN} steps costs ${STEPS_PER_TURN} store commands; the next step is refused before fn, at no cost (before: 500 steps cost 517)`, async () => {
     const store = upstash();
     const key = turnKey();
-    await new StepBook({ store, key: turnKey(), kept: undefined }).run('warm-up', () => 1);
+    await new StepBook({ eventId: 'Ev-steps', store, key: turnKey(), kept: undefined }).run('warm-up', () => 1);
     const before = fx.bridge.commands;
-    const book = new StepBook({ store, key, kept: undefined });
+    const book = new StepBook({ eventId: 'Ev-steps', store, key, kept: undefined });
     for (let i = 0; i < STEPS_PER_TURN; i++) await book.run(`search-${i}`, () => i);
     expect(fx.bridge.commands - before).toBe(STEPS_PER_TURN);
     let ran = false;
@@ -142,13 +142,13 @@ describe('ctx.step over Upstash: sealed, kept as long as the claim, one command 
 
   it('a load the store cannot answer is a transient failure, not steps run blind', async () => {
     const dead = new UpstashStore({ settings: { url: 'http://127.0.0.1:9/', token: 't' }, reporter: () => {}, budget: { attemptMs: 100, attempts: 1 } });
-    await expect(StepBook.load(dead, turnKey())).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(StepBook.load(dead, turnKey(), { eventId: 'Ev-steps' })).rejects.toBeInstanceOf(StoreUnavailableError);
   });
 
   it('a keep the store cannot answer still returns the result, and says so', async () => {
     const dead = new UpstashStore({ settings: { url: 'http://127.0.0.1:9/', token: 't' }, reporter: () => {}, budget: { attemptMs: 100, attempts: 1 } });
     const unkept: string[] = [];
-    const book = new StepBook({ store: dead, key: turnKey(), kept: undefined, onUnkept: (name) => unkept.push(name) });
+    const book = new StepBook({ eventId: 'Ev-steps', store: dead, key: turnKey(), kept: undefined, onUnkept: (name) => unkept.push(name) });
     expect(await book.run('file_ticket', () => 'TCK-1')).toBe('TCK-1');
     expect(unkept).toEqual(['file_ticket']);
   });
@@ -164,6 +164,7 @@ describe.each(stores)('ctx.step is fenced like a write, over the %s store', (_ki
     const desk = ticketDesk();
     const order: string[] = [];
     const book = new StepBook({
+      eventId: 'Ev-steps',
       store,
       key: turnKey(),
       kept: undefined,
@@ -182,8 +183,8 @@ describe.each(stores)('ctx.step is fenced like a write, over the %s store', (_ki
     const key = turnKey();
     const order: string[] = [];
     const confirm = async () => void order.push('confirm');
-    await new StepBook({ store, key, kept: undefined, confirm }).run('search', () => void order.push('fn'));
-    await (await StepBook.load(store, key, { confirm })).run('search', () => void order.push('fn again'));
+    await new StepBook({ eventId: 'Ev-steps', store, key, kept: undefined, confirm }).run('search', () => void order.push('fn'));
+    await (await StepBook.load(store, key, { eventId: 'Ev-steps', confirm })).run('search', () => void order.push('fn again'));
     expect(order).toEqual(['confirm', 'fn']);
   });
 
@@ -224,15 +225,15 @@ describe.each(stores)('ctx.step is fenced like a write, over the %s store', (_ki
     const lost: string[] = [];
     // The record holds the taker-over's token (1 here), which kept its result while the stale copy's fn ran.
     expect(await store.keepStep(key, 'file_ticket', '{"v":"theirs"}', 1)).toBe('ok');
-    const stale = new StepBook({ store, key, kept: undefined, token: () => 0, onLost: (name) => lost.push(name) });
+    const stale = new StepBook({ eventId: 'Ev-steps', store, key, kept: undefined, token: () => 0, onLost: (name) => lost.push(name) });
     await expect(stale.run('file_ticket', () => 'mine')).rejects.toBeInstanceOf(LeaseLostError);
     expect(lost).toEqual(['file_ticket']);
-    expect(await (await StepBook.load(store, key)).run('file_ticket', () => 'again')).toBe('theirs');
+    expect(await (await StepBook.load(store, key, { eventId: 'Ev-steps' })).run('file_ticket', () => 'again')).toBe('theirs');
   });
 
   it(`a turn keeps at most ${STEPS_PER_TURN} steps: the next is a StepLimitError naming the step and the bound (before: 500 steps cost 500 store commands)`, async () => {
     const store = makeStore();
-    const book = new StepBook({ store, key: turnKey(), kept: undefined, limit: 3 });
+    const book = new StepBook({ eventId: 'Ev-steps', store, key: turnKey(), kept: undefined, limit: 3 });
     for (let i = 0; i < 3; i++) await book.run(`search-${i}`, () => i);
     const error = await book.run('search-3', () => 3).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StepLimitError);
@@ -241,7 +242,7 @@ describe.each(stores)('ctx.step is fenced like a write, over the %s store', (_ki
 });
 
 describe('ctx.step refuses what it cannot keep', () => {
-  const book = () => new StepBook({ store: new MemoryStore(), key: turnKey(), kept: undefined });
+  const book = () => new StepBook({ eventId: 'Ev-steps', store: new MemoryStore(), key: turnKey(), kept: undefined });
 
   it("two steps with one name in one turn are an error (the second would get the first's result on a retry)", async () => {
     const b = book();
