@@ -22,6 +22,14 @@ describe('a streamed reply', () => {
   const streamsIn = (thread: string): Array<[string, FakeStream]> => [...api.streams].filter(([, st]) => st.thread_ts === thread);
   const metadataOf = (st: FakeStream) => JSON.parse(st.metadata ?? '{}').event_payload?.event_id;
   const startHub = (env: Record<string, string> = {}) => rig.startHub(env);
+  /** A dead owner's claim of a mention in C0GENERAL: a lease that lapses soon, with no stream ts recorded. */
+  const deadOwnersClaim = async (eventId: string, thread: string) => {
+    const { eventKey } = await import('../../lib/store/index.js');
+    const body = JSON.stringify(mentionEnvelope({ eventId, ts: thread, team: 'T0AUTOHUB', channel: 'C0GENERAL' }));
+    expect(await cloud.store.claim([eventKey('T0AUTOHUB', eventId)], { instance: 'hub-gone', role: 'hub' }, { leaseMs: 1500, body })).toMatchObject({
+      token: 1,
+    });
+  };
 
   it("arrives whole and once: one message, stopped, with the delivery's metadata", async () => {
     const thread = ts();
@@ -55,14 +63,10 @@ describe('a streamed reply', () => {
   it('its owner died between chat.startStream and recording the ts: the taker-over completes that message, not a second one', async () => {
     // The dead owner's state, built by hand (the window is one request wide): a lapsed lease with no
     // stream ts, and the message Slack opened for it, without metadata (that goes on only at the stop).
-    const { eventKey } = await import('../../lib/store/index.js');
     const { WebClient } = await import('@slack/web-api');
     const thread = ts();
     const eventId = 'Ev-stream-orphan';
-    const body = JSON.stringify(mentionEnvelope({ eventId, ts: thread, team: 'T0AUTOHUB', channel: 'C0GENERAL' }));
-    expect(await cloud.store.claim([eventKey('T0AUTOHUB', eventId)], { instance: 'hub-gone', role: 'hub' }, { leaseMs: 1500, body })).toMatchObject({
-      token: 1,
-    });
+    await deadOwnersClaim(eventId, thread);
     await new WebClient('xoxb-test', { slackApiUrl: api.url }).chat.startStream({
       channel: 'C0GENERAL',
       thread_ts: thread,
@@ -86,15 +90,11 @@ describe('a streamed reply', () => {
   it('its owner died after stopping the stream, its record unanswered (the record goes beside the stop): the taker-over finds the whole reply and writes nothing', async () => {
     // The dead owner's state, built by hand: a lapsed lease with no stream ts (the record sent beside
     // the stop never landed), and the message Slack opened and stopped for it, whole, with its metadata.
-    const { eventKey } = await import('../../lib/store/index.js');
     const { partMetadata } = await import('../../lib/turn/parts.js');
     const { WebClient } = await import('@slack/web-api');
     const thread = ts();
     const eventId = 'Ev-stream-stopped-unrecorded';
-    const body = JSON.stringify(mentionEnvelope({ eventId, ts: thread, team: 'T0AUTOHUB', channel: 'C0GENERAL' }));
-    expect(await cloud.store.claim([eventKey('T0AUTOHUB', eventId)], { instance: 'hub-gone', role: 'hub' }, { leaseMs: 1500, body })).toMatchObject({
-      token: 1,
-    });
+    await deadOwnersClaim(eventId, thread);
     const slack = new WebClient('xoxb-test', { slackApiUrl: api.url });
     const started = await slack.chat.startStream({
       channel: 'C0GENERAL',

@@ -2,7 +2,8 @@
  * The handle alone ends a turn that ran: finished when its listener returns,
  * handed back when it stood down under a lease that is still its own,
  * handed back or dead-lettered when it throws, left alone when another copy
- * holds it. Before, the runner ended the turn after the listener returned
+ * holds it; a turn skipped past its conversation's bound answered with its
+ * note and finished with it. Before, the runner ended the turn after the listener returned
  * and failed it after a throw, while the handle finished it too: two owners
  * of one end, each reading the other's state. These tests drive a real
  * handle, its writes through a real WebClient to the fake Web API, with a
@@ -14,7 +15,7 @@ import { LeaseLostError } from '../../lib/errors/index.js';
 import { silentLogger, slackLogger } from '../../lib/log/index.js';
 import { createRateLimitFetch, guardedClients } from '../../lib/ratelimit/index.js';
 import type { ReleaseReply } from '../../lib/store/index.js';
-import { DEAD_NOTE, RETRYING_NOTE, TurnHandle, type TurnFence } from '../../lib/turn/index.js';
+import { DEAD_NOTE, partMetadata, RETRYING_NOTE, SKIPPED_NOTE, TurnHandle, type TurnFence } from '../../lib/turn/index.js';
 import { useFakeWebApi } from '../support/fixtures.js';
 
 /** A lease that keeps what the handle asks of it, and answers a fail with `failReply`. */
@@ -79,7 +80,7 @@ describe('the handle ends the turn that ran', () => {
       ).rejects.toBe(error);
       return handle.failed(error, { expired: o.expired === true, fields: {}, leaseNow: async () => o.lease });
     };
-    return { handle, answer, throwsThenEnds };
+    return { handle, client, answer, throwsThenEnds };
   }
   const notes = (text: string) => api.posts().filter((p) => p.params.text === text).length;
 
@@ -139,5 +140,27 @@ describe('the handle ends the turn that ran', () => {
     // Past its deadline, whatever it threw is a deadline: another run would hang again.
     expect(end).toEqual({ kind: 'unleased', failure: expect.objectContaining({ kind: 'permanent', reason: expect.stringMatching(/deadline|retry window/) }) });
     await expect.poll(() => notes(DEAD_NOTE)).toBe(1);
+  });
+
+  /** A follow-up in thread 5.1 that its conversation's bound skipped (lib/conversation says `skipped`). */
+  const skipped = { team_id: 'T0AUTOHUB', event_id: 'Ev-end', event: { type: 'app_mention', channel: 'C0TEST', ts: '5.2', thread_ts: '5.1' } };
+
+  it("a taken-over skipped turn finds its dead owner's note in the thread, posts none, and is finished with it (before: the taker-over posted the note a second time)", async () => {
+    const { lease, asked } = countingLease();
+    const { handle, client } = handleOn({ ...lease, checkThreadFirst: true });
+    // The dead owner posted the note (the post landed, the finish never did).
+    const note = await client.chat.postMessage({ channel: 'C0TEST', thread_ts: '5.1', text: SKIPPED_NOTE, metadata: partMetadata('Ev-end', 0, true) });
+    expect(await handle.answerSkipped(skipped)).toBe(note.ts);
+    expect(api.calls.filter((c) => c.method === 'chat.postMessage')).toHaveLength(1);
+    expect(asked.finish).toEqual([note.ts]);
+  });
+
+  it('a first run of a skipped turn posts its note, final, without reading the thread (the read is only for a run that may have been answered)', async () => {
+    const { lease, asked } = countingLease();
+    const { handle } = handleOn(lease);
+    const ts = await handle.answerSkipped(skipped);
+    expect(api.calls.map((c) => c.method)).toEqual(['chat.postMessage']);
+    expect(api.calls[0]!.params).toMatchObject({ channel: 'C0TEST', thread_ts: '5.1', text: SKIPPED_NOTE });
+    expect(asked.finish).toEqual([ts]);
   });
 });
