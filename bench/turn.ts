@@ -22,7 +22,8 @@
  * batch, each to its last turn's end); heap per turn held mid-reply (the
  * reply's first write held by the fake); each core's busy share over the
  * batches 32 at a time (pinned: a server whose core is not full while the
- * other is waits on the rig, not on its own work). `--profile`: a CPU profile of the
+ * other is waits on the rig, not on its own work; its turns per busy second
+ * of its core are then its own ceiling). `--profile`: a CPU profile of the
  * copy over the same load, and its top self-time functions. `--pin`: each
  * server on a core of its own, the rest on the other (TurnBenchOptions.pin).
  * `--slots N`: the copy's turn slots (TurnBenchOptions.slots).
@@ -417,6 +418,16 @@ export async function benchTurn(options: TurnBenchOptions = {}): Promise<void> {
       ratioRow('turns done per second, 32 at once', [rps(ours), rps(base), rps(like)], 0, '>= 0.9x'),
       ratioRow('server CPU per delivery (us)', [cpu(ours), cpu(base), cpu(like)], 0, '<= 1.25x'),
       ratioRow('heap per turn held mid-reply (KB)', [ours.heapPerTurn / 1024, base.heapPerTurn / 1024, like.heapPerTurn / 1024], 1, '-'),
+      ...(options.pin && ours.cores32.length > 0
+        ? [
+            ratioRow(
+              "turns per busy second of the server's core, 32 at once (pinned: its own ceiling)",
+              [ours, base, like].map((t) => rps(t) / ((t.cores32[0]!.busy || 1) / (t.cores32[0]!.total || 1))) as [number, number, number],
+              0,
+              '-',
+            ),
+          ]
+        : []),
       ...ours.cores32.map((_, i) => {
         const busy = (t: Totals) => `${fmt((t.cores32[i]!.busy / (t.cores32[i]!.total || 1)) * 100, 0)}%`;
         const core = options.pin ? (i === 0 ? ' (the server)' : i === 1 ? ' (load, fake Web API, store)' : '') : '';
