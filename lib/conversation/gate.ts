@@ -82,9 +82,10 @@ export class ConversationGate {
 
   /**
    * Wait until the turn `turnKey` may run in `conversation`: `run`, `skipped`
-   * (its handle answers it with SKIPPED_NOTE), or `gone` (`signal` aborted: this copy no
-   * longer holds the turn, or is stopping). `admitted`: the turn's claim made
-   * its first look and it went (ClaimOutcome's `admitted`): `run` at once, no look.
+   * (its handle answers it with SKIPPED_NOTE), or `gone` (`signal` aborted:
+   * this copy no longer holds the turn, or is stopping). `admitted`: the
+   * turn's claim made its first look and it went (ClaimOutcome's
+   * `admitted`): `run` at once, no look.
    */
   async admit(
     conversation: string,

@@ -391,28 +391,22 @@ export class TurnRunner {
     const { o } = this;
     const stop = new AbortController();
     this.#admitting.set(t, stop);
-    let verdict: AdmitVerdict;
     try {
-      verdict = await admit(t, stop.signal);
-    } catch (error) {
-      this.#admitting.delete(t);
-      await this.#failed(t, error);
-      this.#over(t);
-      return;
-    }
-    // Handed back at shutdown meanwhile: that is its end here.
-    if (!this.#admitting.delete(t)) return;
-    if (verdict.kind === 'run') {
-      this.#slot(t);
-      return;
-    }
-    if (verdict.kind === 'skipped') {
-      try {
+      const verdict: AdmitVerdict = await admit(t, stop.signal);
+      // Handed back at shutdown meanwhile: that is its end here.
+      if (!this.#admitting.delete(t)) return;
+      if (verdict.kind === 'run') {
+        this.#slot(t);
+        return;
+      }
+      if (verdict.kind === 'skipped') {
         const ts = await this.#handle(t).answerSkipped(t.delivery.body);
         o.log.info('turn.replied', { ...t.logFields, ts, stream: 'skipped' });
-      } catch (error) {
-        await this.#failed(t, error);
       }
+    } catch (error) {
+      // The gate, or the skipped turn's note, failed: the turn's failure, ended as any other's.
+      this.#admitting.delete(t);
+      await this.#failed(t, error);
     }
     this.#over(t);
   }

@@ -41,7 +41,6 @@ export const RETRYING_NOTE_AFTER_MS = 30_000;
 export const INTERRUPTED_NOTE = '\n\n_(interrupted: trying again)_';
 /** The reply of a turn skipped past its conversation's bound (lib/conversation): final, so a takeover does not post it again. */
 export const SKIPPED_NOTE = '_(You wrote again before I got to this one, so I am answering your newer message instead.)_';
-
 /** Added to a message left open by a turn cut off past its deadline (the dead letter's note follows). */
 export const CUT_OFF_NOTE = '\n\n_(interrupted)_';
 
