@@ -10,7 +10,7 @@ import type { Logger } from '../lib/log/index.js';
 import { refusalSink } from '../lib/ratelimit/index.js';
 import { LeaseKeeper, type Reaper } from '../lib/lease/index.js';
 import type { FailoverReceiver } from '../lib/receiver/index.js';
-import type { TurnRunner } from '../lib/runner/index.js';
+import { LateAnswers, type TurnRunner } from '../lib/runner/index.js';
 import type { HealthMonitor } from '../lib/liveness/index.js';
 import type { OwnerNotices } from '../lib/notice/index.js';
 import type { LegChecker } from '../lib/legs/index.js';
@@ -142,7 +142,16 @@ export function createAutohub(options: AutohubOptions): Autohub {
   });
   // One turn at a time per conversation, unless the bot asks for parallel turns (lib/conversation); `interrupt` stops the running one.
   const conversation = bot.concurrency === 'parallel' ? undefined : conversationAdmit(new ConversationGate({ store, log, now, mode: bot.concurrency }));
-  const runner = buildRunner({ ...common, config, keeper, journal, handleFor, conversation, wakes });
+  // A command's or a click's answer that nobody reads where it was given reaches the person all the same.
+  const late = new LateAnswers({
+    send: options.fetch ?? ((input, init) => fetch(input, init as RequestInit)),
+    dm: async (user, text, blocks) => {
+      await client.chat.postMessage({ channel: user, text, ...(blocks ? { blocks: blocks as never } : {}) });
+    },
+    log,
+    now,
+  });
+  const runner = buildRunner({ ...common, config, keeper, journal, handleFor, conversation, wakes, late });
   const receiver = buildReceiver({ log, now: options.now, config, runner, health, wakes });
   const heartbeat = buildHeartbeat({ config, health, runner, log, now });
   const sweeper = buildSweeper({ ...common, config, client, wakes });
@@ -174,9 +183,11 @@ export function createAutohub(options: AutohubOptions): Autohub {
   const peerView = peer
     ? () => ({ role: config.role === 'hub' ? ('cloud' as const) : ('hub' as const), state: peer.state, downSince: peer.downSince })
     : undefined;
-  const { app, registered } = buildApp({ config, receiver, clientOptions: slack.clientOptions, client, health, store, bot, log, peer: peerView, ai });
+  // Bolt's respond() posts with its clientOptions' fetch: a refused one goes by DM (the late answers).
+  const clientOptions = { ...slack.clientOptions, fetch: late.fetchFor(slack.clientOptions.fetch ?? ((input, init) => fetch(input, init as RequestInit))) };
+  const { app, registered } = buildApp({ config, receiver, clientOptions, client, health, store, bot, log, peer: peerView, ai });
   // The edge's inbox: drained at start, when the peer answers again, and on the looks (one ZCARD an hour).
-  inboxRef.drainer = buildInboxDrainer({ config, runner, store, app: () => app, client, log, now, ...(options.fetch ? { fetch: options.fetch } : {}) });
+  inboxRef.drainer = buildInboxDrainer({ config, runner, store, client, log, now, ...(options.fetch ? { fetch: options.fetch } : {}) });
 
   return {
     app,

@@ -13,7 +13,7 @@ import { createRateLimitFetch, createSlackTransport, guardedClients, type RateLi
 import { FailoverReceiver } from '../lib/receiver/index.js';
 import { HealthMonitor, PeerWatch, type HealthMonitorOptions } from '../lib/liveness/index.js';
 import { type LeaseKeeper, Reaper, type DeadTurn } from '../lib/lease/index.js';
-import { TurnJournal, TurnRunner } from '../lib/runner/index.js';
+import { type LateAnswers, TurnJournal, TurnRunner } from '../lib/runner/index.js';
 import { CatchupSweeper } from '../lib/catchup/index.js';
 import { OwnerNotices, type NoticeCause } from '../lib/notice/index.js';
 import { STATUS_KEYS, type CopyRecord, type PeerView } from '../lib/status/index.js';
@@ -207,6 +207,7 @@ export function buildRunner(
     /** One turn at a time per conversation (lib/conversation); undefined: turns of a thread run side by side. */
     conversation?: ReturnType<typeof conversationAdmit> | undefined;
     wakes: Pick<Wakes, 'lookIn' | 'slotFree' | 'deadLetter' | 'waitingOnStore'>;
+    late?: LateAnswers | undefined;
   },
 ): TurnRunner {
   const { config } = o;
@@ -216,6 +217,7 @@ export function buildRunner(
     ...only(o.wakes, 'lookIn', 'slotFree', 'deadLetter', 'waitingOnStore'),
     ...only(config, 'lease', 'retry', 'maxTurns'),
     ...only(o, 'store', 'keeper', 'journal', 'handleFor'),
+    ...(o.late ? { late: o.late } : {}),
     ...(o.conversation ? { admit: o.conversation.admit, ended: o.conversation.ended } : {}),
   });
 }

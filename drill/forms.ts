@@ -125,7 +125,7 @@ export function formsScore(
     // Told once of the outage, once when all is answered (app/inbox.ts).
     const told = posts.filter((p) => p.params.channel === owner).map((p) => p.params.text ?? '');
     const kept = told.filter((t) => /the edge kept \d+ deliveries/.test(t)).length;
-    const done = told.filter((t) => /^All \d+ deliveries the edge kept are answered/.test(t)).length;
+    const done = told.filter((t) => /^All \d+ deliveries the edge kept are taken up/.test(t)).length;
     notes = (kept === 0 ? 1 : 0) + (done === 0 ? 1 : 0);
     if (kept !== 1) unmet.push(`the owner was told of the kept deliveries ${kept} times, not once`);
     if (done !== 1) unmet.push(`the owner was told all kept deliveries are answered ${done} times, not once`);

@@ -16,15 +16,13 @@ export function registerHome(
 ): void {
   app.event('app_home_opened', async ({ event, client, context }) => {
     if (event.tab !== 'home') return;
-    const lease = (context as Partial<TurnContext>).autohubLease;
+    // Through the turn's fenced client: a copy that lost the turn stands down before this leaves; the runner ends it.
+    const fenced = (context as Partial<TurnContext>).autohubTurn?.client ?? client;
     const blocks = mayReadStatus(owners, event.user)
       ? await pageFor(health, store, peer)
       : // Anyone but the owners: the state word only, as `/autohub` says it.
         [{ type: 'section', text: { type: 'mrkdwn', text: `${publicStatus(health.report().body)}. The status page is for its owner.` } }];
-    // Publishing twice is harmless, but a taken-over turn still commits first, like every post.
-    if (lease && !(await lease.commit())) return;
-    await client.views.publish({ user_id: event.user, view: { type: 'home', blocks: blocks as never } });
-    await lease?.finish(null);
+    await fenced.views.publish({ user_id: event.user, view: { type: 'home', blocks: blocks as never } });
     log.info('home.published', { user: event.user });
   });
 }

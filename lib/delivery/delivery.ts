@@ -110,26 +110,29 @@ function teamOf(body: Json): string | undefined {
   return text(body.team_id) ?? (isObject(body.team) ? text(body.team.id) : undefined);
 }
 
-function formDelivery(raw: string): Delivery {
+function formBody(raw: string): Delivery {
   const form = new URLSearchParams(raw);
   if (form.get('ssl_check') === '1') return { kind: 'ssl_check' };
   const payload = form.get('payload');
   if (payload !== null) {
     const body = parseJson(payload);
     if (!text(body.type)) throw new RequestInvalidError('interactivity payload without a type');
-    const trigger = text(body.trigger_id);
-    return { kind: 'interactive', body, claimKeys: trigger ? [triggerKey(teamOf(body), trigger)] : [] };
+    return formDelivery('interactive', body);
   }
   const command = form.get('command');
   if (command === null) throw new RequestInvalidError('form body is neither a command, a payload nor an ssl_check');
-  const body: Json = Object.fromEntries(form.entries());
+  return formDelivery('command', Object.fromEntries(form.entries()));
+}
+
+/** A slash command or an interaction, parsed already (a stored body read back included): claimed under its trigger_id. */
+export function formDelivery(kind: 'command' | 'interactive', body: Json): Extract<Delivery, { kind: 'command' | 'interactive' }> {
   const trigger = text(body.trigger_id);
-  return { kind: 'command', body, claimKeys: trigger ? [triggerKey(teamOf(body), trigger)] : [] };
+  return { kind, body, claimKeys: trigger ? [triggerKey(teamOf(body), trigger)] : [] };
 }
 
 export function parseDelivery(contentType: string | null | undefined, raw: string): Delivery {
   const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
   if (type === 'application/json') return eventDelivery(parseJson(raw));
-  if (type === 'application/x-www-form-urlencoded') return formDelivery(raw);
+  if (type === 'application/x-www-form-urlencoded') return formBody(raw);
   throw new RequestInvalidError(`unsupported content type ${JSON.stringify(type || 'none')}`, 415);
 }

@@ -15,6 +15,7 @@
 import { checkSignature } from '../slack/index.js';
 import { keptKind, parseKept, type KeptDelivery, type KeptKind } from './kept.js';
 import type { InboxStats, InboxStore } from './store.js';
+import type { Logger } from '../log/index.js';
 
 type ClaimKind = 'claimed' | 'duplicate' | 'fail-open';
 
@@ -39,7 +40,7 @@ export interface DrainerPorts {
   markOutage(size: number): Promise<'first' | 'marked' | undefined>;
   /** Ends the marked outage: the size it was marked with, for the one copy that ends it; undefined for any other. */
   endOutage(): Promise<number | undefined>;
-  log: { info(event: string, fields: Record<string, unknown>): void; warn(event: string, fields: Record<string, unknown>): void };
+  log: Pick<Logger, 'info' | 'warn' | 'error'>;
   now: () => number;
   /** @default 3,600,000 */
   checkEveryMs?: number;
@@ -53,6 +54,23 @@ export interface DrainResult {
   dropped: number;
   /** Left for a later drain (the store or a claim did not answer). */
   left: number;
+}
+
+/**
+ * The owner's note when the inbox is empty again. Each kept delivery was taken up with the life of a live one:
+ * answered, or retried and, when it cannot be answered, a dead letter told on its own (never "answered" unasked).
+ */
+export function outageEndText(count: number): string {
+  return `All ${count} deliveries the edge kept are taken up: each is answered, or told to you as a dead letter if it cannot be.`;
+}
+
+/** The owner's note when a drain dropped deliveries it could not run (counted here, never only logged). */
+export function droppedText(dropped: number, unopened: number): string {
+  const why =
+    unopened > 0
+      ? ` ${unopened} could not be opened: the edge seals with another key than this copy's (AUTOHUB_STORE_KEY, or SLACK_SIGNING_SECRET without one); \`npm run verify\` compares them.`
+      : '';
+  return `${dropped} ${dropped === 1 ? 'delivery' : 'deliveries'} the edge kept could not be run and ${dropped === 1 ? 'is' : 'are'} lost.${why}`;
 }
 
 export class InboxDrainer {
@@ -116,6 +134,7 @@ export class InboxDrainer {
     }
     p.log.info('inbox.drain', { reason, size: stats.size, oldestAt: stats.oldestAt });
     const seen = new Set<string>();
+    const unopened = { count: 0 };
     for (;;) {
       let taken: Awaited<ReturnType<DrainerPorts['store']['take']>>;
       try {
@@ -130,7 +149,7 @@ export class InboxDrainer {
       let progressed = false;
       for (const { member } of batch) {
         seen.add(member);
-        const outcome = await this.#one(member).catch(() => 'retry' as const);
+        const outcome = await this.#one(member, unopened).catch(() => 'retry' as const);
         if (outcome === 'retry') {
           result.left += 1;
           continue;
@@ -141,24 +160,30 @@ export class InboxDrainer {
       }
       if (!progressed) break;
     }
+    if (result.dropped > 0) {
+      // Never silent: a delivery no copy can run is lost, and the owner hears why (most often a store key that differs).
+      p.log.error('inbox.dropped_told', { reason, dropped: result.dropped, unopened: unopened.count });
+      await p.tellOwner(droppedText(result.dropped, unopened.count)).catch(() => {});
+    }
     const after = await p.store.stats().catch(() => undefined);
     if (after) this.#last = after;
     p.log.info('inbox.drained', { reason, ...result, size: after?.size });
     const told = after?.size === 0 ? await p.endOutage().catch(() => undefined) : undefined;
     if (told !== undefined) {
       p.log.info('inbox.outage_answered', { size: told });
-      await p.tellOwner(`All ${told} deliveries the edge kept are answered.`).catch(() => {});
+      await p.tellOwner(outageEndText(told)).catch(() => {});
     }
     return result;
   }
 
-  async #one(member: string): Promise<'ran' | 'alreadyRun' | 'dropped' | 'retry'> {
+  async #one(member: string, unopened: { count: number }): Promise<'ran' | 'alreadyRun' | 'dropped' | 'retry'> {
     const p = this.#p;
     const opened = p.open(member);
     const kept = opened === undefined ? undefined : parseKept(opened);
     if (!kept) {
       // Sealed under a key this copy does not hold, or not a kept delivery: nothing here can run it.
-      p.log.warn('inbox.dropped', { reason: 'cannot open' });
+      p.log.error('inbox.dropped', { reason: 'cannot open' });
+      unopened.count += 1;
       return 'dropped';
     }
     const signature = await checkSignature({
@@ -169,7 +194,7 @@ export class InboxDrainer {
       now: kept.arrivedAt,
     });
     if (!signature.ok) {
-      p.log.warn('inbox.dropped', { reason: `signature ${signature.reason} at arrival` });
+      p.log.error('inbox.dropped', { reason: `signature ${signature.reason} at arrival` });
       return 'dropped';
     }
     const kind: KeptKind = keptKind(kept.headers['content-type'], kept.body);

@@ -28,7 +28,7 @@ import { RequestInvalidError } from '../errors/index.js';
 import { guardRequests, serverOptions, serverTimeouts, type ServerTimeouts } from '../http/index.js';
 import type { Logger } from '../log/index.js';
 import { checkSignature, EVENTS_PATH, HEALTH_PATH, isSslCheck, parseRetryHeaders, type RetryInfo } from '../slack/index.js';
-import { leaseRequest, parseDelivery, type AppRateLimited, type Delivery } from '../delivery/index.js';
+import { deliveryLeaseRequest, parseDelivery, type AppRateLimited, type Delivery } from '../delivery/index.js';
 import {
   answerAppRateLimited,
   answerDuplicate,
@@ -280,8 +280,8 @@ export class FailoverReceiver implements Receiver {
     const failover = header(req, 'x-autohub-failover');
     // A busy hub is alive and renewing its leases: nothing to look for (a look then only finds leases late under load).
     if (failover && !failover.startsWith('hub busy')) o.failover?.(failover.slice(0, 80));
-    const lease =
-      delivery.kind === 'event' ? leaseRequest(this.#runner.leaseMs, delivery.body, delivery.eventId, { ordered: this.#runner.ordered }) : undefined;
+    // Every kind of work a person waits on is leased: a mention, a DM, a slash command, a click (a probe is not).
+    const lease = delivery.kind === 'probe' ? undefined : deliveryLeaseRequest(this.#runner.leaseMs, delivery, { ordered: this.#runner.ordered });
     const sentAt = o.now();
     const outcome = await this.#runner.claimWithinAck(delivery.claimKeys, receivedAt, lease);
     const claim: ClaimKind | 'none' = delivery.claimKeys.length === 0 ? 'none' : outcome.kind;

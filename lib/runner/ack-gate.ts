@@ -16,7 +16,23 @@ export class AckGate {
     if (!res) {
       this.#answered = true;
       this.#resolve();
+      return;
     }
+    // The client went away before the answer (the edge gave up on this leg and kept the delivery, or sent it on):
+    // nobody reads an answer now, so `answer` says it was not given, and the late answers take it.
+    res.once('close', () => {
+      if (this.#answered) return;
+      this.#answered = true;
+      this.#gone = true;
+      this.#resolve();
+    });
+  }
+
+  #gone = false;
+
+  /** The client went away before the answer: nobody reads one now. */
+  get gone(): boolean {
+    return this.#gone;
   }
 
   /** A gate with nobody waiting on it: a taken-over turn was acked long ago by the copy that died. */

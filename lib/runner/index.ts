@@ -5,3 +5,5 @@ export { deadlineGraceMs } from './turn.js';
 export type { AdmitVerdict, Turn, TurnContext } from './turn.js';
 export { TurnJournal } from './journal.js';
 export type { JournalOptions } from './journal.js';
+export { LateAnswers, lateClickText, lateCommandText, RESPONSE_URL_MS } from './late-answers.js';
+export type { LateAnswerPorts } from './late-answers.js';

@@ -18,10 +18,11 @@ import type { Logger } from '../log/index.js';
 import type { ClaimKind, Leases, LeaseSettings, RestoreDetail, RetryPolicy, Takeover, TurnLine } from '../store/index.js';
 import { TurnDeadlineError } from '../errors/index.js';
 import type { TurnFence, TurnHandle } from '../turn/index.js';
-import { eventDelivery, leaseRequest, parseDelivery, storedBody, type Delivery } from '../delivery/index.js';
+import { deliveryLeaseRequest, FORM_KIND_FIELD, storedDelivery, workIdOf, type Delivery, type Leasable } from '../delivery/index.js';
 import { withDeadline } from '../time/index.js';
 import { TurnLease, type DeadTurn, type LeaseKeeper, type StreamDetail, type TurnOutcome } from '../lease/index.js';
 import { AckGate } from './ack-gate.js';
+import type { LateAnswers } from './late-answers.js';
 import { deadlineGraceMs, type AdmitVerdict, type Turn, type TurnContext } from './turn.js';
 
 export interface TurnRunnerOptions {
@@ -73,6 +74,12 @@ export interface TurnRunnerOptions {
   admit?: ((t: Turn, stop: AbortSignal) => Promise<AdmitVerdict>) | undefined;
   /** A turn ended here, however it ended (turns waiting behind it look again). */
   ended?: ((t: Turn) => void) | undefined;
+  /**
+   * Where a slash command's or an interaction's answer goes when nobody reads its ack (a takeover, a retry, a
+   * kept delivery, a request the edge gave up on, an ack past the deadline), and what catches a `respond()`
+   * that Slack refuses: the response_url, else the person by DM (lib/runner/late-answers.ts).
+   */
+  late?: LateAnswers | undefined;
   /** @default Date.now */
   now?: (() => number) | undefined;
 }
@@ -82,6 +89,17 @@ const ANSWER_MARGIN_MS = 100;
 
 /** Events that answer a person: the status page counts these. */
 const ANSWERED_EVENTS = new Set(['app_mention', 'message']);
+
+/** The channel a piece of work was asked in (for dead letters and the status page). */
+function channelOf(delivery: Leasable): string | undefined {
+  return delivery.kind === 'event' ? eventOf(delivery.body).channel : deliveryLeaseRequest(0, delivery)?.channel;
+}
+
+/** What the store and the journal keep of a piece of work: an event's envelope, or a form's body marked with its kind. */
+function storedEnvelope(delivery: Leasable, mayHavePosted: boolean): Record<string, unknown> {
+  if (delivery.kind !== 'event') return { ...delivery.body, [FORM_KIND_FIELD]: delivery.kind };
+  return mayHavePosted ? { ...delivery.body, autohub_recovered: true } : delivery.body;
+}
 
 function eventOf(body: Record<string, unknown>): { type?: string; channel?: string } {
   const event = body.event as { type?: unknown; channel?: unknown } | undefined;
@@ -220,11 +238,7 @@ export class TurnRunner {
       }
       if (reply.reply !== 'unreachable') return;
     }
-    if (t.delivery.kind !== 'event') {
-      o.log.error('turn.dropped_at_shutdown', { ...t.logFields, detail: 'not an event: Slack does not retry commands or actions' });
-      return;
-    }
-    const envelope = mayHavePosted ? { ...t.delivery.body, autohub_recovered: true } : t.delivery.body;
+    const envelope = storedEnvelope(t.delivery, mayHavePosted);
     if (o.journal?.keep(envelope)) o.log.warn('turn.journaled', { ...t.logFields, detail: 'the store would not take it back: the next start runs it' });
     else o.log.error('turn.dropped_at_shutdown', { ...t.logFields, detail: o.journal ? 'the journal could not be written' : 'AUTOHUB_JOURNAL is off' });
   }
@@ -234,8 +248,9 @@ export class TurnRunner {
    * keys (primary first, as claimed: a write again of a forgotten record
    * takes the same aliases); the runner owns its end.
    */
-  #lease(claimKeys: readonly string[], token: number, sentAt: number, body: Record<string, unknown>, takeover?: Takeover): TurnLease {
+  #lease(delivery: Leasable, token: number, sentAt: number, takeover?: Takeover): TurnLease {
     const { o } = this;
+    const { claimKeys, body } = delivery;
     const key = claimKeys[0]!;
     const aliases = claimKeys.filter((k) => k !== key);
     const event = eventOf(body);
@@ -255,13 +270,10 @@ export class TurnRunner {
       return { line: JSON.stringify(record), cloud: o.role === 'cloud' && outcome === 'answered', at };
     };
     // What the claim wrote (the body without Slack's legacy token, as the receiver stores it), to write it again if the store forgets it.
-    const restore = (detail: RestoreDetail) => {
-      const stored = storedBody(body);
-      const request = { leaseMs: o.lease.leaseMs, body: stored, eventId: String(body.event_id ?? ''), ...(event.channel ? { channel: event.channel } : {}) };
-      return o.store.restore(key, token, { instance: o.instance, role: o.role }, request, aliases, detail);
-    };
+    const request = deliveryLeaseRequest(o.lease.leaseMs, delivery);
+    const restore = request && ((detail: RestoreDetail) => o.store.restore(key, token, { instance: o.instance, role: o.role }, request, aliases, detail));
     return new TurnLease({
-      restore,
+      ...(restore ? { restore } : {}),
       store: o.store,
       keeper: o.keeper,
       key,
@@ -303,8 +315,10 @@ export class TurnRunner {
       return;
     }
     // The record holds the primary key alone: the aliases its claim took follow from the body, classified once here.
-    const claimKeys = [takeover.key, ...claimKeysOf(body).filter((k) => k !== takeover.key)];
-    const lease = this.#lease(claimKeys, takeover.token, sentAt, body, takeover);
+    const stored = storedDelivery(body);
+    const claimKeys = [takeover.key, ...(stored?.claimKeys ?? []).filter((k) => k !== takeover.key)];
+    const delivery: Leasable = stored ? { ...stored, claimKeys } : { kind: 'event', body, eventId: String(body.event_id ?? ''), teamId: undefined, claimKeys };
+    const lease = this.#lease(delivery, takeover.token, sentAt, takeover);
     const own = this.#here.get(takeover.key);
     if (own && own.lease === undefined) {
       // This copy's own turn, still running without a lease: a claim that timed out but landed, its
@@ -317,10 +331,17 @@ export class TurnRunner {
       o.log.warn('lease.own_turn', { key: takeover.key, token: takeover.token, eventId: body.event_id });
       return;
     }
-    const logFields = { kind: 'event', eventId: body.event_id, claim: 'claimed', takeover: takeover.state, token: takeover.token, attempt: takeover.attempts };
+    const logFields = {
+      kind: delivery.kind,
+      eventId: workIdOf(delivery),
+      claim: 'claimed',
+      takeover: takeover.state,
+      token: takeover.token,
+      attempt: takeover.attempts,
+    };
     o.log.info('lease.takeover', { ...logFields, key: takeover.key });
     this.run({
-      delivery: { kind: 'event', body, eventId: String(body.event_id ?? ''), teamId: undefined, claimKeys },
+      delivery,
       gate: AckGate.detached(),
       receivedAt: o.now(),
       claim: 'claimed',
@@ -333,8 +354,11 @@ export class TurnRunner {
   run(t: Turn): void {
     const { o } = this;
     const claimHeader = { 'x-autohub-claim': t.logFields.claim as string };
-    // Events, and interactivity other than a form submission, carry nothing in their ack: answer now.
-    const ackNow = t.delivery.kind === 'event' || (t.delivery.kind === 'interactive' && t.delivery.body.type !== 'view_submission');
+    // Events, and interactivity other than a form submission, carry nothing in their ack: answer now. So does a
+    // command whose claim failed open: its listener waits for the claim's confirm (below), past the ack's time,
+    // and what it answers goes to the response_url (the late answers).
+    const unsure = t.lease === undefined && t.nonce !== undefined;
+    const ackNow = t.delivery.kind === 'event' || (t.delivery.kind === 'interactive' && t.delivery.body.type !== 'view_submission') || unsure;
     if (ackNow) t.gate.answer(200, undefined, claimHeader);
     const deadline = setTimeout(
       () => {
@@ -351,7 +375,7 @@ export class TurnRunner {
     });
     t.lease?.start();
     const key = t.delivery.claimKeys[0];
-    if (key !== undefined && t.delivery.kind === 'event') {
+    if (key !== undefined) {
       this.#here.set(key, t);
       if (!t.lease && t.nonce !== undefined)
         t.confirming = this.#confirm(t, key, t.nonce).finally(() => {
@@ -371,7 +395,7 @@ export class TurnRunner {
   #handle(t: Turn): TurnHandle {
     t.handle ??= this.o.handleFor(
       () => t.lease,
-      t.delivery.kind === 'event' ? t.delivery.claimKeys[0] : undefined,
+      t.delivery.claimKeys[0],
       () => this.#askNow(t),
     );
     return t.handle;
@@ -430,17 +454,32 @@ export class TurnRunner {
       ...(t.lease ? { autohubLease: t.lease } : {}),
       autohubTurn: handle,
     };
+    const form = t.delivery.kind === 'event' ? undefined : t.delivery;
     const work = (async () => {
       if (!this.#app) throw new Error('FailoverReceiver.init(app) was not called');
-      await this.#app.processEvent({
-        body: t.delivery.body,
-        retryNum: t.retry.retryNum,
-        retryReason: t.retry.retryReason,
-        customProperties: { ...context },
-        ack: async (response?: unknown) => {
-          t.gate.answer(200, response ?? undefined, claimHeader);
-        },
-      });
+      // A command or a click has no first write to wait at: its claim that failed open is asked once before
+      // it runs at all, so a claim that was the other copy's after all runs nothing here (fail fast: one ask).
+      if (form && t.confirming) {
+        await this.#askNow(t);
+        if (handle.signal.aborted) return;
+      }
+      const closeLate = form ? o.late?.open(form, t.arrivedAt) : undefined;
+      try {
+        await this.#app.processEvent({
+          body: t.delivery.body,
+          retryNum: t.retry.retryNum,
+          retryReason: t.retry.retryReason,
+          customProperties: { ...context },
+          ack: async (response?: unknown) => {
+            if (t.gate.answer(200, response ?? undefined, claimHeader) || !form) return;
+            // Nobody reads this ack (a takeover, a retry, a kept delivery, a request the edge gave up on, an ack
+            // past the deadline): what it says reaches the person all the same, once (a refusal fails the run).
+            await o.late?.answer(form, response, t.arrivedAt);
+          },
+        });
+      } finally {
+        closeLate?.();
+      }
       // Past its grace the runner ended it already (failed, slot freed): whatever it did since is not its end.
       if (t.cut) return;
       await handle.ran();
@@ -513,8 +552,7 @@ export class TurnRunner {
     const end = await this.#handle(t).failed(error, { expired: t.expired === true, fields: t.logFields, leaseNow: () => this.#leaseNow(t) });
     if (end.kind === 'retry') o.lookIn?.(end.retryInMs);
     else if (end.kind === 'dead') {
-      const event = eventOf(t.delivery.body);
-      o.deadLetter?.({ key: end.key, eventId: String(t.delivery.body.event_id ?? ''), channel: event.channel, reason: end.reason, attempts: end.attempts });
+      o.deadLetter?.({ key: end.key, eventId: workIdOf(t.delivery), channel: channelOf(t.delivery), reason: end.reason, attempts: end.attempts });
     } else if (end.kind === 'unleased') {
       if (t.expired) this.#deadUnrecorded(t, end.failure.reason);
       else this.#keepForStore(t, end.failure.ambiguous);
@@ -542,11 +580,7 @@ export class TurnRunner {
    */
   #keepForStore(t: Turn, mayHavePosted: boolean): void {
     const { o } = this;
-    if (t.delivery.kind !== 'event') {
-      o.log.error('turn.dropped', { ...t.logFields, detail: 'not an event: Slack does not retry commands or actions' });
-      return;
-    }
-    const envelope = mayHavePosted ? { ...t.delivery.body, autohub_recovered: true } : t.delivery.body;
+    const envelope = storedEnvelope(t.delivery, mayHavePosted);
     if (o.journal?.keep(envelope)) o.log.warn('turn.journaled', { ...t.logFields, detail: 'the store would not take its retry: run again once it answers' });
     else {
       this.#parked.push(envelope);
@@ -559,8 +593,7 @@ export class TurnRunner {
   /** A turn past its deadline the store cannot record (its handle told the person): the owner is told all the same (a dead letter nobody can list). */
   #deadUnrecorded(t: Turn, reason: string): void {
     const { o } = this;
-    const event = eventOf(t.delivery.body);
-    o.deadLetter?.({ key: t.delivery.claimKeys[0] ?? '', eventId: String(t.delivery.body.event_id ?? ''), channel: event.channel, reason, attempts: 1 });
+    o.deadLetter?.({ key: t.delivery.claimKeys[0] ?? '', eventId: workIdOf(t.delivery), channel: channelOf(t.delivery), reason, attempts: 1 });
   }
 
   /**
@@ -670,7 +703,7 @@ export class TurnRunner {
     const reply = await o.store.confirm(key, nonce, o.lease.leaseMs).catch(() => 'unreachable' as const);
     if (this.#here.get(key) !== t || t.lease !== undefined) return true;
     if (reply === 'mine') {
-      const lease = this.#lease(t.delivery.claimKeys, 1, sentAt, t.delivery.body);
+      const lease = this.#lease(t.delivery, 1, sentAt);
       t.lease = lease;
       t.handle?.follow(lease);
       lease.start();
@@ -701,7 +734,6 @@ export class TurnRunner {
   /** A failed turn that never had a lease (its claim failed open): claimed now, if the store lets it (see `#reclaim`). */
   async #reclaimed(t: Turn): Promise<TurnLease | undefined> {
     const { o } = this;
-    if (t.delivery.kind !== 'event') return undefined;
     const lease = await this.#reclaim(t).catch(() => undefined);
     if (lease) o.log.info('turn.reclaimed', { ...t.logFields, key: lease.key, token: lease.token });
     return lease;
@@ -715,8 +747,8 @@ export class TurnRunner {
    */
   async #reclaim(t: Turn): Promise<TurnLease | undefined> {
     const { o } = this;
-    if (t.delivery.kind !== 'event' || t.delivery.claimKeys.length === 0) return undefined;
-    const request = leaseRequest(o.lease.leaseMs, t.delivery.body, t.delivery.eventId, { ordered: this.ordered });
+    if (t.delivery.claimKeys.length === 0) return undefined;
+    const request = deliveryLeaseRequest(o.lease.leaseMs, t.delivery, { ordered: this.ordered });
     if (!request) return undefined;
     const sentAt = o.now();
     // The turn was acked long ago: this claim is off the ack path (the longer fuse), so a store a little
@@ -741,8 +773,8 @@ export class TurnRunner {
 
   /** The lease an event's claim won (its lease runs from `sentAt`, under the claim's keys), the runner's to end; undefined for any other outcome. */
   leaseFor(delivery: Delivery, outcome: ClaimOutcome, sentAt: number): TurnLease | undefined {
-    if (delivery.kind !== 'event' || outcome.kind !== 'claimed' || outcome.token === undefined) return undefined;
-    return this.#lease(delivery.claimKeys, outcome.token, sentAt, delivery.body);
+    if (!isLeasable(delivery) || outcome.kind !== 'claimed' || outcome.token === undefined) return undefined;
+    return this.#lease(delivery, outcome.token, sentAt);
   }
 
   /**
@@ -753,30 +785,28 @@ export class TurnRunner {
    * the message, and a live delivery of it may be running unrecorded (its
    * own claim failed open), so it is left for the next sweep.
    */
-  async inject(envelope: Record<string, unknown>, options: { recovered?: boolean } = {}): Promise<ClaimKind> {
+  async inject(envelope: Record<string, unknown>, options: { recovered?: boolean; kept?: { arrivedAt: number } } = {}): Promise<ClaimKind> {
     const { o } = this;
-    const delivery = parseDelivery('application/json', JSON.stringify(envelope));
-    if (delivery.kind !== 'event') return 'duplicate';
+    // An event's envelope, or a slash command's or an interaction's body marked with its kind (the edge's inbox, the journal).
+    const delivery = storedDelivery(envelope);
+    if (!delivery) return 'duplicate';
     const receivedAt = o.now();
-    const outcome = await this.claimWithinAck(
-      delivery.claimKeys,
-      receivedAt,
-      leaseRequest(o.lease.leaseMs, delivery.body, delivery.eventId, { ordered: this.ordered }),
-    );
+    const outcome = await this.claimWithinAck(delivery.claimKeys, receivedAt, deliveryLeaseRequest(o.lease.leaseMs, delivery, { ordered: this.ordered }));
     if (outcome.kind === 'duplicate') return 'duplicate';
     if (outcome.kind === 'fail-open') {
       if (options.recovered) return 'fail-open';
       o.log.warn('catchup.unsure', {
-        kind: 'event',
-        eventId: delivery.eventId,
+        kind: delivery.kind,
+        eventId: workIdOf(delivery),
         reason: outcome.reason,
         detail: 'the store did not answer: left for the next sweep',
       });
       return 'fail-open';
     }
     const lease = this.leaseFor(delivery, outcome, receivedAt);
-    const logFields = { kind: 'event', eventId: delivery.eventId, claim: outcome.kind, ...(options.recovered ? { recovered: true } : { catchup: true }) };
-    if (!options.recovered) o.log.info('catchup.found', logFields);
+    const how = options.recovered ? { recovered: true } : options.kept ? { kept: true } : { catchup: true };
+    const logFields = { kind: delivery.kind, eventId: workIdOf(delivery), claim: outcome.kind, ...how };
+    if (!options.recovered) o.log.info(options.kept ? 'inbox.found' : 'catchup.found', logFields);
     this.run({
       delivery,
       gate: AckGate.detached(),
@@ -785,6 +815,7 @@ export class TurnRunner {
       retry: { retryNum: undefined, retryReason: undefined },
       logFields,
       lease,
+      ...(options.kept ? { arrivedAt: options.kept.arrivedAt } : {}),
       ...(outcome.kind === 'claimed' && outcome.admitted ? { claimAdmitted: true } : {}),
     });
     return outcome.kind;
@@ -796,12 +827,6 @@ export class TurnRunner {
   }
 }
 
-/** The keys a stored body was claimed under (primary first); none when it does not read as a delivery. */
-function claimKeysOf(body: Record<string, unknown>): string[] {
-  try {
-    const delivery = eventDelivery(body);
-    return 'claimKeys' in delivery ? delivery.claimKeys : [];
-  } catch {
-    return [];
-  }
+function isLeasable(delivery: Delivery): delivery is Leasable {
+  return delivery.kind === 'event' || delivery.kind === 'command' || delivery.kind === 'interactive';
 }

@@ -27,6 +27,8 @@ export interface Turn {
   delivery: Extract<Delivery, { body: unknown }>;
   gate: AckGate;
   receivedAt: number;
+  /** When Slack sent it, for a delivery the edge kept (its response_url lives 30 minutes from then). */
+  arrivedAt?: number | undefined;
   claim: ClaimKind;
   retry: { retryNum: number | undefined; retryReason: string | undefined };
   logFields: Record<string, unknown>;

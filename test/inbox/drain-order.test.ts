@@ -44,7 +44,7 @@ describe('InboxDrainer.drain', () => {
       tellOwner: async () => {},
       markOutage: async () => 'marked',
       endOutage: async () => undefined,
-      log: { info: () => {}, warn: () => {} },
+      log: { info: () => {}, warn: () => {}, error: () => {} },
       now: () => 0,
     });
     const first = drainer.drain('start');

@@ -11,7 +11,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commandForm, feedbackClickForm, mentionEnvelope } from '../../drill/sim/slack-events.js';
-import { createEdgeKeeper, createInboxStore, parseInboxSettings } from '../../lib/inbox/index.js';
+import { createEdgeKeeper, createInboxStore, outageEndText, parseInboxSettings } from '../../lib/inbox/index.js';
 import { signedHeaders } from '../../lib/slack/index.js';
 import { noticeStatusKey } from '../../lib/store/index.js';
 import { eventually, quiescent, SECRET, type RunningCopy } from '../support/copies.js';
@@ -147,7 +147,7 @@ describe('draining the edge inbox on the copies', () => {
     expect(ownerTexts('U0PERSON').filter((t) => t.includes('(late, for your /autohub old)'))).toHaveLength(1);
   });
 
-  it('two interactions kept past their response_url: both run, the owner is told once', async () => {
+  it('two interactions kept past their response_url: both run, the owner is told once that all are taken up', async () => {
     // Both kept before the copy starts, as in an outage: a copy up while they are kept could drain the first alone
     // (a look between the two) and tell two outages of one delivery each.
     for (const trigger of ['trig-click-1', 'trig-click-2']) {
@@ -157,8 +157,9 @@ describe('draining the edge inbox on the copies', () => {
     // This drain, or the copy's own start-up or look drain racing it, runs both.
     await copy.inbox!.drain('test');
     await eventually(async () => (await inbox().stats()).size === 0, 'the inbox drained');
-    await eventually(() => ownerTexts('U0OWNERA').some((t) => /^All 2 deliveries/.test(t)), 'the owner told all are answered');
-    expect(ownerTexts('U0OWNERA').filter((t) => /response_url expired/.test(t))).toHaveLength(1);
+    await eventually(() => ownerTexts('U0OWNERA').some((t) => /^All 2 deliveries/.test(t)), 'the owner told all are taken up');
+    expect(copy.lines.filter((l) => l.event === 'inbox.found' && l.kind === 'interactive')).toHaveLength(2);
+    expect(ownerTexts('U0OWNERA').filter((t) => /^All/.test(t))).toEqual([outageEndText(2)]);
   });
 
   it('two copies draining one outage at once tell the owner once, each note; the next outage is told again', async () => {
@@ -172,17 +173,17 @@ describe('draining the edge inbox on the copies', () => {
     expect(ownerTexts('U0OWNERB').filter((t) => /the edge kept \d+ deliveries/.test(t))).toEqual([
       'While no copy could answer, the edge kept 6 deliveries from Slack; answering them now, late.',
     ]);
-    expect(ownerTexts('U0OWNERB').filter((t) => /^All/.test(t))).toEqual(['All 6 deliveries the edge kept are answered.']);
+    expect(ownerTexts('U0OWNERB').filter((t) => /^All/.test(t))).toEqual([outageEndText(6)]);
     // And on the status page's owner notices, for two days.
     expect(JSON.parse(String(await hub.store.read(noticeStatusKey('edge_inbox'))))).toMatchObject({
       cause: 'edge_inbox',
       count: 6,
-      detail: 'all 6 kept deliveries answered',
+      detail: 'all 6 kept deliveries taken up',
     });
     // The next outage: told again, with its own count.
     for (let i = 0; i < 2; i++) await keep(JSON.stringify(mentionEnvelope({ eventId: `Ev-outage-next-${i}`, ts: `1700000400.00040${i}` })), 'application/json');
     await cloud.inbox!.drain('peer back');
     expect(ownerTexts('U0OWNERB').filter((t) => /the edge kept 2 deliveries/.test(t))).toHaveLength(1);
-    expect(ownerTexts('U0OWNERB').filter((t) => t === 'All 2 deliveries the edge kept are answered.')).toHaveLength(1);
+    expect(ownerTexts('U0OWNERB').filter((t) => t === outageEndText(2))).toHaveLength(1);
   });
 });
