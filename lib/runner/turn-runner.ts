@@ -370,6 +370,11 @@ export class TurnRunner {
     );
     void t.gate.done.then(() => {
       clearTimeout(deadline);
+      if (t.gate.gone) {
+        // The edge gave up on this request (its leg's time ran out) before the answer: the answer goes late.
+        o.log.warn('delivery.abandoned', { ...t.logFields, afterMs: o.now() - t.receivedAt });
+        return;
+      }
       // A taken-over turn was acked long ago by the copy that died.
       if (t.lease?.previousState === undefined) o.log.info('delivery.acked', { ...t.logFields, ackMs: o.now() - t.receivedAt });
     });

@@ -135,7 +135,7 @@ export function useFakeCopy(name: string): FakeCopy {
 
 export interface CopiesPerTest {
   /** Start a copy on this file's fake Web API and Redis (`env` on top of the file's); it is stopped after the test. */
-  start(role: 'hub' | 'cloud', o?: { env?: Record<string, string>; now?: () => number }): Promise<RunningCopy>;
+  start(role: 'hub' | 'cloud', o?: { env?: Record<string, string>; now?: () => number; turn?: TurnModule }): Promise<RunningCopy>;
   /** Stop every copy this test started so far (both copies down). */
   stopAll(): Promise<void>;
 }
@@ -150,7 +150,14 @@ export function useCopiesPerTest(o: { api: FakeWebApi; redis: RedisFixture; env?
   return {
     start: async (role, extra = {}) => {
       const upstash = { url: o.redis.bridge.url, token: o.redis.bridge.token };
-      const copy = await startCopy({ role, webApiUrl: o.api.url, upstash, env: { ...o.env, ...extra.env }, ...(extra.now ? { now: extra.now } : {}) });
+      const copy = await startCopy({
+        role,
+        webApiUrl: o.api.url,
+        upstash,
+        env: { ...o.env, ...extra.env },
+        ...(extra.now ? { now: extra.now } : {}),
+        ...(extra.turn ? { turn: extra.turn } : {}),
+      });
       running.push(copy);
       return copy;
     },

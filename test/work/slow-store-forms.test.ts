@@ -1,0 +1,89 @@
+/**
+ * A store a little slower than the claim's fuse (every round trip 500 ms
+ * against 450 ms), and one slash command delivered to both copies (issue 43,
+ * break 3). Each claim fails open, and lands. Before, a command had a claim
+ * and nothing after it: both copies ran its listener, posting twice and
+ * answering twice. Now a command whose claim failed open is acked at once and
+ * asks its claim once before its listener runs: the copy whose claim it was
+ * runs it, the other stands down, and the answer goes to its response_url.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { App } from '@slack/bolt';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { commandForm } from '../../drill/sim/slack-events.js';
+import { signedHeaders } from '../../lib/slack/index.js';
+import type { TurnModule } from '../../lib/turn/index.js';
+import { eventually, quiescent, SECRET } from '../support/copies.js';
+import { useCopy, useFakeWebApi } from '../support/fixtures.js';
+import { useRedisBridge } from '../support/redis-fixture.js';
+
+const FORM = 'application/x-www-form-urlencoded';
+
+describe('every store round trip takes 500 ms, just past the claim fuse: a command sent to both copies', () => {
+  const fx = useRedisBridge();
+  const api = useFakeWebApi();
+  const runs: string[] = [];
+  const bot: TurnModule = {
+    takeTurn: () => 'ok',
+    register: (app) =>
+      (app as App).command('/deploy', async ({ ack, client, command, context }) => {
+        runs.push(String(context.autohubInstance));
+        await client.chat.postMessage({ channel: command.channel_id, text: `deploying ${command.text}` });
+        await ack({ text: `deployed ${command.text}` });
+      }),
+  };
+  const hub = useCopy({ role: 'hub', api, redis: fx, turn: bot });
+  const cloud = useCopy({ role: 'cloud', api, redis: fx, turn: bot });
+  const answers: Array<{ text?: string }> = [];
+  let hook: Server;
+  let hookUrl = '';
+  beforeAll(async () => {
+    hook = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        answers.push(JSON.parse(body) as { text?: string });
+        res.writeHead(200).end('ok');
+      });
+    });
+    await new Promise<void>((resolve) => hook.listen(0, '127.0.0.1', resolve));
+    hookUrl = `http://127.0.0.1:${(hook.address() as AddressInfo).port}/commands/1`;
+  });
+  afterAll(() => hook?.close());
+
+  const send = async (url: string, trigger: string, text: string) => {
+    const form = new URLSearchParams(commandForm({ command: '/deploy', triggerId: trigger, text }));
+    form.set('response_url', hookUrl);
+    const body = form.toString();
+    return fetch(url, { method: 'POST', headers: { 'content-type': FORM, ...(await signedHeaders(SECRET, body, Date.now())) }, body });
+  };
+  const said = (text: string) => api.posts().filter((c) => c.params.text === text);
+
+  it('runs on one copy only: posted once, answered once (before: posted 2, answered 2)', async () => {
+    // Warm: each copy runs one command at full speed, so Redis knows the scripts by their SHA first.
+    for (const [copy, i] of [
+      [hub, 0],
+      [cloud, 1],
+    ] as const) {
+      expect((await send(copy.eventsUrl, `trig-warm-${i}`, `warm${i}`)).status).toBe(200);
+    }
+    await eventually(() => runs.length === 2, 'the warm-up runs');
+    fx.bridge.delayMs = 500;
+    try {
+      const acks = await Promise.all([send(hub.eventsUrl, 'trig-slow-deploy', 'prod'), send(cloud.eventsUrl, 'trig-slow-deploy', 'prod')]);
+      for (const ack of acks) {
+        expect(ack.status).toBe(200);
+        expect(ack.headers.get('x-autohub-claim')).toBe('fail-open');
+      }
+      await eventually(() => answers.some((a) => a.text === 'deployed prod'), 'the answer at its response_url', 20_000);
+      await quiescent([hub, cloud], 15_000);
+    } finally {
+      fx.bridge.delayMs = 0;
+    }
+    expect(said('deploying prod')).toHaveLength(1);
+    expect(answers.filter((a) => a.text === 'deployed prod')).toHaveLength(1);
+    const lines = [...hub.lines, ...cloud.lines];
+    expect(lines.filter((l) => l.event === 'claim.not_ours' && l.kind === 'command')).toHaveLength(1);
+  });
+});
