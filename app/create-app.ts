@@ -177,7 +177,7 @@ export function createAutohub(options: AutohubOptions): Autohub {
     log,
     leaseMs: config.lease.leaseMs,
     storeAllowance: config.storeAllowance,
-    inbox: { look: () => inboxRef.drainer?.look(), drainNow: () => void inboxRef.drainer?.drain('peer back').catch(() => {}) },
+    inbox: { look: () => inboxRef.drainer?.look(), drainNow: (reason) => void inboxRef.drainer?.drain(reason).catch(() => {}) },
   });
 
   const peerView = peer

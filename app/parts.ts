@@ -227,7 +227,7 @@ interface ReceiverInputs extends Pick<Common, 'log' | 'now'> {
   config: Pick<AppConfig, 'signingSecret' | 'healthToken' | 'role' | 'instance' | 'maxBodyBytes' | 'drainMs' | 'shedAt'>;
   runner: TurnRunner;
   health: HealthMonitor;
-  wakes: Pick<Wakes, 'appRateLimited' | 'failOpen' | 'hint' | 'failover'>;
+  wakes: Pick<Wakes, 'appRateLimited' | 'failOpen' | 'hint' | 'failover' | 'inboxKept'>;
 }
 
 /** HTTP for Slack and the edge: verifies, classifies and answers each request, and hands every turn to `runner`. */
@@ -235,7 +235,7 @@ export function buildReceiver(o: ReceiverInputs): FailoverReceiver {
   return new FailoverReceiver({
     ...copyParts(o.config, o),
     ...only(o.config, 'signingSecret', 'healthToken', 'maxBodyBytes', 'drainMs', 'shedAt'),
-    ...only(o.wakes, 'appRateLimited', 'failOpen', 'hint', 'failover'),
+    ...only(o.wakes, 'appRateLimited', 'failOpen', 'hint', 'failover', 'inboxKept'),
     runner: o.runner,
     health: o.health,
   });

@@ -27,6 +27,8 @@ export interface Wakes {
   peerLost(reason: string): void;
   /** peer watch -> inbox: the other copy answers again (what the edge kept meanwhile is drained). */
   peerBack(): void;
+  /** receiver -> inbox: the edge says its inbox holds deliveries it kept since a copy last heard so (drained now). */
+  inboxKept(): void;
   /** reaper -> runner: the turns running here without their lease (a claim that failed open may have landed). */
   unleased(): readonly string[];
   /** reaper -> runner: how many turns this copy can take over now. */
@@ -90,7 +92,7 @@ export interface WiredParts {
   /** The store plan's monthly commands (AUTOHUB_STORE_ALLOWANCE). */
   storeAllowance: number;
   /** The edge's inbox, drained when a look's hourly check finds it holds something. @default none */
-  inbox?: { look(): void; drainNow?(): void };
+  inbox?: { look(): void; drainNow?(reason: string): void };
 }
 
 /** How far to look when another copy's leases will have lapsed: a lease and a little. */
@@ -113,7 +115,8 @@ export function wire(parts: WiredParts | (() => WiredParts)): Wakes {
       p().log.warn('peer.lost', { reason, lookInMs: lapsedInMs() });
       p().reaper.lookIn(lapsedInMs());
     },
-    peerBack: () => p().inbox?.drainNow?.(),
+    peerBack: () => p().inbox?.drainNow?.('peer back'),
+    inboxKept: () => p().inbox?.drainNow?.('edge kept'),
     // A claim that timed out may have landed: the look keeps its lease alive until the runner confirms it.
     unleased: () => p().runner.unleased,
     capacity: () => p().runner.capacity,

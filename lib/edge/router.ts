@@ -14,7 +14,7 @@ import { answer, callLeg, forwardHeaders, leased, relay } from './leg.js';
 import { cloudAnswered, describe, firstStep, hubAnswered, hubBusy, hubFailure, legTimeout, probeSaysUp, refusalStatus, type LegResult } from './decide.js';
 import type { EdgeSettings } from './settings.js';
 import type { EdgeKeeper } from '../inbox/edge-keeper.js';
-import { HINT_EVENT_TYPE, LEG_HEADER, pinnedLeg, signedSynthetic, type LegName } from '../synthetic/index.js';
+import { HINT_EVENT_TYPE, INBOX_HEADER, LEG_HEADER, pinnedLeg, signedSynthetic, type LegName } from '../synthetic/index.js';
 
 export type { Route } from './leg.js';
 
@@ -100,6 +100,8 @@ interface Delivery {
   body: Uint8Array<ArrayBuffer>;
   /** The forward as either copy gets it. */
   init: RequestInit;
+  /** It carries INBOX_HEADER: the copy that accepts it is told the inbox holds deliveries. */
+  tellsInbox: boolean;
   startedAt: number;
   /** What each log line about it carries. */
   fields: Record<string, unknown>;
@@ -119,6 +121,11 @@ class Router implements EdgeRouter {
   readonly #now: () => number;
   readonly #log: (event: string, fields: Record<string, unknown>) => void;
   readonly #inbox: EdgeKeeper | undefined;
+  /**
+   * This isolate kept a delivery that no copy has been told of yet: the next delivery a copy accepts carries
+   * INBOX_HEADER, and that copy drains the inbox then (within the next delivery, not its hourly look).
+   */
+  #keptUntold = false;
   /** With an inbox, the legs leave its one write room inside the same budget (lib/inbox/settings.ts). */
   readonly #legBudgetMs: number;
 
@@ -205,10 +212,23 @@ class Router implements EdgeRouter {
       request,
       ctx,
       body,
-      init: { method: 'POST', headers: forwardHeaders(request), body },
+      init: { method: 'POST', headers: this.#forwarded(request), body },
+      tellsInbox: this.#keptUntold,
       startedAt,
       fields: { retryNum: request.headers.get('x-slack-retry-num') ?? undefined },
     };
+  }
+
+  /** The headers a leg gets: Slack's, and INBOX_HEADER while a delivery kept here is untold. */
+  #forwarded(request: Request): Headers {
+    const headers = forwardHeaders(request);
+    if (this.#keptUntold) headers.set(INBOX_HEADER, 'kept');
+    return headers;
+  }
+
+  /** A copy accepted a delivery: if it carried INBOX_HEADER, that copy was told. */
+  #told(d: Delivery): void {
+    if (d.tellsInbox) this.#keptUntold = false;
   }
 
   /** A probe pinned to one leg (LEG_HEADER): that copy alone, once, no failover and no change to what the edge knows of it. */
@@ -261,6 +281,7 @@ class Router implements EdgeRouter {
         ms: this.#now() - d.startedAt,
       });
       if (leased(response)) this.#hint('cloud', 'hub', d.ctx);
+      this.#told(d);
       return relay('hub', response);
     }
     const waiting = hubBusy(result);
@@ -312,6 +333,7 @@ class Router implements EdgeRouter {
     });
     // A hub marked down is not hinted (it is why the cloud served); a busy one is alive and may outlive the cloud's turn.
     if (leased(response) && this.hub.downAt === undefined) this.#hint('hub', 'cloud', d.ctx);
+    this.#told(d);
     return relay('cloud', response);
   }
 
@@ -326,6 +348,7 @@ class Router implements EdgeRouter {
         this.#log('edge.inbox_expired', { count: kept.expired, maxAgeMs: inbox.bounds.maxAgeMs });
       }
       if (kept.kind === 'kept') {
+        this.#keptUntold = true;
         this.#log('edge.kept', { ...d.fields, why, size: kept.size, ms: this.#now() - d.startedAt });
         return kept.response;
       }

@@ -49,7 +49,7 @@ import { withDeadline } from '../time/index.js';
 import type { HealthMonitor } from '../liveness/index.js';
 import { readRawBody } from './raw-body.js';
 import { AckGate, type TurnRunner } from '../runner/index.js';
-import { LEASE_HEADER } from '../synthetic/index.js';
+import { INBOX_HEADER, LEASE_HEADER } from '../synthetic/index.js';
 
 export { EVENTS_PATH, HEALTH_PATH };
 
@@ -87,6 +87,8 @@ export interface FailoverReceiverOptions {
   timeouts?: Partial<ServerTimeouts>;
   /** The edge's signed hint: a turn's lease is live at the other copy (look when it would lapse). */
   hint?: () => void;
+  /** The edge kept deliveries in its inbox since it last told a copy (INBOX_HEADER on a signed delivery): drain them now. */
+  inboxKept?: () => void;
   /** @default Date.now */
   now?: () => number;
 }
@@ -278,6 +280,8 @@ export class FailoverReceiver implements Receiver {
     const o = this.#o;
     const retry = parseRetryHeaders(header(req, 'x-slack-retry-num'), header(req, 'x-slack-retry-reason'));
     const failover = header(req, 'x-autohub-failover');
+    // Signed by Slack, forwarded by the edge: a forged header could only make this copy look at the inbox early.
+    if (header(req, INBOX_HEADER)) o.inboxKept?.();
     // A busy hub is alive and renewing its leases: nothing to look for (a look then only finds leases late under load).
     if (failover && !failover.startsWith('hub busy')) o.failover?.(failover.slice(0, 80));
     // Every kind of work a person waits on is leased: a mention, a DM, a slash command, a click (a probe is not).

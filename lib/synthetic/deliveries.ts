@@ -22,6 +22,11 @@ export const HINT_EVENT_TYPE = 'autohub_turn_hint';
  */
 export const LEASE_HEADER = 'x-autohub-lease';
 /**
+ * The edge's word on a delivery it forwards: its inbox holds deliveries it kept since it last told a copy
+ * (that copy drains now, not at its next hourly look). Costs no store command on either side.
+ */
+export const INBOX_HEADER = 'x-autohub-inbox';
+/**
  * On a signed probe only, `hub` or `cloud`: the edge sends it to that copy
  * alone (no failover), so each leg can be proven on its own.
  */
