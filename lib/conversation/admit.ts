@@ -28,6 +28,8 @@ export interface AdmittedTurn {
   /** The turn's handle: its signal follows the lease, one attached late too, and aborts when the claim turns out another's. */
   handle?: { signal: AbortSignal; interrupt?(reason: Error): void } | undefined;
   logFields: Record<string, unknown>;
+  /** How its claim went: one that failed open (the store did not answer) waits for one look at most. */
+  claim?: string | undefined;
 }
 
 export function conversationAdmit(gate: ConversationGate) {
@@ -39,7 +41,10 @@ export function conversationAdmit(gate: ConversationGate) {
       const key = t.lease?.key ?? t.delivery.claimKeys?.[0];
       if (conversation === undefined || key === undefined) return { kind: 'run' };
       const signal = AbortSignal.any([stop, ...(t.lease ? [t.lease.signal] : []), ...(t.handle ? [t.handle.signal] : [])]);
-      const verdict = await gate.admit(conversation, key, signal, t.logFields, { admitted: t.claimAdmitted === true && t.lease !== undefined });
+      const verdict = await gate.admit(conversation, key, signal, t.logFields, {
+        admitted: t.claimAdmitted === true && t.lease !== undefined,
+        ...(t.claim === 'fail-open' && t.lease === undefined ? { failedOpen: true } : {}),
+      });
       if (verdict === 'run') {
         const handle = t.handle;
         if (gate.interrupts && handle?.interrupt) {

@@ -85,19 +85,22 @@ export class ConversationGate {
    * (its handle answers it with SKIPPED_NOTE), or `gone` (`signal` aborted:
    * this copy no longer holds the turn, or is stopping). `admitted`: the
    * turn's claim made its first look and it went (ClaimOutcome's
-   * `admitted`): `run` at once, no look.
+   * `admitted`): `run` at once, no look. `failedOpen`: the turn's claim
+   * found the store away, so a look it does not answer runs the turn at
+   * once (fail open, fail fast: one store attempt, not `unsureLooks`).
    */
   async admit(
     conversation: string,
     turnKey: string,
     signal: AbortSignal,
     fields: Record<string, unknown> = {},
-    options: { admitted?: boolean } = {},
+    options: { admitted?: boolean; failedOpen?: boolean } = {},
   ): Promise<Admission> {
     const { log } = this.o;
     if (options.admitted === true) return signal.aborted ? 'gone' : 'run';
     const started = this.#now();
     let unanswered = 0;
+    const unsure = options.failedOpen ? 1 : this.#unsure;
     for (let looks = 1; ; looks++) {
       if (signal.aborted) return 'gone';
       const place = await this.o.store.enterConversation(conversation, turnKey, this.#max, this.interrupts);
@@ -110,7 +113,7 @@ export class ConversationGate {
       }
       if (place === undefined) {
         unanswered += 1;
-        if (unanswered >= this.#unsure) {
+        if (unanswered >= unsure) {
           log.warn('conversation.unsure', { ...fields, looks, detail: 'the store did not answer: the turn runs without waiting its turn' });
           return 'run';
         }

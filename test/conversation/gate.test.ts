@@ -90,6 +90,15 @@ describe('the conversation gate', () => {
     expect(log.lines.find((l) => l.event === 'conversation.unsure')).toMatchObject({ looks: 3 });
   });
 
+  it('a turn whose claim failed open (the store away) runs after one unanswered look, not three (before: its first write came 2 s late on a store answering 500, 9 s on a hung one)', async () => {
+    const log = createMemoryLogger();
+    const { store, looks } = silentConversations();
+    const gate = new ConversationGate({ store, log, pollMs: HOUR });
+    expect(await gate.admit('T1:C1:4.2', key(), new AbortController().signal, {}, { failedOpen: true })).toBe('run');
+    expect(looks()).toBe(1);
+    expect(log.lines.find((l) => l.event === 'conversation.unsure')).toMatchObject({ looks: 1 });
+  });
+
   it('conversationOf: a thread is a conversation (team, channel, thread ts); a top-level message opens its own; anything but a message has none', () => {
     const event = (e: Record<string, unknown>) => ({ team_id: 'T1', event: { type: 'app_mention', channel: 'C1', ts: '2.2', ...e } });
     expect(conversationOf(event({ thread_ts: '1.1' }))).toBe('T1:C1:1.1');
