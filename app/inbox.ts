@@ -26,6 +26,8 @@ import { createSealer, noticeStatusKey, type Records } from '../lib/store/index.
 const MARK_S = 48 * 3_600;
 const OUTAGE_KEY = 'autohub:inbox:outage';
 const ENDING_KEY = 'autohub:inbox:outage-ending';
+/** Refusals of a full inbox told, by their count (the owner hears of each new count once, across the copies). */
+const REFUSED_TOLD_KEY = 'autohub:inbox:refused-told';
 
 /** The status page keeps a notice two days (lib/notice/owner-notices.ts). */
 const NOTICE_TTL_S = 2 * 24 * 60 * 60;
@@ -96,6 +98,11 @@ export function buildInboxDrainer(o: {
       const size = await marks.end();
       if (size !== undefined) await noteOutage(size, `all ${size} kept deliveries taken up`);
       return size;
+    },
+    refusedFirst: async (refused) => {
+      const first = (await o.store.lock(`${REFUSED_TOLD_KEY}:${refused}`, MARK_S, `${o.config.instance}|${now()}`)) === true;
+      if (first) await noteOutage(refused, `${refused} deliveries refused while the inbox was full`);
+      return first;
     },
     log: o.log,
     now,

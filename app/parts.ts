@@ -17,7 +17,7 @@ import { type LateAnswers, TurnJournal, TurnRunner } from '../lib/runner/index.j
 import { CatchupSweeper } from '../lib/catchup/index.js';
 import { OwnerNotices, type NoticeCause } from '../lib/notice/index.js';
 import { STATUS_KEYS, type CopyRecord, type PeerView } from '../lib/status/index.js';
-import { createSealer, type SharedStore } from '../lib/store/index.js';
+import { createSealer, storeKeyId, type SharedStore } from '../lib/store/index.js';
 import type { LoopDelay, Sleep } from '../lib/time/index.js';
 import { AssistantThreads, StatusBook, TurnHandle, type TurnHandleOptions, type StatusTimers, type TakeTurn, type TurnModule } from '../lib/turn/index.js';
 import { resilientAuthorize } from './authorize.js';
@@ -109,7 +109,7 @@ export function buildNotices(o: Common & { config: Pick<AppConfig, 'instance'>; 
 
 export function buildHealth(
   o: Pick<Common, 'store' | 'now'> & {
-    config: Pick<AppConfig, 'role' | 'instance'>;
+    config: Pick<AppConfig, 'role' | 'instance' | 'sealKeys'>;
     version: string;
     loop: LoopDelay;
     wakes: Pick<Wakes, 'turns'>;
@@ -126,6 +126,7 @@ export function buildHealth(
     turns: o.wakes.turns,
     loop: () => o.loop.take(),
     inbox: o.inbox,
+    ...(o.config.sealKeys ? { storeKeyIds: [o.config.sealKeys.current, ...o.config.sealKeys.previous].map(storeKeyId) } : {}),
   });
 }
 

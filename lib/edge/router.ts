@@ -81,8 +81,16 @@ const MIN_SECOND_TRY_MS = 300;
 
 async function inboxHealth(inbox: EdgeKeeper): Promise<Record<string, unknown>> {
   try {
-    const { size, oldestAt, expired } = await inbox.stats();
-    return { size, oldest: oldestAt === undefined ? null : new Date(oldestAt).toISOString(), expired: expired ?? 0, kept_here: inbox.keptHere };
+    const { size, oldestAt, expired, refused } = await inbox.stats();
+    const keyId = await inbox.keyId();
+    return {
+      ...(keyId ? { store_key_id: keyId } : {}),
+      size,
+      oldest: oldestAt === undefined ? null : new Date(oldestAt).toISOString(),
+      expired: expired ?? 0,
+      refused: refused ?? 0,
+      kept_here: inbox.keptHere,
+    };
   } catch {
     return { size: null, error: 'store unreachable', kept_here: inbox.keptHere };
   }

@@ -40,6 +40,11 @@ export interface DrainerPorts {
   markOutage(size: number): Promise<'first' | 'marked' | undefined>;
   /** Ends the marked outage: the size it was marked with, for the one copy that ends it; undefined for any other. */
   endOutage(): Promise<number | undefined>;
+  /**
+   * The edge has refused `refused` deliveries (ever) because the inbox was full: true for the one copy that tells
+   * the owner of this count (once across the copies), false for any other or when the store did not answer.
+   */
+  refusedFirst?(refused: number): Promise<boolean>;
   log: Pick<Logger, 'info' | 'warn' | 'error'>;
   now: () => number;
   /** @default 3,600,000 */
@@ -60,8 +65,17 @@ export interface DrainResult {
  * The owner's note when the inbox is empty again. Each kept delivery was taken up with the life of a live one:
  * answered, or retried and, when it cannot be answered, a dead letter told on its own (never "answered" unasked).
  */
-export function outageEndText(count: number): string {
+export function outageEndText(count: number, dropped = 0): string {
+  if (dropped > 0) {
+    const lost = Math.min(dropped, count);
+    return `The edge's inbox is empty again: of the ${count} deliveries it kept, ${lost} could not be run (told above); the rest are taken up, each answered or told to you as a dead letter.`;
+  }
   return `All ${count} deliveries the edge kept are taken up: each is answered, or told to you as a dead letter if it cannot be.`;
+}
+
+/** The owner's note when the edge refused deliveries because its inbox was full (a count since the store began). */
+export function refusedText(refused: number): string {
+  return `The edge's inbox was full (AUTOHUB_INBOX_MAX): ${refused} ${refused === 1 ? 'delivery was' : 'deliveries were'} refused with 503 so far. Slack retries an event for a while; a refused slash command or click is lost.`;
 }
 
 /** The owner's note when a drain dropped deliveries it could not run (counted here, never only logged). */
@@ -79,6 +93,8 @@ export class InboxDrainer {
   #next: Promise<DrainResult> | undefined;
   #lastCheck = Number.NEGATIVE_INFINITY;
   #last: InboxStats | undefined;
+  /** Deliveries this copy dropped since the owner was last told an outage ended: that note counts them. */
+  #dropped = 0;
 
   constructor(ports: DrainerPorts) {
     this.#p = ports;
@@ -126,6 +142,11 @@ export class InboxDrainer {
       return result;
     }
     this.#last = stats;
+    // A full inbox refused deliveries (503): Slack retries an event a while, a command or a click is lost. Told once a count.
+    if ((stats.refused ?? 0) > 0 && (await p.refusedFirst?.(stats.refused ?? 0).catch(() => false))) {
+      p.log.error('inbox.refused_told', { refused: stats.refused });
+      await p.tellOwner(refusedText(stats.refused ?? 0)).catch(() => {});
+    }
     if (stats.size === 0) return result;
     // One mark an outage, across the copies (two that drain at once see different sizes and oldest entries).
     if ((await p.markOutage(stats.size).catch(() => undefined)) === 'first') {
@@ -160,6 +181,7 @@ export class InboxDrainer {
       }
       if (!progressed) break;
     }
+    this.#dropped += result.dropped;
     if (result.dropped > 0) {
       // Never silent: a delivery no copy can run is lost, and the owner hears why (most often a store key that differs).
       p.log.error('inbox.dropped_told', { reason, dropped: result.dropped, unopened: unopened.count });
@@ -171,7 +193,8 @@ export class InboxDrainer {
     const told = after?.size === 0 ? await p.endOutage().catch(() => undefined) : undefined;
     if (told !== undefined) {
       p.log.info('inbox.outage_answered', { size: told });
-      await p.tellOwner(outageEndText(told)).catch(() => {});
+      await p.tellOwner(outageEndText(told, this.#dropped)).catch(() => {});
+      this.#dropped = 0;
     }
     return result;
   }
@@ -182,7 +205,8 @@ export class InboxDrainer {
     const kept = opened === undefined ? undefined : parseKept(opened);
     if (!kept) {
       // Sealed under a key this copy does not hold, or not a kept delivery: nothing here can run it.
-      p.log.error('inbox.dropped', { reason: 'cannot open' });
+      // The key it was sealed under is written in it (seal.ts): named, so the owner can tell which side differs.
+      p.log.error('inbox.dropped', { reason: 'cannot open', sealedWith: member.split('.')[1] });
       unopened.count += 1;
       return 'dropped';
     }

@@ -30,6 +30,8 @@ export interface EdgeKeeper {
   /** The bounds this edge keeps to (AUTOHUB_INBOX_MAX, AUTOHUB_INBOX_MAX_HOURS). */
   readonly bounds: { maxCount: number; maxAgeMs: number };
   stats(): ReturnType<InboxStore['stats']>;
+  /** The id of the key this edge seals with (seal.ts's storeKeyId): the copies must hold it to open what it keeps. */
+  keyId(): Promise<string | undefined>;
 }
 
 export function createEdgeKeeper(o: { settings: InboxSettings; signingSecret: string; fetch?: typeof fetch; store?: InboxStore }): EdgeKeeper {
@@ -51,6 +53,7 @@ export function createEdgeKeeper(o: { settings: InboxSettings; signingSecret: st
       return keptHere;
     },
     stats: () => store.stats(),
+    keyId: async () => (await sealerNow().catch(() => undefined))?.id,
     async keep(request, body, arrivedAt, timeoutMs) {
       if (timeoutMs <= 0) return { kind: 'failed', why: 'no time left in the budget' };
       const contentType = request.headers.get('content-type') ?? '';

@@ -13,6 +13,8 @@
 export const INBOX_KEY = 'autohub:inbox';
 /** Entries dropped for their age, ever (never silently: the health body and `/autohub status` show it). */
 export const INBOX_EXPIRED_KEY = 'autohub:inbox:expired';
+/** Deliveries refused because the inbox was full, ever: counted by the keep that refused them (no command of its own). */
+export const INBOX_REFUSED_KEY = 'autohub:inbox:refused';
 
 /**
  * Expires, then refuses at the count bound or adds.
@@ -20,6 +22,7 @@ export const INBOX_EXPIRED_KEY = 'autohub:inbox:expired';
  */
 export const KEEP_SCRIPT = `local set = KEYS[1]
 local expiredKey = KEYS[2]
+local refusedKey = KEYS[3]
 local member = ARGV[1]
 local arrivedAt = ARGV[2]
 local maxCount = tonumber(ARGV[3])
@@ -27,7 +30,10 @@ local staleBefore = ARGV[4]
 local expired = redis.call('ZREMRANGEBYSCORE', set, '-inf', staleBefore)
 if expired > 0 then redis.call('INCRBY', expiredKey, expired) end
 local size = redis.call('ZCARD', set)
-if size >= maxCount then return {0, size, expired} end
+if size >= maxCount then
+  redis.call('INCR', refusedKey)
+  return {0, size, expired}
+end
 redis.call('ZADD', set, arrivedAt, member)
 return {1, size + 1, expired}`;
 
@@ -45,12 +51,13 @@ local out = redis.call('ZRANGE', set, 0, count - 1, 'WITHSCORES')
 table.insert(out, 1, tostring(expired))
 return out`;
 
-/** {size, oldest score or '' when empty, expired ever}, as strings (the REST encoding turns every string alike). */
+/** {size, oldest score or '' when empty, expired ever, refused ever}, as strings (the REST encoding turns every string alike). */
 export const STATS_SCRIPT = `local set = KEYS[1]
 local expiredKey = KEYS[2]
+local refusedKey = KEYS[3]
 local size = redis.call('ZCARD', set)
 local oldest = redis.call('ZRANGE', set, 0, 0, 'WITHSCORES')
-return {tostring(size), oldest[2] or '', redis.call('GET', expiredKey) or '0'}`;
+return {tostring(size), oldest[2] or '', redis.call('GET', expiredKey) or '0', redis.call('GET', refusedKey) or '0'}`;
 
 export interface InboxStoreSettings {
   url: string;
@@ -78,6 +85,8 @@ export interface InboxStats {
   oldestAt: number | undefined;
   /** Entries dropped for their age since the store began (`autohub:inbox:expired`). */
   expired?: number;
+  /** Deliveries refused with 503 because the inbox was full, since the store began (`autohub:inbox:refused`). */
+  refused?: number;
   /** When the store was asked (ms, this process's clock). */
   checkedAt?: number;
 }
@@ -107,7 +116,7 @@ export class InboxStoreError extends Error {
   }
 }
 
-const KEYS = [2, INBOX_KEY, INBOX_EXPIRED_KEY] as const;
+const KEYS = [3, INBOX_KEY, INBOX_EXPIRED_KEY, INBOX_REFUSED_KEY] as const;
 
 export function createInboxStore(settings: InboxStoreSettings): InboxStore {
   const send = settings.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
@@ -144,8 +153,8 @@ export function createInboxStore(settings: InboxStoreSettings): InboxStore {
     },
     async stats() {
       const checkedAt = now();
-      const [size, oldest, expired] = (await command(['EVAL', STATS_SCRIPT, ...KEYS])) as [string, string, string];
-      return { size: Number(size), oldestAt: oldest === '' ? undefined : Number(oldest), expired: Number(expired), checkedAt };
+      const [size, oldest, expired, refused] = (await command(['EVAL', STATS_SCRIPT, ...KEYS])) as [string, string, string, string];
+      return { size: Number(size), oldestAt: oldest === '' ? undefined : Number(oldest), expired: Number(expired), refused: Number(refused ?? 0), checkedAt };
     },
   };
 }

@@ -46,6 +46,8 @@ export async function deriveStoreKeyWeb(signingSecret: string): Promise<Uint8Arr
 }
 
 export interface WebSealer {
+  /** The key's id, as seal.ts's storeKeyId names it (written in every sealed value). */
+  readonly id: string;
   seal(plain: string): Promise<string>;
   /** The plain text, or undefined when this key does not open it or it was tampered with. */
   open(sealed: string): Promise<string | undefined>;
@@ -57,6 +59,7 @@ export async function createWebSealer(key: Uint8Array<ArrayBuffer>): Promise<Web
   const aes = await crypto.subtle.importKey('raw', key, 'AES-GCM', false, ['encrypt', 'decrypt']);
   const aad = enc.encode(id);
   return {
+    id,
     async seal(plain) {
       const iv = crypto.getRandomValues(new Uint8Array(12));
       // WebCrypto appends the 16-byte tag to the ciphertext, as seal.ts writes it.

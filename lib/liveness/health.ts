@@ -42,6 +42,8 @@ export interface HealthBody {
   claims_failed_open: number;
   /** The edge's inbox as this copy's last drain or look saw it (no command of its own); absent without the shared store. */
   inbox?: InboxView;
+  /** The ids of the store keys this copy opens with, its sealing key first (lib/store/seal.ts's storeKeyId); absent without one. */
+  store_key_ids?: readonly string[];
 }
 
 /** The edge's inbox in the health body: what the drainer last read, aged to now. */
@@ -53,6 +55,8 @@ export interface InboxView {
   oldest_age_s: number | null;
   /** Entries dropped for their age (AUTOHUB_INBOX_MAX_HOURS), ever. */
   expired: number;
+  /** Deliveries the edge refused because the inbox was full (AUTOHUB_INBOX_MAX), ever. */
+  refused: number;
   /** When the store was read; null when it has not been yet. */
   checked_at: string | null;
 }
@@ -62,18 +66,20 @@ export interface InboxSeen {
   size: number;
   oldestAt: number | undefined;
   expired?: number;
+  refused?: number;
   checkedAt?: number;
 }
 
 /** Pure: the health body's inbox, from what was last seen and `now`; before any look, size 0 and never checked. */
 export function inboxView(seen: InboxSeen | undefined, now: number): InboxView {
-  if (!seen) return { size: 0, oldest_at: null, oldest_age_s: null, expired: 0, checked_at: null };
+  if (!seen) return { size: 0, oldest_at: null, oldest_age_s: null, expired: 0, refused: 0, checked_at: null };
   const oldest = seen.size > 0 ? seen.oldestAt : undefined;
   return {
     size: seen.size,
     oldest_at: oldest === undefined ? null : new Date(oldest).toISOString(),
     oldest_age_s: oldest === undefined ? null : Math.max(0, Math.floor((now - oldest) / 1000)),
     expired: seen.expired ?? 0,
+    refused: seen.refused ?? 0,
     checked_at: seen.checkedAt === undefined ? null : new Date(seen.checkedAt).toISOString(),
   };
 }
@@ -93,6 +99,7 @@ export function healthReport(input: {
   failedOpen?: number;
   /** The edge's inbox, when this copy drains one. @default absent */
   inbox?: InboxView | undefined;
+  storeKeyIds?: readonly string[] | undefined;
 }): { status: 200 | 503; body: HealthBody } {
   const { lifecycle, store } = input;
   const status = lifecycle === 'starting' ? 'starting' : lifecycle === 'draining' ? 'draining' : store.ok === false ? 'degraded' : 'ok';
@@ -110,6 +117,7 @@ export function healthReport(input: {
       loop: { p99_ms: input.loop.p99Ms, max_ms: input.loop.maxMs },
       claims_failed_open: input.failedOpen ?? 0,
       ...(input.inbox ? { inbox: input.inbox } : {}),
+      ...(input.storeKeyIds ? { store_key_ids: input.storeKeyIds } : {}),
     },
   };
 }
@@ -131,6 +139,8 @@ export interface HealthMonitorOptions {
    * @default none
    */
   inbox?: (() => InboxSeen | undefined) | undefined;
+  /** The ids of the store keys this copy opens with (the health body shows them to the token's holder). @default none */
+  storeKeyIds?: readonly string[] | undefined;
 }
 
 export class HealthMonitor {
@@ -211,6 +221,7 @@ export class HealthMonitor {
       turns: this.#options.turns?.() ?? { running: 0, waiting: 0, leases: 0 },
       loop: this.#loop,
       failedOpen: this.#failedOpen,
+      storeKeyIds: this.#options.storeKeyIds,
       inbox: this.#options.inbox ? inboxView(this.#options.inbox(), this.#now()) : undefined,
     });
   }

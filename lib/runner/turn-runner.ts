@@ -354,11 +354,10 @@ export class TurnRunner {
   run(t: Turn): void {
     const { o } = this;
     const claimHeader = { 'x-autohub-claim': t.logFields.claim as string };
-    // Events, and interactivity other than a form submission, carry nothing in their ack: answer now. So does a
-    // command whose claim failed open: its listener waits for the claim's confirm (below), past the ack's time,
-    // and what it answers goes to the response_url (the late answers).
-    const unsure = t.lease === undefined && t.nonce !== undefined;
-    const ackNow = t.delivery.kind === 'event' || (t.delivery.kind === 'interactive' && t.delivery.body.type !== 'view_submission') || unsure;
+    // Events, and interactivity other than a form submission, carry nothing in their ack: answer now. (A command
+    // whose claim failed open first asks its claim once: answered in time, its ack carries its answer; past the ack
+    // deadline, the deadline acks it and its answer goes late, to the response_url.)
+    const ackNow = t.delivery.kind === 'event' || (t.delivery.kind === 'interactive' && t.delivery.body.type !== 'view_submission');
     if (ackNow) t.gate.answer(200, undefined, claimHeader);
     const deadline = setTimeout(
       () => {

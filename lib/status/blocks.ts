@@ -101,7 +101,9 @@ export function inboxLine(inbox: StatusSnapshot['inbox'], now: number): string |
   // Not read yet is not empty: the drain reads it at start, when the peer comes back, and at most hourly on the looks.
   if (!inbox.checked_at) return "*Edge's inbox*: not read yet";
   const checked = `checked ${ago(inbox.checked_at, now)}`;
-  const dropped = inbox.expired > 0 ? `; :warning: ${inbox.expired} dropped for age (past \`AUTOHUB_INBOX_MAX_HOURS\`)` : '';
+  const expired = inbox.expired > 0 ? `; :warning: ${inbox.expired} dropped for age (past \`AUTOHUB_INBOX_MAX_HOURS\`)` : '';
+  const refused = (inbox.refused ?? 0) > 0 ? `; :warning: ${inbox.refused} refused while it was full (\`AUTOHUB_INBOX_MAX\`)` : '';
+  const dropped = `${expired}${refused}`;
   if (inbox.size === 0) return `*Edge's inbox*: empty (${checked})${dropped}`;
   const oldest = inbox.oldest_at ? `, the oldest kept ${ago(inbox.oldest_at, now)}` : '';
   return `*Edge's inbox*: :warning: ${inbox.size} kept, not answered yet${oldest} (${checked})${dropped}`;

@@ -49,5 +49,5 @@ export { DEFAULT_COMMAND_MS } from './budget.js';
 export { createStore } from './create-store.js';
 export { DEFAULT_RETRY, parseLeaseRecord, releaseVerdict, retryDelayMs } from './lease.js';
 export type { EndReply, Gap, LeaseReply, LeaseSettings, Look, ReleaseReply, RestoreDetail, RetryPolicy, Takeover } from './lease.js';
-export { createSealer, deriveStoreKey, isSealed } from './seal.js';
+export { createSealer, deriveStoreKey, isSealed, storeKeyId } from './seal.js';
 export type { Sealer } from './seal.js';

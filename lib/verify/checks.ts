@@ -38,6 +38,19 @@ export function verifyFailures(a: VerifyAnswers): string[] {
   healthy('edge', a.edgeHealth);
   healthy('hub', a.hubHealth);
   healthy('cloud', a.cloudHealth);
+  // The edge seals what it keeps with one key; a copy that does not hold it drops every kept delivery unopened.
+  const sealing = (a.edgeHealth.body?.inbox as { store_key_id?: unknown } | undefined)?.store_key_id;
+  for (const [name, h] of [
+    ['hub', a.hubHealth],
+    ['cloud', a.cloudHealth],
+  ] as const) {
+    const ids = h?.body?.store_key_ids;
+    if (typeof sealing !== 'string' || !Array.isArray(ids)) continue;
+    if (!ids.includes(sealing))
+      failures.push(
+        `${name}: cannot open what the edge keeps (the edge seals with store key ${sealing}, this copy holds ${ids.join(', ') || 'none'}): give the Worker and the copies one AUTOHUB_STORE_KEY (or one SLACK_SIGNING_SECRET without it)`,
+      );
+  }
   probe('edge', a.edgeFirst, 'claimed', 'a first delivery must be claimed by one copy');
   probe('edge', a.edgeRetry, 'duplicate', 'a retry must never run a turn twice');
   probe('hub', a.hubFirst, 'claimed', 'the hub must claim a first delivery');

@@ -7,7 +7,7 @@
  */
 import { Miniflare } from 'miniflare';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { INBOX_EXPIRED_KEY, INBOX_KEY, parseKept } from '../../lib/inbox/index.js';
+import { INBOX_EXPIRED_KEY, INBOX_KEY, INBOX_REFUSED_KEY, parseKept } from '../../lib/inbox/index.js';
 import { signedHeaders } from '../../lib/slack/index.js';
 import { createSealer, deriveStoreKey } from '../../lib/store/index.js';
 import { CLOSED_URL } from '../support/fake-copy.js';
@@ -109,7 +109,7 @@ describe("the edge's inbox in the real Workers runtime (miniflare workerd)", () 
   });
   afterEach(async () => {
     redis.bridge.mode = 'normal';
-    await raw(['del', INBOX_KEY, INBOX_EXPIRED_KEY]);
+    await raw(['del', INBOX_KEY, INBOX_EXPIRED_KEY, INBOX_REFUSED_KEY]);
   });
 
   const post = async (worker: Miniflare, body: string, contentType = 'application/json') =>

@@ -4,7 +4,7 @@
  * copy gives one, and the stats are one command.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
-import { createInboxStore, INBOX_EXPIRED_KEY, INBOX_KEY } from '../../lib/inbox/index.js';
+import { createInboxStore, INBOX_EXPIRED_KEY, INBOX_KEY, INBOX_REFUSED_KEY } from '../../lib/inbox/index.js';
 import { useRedisBridge } from '../support/redis-fixture.js';
 
 const NOW = Date.parse('2026-12-02T08:00:00Z');
@@ -18,11 +18,11 @@ describe('the inbox store (scripts on real Redis over the REST bridge)', () => {
     await fetch(redis.bridge.url, {
       method: 'POST',
       headers: { authorization: `Bearer ${redis.bridge.token}` },
-      body: JSON.stringify(['del', INBOX_KEY, INBOX_EXPIRED_KEY]),
+      body: JSON.stringify(['del', INBOX_KEY, INBOX_EXPIRED_KEY, INBOX_REFUSED_KEY]),
     });
   });
 
-  it('keeps up to the count, then refuses with the size (before: it said only "full")', async () => {
+  it('keeps up to the count, then refuses with the size, counting each refusal in the same command (before: it said only "full", and nobody was told)', async () => {
     const s = store();
     const results = [];
     for (let i = 0; i < 4; i++) results.push(await s.keep(`m${i}`, NOW + i, bounds, 1_000));
@@ -32,6 +32,7 @@ describe('the inbox store (scripts on real Redis over the REST bridge)', () => {
       { kind: 'kept', size: 3, expired: 0 },
       { kind: 'full', size: 3, expired: 0 },
     ]);
+    expect((await s.stats()).refused).toBe(1);
   });
 
   it('an entry past the age bound is dropped and counted by the next keep, which is kept (before: every keep was refused once the oldest was a day old)', async () => {
@@ -40,7 +41,7 @@ describe('the inbox store (scripts on real Redis over the REST bridge)', () => {
     await s.keep('exactly-a-day', NOW - 24 * H, bounds, 1_000);
     expect(await s.keep('new', NOW, bounds, 1_000)).toEqual({ kind: 'kept', size: 2, expired: 1 });
     expect((await s.take(10)).map((m) => m.member)).toEqual(['exactly-a-day', 'new']);
-    expect(await s.stats()).toEqual({ size: 2, oldestAt: NOW - 24 * H, expired: 1, checkedAt: NOW });
+    expect(await s.stats()).toEqual({ size: 2, oldestAt: NOW - 24 * H, expired: 1, refused: 0, checkedAt: NOW });
   });
 
   it("a drain's read drops what is past the copy's age bound, counted; without one it takes everything", async () => {
@@ -54,7 +55,7 @@ describe('the inbox store (scripts on real Redis over the REST bridge)', () => {
   it('the stats are one command, empty or not', async () => {
     const s = store();
     const before = redis.bridge.commands;
-    expect(await s.stats()).toEqual({ size: 0, oldestAt: undefined, expired: 0, checkedAt: NOW });
+    expect(await s.stats()).toEqual({ size: 0, oldestAt: undefined, expired: 0, refused: 0, checkedAt: NOW });
     await s.keep('m', NOW, bounds, 1_000);
     const between = redis.bridge.commands;
     await s.stats();

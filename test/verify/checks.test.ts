@@ -34,6 +34,19 @@ describe('verifyFailures', () => {
     ).toEqual([]);
   });
 
+  it('an edge sealing its inbox with a key the cloud copy does not hold (before: not noticed, and every kept delivery was dropped unopened)', () => {
+    const withKeys = (h: HealthAnswer, key: Record<string, unknown>): HealthAnswer => ({ ...h, body: { ...h.body, ...key } });
+    const failures = verifyFailures({
+      ...base,
+      edgeHealth: withKeys(health('edge'), { inbox: { size: 0, store_key_id: 'EdgeKey1' } }),
+      hubHealth: withKeys(health('hub'), { store_key_ids: ['EdgeKey1'] }),
+      cloudHealth: withKeys(health('cloud'), { store_key_ids: ['OtherKey', 'OldKey00'] }),
+    });
+    expect(failures).toEqual([
+      expect.stringMatching(/^cloud: cannot open what the edge keeps \(the edge seals with store key EdgeKey1, this copy holds OtherKey, OldKey00\)/),
+    ]);
+  });
+
   it('the copies on two stores: the cloud claims the retry of what the hub claimed', () => {
     const failures = verifyFailures({
       ...base,
