@@ -11,9 +11,9 @@
  * (`inject`). Each lease is made here, under the claim keys its delivery was
  * claimed under, so nothing parses a body twice to name them.
  */
+import { randomUUID } from 'node:crypto';
 import type { App } from '@slack/bolt';
 import type { ClaimOutcome, Claims, LeaseRequest, Role } from '../store/index.js';
-import { failOpen } from '../store/index.js';
 import type { Logger } from '../log/index.js';
 import type { ClaimKind, Leases, LeaseSettings, RestoreDetail, RetryPolicy, Takeover, TurnLine } from '../store/index.js';
 import { TurnDeadlineError } from '../errors/index.js';
@@ -397,11 +397,15 @@ export class TurnRunner {
 
   /** The turn's handle, made once: what its listener answers through, and what ends it. */
   #handle(t: Turn): TurnHandle {
-    t.handle ??= this.o.handleFor(
-      () => t.lease,
-      t.delivery.claimKeys[0],
-      () => this.#askNow(t),
-    );
+    if (!t.handle) {
+      t.handle = this.o.handleFor(
+        () => t.lease,
+        t.delivery.claimKeys[0],
+        () => this.#askNow(t),
+      );
+      // A confirm that answered before the handle existed (no admit hook: the handle is made at the slot).
+      if (t.stoodDown) t.handle.standDown(t.stoodDown);
+    }
     return t.handle;
   }
 
@@ -715,7 +719,8 @@ export class TurnRunner {
       return true;
     }
     if (reply === 'held' || reply === 'lost') {
-      t.handle?.standDown(`the claim that timed out is another copy's (${reply})`);
+      t.stoodDown = `the claim that timed out is another copy's (${reply})`;
+      t.handle?.standDown(t.stoodDown);
       o.log.warn('claim.not_ours', { ...t.logFields, key, reply });
       return true;
     }
@@ -770,9 +775,12 @@ export class TurnRunner {
     const { o } = this;
     if (keys.length === 0) return Promise.resolve({ kind: 'claimed' });
     const owner = { instance: o.instance, role: o.role };
-    // The store bounds itself; this bound keeps the ack deadline even if it did not.
+    // The store bounds itself; this bound keeps the ack deadline even if it did not. Its nonce is this runner's,
+    // so a leased claim given up here (its write may land) can still be confirmed, as one the store gave up on.
     const left = o.ackDeadlineMs - ANSWER_MARGIN_MS - (o.now() - receivedAt);
-    return withDeadline(o.store.claim(keys, owner, lease, { firstLook: this.ordered }), left, () => failOpen('receiver ack deadline'));
+    const nonce = randomUUID();
+    const givenUp = (): ClaimOutcome => ({ kind: 'fail-open', reason: 'receiver ack deadline', ...(lease ? { nonce } : {}) });
+    return withDeadline(o.store.claim(keys, owner, lease, { firstLook: this.ordered, nonce }), left, givenUp);
   }
 
   /** The lease an event's claim won (its lease runs from `sentAt`, under the claim's keys), the runner's to end; undefined for any other outcome. */

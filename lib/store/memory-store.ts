@@ -151,7 +151,7 @@ export class MemoryStore implements SharedStore {
 
   async claim(keys: readonly string[], owner: ClaimOwner, lease?: LeaseRequest, options: ClaimOptions = {}): Promise<ClaimOutcome> {
     const now = this.#now();
-    const nonce = this.#nonce();
+    const nonce = options.nonce ?? this.#nonce();
     const held = keys.find((key) => this.#live(key, now) !== undefined);
     if (held !== undefined) return DUPLICATE;
     this.#served(now);

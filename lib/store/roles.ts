@@ -41,6 +41,11 @@ export interface ClaimOptions {
    * never a claim again of a turn already running or waiting. @default false
    */
   firstLook?: boolean;
+  /**
+   * The nonce the claim's write carries (default: one of the store's own). The caller that gives it can
+   * confirm a leased claim its own deadline gave up on, though the store's answer never reached it.
+   */
+  nonce?: string;
 }
 
 /** Taking a delivery before the ack. */

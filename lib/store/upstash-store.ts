@@ -145,7 +145,7 @@ export class UpstashStore implements SharedStore {
     const deadlineMs = options.offAckPath ? claimDeadlineMs(budget) : this.deadlineMs;
     const client = options.offAckPath ? this.#client : this.#claimClient;
     const started = this.#now();
-    const nonce = this.#nonce();
+    const nonce = options.nonce ?? this.#nonce();
     const primary = encodeClaim(owner, started, nonce, lease && this.#sealer ? { ...lease, body: this.#sealer.seal(lease.body) } : lease);
     const alias = encodeAlias(owner, started, nonce);
     // A conversation's turn takes its place in the thread's order in the claim itself (no command more),
