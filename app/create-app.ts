@@ -42,6 +42,8 @@ import {
 import { journalUnfinished } from './shutdown-journal.js';
 import { partsOnceWired, wire } from './wiring.js';
 import { buildInboxDrainer } from './inbox.js';
+import { ownerLine } from './listeners/announce.js';
+import { AlertSender } from '../lib/alert/index.js';
 import type { InboxDrainer } from '../lib/inbox/index.js';
 
 /** The package's version, found from here whether this runs from app/ (tsx) or dist/node/app/ (built). */
@@ -62,6 +64,8 @@ export interface AutohubOptions {
   log: Logger;
   /** @default createStore(config): Upstash when configured, else in-process */
   store?: SharedStore | undefined;
+  /** The alert URL's `fetch` (lib/alert). @default globalThis.fetch */
+  alertFetch?: typeof fetch | undefined;
   /** The network `fetch` under the rate-limit layer. @default the Slack transport (lib/ratelimit/slack-transport.ts) */
   fetch?: typeof fetch | undefined;
   /** @default Date.now */
@@ -95,6 +99,8 @@ export interface Autohub {
   notices: OwnerNotices;
   /** Proves edge -> hub and edge -> cloud every AUTOHUB_VERIFY_EVERY_MS (one copy a period); undefined without AUTOHUB_EDGE_URL. */
   legs: LegChecker | undefined;
+  /** Posts every owner notice to AUTOHUB_ALERT_URL (lib/alert); undefined without it. */
+  alert: AlertSender | undefined;
   /** Drains the edge's inbox; undefined without the shared store. */
   readonly inbox: InboxDrainer | undefined;
   /** Probe the store once, then listen; health turns 200. */
@@ -119,6 +125,11 @@ export function createAutohub(options: AutohubOptions): Autohub {
   const { client } = slack;
   const refusals = refusalSink({ path: config.refusalLog, log });
   const notices = buildNotices({ ...common, config, wakes });
+  // The owner's line outside Slack: it needs neither the bot token nor Slack (a revoked token is what it must report).
+  const alert = config.alertUrl
+    ? new AlertSender({ url: config.alertUrl, instance: config.instance, role: config.role, log, now: options.now, fetch: options.alertFetch })
+    : undefined;
+  const line = ownerLine(client, config.owners, log, alert);
   const inboxRef: { drainer: ReturnType<typeof buildInboxDrainer> } = { drainer: undefined };
   // The health body and /autohub status show the inbox as its drainer last saw it: no store command of their own.
   const health = buildHealth({
@@ -128,6 +139,7 @@ export function createAutohub(options: AutohubOptions): Autohub {
     loop,
     wakes,
     ...(config.upstash && config.sealKeys ? { inbox: () => inboxRef.drainer?.last } : {}),
+    ...(alert ? { alert: () => alert.view } : {}),
   });
   const journal = buildJournal(config);
   const ai = buildAi({ bot, store, config, timers: options.timers });
@@ -148,7 +160,7 @@ export function createAutohub(options: AutohubOptions): Autohub {
   const sweeper = buildSweeper({ ...common, config, client, wakes });
   const reaper = buildReaper({ ...common, config, wakes });
   const peer = buildPeerWatch({ config, log, wakes });
-  const legs = createLegChecker(config, { store, client, log, now: options.now });
+  const legs = createLegChecker(config, { store, line, log, now: options.now });
   /** Since when this copy serves (a sweep finding mentions from after it means they were never delivered here). */
   let servingSince = Infinity;
 
@@ -161,7 +173,7 @@ export function createAutohub(options: AutohubOptions): Autohub {
     notices,
     status,
     refusals,
-    owners: ownerDMs(client, config.owners, log),
+    owners: ownerDMs(line, log),
     heartbeat,
     noteFailover: failoverNoter(store, now),
     servingSince: () => servingSince,
@@ -176,7 +188,7 @@ export function createAutohub(options: AutohubOptions): Autohub {
     : undefined;
   const { app, registered } = buildApp({ config, receiver, clientOptions: slack.clientOptions, client, health, store, bot, log, peer: peerView, ai });
   // The edge's inbox: drained at start, when the peer answers again, and on the looks (one ZCARD an hour).
-  inboxRef.drainer = buildInboxDrainer({ config, runner, store, app: () => app, client, log, now, ...(options.fetch ? { fetch: options.fetch } : {}) });
+  inboxRef.drainer = buildInboxDrainer({ config, runner, store, app: () => app, client, line, log, now, ...(options.fetch ? { fetch: options.fetch } : {}) });
 
   return {
     app,
@@ -190,6 +202,7 @@ export function createAutohub(options: AutohubOptions): Autohub {
     client,
     notices,
     legs,
+    alert,
     get inbox() {
       return inboxRef.drainer;
     },

@@ -19,6 +19,7 @@ import type { WebClient } from '@slack/web-api';
 import type { AppConfig } from '../lib/config/index.js';
 import { createInboxStore, InboxDrainer, type KeptDelivery } from '../lib/inbox/index.js';
 import type { Logger } from '../lib/log/index.js';
+import type { OwnerLine } from './listeners/announce.js';
 import { parseDelivery } from '../lib/delivery/index.js';
 import type { NoticeRecord } from '../lib/notice/index.js';
 import { createSealer, noticeStatusKey, type Claims, type Records } from '../lib/store/index.js';
@@ -78,12 +79,14 @@ export function outageMarks(records: Pick<Records, 'lock' | 'unlock' | 'read'>, 
 }
 
 export function buildInboxDrainer(o: {
-  config: Pick<AppConfig, 'upstash' | 'sealKeys' | 'signingSecret' | 'owners' | 'instance' | 'role' | 'inboxMaxAgeMs'>;
+  config: Pick<AppConfig, 'upstash' | 'sealKeys' | 'signingSecret' | 'instance' | 'role' | 'inboxMaxAgeMs'>;
   runner: { inject(envelope: Record<string, unknown>): Promise<string> };
   /** The copy's shared store: the claims a live command takes, and the outage's marks. */
   store: Pick<Claims, 'claim'> & Pick<Records, 'lock' | 'unlock' | 'read' | 'note'>;
   app: () => App;
   client: WebClient;
+  /** How the owners are told (app/listeners/announce.ts). */
+  line: OwnerLine;
   log: Logger;
   now?: () => number;
   fetch?: typeof fetch;
@@ -98,9 +101,8 @@ export function buildInboxDrainer(o: {
   const sealer = createSealer(sealKeys.current, sealKeys.previous);
   const marks = outageMarks(o.store, o.config.instance, now);
   const owner = { instance: o.config.instance, role: o.config.role };
-  const tellOwner = async (text: string) => {
-    for (const id of o.config.owners) await o.client.chat.postMessage({ channel: id, text }).catch(() => {});
-  };
+  // Told by the owner line: a DM each (awaited, as before: the drain's word comes before its answers) and the alert URL (queued).
+  const tellOwner = (text: string) => o.line.tell(text, 'edge_inbox', { sent: 'owner.told', failed: 'owner.tell_failed' }, { what: 'edge_inbox' });
   /** The outage on the status page's owner notices, beside the DM (its notes are told once an outage, not once an hour). */
   const noteOutage = (count: number, detail: string) => {
     const record: NoticeRecord = { cause: 'edge_inbox', at: new Date(now()).toISOString(), count, detail, instance: o.config.instance };

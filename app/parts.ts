@@ -21,7 +21,7 @@ import { createSealer, type SharedStore } from '../lib/store/index.js';
 import type { LoopDelay, Sleep } from '../lib/time/index.js';
 import { AssistantThreads, StatusBook, TurnHandle, type TurnHandleOptions, type StatusTimers, type TakeTurn, type TurnModule } from '../lib/turn/index.js';
 import { resilientAuthorize } from './authorize.js';
-import { announceDeadLetter, announceNotice } from './listeners/announce.js';
+import { announceDeadLetter, announceNotice, type OwnerLine } from './listeners/announce.js';
 import { registerCommand } from './listeners/command.js';
 import { registerConversation } from './listeners/conversation.js';
 import { registerHome } from './listeners/home.js';
@@ -91,13 +91,13 @@ export function buildSlackClient(o: {
   return { rateLimit, clientOptions, client: new WebClient(o.config.botToken, clientOptions) };
 }
 
-/** What the owners hear by DM: the notices, and each dead letter (logged, told once, whether a failed run or a look made it). */
-export function ownerDMs(client: WebClient, owners: readonly string[], log: Logger) {
+/** What the owners hear (by DM, and at the alert URL): the notices, and each dead letter (logged, told once, whether a failed run or a look made it). */
+export function ownerDMs(line: OwnerLine, log: Logger) {
   return {
-    notice: (text: string, cause: NoticeCause) => announceNotice(client, owners, text, cause, log),
+    notice: (text: string, cause: NoticeCause) => announceNotice(line, text, cause),
     deadLetter: (dead: DeadTurn): void => {
       log.error('turn.dead_letter', { ...dead });
-      if (owners.length > 0) void announceDeadLetter(client, owners, dead, log);
+      void announceDeadLetter(line, dead);
     },
   };
 }
@@ -115,6 +115,8 @@ export function buildHealth(
     wakes: Pick<Wakes, 'turns'>;
     /** The edge's inbox as its drainer last saw it; omitted without the shared store. */
     inbox?: HealthMonitorOptions['inbox'];
+    /** The alert URL's record; omitted without AUTOHUB_ALERT_URL. */
+    alert?: HealthMonitorOptions['alert'];
   },
 ): HealthMonitor {
   return new HealthMonitor({
@@ -126,6 +128,7 @@ export function buildHealth(
     turns: o.wakes.turns,
     loop: () => o.loop.take(),
     inbox: o.inbox,
+    alert: o.alert,
   });
 }
 
