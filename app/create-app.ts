@@ -44,6 +44,7 @@ import { partsOnceWired, wire } from './wiring.js';
 import { buildInboxDrainer } from './inbox.js';
 import { ownerLine } from './listeners/announce.js';
 import { AlertSender } from '../lib/alert/index.js';
+import { Telemetry } from '../lib/telemetry/index.js';
 import type { InboxDrainer } from '../lib/inbox/index.js';
 
 /** The package's version, found from here whether this runs from app/ (tsx) or dist/node/app/ (built). */
@@ -101,6 +102,8 @@ export interface Autohub {
   legs: LegChecker | undefined;
   /** Posts every owner notice to AUTOHUB_ALERT_URL (lib/alert); undefined without it. */
   alert: AlertSender | undefined;
+  /** Exports a trace per delivery when OTEL_* is set (lib/telemetry); a no-op otherwise. */
+  telemetry: Telemetry;
   /** Drains the edge's inbox; undefined without the shared store. */
   readonly inbox: InboxDrainer | undefined;
   /** Probe the store once, then listen; health turns 200. */
@@ -121,7 +124,10 @@ export function createAutohub(options: AutohubOptions): Autohub {
   // The parts call one another only through `wakes`, answered once they all exist (below).
   const wired = partsOnceWired();
   const wakes = wire(wired.get);
-  const slack = buildSlackClient({ config, log, store, fetch: options.fetch, now: options.now, sleep: options.sleep, wakes });
+  // OpenTelemetry, loaded at start() only when OTEL_* asks for it; a no-op tracer otherwise (lib/telemetry).
+  const telemetry = new Telemetry(config.telemetry, { instance: config.instance, role: config.role, version: VERSION }, log);
+  const tracer = telemetry.enabled ? telemetry : undefined;
+  const slack = buildSlackClient({ config, log, store, fetch: options.fetch, now: options.now, sleep: options.sleep, wakes, tracer });
   const { client } = slack;
   const refusals = refusalSink({ path: config.refusalLog, log });
   const notices = buildNotices({ ...common, config, wakes });
@@ -151,10 +157,11 @@ export function createAutohub(options: AutohubOptions): Autohub {
     taskDisplayMode: bot.taskDisplayMode,
     ordered: bot.concurrency !== 'parallel',
     interruptible: bot.concurrency === 'interrupt',
+    tracer,
   });
   // One turn at a time per conversation, unless the bot asks for parallel turns (lib/conversation); `interrupt` stops the running one.
   const conversation = bot.concurrency === 'parallel' ? undefined : conversationAdmit(new ConversationGate({ store, log, now, mode: bot.concurrency }));
-  const runner = buildRunner({ ...common, config, keeper, journal, handleFor, conversation, wakes });
+  const runner = buildRunner({ ...common, config, keeper, journal, handleFor, conversation, wakes, tracer });
   const receiver = buildReceiver({ log, now: options.now, config, runner, health, wakes });
   const heartbeat = buildHeartbeat({ config, health, runner, log, now });
   const sweeper = buildSweeper({ ...common, config, client, wakes });
@@ -203,11 +210,13 @@ export function createAutohub(options: AutohubOptions): Autohub {
     notices,
     legs,
     alert,
+    telemetry,
     get inbox() {
       return inboxRef.drainer;
     },
     start: async () => {
       await registered;
+      await telemetry.start();
       servingSince = now();
       loop.start();
       await health.refresh();
@@ -232,6 +241,7 @@ export function createAutohub(options: AutohubOptions): Autohub {
       if (!options.store && store instanceof MemoryStore) journalUnfinished(store, journal, log);
       loop.stop();
       await status.flush();
+      await telemetry.shutdown();
     },
   };
 }

@@ -22,6 +22,7 @@ import type { LoopDelay, Sleep } from '../lib/time/index.js';
 import { AssistantThreads, StatusBook, TurnHandle, type TurnHandleOptions, type StatusTimers, type TakeTurn, type TurnModule } from '../lib/turn/index.js';
 import { resilientAuthorize } from './authorize.js';
 import { announceDeadLetter, announceNotice, type OwnerLine } from './listeners/announce.js';
+import type { DeliveryTracer } from '../lib/telemetry/index.js';
 import { registerCommand } from './listeners/command.js';
 import { registerConversation } from './listeners/conversation.js';
 import { registerHome } from './listeners/home.js';
@@ -67,6 +68,8 @@ export function buildSlackClient(o: {
   now: Now;
   sleep: Sleep | undefined;
   wakes: Pick<Wakes, 'refused' | 'answered'>;
+  /** Each Web API call within a traced run becomes its span (lib/telemetry); undefined without OTEL_*. */
+  tracer?: DeliveryTracer | undefined;
 }): SlackClient {
   const rateLimit = createRateLimitFetch({
     // The WebClient's calls over the kept-alive wire, not undici's fetch (lib/ratelimit/slack-transport.ts).
@@ -86,7 +89,8 @@ export function buildSlackClient(o: {
     // post whose response was lost is not sent a second time.
     retryConfig: { retries: 0 },
     logger: slackLogger(o.log),
-    fetch: rateLimit,
+    // Traced around the rate-limit layer: a write's span holds its waits and retries.
+    fetch: o.tracer ? o.tracer.wrapFetch(rateLimit) : rateLimit,
   };
   return { rateLimit, clientOptions, client: new WebClient(o.config.botToken, clientOptions) };
 }
@@ -151,12 +155,15 @@ export function turnHandles(
     taskDisplayMode?: TaskDisplayMode | undefined;
     ordered?: boolean | undefined;
     interruptible?: boolean | undefined;
+    /** Each Web API call of a traced run becomes its span (lib/telemetry); undefined without OTEL_*. */
+    tracer?: DeliveryTracer | undefined;
   },
 ) {
   const { rateLimit, client } = o.slack;
   const copy = { instance: o.config.instance, role: o.config.role };
   const noStream = new Set<string>();
-  const clientFor = guardedClients(client, rateLimit.fenced);
+  const { tracer } = o;
+  const clientFor = guardedClients(client, tracer ? (guard) => tracer.wrapFetch(rateLimit.fenced(guard)) : rateLimit.fenced);
   return (lease: TurnHandleOptions['lease'], key: string | undefined, confirming?: TurnHandleOptions['confirming']): TurnHandle =>
     new TurnHandle({
       lease,
@@ -210,6 +217,8 @@ export function buildRunner(
     /** One turn at a time per conversation (lib/conversation); undefined: turns of a thread run side by side. */
     conversation?: ReturnType<typeof conversationAdmit> | undefined;
     wakes: Pick<Wakes, 'lookIn' | 'slotFree' | 'deadLetter' | 'waitingOnStore'>;
+    /** Traces each claim, run and end (lib/telemetry); undefined without OTEL_*. */
+    tracer?: DeliveryTracer | undefined;
   },
 ): TurnRunner {
   const { config } = o;
@@ -220,6 +229,7 @@ export function buildRunner(
     ...only(config, 'lease', 'retry', 'maxTurns'),
     ...only(o, 'store', 'keeper', 'journal', 'handleFor'),
     ...(o.conversation ? { admit: o.conversation.admit, ended: o.conversation.ended } : {}),
+    ...(o.tracer ? { tracer: o.tracer } : {}),
   });
 }
 

@@ -10,6 +10,7 @@ import type { Level } from '../log/index.js';
 import { DEFAULT_MAX_REPLY_CHARS } from '../turn/reply-cap.js';
 import { readEnum, readInt, readRaw, readRequired, readUrl, shownUrl, type Env } from '../env/index.js';
 import { SettingsReader } from './collect.js';
+import { readTelemetry, type TelemetrySettings } from '../telemetry/index.js';
 
 export interface AppConfig {
   role: Role;
@@ -54,6 +55,8 @@ export interface AppConfig {
    * Slack incoming webhook, Discord, ntfy or any webhook. null: the DM alone.
    */
   alertUrl: string | null;
+  /** The standard OTEL_* variables (lib/telemetry/settings.ts): where a trace per delivery is exported; null: none (no OpenTelemetry module is loaded). */
+  telemetry: TelemetrySettings | null;
   /** The other copy's base URL, watched through its health route (no store command) for fast takeovers. */
   peer: { url: string; everyMs: number } | null;
   /** Bearer token that unlocks the full health body; null: only the status is ever shown. */
@@ -321,6 +324,7 @@ export function parseAppConfig(env: Env): AppConfig {
     shedAt: Math.min(int('AUTOHUB_SHED_AT', 0, { min: 0, max: 100_000 }), role === 'hub' ? Infinity : 0),
     owners: take(() => readOwners(env), []),
     alertUrl: take(() => readAlertUrl(env), null),
+    telemetry: take(() => readTelemetry(env), null),
     peer: take(() => readPeer(env), null),
     healthToken: take(() => readHealthToken(env), null),
     legs: take(() => readLegs(env), null),
@@ -355,6 +359,7 @@ export function secretsOf(config: AppConfig): string[] {
     config.upstash?.token,
     config.healthToken,
     config.alertUrl,
+    ...Object.values(config.telemetry?.headers ?? {}),
     config.sealKeys && !config.sealKeys.derived ? config.sealKeys.current.toString('hex') : undefined,
   ].filter((s): s is string => typeof s === 'string' && s.length > 0);
 }
