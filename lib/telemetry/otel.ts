@@ -23,6 +23,9 @@ import type { ClaimTrace, DeliveryTracer, RunStart, RunTrace } from './tracer.js
 /** The SDK's own errors (an export refused, a collector down), logged at most once a minute. */
 const DIAG_EVERY_MS = 60_000;
 
+/** The SDK's diagnostics logger is one per process: set by the first copy that loads this (a process runs one copy, but tests run two). */
+let diagSet = false;
+
 function methodOf(input: Parameters<typeof fetch>[0]): string {
   const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
   return new URL(url).pathname.split('/').pop() || 'unknown';
@@ -35,7 +38,11 @@ export function otelTracer(settings: TelemetrySettings, copy: CopyIdentity, log:
     lastDiag = Date.now();
     log.warn('telemetry.export_failed', { detail: message.slice(0, 300) });
   };
-  diag.setLogger({ error: report, warn: report, info: () => {}, debug: () => {}, verbose: () => {} }, DiagLogLevel.WARN);
+  if (!diagSet) {
+    diagSet = true;
+    // Errors only: the batch processor reports a failed export there (its warnings are the SDK's own housekeeping).
+    diag.setLogger({ error: report, warn: () => {}, info: () => {}, debug: () => {}, verbose: () => {} }, DiagLogLevel.ERROR);
+  }
 
   // A delivery's claim and runs are roots of its trace: the trace id is the one derived from its claim key.
   const random = new RandomIdGenerator();

@@ -38,8 +38,8 @@ describe('OpenTelemetry is loaded only when configured', () => {
 
   describe('the control', () => {
     // Nothing listens there: spans are lost, the copy is not.
-    const traced = useCopy({ role: 'cloud', api, env: { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9', OTEL_BSP_SCHEDULE_DELAY: '60000' } });
-    it('a copy with OTEL_EXPORTER_OTLP_ENDPOINT loads them when it starts', () => {
+    const traced = useCopy({ role: 'cloud', api, env: { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9', OTEL_BSP_SCHEDULE_DELAY: '20' } });
+    it('a copy with OTEL_EXPORTER_OTLP_ENDPOINT loads them when it starts; a collector that is not there costs spans, not answers', async () => {
       expect(traced.telemetry.enabled).toBe(true);
       expect([...loaded].sort()).toEqual([
         '@opentelemetry/api',
@@ -48,6 +48,9 @@ describe('OpenTelemetry is loaded only when configured', () => {
         '@opentelemetry/sdk-trace',
         '@opentelemetry/semantic-conventions',
       ]);
+      await deliver(traced.eventsUrl, mentionEnvelope({ eventId: 'Ev-otel-down', ts: '1700003000.000200' }), { signingSecret: SECRET });
+      await eventually(() => api.calls.some((c) => c.params.thread_ts === '1700003000.000200' && c.method === 'chat.startStream'), 'the answer');
+      await eventually(() => traced.lines.some((l) => l.event === 'telemetry.export_failed'), 'the failed export to be logged', 15_000);
     });
   });
 });
