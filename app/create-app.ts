@@ -42,6 +42,9 @@ import {
 import { journalUnfinished } from './shutdown-journal.js';
 import { partsOnceWired, wire } from './wiring.js';
 import { buildInboxDrainer } from './inbox.js';
+import { ownerLine } from './listeners/announce.js';
+import { AlertSender } from '../lib/alert/index.js';
+import { Telemetry } from '../lib/telemetry/index.js';
 import type { InboxDrainer } from '../lib/inbox/index.js';
 
 /** The package's version, found from here whether this runs from app/ (tsx) or dist/node/app/ (built). */
@@ -62,6 +65,8 @@ export interface AutohubOptions {
   log: Logger;
   /** @default createStore(config): Upstash when configured, else in-process */
   store?: SharedStore | undefined;
+  /** The alert URL's `fetch` (lib/alert). @default globalThis.fetch */
+  alertFetch?: typeof fetch | undefined;
   /** The network `fetch` under the rate-limit layer. @default the Slack transport (lib/ratelimit/slack-transport.ts) */
   fetch?: typeof fetch | undefined;
   /** @default Date.now */
@@ -95,6 +100,10 @@ export interface Autohub {
   notices: OwnerNotices;
   /** Proves edge -> hub and edge -> cloud every AUTOHUB_VERIFY_EVERY_MS (one copy a period); undefined without AUTOHUB_EDGE_URL. */
   legs: LegChecker | undefined;
+  /** Posts every owner notice to AUTOHUB_ALERT_URL (lib/alert); undefined without it. */
+  alert: AlertSender | undefined;
+  /** Exports a trace per delivery when OTEL_* is set (lib/telemetry); a no-op otherwise. */
+  telemetry: Telemetry;
   /** Drains the edge's inbox; undefined without the shared store. */
   readonly inbox: InboxDrainer | undefined;
   /** Probe the store once, then listen; health turns 200. */
@@ -115,10 +124,18 @@ export function createAutohub(options: AutohubOptions): Autohub {
   // The parts call one another only through `wakes`, answered once they all exist (below).
   const wired = partsOnceWired();
   const wakes = wire(wired.get);
-  const slack = buildSlackClient({ config, log, store, fetch: options.fetch, now: options.now, sleep: options.sleep, wakes });
+  // OpenTelemetry, loaded at start() only when OTEL_* asks for it; a no-op tracer otherwise (lib/telemetry).
+  const telemetry = new Telemetry(config.telemetry, { instance: config.instance, role: config.role, version: VERSION }, log);
+  const tracer = telemetry.enabled ? telemetry : undefined;
+  const slack = buildSlackClient({ config, log, store, fetch: options.fetch, now: options.now, sleep: options.sleep, wakes, tracer });
   const { client } = slack;
   const refusals = refusalSink({ path: config.refusalLog, log });
   const notices = buildNotices({ ...common, config, wakes });
+  // The owner's line outside Slack: it needs neither the bot token nor Slack (a revoked token is what it must report).
+  const alert = config.alertUrl
+    ? new AlertSender({ url: config.alertUrl, instance: config.instance, role: config.role, log, now: options.now, fetch: options.alertFetch })
+    : undefined;
+  const line = ownerLine(client, config.owners, log, alert);
   const inboxRef: { drainer: ReturnType<typeof buildInboxDrainer> } = { drainer: undefined };
   // The health body and /autohub status show the inbox as its drainer last saw it: no store command of their own.
   const health = buildHealth({
@@ -128,6 +145,7 @@ export function createAutohub(options: AutohubOptions): Autohub {
     loop,
     wakes,
     ...(config.upstash && config.sealKeys ? { inbox: () => inboxRef.drainer?.last } : {}),
+    ...(alert ? { alert: () => alert.view } : {}),
   });
   const journal = buildJournal(config);
   const ai = buildAi({ bot, store, config, timers: options.timers });
@@ -139,6 +157,7 @@ export function createAutohub(options: AutohubOptions): Autohub {
     taskDisplayMode: bot.taskDisplayMode,
     ordered: bot.concurrency !== 'parallel',
     interruptible: bot.concurrency === 'interrupt',
+    tracer,
   });
   // One turn at a time per conversation, unless the bot asks for parallel turns (lib/conversation); `interrupt` stops the running one.
   const conversation = bot.concurrency === 'parallel' ? undefined : conversationAdmit(new ConversationGate({ store, log, now, mode: bot.concurrency }));
@@ -151,13 +170,13 @@ export function createAutohub(options: AutohubOptions): Autohub {
     log,
     now,
   });
-  const runner = buildRunner({ ...common, config, keeper, journal, handleFor, conversation, wakes, late });
+  const runner = buildRunner({ ...common, config, keeper, journal, handleFor, conversation, wakes, late, tracer });
   const receiver = buildReceiver({ log, now: options.now, config, runner, health, wakes });
   const heartbeat = buildHeartbeat({ config, health, runner, log, now });
   const sweeper = buildSweeper({ ...common, config, client, wakes });
   const reaper = buildReaper({ ...common, config, wakes });
   const peer = buildPeerWatch({ config, log, wakes });
-  const legs = createLegChecker(config, { store, client, log, now: options.now });
+  const legs = createLegChecker(config, { store, line, log, now: options.now });
   /** Since when this copy serves (a sweep finding mentions from after it means they were never delivered here). */
   let servingSince = Infinity;
 
@@ -170,7 +189,7 @@ export function createAutohub(options: AutohubOptions): Autohub {
     notices,
     status,
     refusals,
-    owners: ownerDMs(client, config.owners, log),
+    owners: ownerDMs(line, log),
     heartbeat,
     noteFailover: failoverNoter(store, now),
     servingSince: () => servingSince,
@@ -187,7 +206,7 @@ export function createAutohub(options: AutohubOptions): Autohub {
   const clientOptions = { ...slack.clientOptions, fetch: late.fetchFor(slack.clientOptions.fetch ?? ((input, init) => fetch(input, init as RequestInit))) };
   const { app, registered } = buildApp({ config, receiver, clientOptions, client, health, store, bot, log, peer: peerView, ai });
   // The edge's inbox: drained at start, when the peer answers again, and on the looks (one ZCARD an hour).
-  inboxRef.drainer = buildInboxDrainer({ config, runner, store, client, log, now, ...(options.fetch ? { fetch: options.fetch } : {}) });
+  inboxRef.drainer = buildInboxDrainer({ config, runner, store, line, log, now, ...(options.fetch ? { fetch: options.fetch } : {}) });
 
   return {
     app,
@@ -201,11 +220,14 @@ export function createAutohub(options: AutohubOptions): Autohub {
     client,
     notices,
     legs,
+    alert,
+    telemetry,
     get inbox() {
       return inboxRef.drainer;
     },
     start: async () => {
       await registered;
+      await telemetry.start();
       servingSince = now();
       loop.start();
       await health.refresh();
@@ -230,6 +252,7 @@ export function createAutohub(options: AutohubOptions): Autohub {
       if (!options.store && store instanceof MemoryStore) journalUnfinished(store, journal, log);
       loop.stop();
       await status.flush();
+      await telemetry.shutdown();
     },
   };
 }

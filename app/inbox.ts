@@ -13,10 +13,10 @@
  * to its response_url while Slack keeps it (30 minutes, 5 uses), else to the
  * person by DM (lib/runner/late-answers.ts).
  */
-import type { WebClient } from '@slack/web-api';
 import type { AppConfig } from '../lib/config/index.js';
 import { createInboxStore, InboxDrainer } from '../lib/inbox/index.js';
 import type { Logger } from '../lib/log/index.js';
+import type { OwnerLine } from './listeners/announce.js';
 import { FORM_KIND_FIELD, parseDelivery } from '../lib/delivery/index.js';
 import type { NoticeRecord } from '../lib/notice/index.js';
 import type { ClaimKind } from '../lib/store/index.js';
@@ -58,11 +58,12 @@ export function outageMarks(records: Pick<Records, 'lock' | 'unlock' | 'read'>, 
 }
 
 export function buildInboxDrainer(o: {
-  config: Pick<AppConfig, 'upstash' | 'sealKeys' | 'signingSecret' | 'owners' | 'instance' | 'role' | 'inboxMaxAgeMs'>;
+  config: Pick<AppConfig, 'upstash' | 'sealKeys' | 'signingSecret' | 'instance' | 'role' | 'inboxMaxAgeMs'>;
   runner: { inject(envelope: Record<string, unknown>, options?: { kept?: { arrivedAt: number } }): Promise<ClaimKind | string> };
   /** The copy's shared store: the outage's marks, and its notices. */
   store: Pick<Records, 'lock' | 'unlock' | 'read' | 'note'>;
-  client: WebClient;
+  /** How the owners are told (app/listeners/announce.ts). */
+  line: OwnerLine;
   log: Logger;
   now?: () => number;
   fetch?: typeof fetch;
@@ -75,9 +76,8 @@ export function buildInboxDrainer(o: {
   const inbox = createInboxStore({ url: upstash.url, token: upstash.token, maxAgeMs: o.config.inboxMaxAgeMs, ...(o.fetch ? { fetch: o.fetch } : {}) });
   const sealer = createSealer(sealKeys.current, sealKeys.previous);
   const marks = outageMarks(o.store, o.config.instance, now);
-  const tellOwner = async (text: string) => {
-    for (const id of o.config.owners) await o.client.chat.postMessage({ channel: id, text }).catch(() => {});
-  };
+  // Told by the owner line: a DM each (awaited, as before: the drain's word comes before its answers) and the alert URL (queued).
+  const tellOwner = (text: string) => o.line.tell(text, 'edge_inbox', { sent: 'owner.told', failed: 'owner.tell_failed' }, { what: 'edge_inbox' });
   /** The outage on the status page's owner notices, beside the DM (its notes are told once an outage, not once an hour). */
   const noteOutage = (count: number, detail: string) => {
     const record: NoticeRecord = { cause: 'edge_inbox', at: new Date(now()).toISOString(), count, detail, instance: o.config.instance };

@@ -21,7 +21,8 @@ import { createSealer, storeKeyId, type SharedStore } from '../lib/store/index.j
 import type { LoopDelay, Sleep } from '../lib/time/index.js';
 import { AssistantThreads, StatusBook, TurnHandle, type TurnHandleOptions, type StatusTimers, type TakeTurn, type TurnModule } from '../lib/turn/index.js';
 import { resilientAuthorize } from './authorize.js';
-import { announceDeadLetter, announceNotice } from './listeners/announce.js';
+import { announceDeadLetter, announceNotice, type OwnerLine } from './listeners/announce.js';
+import type { DeliveryTracer } from '../lib/telemetry/index.js';
 import { registerCommand } from './listeners/command.js';
 import { registerConversation } from './listeners/conversation.js';
 import { registerHome } from './listeners/home.js';
@@ -67,6 +68,8 @@ export function buildSlackClient(o: {
   now: Now;
   sleep: Sleep | undefined;
   wakes: Pick<Wakes, 'refused' | 'answered'>;
+  /** Each Web API call within a traced run becomes its span (lib/telemetry); undefined without OTEL_*. */
+  tracer?: DeliveryTracer | undefined;
 }): SlackClient {
   const rateLimit = createRateLimitFetch({
     // The WebClient's calls over the kept-alive wire, not undici's fetch (lib/ratelimit/slack-transport.ts).
@@ -86,18 +89,19 @@ export function buildSlackClient(o: {
     // post whose response was lost is not sent a second time.
     retryConfig: { retries: 0 },
     logger: slackLogger(o.log),
-    fetch: rateLimit,
+    // Traced around the rate-limit layer: a write's span holds its waits and retries.
+    fetch: o.tracer ? o.tracer.wrapFetch(rateLimit) : rateLimit,
   };
   return { rateLimit, clientOptions, client: new WebClient(o.config.botToken, clientOptions) };
 }
 
-/** What the owners hear by DM: the notices, and each dead letter (logged, told once, whether a failed run or a look made it). */
-export function ownerDMs(client: WebClient, owners: readonly string[], log: Logger) {
+/** What the owners hear (by DM, and at the alert URL): the notices, and each dead letter (logged, told once, whether a failed run or a look made it). */
+export function ownerDMs(line: OwnerLine, log: Logger) {
   return {
-    notice: (text: string, cause: NoticeCause) => announceNotice(client, owners, text, cause, log),
+    notice: (text: string, cause: NoticeCause) => announceNotice(line, text, cause),
     deadLetter: (dead: DeadTurn): void => {
       log.error('turn.dead_letter', { ...dead });
-      if (owners.length > 0) void announceDeadLetter(client, owners, dead, log);
+      void announceDeadLetter(line, dead);
     },
   };
 }
@@ -115,6 +119,8 @@ export function buildHealth(
     wakes: Pick<Wakes, 'turns'>;
     /** The edge's inbox as its drainer last saw it; omitted without the shared store. */
     inbox?: HealthMonitorOptions['inbox'];
+    /** The alert URL's record; omitted without AUTOHUB_ALERT_URL. */
+    alert?: HealthMonitorOptions['alert'];
   },
 ): HealthMonitor {
   return new HealthMonitor({
@@ -127,6 +133,7 @@ export function buildHealth(
     loop: () => o.loop.take(),
     inbox: o.inbox,
     ...(o.config.sealKeys ? { storeKeyIds: [o.config.sealKeys.current, ...o.config.sealKeys.previous].map(storeKeyId) } : {}),
+    alert: o.alert,
   });
 }
 
@@ -149,12 +156,15 @@ export function turnHandles(
     taskDisplayMode?: TaskDisplayMode | undefined;
     ordered?: boolean | undefined;
     interruptible?: boolean | undefined;
+    /** Each Web API call of a traced run becomes its span (lib/telemetry); undefined without OTEL_*. */
+    tracer?: DeliveryTracer | undefined;
   },
 ) {
   const { rateLimit, client } = o.slack;
   const copy = { instance: o.config.instance, role: o.config.role };
   const noStream = new Set<string>();
-  const clientFor = guardedClients(client, rateLimit.fenced);
+  const { tracer } = o;
+  const clientFor = guardedClients(client, tracer ? (guard) => tracer.wrapFetch(rateLimit.fenced(guard)) : rateLimit.fenced);
   return (lease: TurnHandleOptions['lease'], key: string | undefined, confirming?: TurnHandleOptions['confirming']): TurnHandle =>
     new TurnHandle({
       lease,
@@ -209,6 +219,8 @@ export function buildRunner(
     conversation?: ReturnType<typeof conversationAdmit> | undefined;
     wakes: Pick<Wakes, 'lookIn' | 'slotFree' | 'deadLetter' | 'waitingOnStore'>;
     late?: LateAnswers | undefined;
+    /** Traces each claim, run and end (lib/telemetry); undefined without OTEL_*. */
+    tracer?: DeliveryTracer | undefined;
   },
 ): TurnRunner {
   const { config } = o;
@@ -220,6 +232,7 @@ export function buildRunner(
     ...only(o, 'store', 'keeper', 'journal', 'handleFor'),
     ...(o.late ? { late: o.late } : {}),
     ...(o.conversation ? { admit: o.conversation.admit, ended: o.conversation.ended } : {}),
+    ...(o.tracer ? { tracer: o.tracer } : {}),
   });
 }
 

@@ -1,12 +1,10 @@
 /**
- * Telling the owner of a leg that keeps failing, or has recovered: a DM to
- * each AUTOHUB_OWNER, retried as a dead letter's announcement is (a refusal
- * that cannot have landed only), so nobody gets two.
+ * Telling the owner of a leg that keeps failing, or has recovered: by the
+ * owner line (a DM to each AUTOHUB_OWNER, retried as a dead letter's
+ * announcement is, and the alert URL), so nobody gets two.
  */
-import type { WebClient } from '@slack/web-api';
-import type { Logger } from '../../lib/log/index.js';
-import { dmOwners } from './announce.js';
+import type { OwnerLine } from './announce.js';
 
-export function tellOwners(client: WebClient, owners: readonly string[], text: string, log: Logger, what: Record<string, unknown>): Promise<void> {
-  return dmOwners(client, owners, text, log, { sent: 'owner.told', failed: 'owner.tell_failed' }, what);
+export function tellOwners(line: OwnerLine, text: string, what: { leg: string; kind: string }): Promise<void> {
+  return line.tell(text, `leg_${what.kind}`, { sent: 'owner.told', failed: 'owner.tell_failed' }, what);
 }

@@ -10,6 +10,7 @@ import type { Level } from '../log/index.js';
 import { DEFAULT_MAX_REPLY_CHARS } from '../turn/reply-cap.js';
 import { readEnum, readInt, readRaw, readRequired, readUrl, shownUrl, type Env } from '../env/index.js';
 import { SettingsReader } from './collect.js';
+import { readTelemetry, type TelemetrySettings } from '../telemetry/index.js';
 
 export interface AppConfig {
   role: Role;
@@ -49,6 +50,13 @@ export interface AppConfig {
   shedAt: number;
   /** Slack user ids told of dead letters by DM, and the only ones shown the status page; empty: everyone. */
   owners: string[];
+  /**
+   * AUTOHUB_ALERT_URL: every owner notice is also POSTed there as JSON (lib/alert), beside the DM: a
+   * Slack incoming webhook, Discord, ntfy or any webhook. null: the DM alone.
+   */
+  alertUrl: string | null;
+  /** The standard OTEL_* variables (lib/telemetry/settings.ts): where a trace per delivery is exported; null: none (no OpenTelemetry module is loaded). */
+  telemetry: TelemetrySettings | null;
   /** The other copy's base URL, watched through its health route (no store command) for fast takeovers. */
   peer: { url: string; everyMs: number } | null;
   /** Bearer token that unlocks the full health body; null: only the status is ever shown. */
@@ -147,6 +155,22 @@ function readOwners(env: Env): string[] {
     throw new ConfigError('AUTOHUB_OWNER', 'one or more Slack user ids separated by commas, e.g. U012ABCDEF', bad ?? value);
   }
   return ids;
+}
+
+/** A webhook's path or query holds its token: a bad value is shown by its origin, or its length, never whole. */
+function readAlertUrl(env: Env): string | null {
+  const value = readRaw(env, 'AUTOHUB_ALERT_URL');
+  if (value === undefined) return null;
+  const expected = 'an https:// (or http://) webhook URL that takes a JSON POST: a Slack incoming webhook, Discord, ntfy';
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError('AUTOHUB_ALERT_URL', expected, `${value.length} characters, not a URL`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new ConfigError('AUTOHUB_ALERT_URL', expected, `a ${url.protocol} URL`);
+  if (url.username || url.password) throw new ConfigError('AUTOHUB_ALERT_URL', `${expected}, with no user or password in it`, url.origin);
+  return url.toString();
 }
 
 function readPeer(env: Env): AppConfig['peer'] {
@@ -299,6 +323,8 @@ export function parseAppConfig(env: Env): AppConfig {
     // Only the hub hands work on: the cloud copy is the edge's last resort and takes whatever comes.
     shedAt: Math.min(int('AUTOHUB_SHED_AT', 0, { min: 0, max: 100_000 }), role === 'hub' ? Infinity : 0),
     owners: take(() => readOwners(env), []),
+    alertUrl: take(() => readAlertUrl(env), null),
+    telemetry: take(() => readTelemetry(env), null),
     peer: take(() => readPeer(env), null),
     healthToken: take(() => readHealthToken(env), null),
     legs: take(() => readLegs(env), null),
@@ -332,6 +358,8 @@ export function secretsOf(config: AppConfig): string[] {
     config.botToken,
     config.upstash?.token,
     config.healthToken,
+    config.alertUrl,
+    ...Object.values(config.telemetry?.headers ?? {}),
     config.sealKeys && !config.sealKeys.derived ? config.sealKeys.current.toString('hex') : undefined,
   ].filter((s): s is string => typeof s === 'string' && s.length > 0);
 }

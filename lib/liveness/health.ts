@@ -6,6 +6,7 @@
  */
 import type { Pingable, StoreKind } from '../store/index.js';
 import type { Role } from '../store/index.js';
+import type { AlertView } from '../alert/index.js';
 
 export type Lifecycle = 'starting' | 'serving' | 'draining';
 
@@ -44,6 +45,8 @@ export interface HealthBody {
   inbox?: InboxView;
   /** The ids of the store keys this copy opens with, its sealing key first (lib/store/seal.ts's storeKeyId); absent without one. */
   store_key_ids?: readonly string[];
+  /** AUTOHUB_ALERT_URL's origin and when an alert last got through or was given up; absent without it. */
+  alert?: AlertView;
 }
 
 /** The edge's inbox in the health body: what the drainer last read, aged to now. */
@@ -100,6 +103,8 @@ export function healthReport(input: {
   /** The edge's inbox, when this copy drains one. @default absent */
   inbox?: InboxView | undefined;
   storeKeyIds?: readonly string[] | undefined;
+  /** The alert URL's record, when one is set. @default absent */
+  alert?: AlertView | undefined;
 }): { status: 200 | 503; body: HealthBody } {
   const { lifecycle, store } = input;
   const status = lifecycle === 'starting' ? 'starting' : lifecycle === 'draining' ? 'draining' : store.ok === false ? 'degraded' : 'ok';
@@ -118,6 +123,7 @@ export function healthReport(input: {
       claims_failed_open: input.failedOpen ?? 0,
       ...(input.inbox ? { inbox: input.inbox } : {}),
       ...(input.storeKeyIds ? { store_key_ids: input.storeKeyIds } : {}),
+      ...(input.alert ? { alert: input.alert } : {}),
     },
   };
 }
@@ -141,6 +147,8 @@ export interface HealthMonitorOptions {
   inbox?: (() => InboxSeen | undefined) | undefined;
   /** The ids of the store keys this copy opens with (the health body shows them to the token's holder). @default none */
   storeKeyIds?: readonly string[] | undefined;
+  /** The alert sender's record (lib/alert), from memory; omit without AUTOHUB_ALERT_URL. @default none */
+  alert?: (() => AlertView) | undefined;
 }
 
 export class HealthMonitor {
@@ -223,6 +231,7 @@ export class HealthMonitor {
       failedOpen: this.#failedOpen,
       storeKeyIds: this.#options.storeKeyIds,
       inbox: this.#options.inbox ? inboxView(this.#options.inbox(), this.#now()) : undefined,
+      alert: this.#options.alert?.(),
     });
   }
 }

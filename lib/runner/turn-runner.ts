@@ -21,6 +21,7 @@ import type { TurnFence, TurnHandle } from '../turn/index.js';
 import { deliveryLeaseRequest, FORM_KIND_FIELD, storedDelivery, workIdOf, type Delivery, type Leasable } from '../delivery/index.js';
 import { withDeadline } from '../time/index.js';
 import { TurnLease, type DeadTurn, type LeaseKeeper, type StreamDetail, type TurnOutcome } from '../lease/index.js';
+import { runStartOf, type DeliveryTracer } from '../telemetry/index.js';
 import { AckGate } from './ack-gate.js';
 import type { LateAnswers } from './late-answers.js';
 import { deadlineGraceMs, type AdmitVerdict, type Turn, type TurnContext } from './turn.js';
@@ -82,6 +83,8 @@ export interface TurnRunnerOptions {
   late?: LateAnswers | undefined;
   /** @default Date.now */
   now?: (() => number) | undefined;
+  /** Traces each claim, run and end (lib/telemetry). @default none */
+  tracer?: DeliveryTracer | undefined;
 }
 
 /** What the ack deadline keeps for the answer itself once the claim is back (or given up): 1,200 - 100 ms for the claim. */
@@ -463,7 +466,9 @@ export class TurnRunner {
       autohubTurn: handle,
     };
     const form = t.delivery.kind === 'event' ? undefined : t.delivery;
-    const work = (async () => {
+    const run = runStartOf(t);
+    if (o.tracer && run) t.trace = o.tracer.run(run);
+    const body = async () => {
       if (!this.#app) throw new Error('FailoverReceiver.init(app) was not called');
       // A command or a click has no first write to wait at: its claim that failed open is asked once before
       // it runs at all, so a claim that was the other copy's after all runs nothing here (fail fast: one ask).
@@ -491,7 +496,8 @@ export class TurnRunner {
       // Past its grace the runner ended it already (failed, slot freed): whatever it did since is not its end.
       if (t.cut) return;
       await handle.ran();
-    })().catch((error: unknown) => (t.cut ? undefined : this.#failed(t, error)));
+    };
+    const work = (t.trace ? t.trace.within(body) : body()).catch((error: unknown) => (t.cut ? undefined : this.#failed(t, error)));
     // The slot is freed when the work returns, or at the end of its grace past the deadline, whichever is first.
     let release = () => {};
     const slot = new Promise<void>((resolve) => (release = resolve));
@@ -504,6 +510,7 @@ export class TurnRunner {
       const key = t.delivery.claimKeys[0];
       if (key !== undefined && this.#here.get(key) === t) this.#here.delete(key);
       o.ended?.(t);
+      t.trace?.end(t.cut ? 'cut_off' : 'ran');
       release();
       const next = this.#waiting.shift();
       if (next) this.#start(next);
@@ -558,6 +565,7 @@ export class TurnRunner {
     const { o } = this;
     t.gate.answer(500, undefined, { 'x-autohub-claim': t.logFields.claim as string });
     const end = await this.#handle(t).failed(error, { expired: t.expired === true, fields: t.logFields, leaseNow: () => this.#leaseNow(t) });
+    t.trace?.end(end.kind);
     if (end.kind === 'retry') o.lookIn?.(end.retryInMs);
     else if (end.kind === 'dead') {
       o.deadLetter?.({ key: end.key, eventId: workIdOf(t.delivery), channel: channelOf(t.delivery), reason: end.reason, attempts: end.attempts });
@@ -780,7 +788,13 @@ export class TurnRunner {
     const left = o.ackDeadlineMs - ANSWER_MARGIN_MS - (o.now() - receivedAt);
     const nonce = randomUUID();
     const givenUp = (): ClaimOutcome => ({ kind: 'fail-open', reason: 'receiver ack deadline', ...(lease ? { nonce } : {}) });
-    return withDeadline(o.store.claim(keys, owner, lease, { firstLook: this.ordered, nonce }), left, givenUp);
+    const claimed = withDeadline(o.store.claim(keys, owner, lease, { firstLook: this.ordered, nonce }), left, givenUp);
+    if (o.tracer)
+      void claimed.then(
+        (c) => o.tracer?.claim({ key: keys[0]!, eventId: lease?.eventId, outcome: c.kind, startedAt: receivedAt }),
+        () => {},
+      );
+    return claimed;
   }
 
   /** The lease an event's claim won (its lease runs from `sentAt`, under the claim's keys), the runner's to end; undefined for any other outcome. */

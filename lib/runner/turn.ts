@@ -7,6 +7,7 @@ import type { TurnHandle } from '../turn/index.js';
 import type { Delivery } from '../delivery/index.js';
 import type { TurnLease } from '../lease/index.js';
 import type { AckGate } from './ack-gate.js';
+import type { RunTrace } from '../telemetry/index.js';
 
 /** Keys Bolt adds to every listener's `context`. */
 export interface TurnContext {
@@ -57,6 +58,8 @@ export interface Turn {
   expired?: boolean | undefined;
   cut?: boolean | undefined;
   settled?: boolean | undefined;
+  /** Its run's trace (lib/telemetry), when traces are exported. */
+  trace?: RunTrace | undefined;
 }
 
 /** A turn past its deadline gets this long to return (5 s; less for a short retry window) before it is failed. */

@@ -109,6 +109,15 @@ export function inboxLine(inbox: StatusSnapshot['inbox'], now: number): string |
   return `*Edge's inbox*: :warning: ${inbox.size} kept, not answered yet${oldest} (${checked})${dropped}`;
 }
 
+/** The answering copy's alert URL: where it posts, and when an alert last got through or was given up. Pure. */
+export function alertLine(alert: StatusSnapshot['alert'], now: number): string | undefined {
+  if (!alert) return undefined;
+  const failed = alert.last_failed_at
+    ? `; :warning: last failed ${ago(alert.last_failed_at, now)} (${alert.last_failure ?? 'unknown'}), ${alert.failed} given up since start`
+    : '';
+  return `*Alert URL*: ${alert.origin}, last delivered ${ago(alert.last_ok_at, now)}${failed}`;
+}
+
 export function statusBlocks(s: StatusSnapshot, now: number): Block[] {
   const dayAgo = now - DAY_MS;
   const failovers = s.failoverTimes.filter((at) => Date.parse(at) >= dayAgo).length;
@@ -138,7 +147,7 @@ export function statusBlocks(s: StatusSnapshot, now: number): Block[] {
         ...copyLines(s.copies, now, s.answering, s.peer),
         `*Claim store*: ${s.storeKind}, ${s.storeOk === null ? 'not checked yet' : s.storeOk ? 'reachable' : 'unreachable'}`,
         ...legLines(s.legs, now),
-        ...[inboxLine(s.inbox, now)].filter((l): l is string => l !== undefined),
+        ...[inboxLine(s.inbox, now), alertLine(s.alert, now)].filter((l): l is string => l !== undefined),
       ].join('\n'),
     ),
     section(noticeSection(s.notices ?? [], now)),

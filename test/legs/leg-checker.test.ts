@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
 import { startTunnel, type Tunnel } from '../../drill/sim/tunnel.js';
 import { tellOwners } from '../../app/listeners/tell-owner.js';
+import { ownerLine } from '../../app/listeners/announce.js';
 import { LegChecker } from '../../lib/legs/index.js';
 import { createMemoryLogger } from '../../lib/log/index.js';
 import { statusPage } from '../../lib/status/index.js';
@@ -52,7 +53,7 @@ describe('the legs proven continuously through the edge', () => {
       everyMs: 1000,
       store: hub.store,
       holder,
-      tell: (text, notice) => tellOwners(hub.client, [OWNER], text, log, { leg: notice.leg, kind: notice.kind }),
+      tell: (text, notice) => tellOwners(ownerLine(hub.client, [OWNER], log), text, { leg: notice.leg, kind: notice.kind }),
       log,
       // A second a check: the record's times are the checker's clock, not the wall's.
       now: () => clock,
