@@ -4,7 +4,9 @@
  * prompts for each assistant thread, and an `onFeedback` that posts one line
  * per click to FEEDBACK_CHANNEL, so the drill can count how often a click was heard.
  */
+import type { App } from '@slack/bolt';
 import { demoTurn } from '../app/turn.js';
+import { RetryableError } from '../lib/errors/index.js';
 import type { AssistantThread, Feedback, FeedbackHelpers, TurnContext, TurnRequest } from '../lib/turn/types.js';
 import { feedbackBlocks } from './sim/slack-events.js';
 
@@ -24,6 +26,28 @@ export function prompts(thread: AssistantThread) {
     { title: 'Summarise', message: `Summarise ${thread.context.channel ?? 'this'}` },
     { title: 'Explain', message: 'Explain the last answer' },
   ];
+}
+
+/** Slash commands whose run failed here once (DRILL_FLAKY_COMMANDS): the next run of each, on either copy, goes on. */
+const failedOnce = new Set<string>();
+
+/**
+ * With DRILL_FLAKY_COMMANDS=1 (the `inbox-commands` scenario), every other slash command fails its first run
+ * on each copy with a passing error, as a listener whose model is overloaded would: it must be retried and
+ * answered once, never dropped as run.
+ */
+export function register(app: App): void {
+  if (process.env.DRILL_FLAKY_COMMANDS !== '1') return;
+  app.use(async ({ body, next }) => {
+    const command = body as { command?: unknown; text?: unknown; trigger_id?: unknown };
+    const n = Number(String(command.text ?? '').replace(/^drill-/, ''));
+    const trigger = String(command.trigger_id ?? '');
+    if (typeof command.command === 'string' && n % 2 === 0 && !failedOnce.has(trigger)) {
+      failedOnce.add(trigger);
+      throw new RetryableError('drill: the command listener fails its first run');
+    }
+    await next();
+  });
 }
 
 export async function onFeedback(feedback: Feedback, { client }: FeedbackHelpers): Promise<void> {

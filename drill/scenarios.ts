@@ -446,6 +446,17 @@ export const SCENARIOS: Scenario[] = [
     faults: [bothCopiesDown(0.05, 0.95)],
   },
   {
+    name: 'inbox-commands',
+    summary:
+      "both copies down while slash commands and clicks arrive; every other command's listener fails its first run (a passing error), and those kept past their response_url's 30 minutes are answered by DM: each command answered once, none dropped as run, the owner told once of the outage and once when all are taken up",
+    edgeInbox: 'kept',
+    sendSimMs: TWO_HOURS_MS,
+    forms: { commands: 0.5, clicks: 0.2 },
+    copyEnv: { AUTOHUB_TURN: 'drill/assistant-bot.ts', AUTOHUB_OWNER: DRILL_OWNER, DRILL_FLAKY_COMMANDS: '1', AUTOHUB_TURN_RETRY_DELAY_MS: '200' },
+    noDeadLetters: true,
+    faults: [bothCopiesDown(0.05, 0.95)],
+  },
+  {
     name: 'both-down-edge-store',
     summary:
       "as both-down, and the shared store is out of the edge's reach too: the edge cannot keep anything, answers 503, and the mentions Slack gave up on are read back from its history by the catch-up sweep and answered, late",

@@ -28,7 +28,7 @@ import { RequestInvalidError } from '../errors/index.js';
 import { guardRequests, serverOptions, serverTimeouts, type ServerTimeouts } from '../http/index.js';
 import type { Logger } from '../log/index.js';
 import { checkSignature, EVENTS_PATH, HEALTH_PATH, isSslCheck, parseRetryHeaders, type RetryInfo } from '../slack/index.js';
-import { deliveryLeaseRequest, parseDelivery, type AppRateLimited, type Delivery } from '../delivery/index.js';
+import { deliveryLeaseRequest, parseDelivery, workIdOf, type AppRateLimited, type Delivery } from '../delivery/index.js';
 import {
   answerAppRateLimited,
   answerDuplicate,
@@ -295,7 +295,8 @@ export class FailoverReceiver implements Receiver {
     }
     const logFields = {
       kind: delivery.kind,
-      eventId: delivery.kind === 'event' ? delivery.eventId : undefined,
+      // An event's id, a form's trigger_id (the id its dead letter and its late answer are known by).
+      eventId: delivery.kind === 'probe' ? delivery.eventId : workIdOf(delivery),
       retryNum: retry.retryNum,
       claim,
       ...(outcome.kind === 'fail-open' ? { reason: outcome.reason } : {}),

@@ -471,10 +471,11 @@ export class TurnRunner {
     const body = async () => {
       if (!this.#app) throw new Error('FailoverReceiver.init(app) was not called');
       // A command or a click has no first write to wait at: its claim that failed open is asked once before
-      // it runs at all, so a claim that was the other copy's after all runs nothing here (fail fast: one ask).
+      // it runs at all, so a claim that was the other copy's after all runs nothing here (fail fast: one ask;
+      // answered past the ack deadline, the deadline acks it and its answer goes late, to the response_url).
       if (form && t.confirming) {
         await this.#askNow(t);
-        if (handle.signal.aborted) return;
+        if (handle.signal.aborted || t.stoodDown) return;
       }
       const closeLate = form ? o.late?.open(form, t.arrivedAt) : undefined;
       try {
