@@ -7,8 +7,6 @@
  * once, however many copies drain it, and of the next outage again (before: a mark per oldest entry, told by each
  * copy whose drain saw a different oldest entry, and an all-answered note only from the copy that told the count).
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commandForm, feedbackClickForm, mentionEnvelope } from '../../drill/sim/slack-events.js';
 import { createEdgeKeeper, createInboxStore, outageEndText, parseInboxSettings } from '../../lib/inbox/index.js';
@@ -17,22 +15,7 @@ import { noticeStatusKey } from '../../lib/store/index.js';
 import { eventually, quiescent, SECRET, type RunningCopy } from '../support/copies.js';
 import { useCopiesPerTest, useFakeWebApi } from '../support/fixtures.js';
 import { useRedisBridge } from '../support/redis-fixture.js';
-
-/** A response_url that records what reaches it and answers `status` (Slack: 404 once expired or used up). */
-async function startResponseUrl(): Promise<{ url: string; posts: unknown[]; status: number; server: Server }> {
-  const state = { url: '', posts: [] as unknown[], status: 200, server: undefined as unknown as Server };
-  state.server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString()));
-    req.on('end', () => {
-      state.posts.push(JSON.parse(body));
-      res.writeHead(state.status).end(state.status === 200 ? 'ok' : 'expired_url');
-    });
-  });
-  await new Promise<void>((resolve) => state.server.listen(0, '127.0.0.1', resolve));
-  state.url = `http://127.0.0.1:${(state.server.address() as AddressInfo).port}/commands/1`;
-  return state;
-}
+import { startResponseUrl } from '../support/response-url.js';
 
 const MINUTE = 60_000;
 

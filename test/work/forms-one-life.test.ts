@@ -12,8 +12,6 @@
  * to the owner, and an answer nobody reads where it was given goes to the
  * response_url, else by DM.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { App } from '@slack/bolt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commandForm } from '../../drill/sim/slack-events.js';
@@ -24,22 +22,7 @@ import type { TurnModule } from '../../lib/turn/index.js';
 import { eventually, SECRET } from '../support/copies.js';
 import { useCopiesPerTest, useFakeWebApi } from '../support/fixtures.js';
 import { useRedisBridge } from '../support/redis-fixture.js';
-
-/** A response_url that records what reaches it and answers `status` (Slack: 404 once expired or used up). */
-async function startResponseUrl(): Promise<{ url: string; posts: Array<{ text?: string }>; status: number; server: Server }> {
-  const state = { url: '', posts: [] as Array<{ text?: string }>, status: 200, server: undefined as unknown as Server };
-  state.server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString()));
-    req.on('end', () => {
-      state.posts.push(JSON.parse(body) as { text?: string });
-      res.writeHead(state.status).end(state.status === 200 ? 'ok' : 'expired_url');
-    });
-  });
-  await new Promise<void>((resolve) => state.server.listen(0, '127.0.0.1', resolve));
-  state.url = `http://127.0.0.1:${(state.server.address() as AddressInfo).port}/commands/1`;
-  return state;
-}
+import { startResponseUrl } from '../support/response-url.js';
 
 const FORM = 'application/x-www-form-urlencoded';
 

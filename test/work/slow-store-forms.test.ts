@@ -7,8 +7,6 @@
  * asks its claim once before its listener runs: the copy whose claim it was
  * runs it, the other stands down, and the answer goes to its response_url.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { App } from '@slack/bolt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commandForm } from '../../drill/sim/slack-events.js';
@@ -17,6 +15,7 @@ import type { TurnModule } from '../../lib/turn/index.js';
 import { eventually, quiescent, SECRET } from '../support/copies.js';
 import { useCopy, useFakeWebApi } from '../support/fixtures.js';
 import { useRedisBridge } from '../support/redis-fixture.js';
+import { type ResponseUrl, startResponseUrl } from '../support/response-url.js';
 
 const FORM = 'application/x-www-form-urlencoded';
 
@@ -35,26 +34,16 @@ describe('every store round trip takes 500 ms, just past the claim fuse: a comma
   };
   const hub = useCopy({ role: 'hub', api, redis: fx, turn: bot });
   const cloud = useCopy({ role: 'cloud', api, redis: fx, turn: bot });
-  const answers: Array<{ text?: string }> = [];
-  let hook: Server;
-  let hookUrl = '';
+  let hook: ResponseUrl;
   beforeAll(async () => {
-    hook = createServer((req, res) => {
-      let body = '';
-      req.on('data', (c: Buffer) => (body += c.toString()));
-      req.on('end', () => {
-        answers.push(JSON.parse(body) as { text?: string });
-        res.writeHead(200).end('ok');
-      });
-    });
-    await new Promise<void>((resolve) => hook.listen(0, '127.0.0.1', resolve));
-    hookUrl = `http://127.0.0.1:${(hook.address() as AddressInfo).port}/commands/1`;
+    hook = await startResponseUrl();
   });
-  afterAll(() => hook?.close());
+  afterAll(() => hook?.server.close());
+  const answers = () => hook.posts;
 
   const send = async (url: string, trigger: string, text: string) => {
     const form = new URLSearchParams(commandForm({ command: '/deploy', triggerId: trigger, text }));
-    form.set('response_url', hookUrl);
+    form.set('response_url', hook.url);
     const body = form.toString();
     return fetch(url, { method: 'POST', headers: { 'content-type': FORM, ...(await signedHeaders(SECRET, body, Date.now())) }, body });
   };
@@ -76,13 +65,13 @@ describe('every store round trip takes 500 ms, just past the claim fuse: a comma
         expect(ack.status).toBe(200);
         expect(ack.headers.get('x-autohub-claim')).toBe('fail-open');
       }
-      await eventually(() => answers.some((a) => a.text === 'deployed prod'), 'the answer at its response_url', 20_000);
+      await eventually(() => answers().some((a) => a.text === 'deployed prod'), 'the answer at its response_url', 20_000);
       await quiescent([hub, cloud], 15_000);
     } finally {
       fx.bridge.delayMs = 0;
     }
     expect(said('deploying prod')).toHaveLength(1);
-    expect(answers.filter((a) => a.text === 'deployed prod')).toHaveLength(1);
+    expect(answers().filter((a) => a.text === 'deployed prod')).toHaveLength(1);
     const lines = [...hub.lines, ...cloud.lines];
     expect(lines.filter((l) => l.event === 'claim.not_ours' && l.kind === 'command')).toHaveLength(1);
   });
