@@ -22,6 +22,7 @@ import type { TurnModule } from '../lib/turn/types.js';
 import { TASK_DISPLAY_MODES, type TaskDisplayMode } from '../lib/turn/index.js';
 import { aiExportsOf, aiExportsProblem } from '../lib/turn/ai-exports.js';
 import { demoTurn, type DemoTurnOptions } from './turn.js';
+import { exposeBotContract } from './bot-contract.js';
 
 export interface LoadTurnOptions {
   /** Where a relative path starts. @default the project root: the nearest folder above this file with a package.json */
@@ -93,6 +94,8 @@ export async function loadTurnModule(path: string | undefined, options: LoadTurn
   }
   const url = pathToFileURL(file).href;
   const ts = file.endsWith('.ts') || file.endsWith('.mts');
+  // `autohub/bot` from a bot outside the project's tree too.
+  exposeBotContract();
   let loaded: unknown;
   try {
     loaded = ts ? await (options.importTs ?? defaultImportTs)(url) : await import(url);

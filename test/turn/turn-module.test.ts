@@ -42,7 +42,7 @@ describe('loadTurnModule', () => {
     const mod = await loadTurnModule(path);
     expect(await mod.takeTurn({ ...request, files: [] }, ctx)).toBe('echo: hi');
     const app: { registered?: boolean } = {};
-    await mod.register?.(app, {});
+    await mod.register?.(app as never, {} as never);
     expect(app.registered).toBe(true);
   });
 
