@@ -14,6 +14,7 @@ export const ErrorCode = {
   LeaseLost: 'autohub_lease_lost',
   Retryable: 'autohub_retryable',
   NonRetryable: 'autohub_non_retryable',
+  ReplyInvalid: 'autohub_reply_invalid',
   TurnDeadline: 'autohub_turn_deadline',
   TurnInterrupted: 'autohub_turn_interrupted',
   StepLimit: 'autohub_step_limit',
@@ -187,6 +188,18 @@ export class NonRetryableError extends AutohubError {
   readonly code = ErrorCode.NonRetryable;
   constructor(message: string, options?: { cause?: unknown }) {
     super('NonRetryableError', message, options?.cause === undefined ? undefined : { cause: options.cause });
+  }
+}
+
+/**
+ * The bot's `takeTurn` returned what is not a reply (a number, an array, an
+ * object without `text`): the message says what came back and what may. A
+ * bug of the bot's: a dead letter at once, the reason naming it as the bot's.
+ */
+export class ReplyInvalidError extends AutohubError {
+  readonly code = ErrorCode.ReplyInvalid;
+  constructor(message: string) {
+    super('ReplyInvalidError', message);
   }
 }
 

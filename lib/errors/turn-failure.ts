@@ -110,6 +110,8 @@ export function classifyTurnFailure(error: unknown, options: ClassifyOptions = {
   if (e.code === 'autohub_rate_limit_exhausted') return { kind: 'transient', ambiguous: false, reason: 'rate-limit budget spent', free: true };
   // Past its deadline the turn is over, whatever it threw in its grace: another run would only hang again.
   if (e.code === 'autohub_turn_deadline') return { kind: 'permanent', ambiguous: true, reason: `deadline: ${String(e.message ?? '').slice(0, 80)}` };
+  // The bot returned what is not a reply: its own bug, said as its own (the message names what came back).
+  if (e.code === 'autohub_reply_invalid') return { kind: 'permanent', ambiguous: false, reason: `bot: ${clipAtWord(String(e.message ?? ''), 120)}` };
   if (e.code === 'autohub_store_unavailable') return { kind: 'transient', ambiguous: false, reason: 'store unavailable before posting' };
   if (e.name === 'TimeoutError' || e.name === 'AbortError') return { kind: 'transient', ambiguous: true, reason: 'timeout' };
   const thrown = classifyThrown(error, options.now ?? Date.now);
