@@ -138,6 +138,17 @@ describe('npm run try, end to end', () => {
     expect(code).toBe(0);
   }, 180_000);
 
+  it("ctx.history() is in true order offline: a follow-up sees the question, then the bot's answer (before: the answer first, its ts earlier)", async () => {
+    const bot = botFile(
+      'history-order.mjs',
+      "export async function takeTurn(request, ctx) { const h = await ctx.history(); return h.length === 0 ? 'first answer' : h.map((m) => m.role).join(' then '); }\n",
+    );
+    const { code, stdout } = await runTry(['--turn', bot, '--thread', 'what came first?']);
+    expect(stdout).toContain('autohub: first answer\n');
+    expect(stdout).toContain('autohub: user then assistant\n');
+    expect(code).toBe(0);
+  }, 180_000);
+
   it('a bot that cannot load is one line and exit 2, before any copy starts', async () => {
     const { code, stderr } = await runTry(['--turn', 'no-such-bot.mjs', 'hi']);
     expect(stderr).toMatch(/^try: AUTOHUB_TURN is invalid: .*no file at .*no-such-bot\.mjs/m);
