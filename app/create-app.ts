@@ -79,7 +79,7 @@ export interface AutohubOptions {
   timers?: StatusTimers | undefined;
 }
 
-export type { RegisterHelpers } from './register-helpers.js';
+export type { RegisterHelpers } from '../lib/turn/types.js';
 
 export interface Autohub {
   app: App;

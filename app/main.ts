@@ -7,6 +7,8 @@
 import { exportEnvFile, parseAppConfig, secretsOf, type AppConfig } from '../lib/config/index.js';
 import { ConfigError } from '../lib/errors/index.js';
 import { createLogger } from '../lib/log/index.js';
+// Not through lib/slack's index: the Worker imports that, and this brings the WebClient.
+import { checkToken } from '../lib/slack/token-check.js';
 import type { TurnModule } from '../lib/turn/types.js';
 import { createAutohub } from './create-app.js';
 import { loadBot } from './turn-module.js';
@@ -32,6 +34,15 @@ const config = readConfig();
 // Your bot (AUTOHUB_TURN), or the demo turn: imported and checked before anything listens.
 const turn: TurnModule = await loadBot(config).catch(stopOnConfigError);
 const log = createLogger({ level: config.logLevel, base: { instance: config.instance, role: config.role }, secrets: secretsOf(config) });
+// The token, asked of Slack once: refused, it stops start-up in one line; Slack out of reach, the copy starts anyway.
+const token = await checkToken(config.botToken, { apiUrl: config.slackApiUrl });
+if (token.kind === 'refused') {
+  process.stderr.write(
+    `autohub: SLACK_BOT_TOKEN is invalid: Slack's auth.test refused it (${token.error}); expected the app's Bot User OAuth Token (xoxb-...) from OAuth & Permissions, reinstalled if it was revoked\n`,
+  );
+  process.exit(1);
+}
+if (token.kind === 'unknown') log.warn('app.token_unchecked', { reason: token.reason, detail: 'Slack did not answer auth.test; starting anyway' });
 const autohub = createAutohub({ config, log, turn });
 
 let stopping = false;

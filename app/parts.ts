@@ -28,7 +28,7 @@ import { registerConversation } from './listeners/conversation.js';
 import { registerHome } from './listeners/home.js';
 import { registerAssistant } from './listeners/assistant.js';
 import { demoTurn } from './turn.js';
-import type { RegisterHelpers } from './register-helpers.js';
+import type { RegisterHelpers } from '../lib/turn/types.js';
 import { turnOf, type AutohubContext } from './turn-context.js';
 import type { Wakes } from './wiring.js';
 

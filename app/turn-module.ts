@@ -22,6 +22,8 @@ import type { TurnModule } from '../lib/turn/types.js';
 import { TASK_DISPLAY_MODES, type TaskDisplayMode } from '../lib/turn/index.js';
 import { aiExportsOf, aiExportsProblem } from '../lib/turn/ai-exports.js';
 import { demoTurn, type DemoTurnOptions } from './turn.js';
+import { exposeBotContract } from './bot-contract.js';
+import { parseFailureOf } from './module-error.js';
 
 export interface LoadTurnOptions {
   /** Where a relative path starts. @default the project root: the nearest folder above this file with a package.json */
@@ -79,9 +81,14 @@ function invalid(path: string, expected: string, cause?: unknown): ConfigError {
   return error;
 }
 
-/** The first line of why an import failed, with no stack: "SyntaxError: Unexpected token '}'". */
-function why(error: unknown): string {
+/**
+ * The first line of why an import failed, with no stack: "SyntaxError: Unexpected token '}'";
+ * for a module that does not parse, where: "SyntaxError at /srv/bot.ts:2:18: Unexpected token ';'".
+ */
+function why(error: unknown, file: string): string {
   if (!(error instanceof Error)) return String(error).split('\n')[0] ?? 'thrown';
+  const parse = parseFailureOf(error, file);
+  if (parse) return `SyntaxError at ${parse.at}: ${parse.what}`.slice(0, 300);
   return `${error.name}: ${error.message.split('\n')[0] ?? ''}`.slice(0, 200);
 }
 
@@ -93,11 +100,13 @@ export async function loadTurnModule(path: string | undefined, options: LoadTurn
   }
   const url = pathToFileURL(file).href;
   const ts = file.endsWith('.ts') || file.endsWith('.mts');
+  // `autohub/bot` from a bot outside the project's tree too.
+  exposeBotContract();
   let loaded: unknown;
   try {
     loaded = ts ? await (options.importTs ?? defaultImportTs)(url) : await import(url);
   } catch (error) {
-    throw invalid(path, `a module that loads, but importing ${file} failed: ${why(error)}${hint(error)}`, error);
+    throw invalid(path, `a module that loads, but importing ${file} failed: ${why(error, file)}${hint(error)}`, error);
   }
   const named = (loaded ?? {}) as Record<string, unknown>;
   // `export default { takeTurn }` is accepted too.

@@ -13,7 +13,7 @@ import { createAutohub, type Autohub } from '../app/create-app.js';
 import { loadTurnModule } from '../app/turn-module.js';
 import type { SharedStore } from '../lib/store/index.js';
 import { parseAppConfig, type Role } from '../lib/config/index.js';
-import { silentLogger } from '../lib/log/index.js';
+import { createLogger, silentLogger } from '../lib/log/index.js';
 import { freePort } from './sim/free-port.js';
 
 /** The drill's health token (see harness.ts); defined here so the copies need not import the harness. */
@@ -242,7 +242,11 @@ export async function startInProcessCopy(role: Role, o: CopyEnv, store: SharedSt
     const config = parseAppConfig({ AUTOHUB_JOURNAL: journal, ...env(role, port, o), ...extra });
     // The bot as app/main.ts loads it; unset, createAutohub runs the demo turn under the config's settings.
     const turn = config.turn !== undefined ? await loadTurnModule(config.turn) : undefined;
-    copy = createAutohub({ config, log: silentLogger, store, turn });
+    // With onLog, its lines go there as a child copy's do (try reads a turn's retries and dead letter from them).
+    const onLog = o.onLog;
+    const instance = o.instance ?? `drill-${role}`;
+    const log = onLog ? createLogger({ level: 'info', base: { instance }, write: (line) => onLog(instance, line) }) : silentLogger;
+    copy = createAutohub({ config, log, store, turn });
     await copy.start();
   };
   await launch();

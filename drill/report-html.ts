@@ -137,6 +137,7 @@ function section(r: ScenarioResult): string {
     ...(r.duplicatesPossible ? [`Stated up front: ${r.duplicatesPossible}.`] : []),
     ...r.faults.filter((f) => f.error).map((f) => `Fault not staged: ${f.label}: ${f.error}.`),
     ...(r.unmet ?? []).map((u) => `Unmet: ${u}.`),
+    ...(r.notExercised ?? []).map((u) => `Not exercised by this bot: ${u}.`),
   ];
   return `<section id="${sectionId(r.name)}"><h2>${esc(r.name)} <span class="verdict ${rowClass(r)}">${esc(verdict(r))}</span> <a class="up" href="#summary">↑ table</a></h2><p class="summary">${esc(r.summary)}</p>${lines.map((l) => `<p class="note">${esc(l)}</p>`).join('')}${timeline(r)}${sample(r)}</section>`;
 }

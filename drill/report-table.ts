@@ -22,9 +22,11 @@ export function failed(result: ScenarioResult, options: { slowAcks?: boolean } =
   );
 }
 
-/** What a scenario's verdict says: a FAIL, a pass with duplicates it stated up front, or a plain pass. */
-export function verdict(result: ScenarioResult): 'FAIL' | 'ok (dups stated)' | 'ok' {
-  return failed(result) ? 'FAIL' : result.score.duplicateReplies > 0 ? 'ok (dups stated)' : 'ok';
+/** What a scenario's verdict says: a FAIL, what this bot never does (not a failure), a pass with duplicates it stated up front, or a plain pass. */
+export function verdict(result: ScenarioResult): 'FAIL' | 'not exercised' | 'ok (dups stated)' | 'ok' {
+  if (failed(result)) return 'FAIL';
+  if ((result.notExercised?.length ?? 0) > 0) return 'not exercised';
+  return result.score.duplicateReplies > 0 ? 'ok (dups stated)' : 'ok';
 }
 
 export interface Column {
@@ -64,7 +66,11 @@ export const COLUMNS: readonly Column[] = [
   { header: 'ack p50', means: 'median time to answer Slack', cell: (r) => `${Math.round(r.score.ackP50Ms)} ms` },
   { header: 'ack p99', means: '99th percentile of it', cell: (r) => `${Math.round(r.score.ackP99Ms)} ms` },
   { header: '>3s', means: "acks later than Slack's 3 s (Slack would retry)", cell: (r) => String(r.score.deadlineMisses) },
-  { header: 'verdict', means: 'ok, ok (dups stated: the scenario said up front it may answer twice), or FAIL', cell: verdict },
+  {
+    header: 'verdict',
+    means: 'ok, ok (dups stated: the scenario said up front it may answer twice), not exercised (by this bot: it never does what the scenario tests), or FAIL',
+    cell: verdict,
+  },
 ];
 
 /** The lines under the table: each stated duplicate, each fault not staged, each expectation unmet. */
@@ -73,6 +79,7 @@ export function notes(results: readonly ScenarioResult[]): string[] {
     ...results.filter((r) => r.duplicatesPossible).map((r) => `note: ${r.name}: ${r.duplicatesPossible}`),
     ...results.flatMap((r) => r.faults.filter((f) => f.error).map((f) => `fault not staged: ${r.name}: ${f.label}: ${f.error}`)),
     ...results.flatMap((r) => (r.unmet ?? []).map((u) => `unmet: ${r.name}: ${u}`)),
+    ...results.flatMap((r) => (r.notExercised ?? []).map((u) => `not exercised by this bot: ${r.name}: ${u}`)),
     ...results
       .filter((r) => (r.score.outOfOrder ?? 0) > 0)
       .map((r) => `out of order: ${r.name}: ${r.score.outOfOrder} follow-ups answered before the answer before them was whole`),
@@ -120,8 +127,9 @@ export function summaryLine(results: readonly ScenarioResult[], report?: string)
   const twice = sum((r) => r.score.duplicateReplies);
   const stated = results.filter((r) => r.duplicatesPossible && r.score.duplicateReplies > 0).length;
   const failing = results.filter((r) => failed(r)).map((r) => r.name);
+  const idle = results.filter((r) => !failed(r) && (r.notExercised?.length ?? 0) > 0).map((r) => r.name);
   return (
-    `${ok}/${results.length} scenarios ok${failing.length ? ` (FAIL: ${failing.join(', ')})` : ''}: ` +
+    `${ok}/${results.length} scenarios ok${failing.length ? ` (FAIL: ${failing.join(', ')})` : ''}${idle.length ? ` (not exercised by this bot: ${idle.join(', ')})` : ''}: ` +
     `${sum((r) => r.score.sent)} mentions, ${sum((r) => r.score.lost)} lost, ${twice} answered twice${stated ? ` (in ${stated} scenario(s) that said so up front)` : ''}, ` +
     `${sum((r) => r.score.halfWritten ?? 0)} half-written, ${late === 0 ? 'no ack over 3 s' : `${late} ack(s) over 3 s`}; ` +
     `report: ${report ?? '--report FILE.html'}`

@@ -46,6 +46,11 @@ export interface ScenarioResult {
   faults: FaultWindow[];
   /** What the scenario expects beyond the usual (no dead letters, Slack's notices answered 200), where it was not met. */
   unmet?: string[];
+  /**
+   * What the scenario tests that this bot (`--turn`) never does (a ctx.step with a side effect, say): said,
+   * not failed, since a bot without a step cannot file a ticket twice.
+   */
+  notExercised?: string[];
 }
 
 export interface RunOptions {
@@ -354,7 +359,13 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
         stepRepeats: h.tickets.repeats.filter((t) => t.at >= startedAt).length,
       }
     : undefined;
-  if (tickets?.sideEffects === 0) unmet.push('no step filed a ticket: the scenario did not test what it says');
+  const notExercised: string[] = [];
+  if (tickets?.sideEffects === 0) {
+    // The demo turn files one in every turn: with it, none filed means the scenario broke. A bot of your own may have no step.
+    if (options.ownBot)
+      notExercised.push('no step filed a ticket: this bot runs no ctx.step with a side effect (the demo turn does: run the drill without --turn)');
+    else unmet.push('no step filed a ticket: the scenario did not test what it says');
+  }
   if (tickets?.sideEffectsTwice) {
     // Which ones and by whom, to find in the copies' logs (DRILL_COPY_LOG).
     const byEvent = new Map<string, string[]>();
@@ -391,6 +402,7 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
     replies,
     faults: windows,
     ...(unmet.length ? { unmet } : {}),
+    ...(notExercised.length ? { notExercised } : {}),
   };
 }
 

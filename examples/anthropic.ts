@@ -16,12 +16,22 @@
  * What autohub does around it: the turn runs once per mention across both
  * copies; `ctx.signal` aborts the model call when this copy loses the turn;
  * an overload (529), a rate limit, a 5xx or a reset connection thrown from
- * here is retried later (honouring `retry-after`), a bug is dead-lettered;
+ * here is retried later (honouring `retry-after`), a bug is dead-lettered,
+ * and so is a `NonRetryableError` (autohub/bot: the bot's own "give up");
  * `ctx.step` keeps the ticket's result with the turn, so a retry or a
  * takeover gets the same ticket back instead of filing a second one.
  */
 import Anthropic from '@anthropic-ai/sdk';
-import type { AssistantThread, Feedback, FeedbackHelpers, HistoryMessage, ReplyWithBlocks, TurnContext, TurnRequest } from '../lib/turn/types.js';
+import {
+  NonRetryableError,
+  type AssistantThread,
+  type Feedback,
+  type FeedbackHelpers,
+  type HistoryMessage,
+  type ReplyWithBlocks,
+  type TurnContext,
+  type TurnRequest,
+} from 'autohub/bot';
 
 const SYSTEM =
   'You are a helpful assistant in a Slack workspace. Answer briefly, in Slack markdown. ' +
@@ -65,6 +75,8 @@ async function fileTicket(input: unknown, request: TurnRequest, ctx: TurnContext
 }
 
 export async function takeTurn(request: TurnRequest, ctx: TurnContext): Promise<ReplyWithBlocks & { text: AsyncIterable<string> }> {
+  // No retry would find a key that is not set: a dead letter at once, saying which (replay it once the key is in .env).
+  if (!process.env.ANTHROPIC_API_KEY && !process.env.ANTHROPIC_AUTH_TOKEN) throw new NonRetryableError('ANTHROPIC_API_KEY is not set');
   // Built per turn, so .env (already in process.env: autohub puts it there) and a test's settings apply.
   const client = new Anthropic({ baseURL: process.env.ANTHROPIC_BASE_URL || undefined });
   const model = process.env.ANTHROPIC_MODEL || 'claude-sonnet-4-6';

@@ -4,7 +4,7 @@
 // `request.text` has the bot's own mention taken out; what the function
 // returns is posted in the thread (a string, or an async iterable of chunks,
 // streamed as they come, or either with `blocks` under the answer: here, feedback
-// buttons). Types: lib/turn/types.ts; Slack's AI-app features: docs/ai-apps.md.
+// buttons). Types: `autohub/bot` (lib/bot/index.ts); Slack's AI-app features: docs/ai-apps.md.
 
 /** Thumbs up and down under each answer: a click reaches `onFeedback` below, once. */
 export const FEEDBACK_BLOCKS = [
@@ -21,7 +21,7 @@ export const FEEDBACK_BLOCKS = [
   },
 ];
 
-/** @type {import('../lib/turn/types.js').TakeTurn} */
+/** @type {import('autohub/bot').TakeTurn} */
 export function takeTurn(request) {
   const text = request.text.trim();
   const files =
@@ -41,7 +41,7 @@ export const prompts = [
   { title: 'Echo a question', message: 'What time is it?' },
 ];
 
-/** @type {NonNullable<import('../lib/turn/types.js').TurnModule['onFeedback']>} */
+/** @type {NonNullable<import('autohub/bot').TurnModule['onFeedback']>} */
 export function onFeedback(feedback, { log }) {
   // Heard once per click, whichever copy Slack's click reached (or both).
   log.info('echo.feedback', { positive: feedback.positive, eventId: feedback.eventId });

@@ -2,6 +2,8 @@
 // run TypeScript straight from the sources through tsx, a dev dependency. In
 // a production install (`npm ci --omit=dev`) this says so in one line instead
 // of the shell's "tsx: not found".
+// First: on a Node too old, one line and exit 1 before anything else loads.
+import './node-version.mjs';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 

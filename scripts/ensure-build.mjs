@@ -12,6 +12,8 @@
 //   would run code that is not the code on disk (an edit, a pull, a restored
 //   cache would silently not take effect); on Railway a refused start fails
 //   the deploy's health check and the previous deployment keeps serving.
+// First: on a Node too old, one line and exit 1 before anything else loads.
+import './node-version.mjs';
 import { build, builtHash, canBuild, sourcesHash } from './dist.mjs';
 
 const built = builtHash();

@@ -14,6 +14,7 @@ import { helpAsked, parseCli } from '../app/cli/args.js';
 import { isMain } from '../app/cli/is-main.js';
 import { resolveTurn, startConversation, type Conversation, type ReplyView, type Said } from './conversation.js';
 import { STAGED, TRY_FAULTS, type TryFault } from './faults.js';
+import { retriesPhrase, TurnLog } from './turn-log.js';
 
 export const TRY_USAGE = `usage: npm run try -- [--turn FILE] [--dm] [--thread] [--fail ${TRY_FAULTS.join('|')}] TEXT...`;
 
@@ -81,19 +82,31 @@ export function summaryLine(o: {
   ms: number;
   commands: number | undefined;
   fault?: string;
+  /** The turn's retries, as `retriesPhrase` says them; '' for none. */
+  retried?: string;
+  /** Why the turn is a dead letter, when it is one. */
+  dead?: string | undefined;
 }): string {
   const { view } = o;
-  const answered = view.answers === 1 ? 'answered once' : view.answers === 0 ? 'NOT answered' : `answered ${view.answers} times`;
+  const answered =
+    o.dead !== undefined
+      ? `NOT answered: a dead letter (${o.dead})`
+      : view.answers === 1
+        ? 'answered once'
+        : view.answers === 0
+          ? 'NOT answered'
+          : `answered ${view.answers} times`;
   const by = view.answers > 0 ? ` by ${copyName(view.by)}` : '';
   const route = o.routes.length === 0 ? 'never delivered' : o.routes.map((r) => `edge -> ${r}`).join(', then ');
   const answererRole = view.by?.includes('hub') ? 'hub' : 'cloud';
   const takenOver = view.answers > 0 && o.ackedBy !== null && o.ackedBy !== answererRole ? `, taken over from the ${o.ackedBy} that acked it` : '';
   const store = o.commands === undefined ? 'in-process store' : `${o.commands} store command${o.commands === 1 ? '' : 's'}`;
-  return `${answered}${by}${takenOver}; route: ${route}; ${(o.ms / 1000).toFixed(1)} s; ${store}${o.fault ? `; fault: ${o.fault}` : ''}`;
+  const retried = o.retried ? `; ${o.retried}` : '';
+  return `${answered}${by}${takenOver}; route: ${route}; ${(o.ms / 1000).toFixed(1)} s${retried}; ${store}${o.fault ? `; fault: ${o.fault}` : ''}`;
 }
 
 /** Sends one message and prints its answer as it streams; true when it was answered once. */
-async function exchange(c: Conversation, said: Said, o: { out: (s: string) => void; fault?: TryFault }): Promise<boolean> {
+async function exchange(c: Conversation, said: Said, o: { out: (s: string) => void; turns: TurnLog; fault?: TryFault }): Promise<boolean> {
   o.out(`you${said.dm ? ' (DM)' : ' (#general)'}${said.thread !== said.ts ? ' in the thread' : ''}: ${said.dm ? '' : '@autohub '}${said.text}\n`);
   const staged = o.fault ? STAGED[o.fault].during(c, said) : undefined;
   let fault: string | undefined;
@@ -105,16 +118,22 @@ async function exchange(c: Conversation, said: Said, o: { out: (s: string) => vo
   const print = streamPrinter(o.out);
   const deadline = Date.now() + ANSWER_WITHIN_MS;
   let view = c.reply(said);
-  for (; !view.done && Date.now() < deadline; view = c.reply(said)) {
+  // Until the answer is whole, or the turn is a dead letter (no answer will come: say why now, not in a minute).
+  for (; !view.done && o.turns.dead(said.eventId) === undefined && Date.now() < deadline; view = c.reply(said)) {
     print(view);
     await sleep(25);
   }
   print(view);
-  const ms = (view.parts.at(-1)?.at ?? Date.now()) - said.sentAt;
-  // Answered: now let Slack finish its deliveries and the store settle, so a second answer would show.
-  await Promise.race([said.delivered, sleep(20_000)]);
-  if (staged) await staged.catch(() => undefined);
-  for (let i = 0; i < 100 && ((await c.h.pending()) ?? 0) > 0; i++) await sleep(100);
+  const dead = o.turns.dead(said.eventId);
+  // The time to the whole answer: its last message's last write (a stream's stop), not its first.
+  const answer = view.parts.filter((p) => !p.note);
+  const ms = (answer.length > 0 ? Math.max(...answer.map((p) => p.doneAt)) : Date.now()) - said.sentAt;
+  if (dead === undefined) {
+    // Answered: now let Slack finish its deliveries and the store settle, so a second answer would show.
+    await Promise.race([said.delivered, sleep(20_000)]);
+    if (staged) await staged.catch(() => undefined);
+    for (let i = 0; i < 100 && ((await c.h.pending()) ?? 0) > 0; i++) await sleep(100);
+  }
   view = c.reply(said);
   print(view);
   o.out('\n');
@@ -125,12 +144,15 @@ async function exchange(c: Conversation, said: Said, o: { out: (s: string) => vo
     ackedBy: attempts.find((a) => typeof a.status === 'number' && a.status < 300)?.role ?? null,
     ms,
     commands: c.storeCommands(said),
+    retried: retriesPhrase(o.turns.retries(said.eventId)),
+    dead,
     ...(fault ? { fault } : {}),
   });
   o.out(`${line}\n`);
   if (faultError) process.stderr.write(`try: the fault was not staged: ${faultError}\n`);
-  if (!view.done) process.stderr.write(`try: no complete answer within ${ANSWER_WITHIN_MS / 1000} s\n`);
-  return view.done && view.answers === 1;
+  if (dead !== undefined) process.stderr.write(`try: the turn is a dead letter: ${dead}\n`);
+  else if (!view.done) process.stderr.write(`try: no complete answer within ${ANSWER_WITHIN_MS / 1000} s\n`);
+  return dead === undefined && view.done && view.answers === 1;
 }
 
 export async function runTry(args: TryArgs, out: (s: string) => void = (s) => void process.stdout.write(s)): Promise<number> {
@@ -142,7 +164,9 @@ export async function runTry(args: TryArgs, out: (s: string) => void = (s) => vo
     return 2;
   }
   process.stderr.write(`try: starting ${turn ?? 'the demo turn'} in a hub and a cloud copy behind the edge, against a simulated Slack...\n`);
-  const c = await startConversation({ turn });
+  // The copies' log lines: each turn's retries and dead letter, read from them (they are not printed).
+  const turns = new TurnLog();
+  const c = await startConversation({ turn, onLog: (instance, line) => turns.take(instance, line) });
   // Stopped early (Ctrl-C, a timeout's SIGTERM): the copies and the redis-server it started go with it.
   const stop = (signal: NodeJS.Signals) => {
     process.stderr.write(`try: ${signal}: stopping the system\n`);
@@ -156,10 +180,10 @@ export async function runTry(args: TryArgs, out: (s: string) => void = (s) => vo
     );
     if (args.fail) STAGED[args.fail].before(c);
     const first = c.say({ text: args.text, dm: args.dm });
-    let ok = await exchange(c, first, { out, ...(args.fail ? { fault: args.fail } : {}) });
+    let ok = await exchange(c, first, { out, turns, ...(args.fail ? { fault: args.fail } : {}) });
     if (args.thread && ok) {
       const followUp = c.say({ text: args.text, dm: args.dm, threadTs: first.thread });
-      ok = await exchange(c, followUp, { out });
+      ok = await exchange(c, followUp, { out, turns });
     }
     return ok ? 0 : 1;
   } finally {

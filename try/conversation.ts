@@ -53,6 +53,8 @@ export interface ReplyPart {
   /** Whether the bot's answer offers feedback buttons (a `feedback_buttons` element in its blocks). */
   feedback: boolean;
   at: number;
+  /** Its last write (its stream's last append, its stop or update): when the person could read it whole. */
+  doneAt: number;
 }
 
 export interface ReplyView {
@@ -82,6 +84,9 @@ function payloadOf(metadata: string | undefined): Payload | undefined {
     return undefined;
   }
 }
+
+/** The calls that change a message already posted. */
+const WRITES = new Set(['chat.appendStream', 'chat.stopStream', 'chat.update']);
 
 const instanceOf = (token: string | undefined) => token?.replace(/^xoxb-/, '');
 
@@ -121,6 +126,9 @@ export async function startConversation(o: { turn: string | undefined; onLog?: (
   const commands: Array<readonly (string | number)[]> = [];
   if (h.bridge) h.bridge.onCommand = (command) => commands.push(command);
 
+  /** The time of the last call that wrote message `ts` (an append, a stop, an update), or `from` when none did since. */
+  const lastWrite = (ts: string, from: number): number =>
+    h.api.calls.reduce((at, w) => (WRITES.has(w.method) && w.params.ts === ts && w.at > at ? w.at : at), from);
   const partOf = (c: RecordedCall | { ts: string; st: FakeStream }): ReplyPart => {
     if ('st' in c) {
       return {
@@ -134,6 +142,7 @@ export async function startConversation(o: { turn: string | undefined; onLog?: (
         final: false,
         feedback: false,
         at: c.st.startedAt,
+        doneAt: lastWrite(c.ts, c.st.startedAt),
       };
     }
     const p = payloadOf(c.params.metadata);
@@ -153,6 +162,7 @@ export async function startConversation(o: { turn: string | undefined; onLog?: (
         hasFeedback(c.params.blocks) ||
         h.api.calls.some((w) => (w.method === 'chat.stopStream' || w.method === 'chat.update') && w.params.ts === ts && hasFeedback(w.params.blocks)),
       at: c.at,
+      doneAt: lastWrite(ts, c.at),
     };
   };
 

@@ -1,10 +1,12 @@
 /**
- * `npm run deadletter -- list [--json] | replay ID | drop ID`
+ * `npm run deadletter -- list [--json] | replay ID | drop ID`, and in bulk
+ * `replay|drop --all | --since DURATION | --cause TEXT`.
  *
  * Turns that could not be answered, from the shared store. `replay` runs one
  * again here, through the same claim-and-lease path and listeners as a copy
  * (it reads the thread first, so it never answers twice); `drop` forgets it.
- * Exit 0 done, 1 when the replay failed again or the store did not answer,
+ * In bulk, one line a letter (oldest first) and a summary.
+ * Exit 0 done, 1 when a replay failed again or the store did not answer,
  * 2 for a usage error or a missing setting.
  */
 import { exportEnvFile, loadEnv, parseAppConfig, parseStoreConfig, secretsOf, type AppConfig, type Env } from '../../lib/config/index.js';
@@ -15,18 +17,44 @@ import type { TurnModule } from '../../lib/turn/index.js';
 import { createAutohub } from '../create-app.js';
 import { loadBot } from '../turn-module.js';
 import { helpAsked, parseCli } from './args.js';
+import { describeFilter, parseDuration, selectDead, type DeadLetterFilter } from './dead-letter-filter.js';
 import { isMain } from './is-main.js';
 
-const USAGE = 'usage: npm run deadletter -- list [--json] | replay ID | drop ID';
+const USAGE = 'usage: npm run deadletter -- list [--json] | replay ID | drop ID | replay|drop --all | --since DURATION | --cause TEXT';
+/** `--help`: the usage line, and what each word does. */
+const HELP = [
+  USAGE,
+  '  list               the dead letters, newest first (--json: {"entries":[...]})',
+  '  replay ID          run one again here, through the lease path (one reply, never two)',
+  '  drop ID            forget one (its claim is kept a day)',
+  '  --all              every dead letter',
+  '  --since DURATION   those dead in the last DURATION: 90s, 30m, 2h, 7d',
+  '  --cause TEXT       those whose reason holds TEXT, any case (e.g. not_in_channel); with --since: both',
+  '  In bulk: one line a letter, oldest first, then a summary; exit 1 when any was not replayed or dropped.',
+].join('\n');
 
-export type DeadletterCommand = { verb: 'list'; json: boolean } | { verb: 'replay' | 'drop'; id: string };
+export type DeadletterCommand =
+  | { verb: 'list'; json: boolean }
+  | { verb: 'replay' | 'drop'; id: string }
+  | { verb: 'replay' | 'drop'; filter: DeadLetterFilter; described: string };
 
 export function parseDeadletterArgs(argv: readonly string[]): DeadletterCommand {
-  const parsed = parseCli(argv, { json: { type: 'boolean' } }, USAGE, true);
+  const parsed = parseCli(argv, { json: { type: 'boolean' }, all: { type: 'boolean' }, since: { type: 'string' }, cause: { type: 'string' } }, USAGE, true);
   const [verb, id, ...rest] = parsed.positionals;
+  const { all, since, cause } = parsed.values;
+  const bulk = all === true || since !== undefined || cause !== undefined;
   if (rest.length > 0) throw new UsageError(`unexpected ${JSON.stringify(rest[0])}; ${USAGE}`);
-  if (verb === 'list' && id === undefined) return { verb, json: parsed.values.json === true };
-  if ((verb === 'replay' || verb === 'drop') && id && !parsed.values.json) return { verb, id };
+  if (verb === 'list' && id === undefined && !bulk) return { verb, json: parsed.values.json === true };
+  if ((verb === 'replay' || verb === 'drop') && !parsed.values.json) {
+    if (id && !bulk) return { verb, id };
+    if (!id && bulk) {
+      if (all && (since !== undefined || cause !== undefined)) throw new UsageError(`--all takes every dead letter: not with --since or --cause; ${USAGE}`);
+      if (cause !== undefined && cause.trim() === '') throw new UsageError(`--cause needs some text of the reason; ${USAGE}`);
+      const filter: DeadLetterFilter = { all: all === true, sinceMs: since === undefined ? undefined : parseDuration(since, USAGE), cause };
+      return { verb, filter, described: describeFilter(filter, { since }) };
+    }
+    if (id && bulk) throw new UsageError(`${verb} takes an ID or --all, --since, --cause, not both; ${USAGE}`);
+  }
   throw new UsageError(verb === undefined ? USAGE : `cannot ${JSON.stringify([verb, id].filter(Boolean).join(' '))}; ${USAGE}`);
 }
 
@@ -129,6 +157,7 @@ export async function runDeadletter(argv: readonly string[], env: Env = loadEnv(
     } else for (const line of table(entries)) out.log(line);
     return 0;
   }
+  if ('filter' in command) return bulk(command, store, config, out);
   const dead = await find(store, command.id);
   if (!dead) {
     out.error(`deadletter: no dead letter ${JSON.stringify(command.id)} (see \`npm run deadletter -- list\`)`);
@@ -140,6 +169,15 @@ export async function runDeadletter(argv: readonly string[], env: Env = loadEnv(
     return dropped ? 0 : 1;
   }
   if (!config) return 2;
+  const replayer = await replayerFor(config, store, out);
+  if (typeof replayer === 'number') return replayer;
+  const result = await replayer(dead);
+  out.log(`replayed ${dead.eventId}: ${result.line}`);
+  return result.answered ? 0 : 1;
+}
+
+/** Replays with the owner's bot, loaded once; or the exit code when it cannot be loaded (named on stderr). */
+async function replayerFor(config: AppConfig, store: SharedStore, out: Out): Promise<((dead: DeadLetter) => ReturnType<typeof replay>) | number> {
   let turn: TurnModule;
   try {
     // The bot `npm start` runs (AUTOHUB_TURN, else the demo turn), loaded the same way.
@@ -150,13 +188,50 @@ export async function runDeadletter(argv: readonly string[], env: Env = loadEnv(
     return 2;
   }
   const log = createLogger({ level: config.logLevel, base: { instance: 'deadletter' }, secrets: secretsOf(config) });
-  const result = await replay(config, store, dead, log, turn);
-  out.log(`replayed ${dead.eventId}: ${result.line}`);
-  return result.answered ? 0 : 1;
+  return (dead) => replay(config, store, dead, log, turn);
+}
+
+/** `replay|drop --all | --since | --cause`: each letter the filter takes, oldest first, one line each, then a summary. */
+async function bulk(
+  command: Extract<DeadletterCommand, { filter: DeadLetterFilter }>,
+  store: SharedStore,
+  config: AppConfig | undefined,
+  out: Out,
+): Promise<number> {
+  const entries = await store.listDead(1000);
+  if (!entries) {
+    out.error('deadletter: the store did not answer');
+    return 1;
+  }
+  const chosen = selectDead(entries, command.filter, Date.now());
+  if (chosen.length === 0) {
+    out.log(`no dead letters match ${command.described} (${entries.length} listed)`);
+    return 0;
+  }
+  let done = 0;
+  if (command.verb === 'drop') {
+    for (const dead of chosen) {
+      const dropped = await store.dropDead(dead.key);
+      if (dropped) done++;
+      out.log(dropped ? `dropped ${dead.eventId} (${dead.reason})` : `${dead.eventId} was not dead any more`);
+    }
+    out.log(`dropped ${done} of ${chosen.length} matching ${command.described}`);
+    return done === chosen.length ? 0 : 1;
+  }
+  if (!config) return 2;
+  const replayer = await replayerFor(config, store, out);
+  if (typeof replayer === 'number') return replayer;
+  for (const dead of chosen) {
+    const result = await replayer(dead);
+    if (result.answered) done++;
+    out.log(`replayed ${dead.eventId}: ${result.line}`);
+  }
+  out.log(`replayed ${chosen.length} matching ${command.described}: ${done} answered, ${chosen.length - done} not`);
+  return done === chosen.length ? 0 : 1;
 }
 
 if (isMain(import.meta.url)) {
   const argv = process.argv.slice(2);
   // `.env` reaches process.env as at `npm start`, so the bot's SDKs find their keys in a replay too.
-  process.exitCode = helpAsked(argv, USAGE) ? 0 : await runDeadletter(argv, exportEnvFile());
+  process.exitCode = helpAsked(argv, HELP) ? 0 : await runDeadletter(argv, exportEnvFile());
 }

@@ -25,14 +25,24 @@ export interface DeployNames {
 export interface MachinePaths {
   /** This project's folder, absolute. */
   project: string;
-  /** The node binary's folder, put on the LaunchAgent's PATH (launchd gives a bare PATH). */
-  nodeBin: string;
-  /** The npm binary, absolute. */
-  npm: string;
-  /** The cloudflared binary, absolute. */
-  cloudflared: string;
+  /**
+   * The folders the LaunchAgents look for `node`, `npm` and `cloudflared` in, first to last: the ones asked
+   * for (--node, --cloudflared) or looked up on the Mac itself, then where Homebrew and the installers put them.
+   */
+  binDirs: readonly string[];
   /** Where the LaunchAgents write their logs (~/Library/Logs). */
   logs: string;
+}
+
+/**
+ * Where a Mac keeps the tools when nothing else says: Homebrew on Apple silicon, Homebrew on Intel and the
+ * nodejs.org and cloudflared installers, then the system's. launchd's own PATH is only the last four.
+ */
+export const MAC_BIN_DIRS = ['/opt/homebrew/bin', '/usr/local/bin', '/usr/bin', '/bin', '/usr/sbin', '/sbin'] as const;
+
+/** The LaunchAgents' PATH: the given folders first, then the Mac's usual ones, each once. */
+export function agentPath(dirs: readonly string[]): string {
+  return [...new Set([...dirs, ...MAC_BIN_DIRS])].join(':');
 }
 
 const EVENTS_PATH = '/slack/events';
@@ -98,14 +108,17 @@ export function plist(entries: Record<string, PlistValue>): string {
   ].join('\n');
 }
 
-/** The hub as a LaunchAgent: `npm start` in this folder, started at login and started again whenever it exits. */
+/**
+ * The hub as a LaunchAgent: `npm start` in this folder, started at login and started again whenever it exits.
+ * npm and node are found on the agent's PATH (`/usr/bin/env`), not at a path of the machine that ran setup.
+ */
 export function hubAgent(paths: MachinePaths): string {
   return plist({
     Label: 'com.autohub.hub',
-    ProgramArguments: [paths.npm, 'start'],
+    ProgramArguments: ['/usr/bin/env', 'npm', 'start'],
     WorkingDirectory: paths.project,
-    // npm's `#!/usr/bin/env node` needs node on PATH; launchd's own PATH has no Homebrew or nvm folder.
-    EnvironmentVariables: { PATH: `${paths.nodeBin}:/usr/bin:/bin:/usr/sbin:/sbin` },
+    // npm's `#!/usr/bin/env node` needs node on PATH too; launchd's own PATH has no Homebrew or nvm folder.
+    EnvironmentVariables: { PATH: agentPath(paths.binDirs) },
     RunAtLoad: true,
     KeepAlive: true,
     StandardOutPath: `${paths.logs}/autohub-hub.log`,
@@ -113,11 +126,12 @@ export function hubAgent(paths: MachinePaths): string {
   });
 }
 
-/** The tunnel as a LaunchAgent, with the config `npm run setup` wrote. */
+/** The tunnel as a LaunchAgent, with the config `npm run setup` wrote; cloudflared found on the agent's PATH. */
 export function tunnelAgent(paths: MachinePaths, configFile: string): string {
   return plist({
     Label: 'com.autohub.tunnel',
-    ProgramArguments: [paths.cloudflared, 'tunnel', '--config', configFile, 'run'],
+    ProgramArguments: ['/usr/bin/env', 'cloudflared', 'tunnel', '--config', configFile, 'run'],
+    EnvironmentVariables: { PATH: agentPath(paths.binDirs) },
     RunAtLoad: true,
     KeepAlive: true,
     StandardOutPath: `${paths.logs}/autohub-tunnel.log`,
@@ -135,22 +149,43 @@ export const SHARED_SECRETS = [
   'AUTOHUB_HEALTH_TOKEN',
 ];
 
-/** The cloud copy's variables as one `railway variables` command: plain values written out, secrets from the shell. */
-export function railwayCommand(names: Pick<DeployNames, 'hubHost' | 'edgeUrl'>, owner: string | undefined): string {
-  const plain: [string, string][] = [
+/** The cloud copy's plain variables (not secrets): written out as they are. */
+function railwayPlain(names: Pick<DeployNames, 'hubHost' | 'edgeUrl'>, owner: string | undefined): [string, string][] {
+  return [
     ['AUTOHUB_ROLE', 'cloud'],
     ['AUTOHUB_PEER_URL', `https://${names.hubHost}`],
     ['AUTOHUB_EDGE_URL', names.edgeUrl],
     ['RAILPACK_PRUNE_DEPS', 'true'],
     ...(owner ? ([['AUTOHUB_OWNER', owner]] as [string, string][]) : []),
   ];
-  const sets = [...plain.map(([k, v]) => `--set "${k}=${v}"`), ...SHARED_SECRETS.map((k) => `--set "${k}=$${k}"`)];
+}
+
+/**
+ * The cloud copy's variables as one `railway variables` command: plain values written out, secrets (and
+ * the owner, when setup was not told it) from the shell.
+ */
+export function railwayCommand(names: Pick<DeployNames, 'hubHost' | 'edgeUrl'>, owner: string | undefined): string {
+  const fromShell = [...SHARED_SECRETS, ...(owner ? [] : ['AUTOHUB_OWNER'])];
+  const sets = [...railwayPlain(names, owner).map(([k, v]) => `--set "${k}=${v}"`), ...fromShell.map((k) => `--set "${k}=$${k}"`)];
   return `railway variables ${sets.join(' ')}`;
 }
 
-/** The Worker's secrets, each piped from the shell so nothing is typed twice or shown. */
+/** The same variables for the dashboard's Raw Editor (Variables -> Raw Editor): plain ones written out, the rest named. */
+export function railwayRawLines(names: Pick<DeployNames, 'hubHost' | 'edgeUrl'>, owner: string | undefined): string[] {
+  const fromEnv = [...SHARED_SECRETS, ...(owner ? [] : ['AUTOHUB_OWNER'])];
+  return [...railwayPlain(names, owner).map(([k, v]) => `${k}=${v}`), ...fromEnv.map((k) => `${k}=<as in .env>`)];
+}
+
+/**
+ * The Worker's secrets, each piped from the shell so nothing is typed twice or shown: the signature's and
+ * the health page's, and the inbox's store (docs/inbox.md), with the store key when the copies set one.
+ */
 export function wranglerSecretLines(): string[] {
-  return ['SLACK_SIGNING_SECRET', 'AUTOHUB_HEALTH_TOKEN'].map((k) => `printf %s "$${k}" | npx wrangler secret put ${k}`);
+  const put = (k: string) => `printf %s "$${k}" | npx wrangler secret put ${k}`;
+  return [
+    ...['SLACK_SIGNING_SECRET', 'AUTOHUB_HEALTH_TOKEN', 'UPSTASH_REDIS_REST_URL', 'UPSTASH_REDIS_REST_TOKEN'].map(put),
+    `[ -z "$AUTOHUB_STORE_KEY" ] || ${put('AUTOHUB_STORE_KEY')}`,
+  ];
 }
 
 /** The hub's own settings in .env that point at the others. */

@@ -22,6 +22,7 @@ import {
   hubEnvLines,
   manifestWith,
   railwayCommand,
+  railwayRawLines,
   tunnelAgent,
   wranglerSecretLines,
   wranglerWith,
@@ -29,7 +30,7 @@ import {
 } from './setup-files.js';
 
 const USAGE =
-  'usage: npm run setup -- [--worker NAME] (--edge-url URL | --workers-dev SUBDOMAIN) --hub-host HOST --cloud-url URL [--tunnel NAME] [--credentials FILE] [--owner U...] [--port N] [--cloudflared PATH] [--dir DIR]';
+  'usage: npm run setup -- [--worker NAME] (--edge-url URL | --workers-dev SUBDOMAIN) --hub-host HOST --cloud-url URL [--tunnel NAME] [--credentials FILE] [--owner U...] [--port N] [--node PATH] [--cloudflared PATH] [--dir DIR]';
 
 const OPTIONS = {
   worker: { type: 'string' },
@@ -41,17 +42,19 @@ const OPTIONS = {
   credentials: { type: 'string' },
   owner: { type: 'string' },
   port: { type: 'string' },
+  node: { type: 'string' },
   cloudflared: { type: 'string' },
   dir: { type: 'string' },
 } as const;
 
 type Values = Partial<Record<keyof typeof OPTIONS, string>>;
 
-/** What a missing value is asked as, on a terminal. */
+/** What a missing value is asked as, on a terminal (the owner too, though optional: an empty answer leaves it unset). */
 const QUESTIONS: Partial<Record<keyof typeof OPTIONS, string>> = {
   'workers-dev': "Your workers.dev subdomain (Cloudflare dashboard -> Workers & Pages, 'Your subdomain'), or the Worker's full URL: ",
   'hub-host': "The hub's public hostname through the tunnel (e.g. hub.example.com): ",
   'cloud-url': "The cloud copy's Railway URL (e.g. https://autohub-production.up.railway.app): ",
+  owner: 'Your Slack member id, who hears of trouble (your profile -> the three dots -> Copy member ID; Enter to skip): ',
 };
 
 function httpsBase(flag: string, value: string): string {
@@ -79,9 +82,9 @@ function defaultCredentials(home: string): string {
   return join(dir, found.length === 1 ? found[0]! : '<TUNNEL-ID>.json');
 }
 
-function onPath(binary: string, fallback: string): string {
-  for (const dir of (process.env.PATH ?? '').split(delimiter)) if (dir && existsSync(join(dir, binary))) return join(dir, binary);
-  return fallback;
+/** The folder on this shell's PATH that holds `binary`, if any. */
+function dirOnPath(binary: string): string | undefined {
+  return (process.env.PATH ?? '').split(delimiter).find((dir) => dir && existsSync(join(dir, binary)));
 }
 
 export interface SetupPlan {
@@ -122,6 +125,7 @@ export function planSetup(values: Values, o: { project: string; toml: string; ho
 
 async function ask(values: Values): Promise<Values> {
   const needed = (Object.keys(QUESTIONS) as (keyof typeof QUESTIONS)[]).filter((k) => (k === 'workers-dev' ? !values['edge-url'] && !values[k] : !values[k]));
+  // On a terminal, what is optional is asked too (the owner: before, never asked nor printed); an empty answer skips it.
   if (needed.length === 0 || !process.stdin.isTTY) return values;
   const rl = createInterface({ input: process.stdin, output: process.stdout });
   try {
@@ -138,7 +142,24 @@ export interface Out {
   error(line: string): void;
 }
 
-export async function runSetup(argv: readonly string[], out: Out = console, home: string = homedir()): Promise<number> {
+/**
+ * Where the LaunchAgents look for node, npm and cloudflared: the binaries given (--node, --cloudflared),
+ * else, when setup runs on the Mac itself, where this shell finds them; on another machine its own paths
+ * mean nothing on the Mac, so only the Mac's usual folders (MAC_BIN_DIRS) are searched.
+ */
+export function binDirsFor(values: { node?: string | undefined; cloudflared?: string | undefined }, platform: NodeJS.Platform): string[] {
+  const onMac = platform === 'darwin';
+  const node = values.node ? dirname(resolve(values.node)) : onMac ? dirname(process.execPath) : undefined;
+  const cloudflared = values.cloudflared ? dirname(resolve(values.cloudflared)) : onMac ? dirOnPath('cloudflared') : undefined;
+  return [node, cloudflared].filter((d): d is string => d !== undefined);
+}
+
+export async function runSetup(
+  argv: readonly string[],
+  out: Out = console,
+  home: string = homedir(),
+  platform: NodeJS.Platform = process.platform,
+): Promise<number> {
   let plan: SetupPlan;
   try {
     const { values } = parseCli(argv, OPTIONS, USAGE);
@@ -150,13 +171,7 @@ export async function runSetup(argv: readonly string[], out: Out = console, home
     const { names } = plan;
     const deploy = join(project, 'deploy');
     mkdirSync(deploy, { recursive: true });
-    const paths = {
-      project,
-      nodeBin: dirname(process.execPath),
-      npm: onPath('npm', join(dirname(process.execPath), 'npm')),
-      cloudflared: values.cloudflared ? resolve(values.cloudflared) : onPath('cloudflared', '/opt/homebrew/bin/cloudflared'),
-      logs: join(home, 'Library', 'Logs'),
-    };
+    const paths = { project, binDirs: binDirsFor(values, platform), logs: join(home, 'Library', 'Logs') };
     const tunnelConfig = join(deploy, 'cloudflared.yml');
     const files: [string, string][] = [
       [join(project, 'manifest.json'), manifestWith(readFileSync(join(project, 'manifest.json'), 'utf8'), names.edgeUrl)],
@@ -181,12 +196,17 @@ export async function runSetup(argv: readonly string[], out: Out = console, home
         '   Signing Secret and Bot User OAuth Token in .env, with the Upstash REST URL and token and the two secrets',
         '   (`openssl rand -hex 32` for AUTOHUB_STORE_KEY, `openssl rand -hex 16` for AUTOHUB_HEALTH_TOKEN). In .env also:',
         ...hubEnvLines(names).map((l) => `     ${l}`),
-        ...(owner ? [`     AUTOHUB_OWNER=${owner}`] : []),
-        "3. The Worker's secrets and the cloud copy's variables, from .env (nothing is shown; the Railway project made from",
-        '   this repository and linked here with `railway link`):',
+        owner
+          ? `     AUTOHUB_OWNER=${owner}`
+          : '     AUTOHUB_OWNER=U...   # your Slack member id (your profile -> the three dots -> Copy member ID): who hears of trouble',
+        "3. The Worker's secrets (the edge's inbox needs the store's too: docs/inbox.md), from .env, nothing shown:",
         '     set -a; . ./.env; set +a',
         ...wranglerSecretLines().map((l) => `     ${l}`),
+        "   The cloud copy's variables, in the Railway project made from this repository, either with the railway CLI",
+        '   (`npm install -g @railway/cli`, then `railway login` and `railway link` here), from the same shell:',
         `     ${railwayCommand(names, owner)}`,
+        "   or in Railway's dashboard: the service -> Variables -> Raw Editor, these lines:",
+        ...railwayRawLines(names, owner).map((l) => `     ${l}`),
         '4. The tunnel and the hub, kept running by launchd:',
         `     cloudflared tunnel create ${names.tunnel}   # once; then rerun setup if credentials-file in deploy/cloudflared.yml says <TUNNEL-ID>`,
         `     cloudflared tunnel route dns ${names.tunnel} ${names.hubHost}`,

@@ -344,7 +344,7 @@ const truthy = (v: string | undefined) => v === 'true' || v === '1';
 function defaultAnswer(
   method: string,
   params: Record<string, string>,
-  counter: number,
+  newTs: () => string,
   replies: readonly ThreadReply[],
   history: Map<string, HeldConversation> = new Map(),
 ): unknown {
@@ -435,7 +435,7 @@ function defaultAnswer(
       return {
         ok: true,
         channel: params.channel,
-        ts: `${Math.floor(Date.now() / 1000)}.${String(counter).padStart(6, '0')}`,
+        ts: newTs(),
       };
     case 'conversations.list':
       return { ok: true, channels: [], response_metadata: { next_cursor: '' } };
@@ -519,7 +519,22 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
         return undefined;
     }
   };
-  const nextTs = (at: number) => `${Math.floor(at / 1000)}.${String(++counter).padStart(6, '0')}`;
+  /**
+   * A new message's ts: its time in microseconds, and always later than every message the fake holds or has
+   * given a ts (a person's too), as Slack's are: "ts is the unique (per-channel) timestamp"
+   * (https://api.slack.com/events/message), and a channel's messages are ordered by it, so a reply is
+   * always later than the message it answers. One clock for all channels keeps each channel's in order.
+   */
+  const nextTs = (at: number) => {
+    lastMicros = Math.max(Math.floor(at) * 1000, lastMicros + 1);
+    return `${Math.floor(lastMicros / 1e6)}.${String(lastMicros % 1e6).padStart(6, '0')}`;
+  };
+  /** A ts the fake did not mint (a person's message): later ones must come after it. */
+  const seenTs = (ts: string) => {
+    const [sec, frac = ''] = ts.split('.');
+    const micros = Number(sec) * 1e6 + Number(frac.padEnd(6, '0').slice(0, 6));
+    if (Number.isFinite(micros)) lastMicros = Math.max(lastMicros, micros);
+  };
   /** Whether `ts` is a message a person wrote (the fake holds them as the conversation's history). */
   const personal = (channel: string, ts: string) => history.get(channel)?.messages.some((m) => m.ts === ts) === true;
   /** Whether `ts` is a message this app posted with chat.postMessage. */
@@ -709,7 +724,7 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
     return out;
   };
   const calls: RecordedCall[] = [];
-  let counter = 0;
+  let lastMicros = 0;
   let holdMs = 0;
   let held = 0;
   const heldWaiters = new Set<() => void>();
@@ -769,7 +784,8 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
         if (answer?.reset === 'after') {
           // Slack acted on it; only the answer is lost on the way back.
           const check = checked(method, params);
-          const acted = check.answer?.body ?? streamAnswer(method, params, at)?.body ?? defaultAnswer(method, params, ++counter, threadReplies(), history);
+          const acted =
+            check.answer?.body ?? streamAnswer(method, params, at)?.body ?? defaultAnswer(method, params, () => nextTs(now()), threadReplies(), history);
           calls.push({ method, params, at, status: 200, refused: false, answer: acted, ...extra, ...(check.truncated ? { truncated: true } : {}) });
           return void req.socket.destroy();
         }
@@ -798,7 +814,7 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
         }
         answer ??= streamAnswer(method, params, at);
         answer ??= assistantAnswer(method, params, at);
-        answer ??= { status: 200, body: defaultAnswer(method, params, ++counter, threadReplies(), history) };
+        answer ??= { status: 200, body: defaultAnswer(method, params, () => nextTs(now()), threadReplies(), history) };
         // A message this app puts in a thread takes the thinking status away (setStatus: "if no message has been sent").
         if ((method === 'chat.postMessage' || method === 'chat.startStream') && (answer.body as { ok?: unknown } | undefined)?.ok === true) {
           statuses.delete(threadKey(params.channel, params.thread_ts));
@@ -860,6 +876,7 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
         heldWaiters.add(wake);
       }),
     addMessage: (channel, message) => {
+      seenTs(message.ts);
       const c: HeldConversation = history.get(channel) ?? { im: message.im === true, messages: [], threads: new Map() };
       const thread = message.thread_ts !== undefined && message.thread_ts !== message.ts ? message.thread_ts : undefined;
       const held: Held = {

@@ -13,6 +13,8 @@ export const ErrorCode = {
   StoreUnavailable: 'autohub_store_unavailable',
   LeaseLost: 'autohub_lease_lost',
   Retryable: 'autohub_retryable',
+  NonRetryable: 'autohub_non_retryable',
+  ReplyInvalid: 'autohub_reply_invalid',
   TurnDeadline: 'autohub_turn_deadline',
   TurnInterrupted: 'autohub_turn_interrupted',
   StepLimit: 'autohub_step_limit',
@@ -150,6 +152,54 @@ export class RetryableError extends AutohubError {
   constructor(message: string, options?: { retryAfterMs?: number; cause?: unknown }) {
     super('RetryableError', message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.retryAfterMs = options?.retryAfterMs;
+  }
+}
+
+/**
+ * Thrown by a turn to say "try me again in N seconds": a RetryableError whose
+ * least wait is given in seconds (a quota that refills at a known time, a
+ * model API's `retry-after`). The retry waits the longer of this and its
+ * backoff, within the turn's retry window.
+ *
+ * @example throw new RetryAfterError('the quota refills at the top of the minute', 30)
+ */
+export class RetryAfterError extends RetryableError {
+  /** The least wait before the next run, in seconds, as given. */
+  readonly retryAfterSeconds: number;
+  constructor(message: string, retryAfterSeconds: number, options?: { cause?: unknown }) {
+    if (!Number.isFinite(retryAfterSeconds) || retryAfterSeconds < 0) {
+      throw new RangeError(`RetryAfterError: retryAfterSeconds must be a number of seconds, 0 or more; received ${String(retryAfterSeconds)}`);
+    }
+    super(message, { retryAfterMs: Math.ceil(retryAfterSeconds * 1000), ...(options?.cause === undefined ? {} : { cause: options.cause }) });
+    this.name = 'RetryAfterError';
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+}
+
+/**
+ * Thrown by a turn to say "give up": another run would fail the same way
+ * (a request the bot cannot answer, a setting the bot lacks). The turn is a
+ * dead letter at once, with this message as its reason, whatever it wraps:
+ * a 529 or a reset connection in its `cause` is not retried.
+ *
+ * @example throw new NonRetryableError('ANTHROPIC_API_KEY is not set')
+ */
+export class NonRetryableError extends AutohubError {
+  readonly code = ErrorCode.NonRetryable;
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('NonRetryableError', message, options?.cause === undefined ? undefined : { cause: options.cause });
+  }
+}
+
+/**
+ * The bot's `takeTurn` returned what is not a reply (a number, an array, an
+ * object without `text`): the message says what came back and what may. A
+ * bug of the bot's: a dead letter at once, the reason naming it as the bot's.
+ */
+export class ReplyInvalidError extends AutohubError {
+  readonly code = ErrorCode.ReplyInvalid;
+  constructor(message: string) {
+    super('ReplyInvalidError', message);
   }
 }
 

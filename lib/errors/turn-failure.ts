@@ -15,7 +15,8 @@
  * Slack's own, down the error's `cause` chain, so that a model API's
  * ordinary failure (an overload, a reset connection) is retried, not
  * dead-lettered after one run:
- *   - autohub's `RetryableError` (lib/errors): transient;
+ *   - autohub's `RetryableError` and `RetryAfterError` (autohub/bot): transient;
+ *     its `NonRetryableError`: permanent, whatever its cause says;
  *   - an HTTP status (`status` or `statusCode`) of 408, 409, 429 or 5xx (529,
  *     Anthropic's overload, included): transient; any other status: permanent;
  *   - a model API's error type streamed after the 200 (Anthropic sends
@@ -109,6 +110,8 @@ export function classifyTurnFailure(error: unknown, options: ClassifyOptions = {
   if (e.code === 'autohub_rate_limit_exhausted') return { kind: 'transient', ambiguous: false, reason: 'rate-limit budget spent', free: true };
   // Past its deadline the turn is over, whatever it threw in its grace: another run would only hang again.
   if (e.code === 'autohub_turn_deadline') return { kind: 'permanent', ambiguous: true, reason: `deadline: ${String(e.message ?? '').slice(0, 80)}` };
+  // The bot returned what is not a reply: its own bug, said as its own (the message names what came back).
+  if (e.code === 'autohub_reply_invalid') return { kind: 'permanent', ambiguous: false, reason: `bot: ${clipAtWord(String(e.message ?? ''), 120)}` };
   if (e.code === 'autohub_store_unavailable') return { kind: 'transient', ambiguous: false, reason: 'store unavailable before posting' };
   if (e.name === 'TimeoutError' || e.name === 'AbortError') return { kind: 'transient', ambiguous: true, reason: 'timeout' };
   const thrown = classifyThrown(error, options.now ?? Date.now);
@@ -199,6 +202,8 @@ function classifyThrown(error: unknown, now: () => number): TurnFailure | undefi
     const name = typeof l.name === 'string' ? l.name : 'Error';
     const wait = retryAfterOf(link, now);
     const after = wait === undefined ? {} : { retryAfterMs: wait };
+    // The bot said so: its word decides before anything it wraps (a 529 in its cause).
+    if (l.code === 'autohub_non_retryable') return { kind: 'permanent', ambiguous: false, reason: `non-retryable: ${clipAtWord(String(l.message ?? ''))}` };
     if (l.code === 'autohub_retryable') {
       const own = typeof l.retryAfterMs === 'number' && l.retryAfterMs >= 0 ? Math.min(l.retryAfterMs, MAX_RETRY_AFTER_MS) : undefined;
       return {

@@ -24,7 +24,8 @@ import { threadOf, turnRequest, type EnvelopeFields, type MessageEvent } from '.
 import { StepBook, stepKey } from './steps.js';
 import type { ReleaseReply, TurnSteps } from '../store/index.js';
 import { checkThread, mayBeAnswered, type BotIdentity } from './thread.js';
-import type { CopyRole, ReplyText, TakeTurn, TurnContext, TurnReply } from './types.js';
+import type { CopyRole, TakeTurn, TurnContext } from './types.js';
+import { replyShape } from './reply-shape.js';
 import { ReplyWriter, type PartsLedger, type WriteOutcome } from './writer.js';
 import { stepTask, TaskBoard, type TaskDisplayMode } from './tasks.js';
 import { AiTurn, type TurnAi } from './ai-turn.js';
@@ -261,7 +262,7 @@ export class TurnHandle {
       // A copy that lost the turn before it began (frozen between its ack and here, woken to find it taken
       // over) does not begin it: the signal would be aborted already, and a bot waiting for its 'abort' event would wait forever.
       this.signal.throwIfAborted();
-      const reply = normalise(await takeTurn(request, ctx));
+      const reply = replyShape(await takeTurn(request, ctx));
       // Interrupted before it wrote anything (a whole answer returned anyway is not posted: the newer message is answered).
       if (this.#interrupted && (typeof reply?.text === 'string' || !reply)) {
         await this.#endInterrupted(request.eventId, null, ai);
@@ -475,13 +476,6 @@ function identity(me: BotIdentity): { botUserId?: string; botId?: string; appId?
     ...(me.botId ? { botId: me.botId } : {}),
     ...(me.appId ? { appId: me.appId } : {}),
   };
-}
-
-function normalise(reply: TurnReply): { text: ReplyText; blocks?: readonly Record<string, unknown>[] } | undefined {
-  if (reply === undefined || reply === null || reply === '') return undefined;
-  if (typeof reply === 'string' || Symbol.asyncIterator in (reply as object)) return { text: reply as ReplyText };
-  const withBlocks = reply as { text: ReplyText; blocks?: readonly Record<string, unknown>[] };
-  return { text: withBlocks.text, ...(withBlocks.blocks ? { blocks: withBlocks.blocks } : {}) };
 }
 
 async function* prepend<T>(first: string, rest: AsyncIterable<T>): AsyncIterable<string | T> {

@@ -5,10 +5,12 @@
  * that keeps a copy that lost the turn from writing) is the turn handle's job
  * (lib/turn/handle.ts), built by the runner for every turn, whatever its origin.
  */
+import type { App } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../log/index.js';
 import type { ReplyChunk, TaskDisplayMode } from './tasks.js';
 import type { StepRun } from './steps.js';
+import type { TurnHandle } from './handle.js';
 
 export type CopyRole = 'hub' | 'cloud';
 
@@ -43,6 +45,12 @@ export interface TurnRequest {
   files: TurnFile[];
   /** Which copy is answering. */
   copy: { role: CopyRole; instance: string };
+  /**
+   * In an assistant thread (the split view): what the person was looking at
+   * as of the latest context change, kept in the shared store, so whichever
+   * copy answers sees the same. Undefined outside an assistant thread.
+   */
+  context?: ThreadContext | undefined;
 }
 
 /** One message of the thread so far, oldest first. */
@@ -96,11 +104,30 @@ export type TurnReply = ReplyText | ReplyWithBlocks | undefined | null;
 
 export type TakeTurn = (request: TurnRequest, ctx: TurnContext) => Promise<TurnReply> | TurnReply;
 
-/** What `AUTOHUB_TURN` names: an ES module exporting `takeTurn`, and optionally `register`. */
-export interface TurnModule {
+/**
+ * What `AUTOHUB_TURN` names: an ES module exporting `takeTurn`, and
+ * optionally any of the rest. Every export but `takeTurn` is optional; the
+ * AI-app ones are declared in AiAppExports below.
+ */
+export interface TurnModule extends AiAppExports {
   takeTurn: TakeTurn;
   /** Add slash commands, actions and other listeners; they get the same claim and lease protection. */
-  register?: (app: unknown, helpers: unknown) => void | Promise<void>;
+  register?: (app: App, helpers: RegisterHelpers) => void | Promise<void>;
+  /** @default 'queue' */
+  concurrency?: TurnConcurrency;
+  /** How Slack shows the turn's tasks: `timeline` (cards between the text) or `plan` (one plan block). Set, every stream sends `chunks`. */
+  taskDisplayMode?: TaskDisplayMode;
+}
+
+/** What a bot module's `register(app, helpers)` gets besides the Bolt app (app/parts.ts builds it). */
+export interface RegisterHelpers {
+  log: Logger;
+  /** The copy's rate-limit-aware WebClient (not fenced: for writes outside a turn). */
+  client: WebClient;
+  /** The turn handle of the delivery a listener is answering (its `client` is fenced by the turn's lease). */
+  turnOf(context: unknown): TurnHandle | undefined;
+  /** Answer a message event like an @mention: the whole reply protocol, with `takeTurn` (default: the bot's). */
+  answer(args: { event: unknown; body: unknown; context: unknown }, takeTurn?: TakeTurn): Promise<void>;
 }
 
 // --- Conversations and tasks (docs/tasks-and-conversations.md): kept apart from the blocks above. ---
@@ -114,13 +141,6 @@ export interface TurnModule {
  * partial answer.
  */
 export type TurnConcurrency = 'queue' | 'parallel' | 'interrupt';
-
-export interface TurnModule {
-  /** @default 'queue' */
-  concurrency?: TurnConcurrency;
-  /** How Slack shows the turn's tasks: `timeline` (cards between the text) or `plan` (one plan block). Set, every stream sends `chunks`. */
-  taskDisplayMode?: TaskDisplayMode;
-}
 
 /** `ctx.step(name, fn, { task })`: the step shown as a task of the reply (its name is the task's id). */
 export interface StepOptions {
@@ -143,16 +163,6 @@ export interface ThreadContext {
   channel: string | undefined;
   team: string | undefined;
   enterprise: string | undefined;
-}
-
-// Merged into TurnRequest above, kept in this block.
-export interface TurnRequest {
-  /**
-   * In an assistant thread (the split view): what the person was looking at
-   * as of the latest context change, kept in the shared store, so whichever
-   * copy answers sees the same. Undefined outside an assistant thread.
-   */
-  context?: ThreadContext | undefined;
 }
 
 /** One suggested prompt shown when an assistant thread opens: its button `title`, and the `message` sent when clicked. */
@@ -204,7 +214,7 @@ export const MAX_PROMPTS = 4;
 /** The status shown while a turn runs, when the module exports none. */
 export const DEFAULT_STATUS = 'is thinking...';
 
-/** The optional exports of a bot module for Slack's AI-app features (merged into TurnModule). */
+/** The optional exports of a bot module for Slack's AI-app features (TurnModule extends it). */
 export interface AiAppExports {
   /** The status under the thread while a turn runs ("<bot> is thinking..."). @default 'is thinking...' */
   status?: string;
@@ -217,6 +227,3 @@ export interface AiAppExports {
   /** Called once per click on a `feedback_buttons` element under one of the bot's answers, whichever copy got it. */
   onFeedback?: (feedback: Feedback, helpers: FeedbackHelpers) => void | Promise<void>;
 }
-
-// Merged into TurnModule above, kept in this block.
-export interface TurnModule extends AiAppExports {}

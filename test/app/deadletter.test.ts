@@ -40,15 +40,31 @@ describe('parseDeadletterArgs', () => {
     [['list', '--json'], { verb: 'list', json: true }],
     [['replay', 'Ev1'], { verb: 'replay', id: 'Ev1' }],
     [['drop', 'Ev1'], { verb: 'drop', id: 'Ev1' }],
+    [['replay', '--all'], { verb: 'replay', filter: { all: true, sinceMs: undefined, cause: undefined }, described: '--all' }],
+    [['drop', '--since', '2h'], { verb: 'drop', filter: { all: false, sinceMs: 7_200_000, cause: undefined }, described: '--since 2h' }],
+    [
+      ['replay', '--since', '30m', '--cause', 'timeout'],
+      { verb: 'replay', filter: { all: false, sinceMs: 1_800_000, cause: 'timeout' }, described: '--since 30m --cause "timeout"' },
+    ],
   ])('%j', (argv, expected) => {
     expect(parseDeadletterArgs(argv)).toEqual(expected);
   });
-  it.each([[[]], [['bogus']], [['list', 'Ev1']], [['replay']], [['drop', 'a', 'b']], [['list', '--bogus']], [['replay', 'Ev1', '--json']]])(
-    '%j is a usage error',
-    (argv) => {
-      expect(() => parseDeadletterArgs(argv)).toThrow(/usage: npm run deadletter/);
-    },
-  );
+  it.each([
+    [[]],
+    [['bogus']],
+    [['list', 'Ev1']],
+    [['replay']],
+    [['drop', 'a', 'b']],
+    [['list', '--bogus']],
+    [['replay', 'Ev1', '--json']],
+    [['replay', 'Ev1', '--all']],
+    [['replay', '--all', '--since', '2h']],
+    [['drop', '--since', 'soon']],
+    [['list', '--all']],
+    [['drop', '--cause', ' ']],
+  ])('%j is a usage error', (argv) => {
+    expect(() => parseDeadletterArgs(argv)).toThrow(/usage: npm run deadletter/);
+  });
 });
 
 describe('npm run deadletter against the shared store', () => {
@@ -113,6 +129,54 @@ describe('npm run deadletter against the shared store', () => {
     const c = capture();
     expect(await runDeadletter(['list'], { AUTOHUB_ROLE: 'hub' }, c.out)).toBe(2);
     expect(c.errors[0]).toMatch(/UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN/);
+  });
+});
+
+describe('npm run deadletter -- replay|drop in bulk (--all, --since, --cause)', () => {
+  const fx = useRedisBridge();
+  const api = useFakeWebApi();
+  const hub = useCopy({ role: 'hub', api, redis: fx });
+  let env: Record<string, string>;
+
+  // Two letters the channel refused (not_in_channel) and one whose bot threw a bug of its own.
+  beforeAll(async () => {
+    env = deadletterEnv(api, fx);
+    await twoDeadLetters(hub, api, [
+      ['Ev-bulk-1', '1700005000.000001'],
+      ['Ev-bulk-2', '1700005000.000002'],
+    ]);
+    api.script('chat.startStream', { status: 200, body: { ok: false, error: 'channel_not_found' } });
+    await deliver(hub.eventsUrl, mentionEnvelope({ eventId: 'Ev-bulk-3', ts: '1700005000.000003', channel: 'C0GONE' }), { signingSecret: SECRET });
+    await eventually(async () => ((await hub.store.listDead(10)) ?? []).length === 3, 'three dead letters', 10_000);
+  });
+
+  it('a filter that matches nothing says so and touches nothing, exit 0', async () => {
+    const c = capture();
+    expect(await runDeadletter(['drop', '--cause', 'no such reason'], env, c.out)).toBe(0);
+    expect(c.lines).toEqual(['no dead letters match --cause "no such reason" (3 listed)']);
+    expect((await hub.store.listDead(10))?.length).toBe(3);
+  });
+
+  it('replay --cause runs each matching letter once, one line each, oldest first, then a summary; the others stay listed', async () => {
+    const c = capture();
+    expect(await runDeadletter(['replay', '--since', '1d', '--cause', 'NOT_IN_CHANNEL'], env, c.out)).toBe(0);
+    // Oldest first is selectDead's (test/app/dead-letter-filter.test.ts): these two died a moment apart, in either order.
+    expect(c.lines.slice(0, 2).sort()).toEqual([
+      expect.stringMatching(/^replayed Ev-bulk-1: answered/),
+      expect.stringMatching(/^replayed Ev-bulk-2: answered/),
+    ]);
+    expect(c.lines.slice(2)).toEqual(['replayed 2 matching --since 1d --cause "NOT_IN_CHANNEL": 2 answered, 0 not']);
+    expect(repliesTo(api, 'Ev-bulk-1')).toHaveLength(1);
+    expect(repliesTo(api, 'Ev-bulk-2')).toHaveLength(1);
+    expect(((await hub.store.listDead(10)) ?? []).map((d) => d.eventId)).toEqual(['Ev-bulk-3']);
+  });
+
+  it('drop --all forgets every letter left, one line each and a summary, and answers none', async () => {
+    const c = capture();
+    expect(await runDeadletter(['drop', '--all'], env, c.out)).toBe(0);
+    expect(c.lines).toEqual(['dropped Ev-bulk-3 (slack: channel_not_found)', 'dropped 1 of 1 matching --all']);
+    expect(await hub.store.listDead(10)).toEqual([]);
+    expect(repliesTo(api, 'Ev-bulk-3')).toHaveLength(0);
   });
 });
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { prepareReportPath } from '../../drill/cli.js';
 import { renderHtml } from '../../drill/report-html.js';
-import { renderTable, summaryLine } from '../../drill/report-table.js';
+import { failed, renderTable, summaryLine, verdict } from '../../drill/report-table.js';
 import { SCENARIOS } from '../../drill/scenarios.js';
 import type { FaultWindow } from '../../drill/run-scenario.js';
 import { dumpDom } from '../support/chromium.js';
@@ -238,6 +238,21 @@ describe('npm run drill -- --report PATH', () => {
     });
     expect(result.status).toBe(0);
     for (const s of SCENARIOS) expect(result.stdout).toContain(`  ${s.name.padEnd(Math.max(...SCENARIOS.map((x) => x.name.length)))}  ${s.summary}\n`);
+  });
+});
+
+describe('a scenario this bot does not exercise (frozen-step with a bot that has no ctx.step)', () => {
+  const idle = { ...scenarioResult('frozen-step', { sent: 30 }), notExercised: ['no step filed a ticket: this bot runs no ctx.step with a side effect'] };
+
+  it('says so, under the table and in the last line, and does not fail (before: FAIL, with a row of zeros)', () => {
+    expect(failed(idle)).toBe(false);
+    expect(verdict(idle)).toBe('not exercised');
+    expect(renderTable([idle], false)).toContain('not exercised by this bot: frozen-step: no step filed a ticket');
+    expect(summaryLine([scenarioResult('steady', { sent: 30 }), idle])).toMatch(/^2\/2 scenarios ok \(not exercised by this bot: frozen-step\): /);
+  });
+
+  it('a failure of its own still fails it', () => {
+    expect(verdict({ ...idle, score: { ...idle.score, lost: 1 } })).toBe('FAIL');
   });
 });
 

@@ -56,16 +56,30 @@ const MISSING_ROLE = [
  * own, kept by the prune because it is in `dependencies` (`npm install --save-prod`, as the README says).
  */
 const TS_BOT = `import Anthropic from '@anthropic-ai/sdk';
-import type { TurnRequest } from '../lib/turn/types.js';
+import { NonRetryableError, type TurnRequest } from 'autohub/bot';
 
 interface Reply {
   text: string;
 }
 
 export function takeTurn(request: TurnRequest): string {
+  if (request.text.trim() === '') throw new NonRetryableError('nothing to answer');
   const reply: Reply = { text: \`\${Anthropic.name} bot, in TypeScript, heard: \${request.text.trim()}\` };
   return reply.text;
 }
+`;
+
+/**
+ * A bot kept outside the project's tree (no node_modules/autohub above it), in TypeScript, importing the
+ * contract: autohub's own lib/errors is TypeScript with parameter properties, which Node's stripping
+ * refuses, so the entry must be the build's JavaScript.
+ */
+const OUTSIDE_BOT = `import { RetryableError, RetryAfterError, type TakeTurn } from 'autohub/bot';
+
+export const takeTurn: TakeTurn = (request) => {
+  const later = new RetryAfterError('later', 2);
+  return \`outside bot heard \${request.text.trim()}: \${later.retryAfterMs} ms, retryable \${later instanceof RetryableError}\`;
+};
 `;
 const SDK_VERSION = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')).devDependencies['@anthropic-ai/sdk'] as string;
 
@@ -120,8 +134,8 @@ describe('a production install (`npm ci --omit=dev` after `npm run build`)', () 
     expect(started.stderr.trim()).toBe(MISSING_ROLE);
   });
 
-  it('`npm start` answers with a TypeScript bot that imports a package of its own: no tsx, Node strips the types', async () => {
-    expect(existsSync(join(dir, 'node_modules', '@anthropic-ai', 'sdk')), 'the bot package kept by the prune').toBe(true);
+  /** `npm start` with `turn` as AUTOHUB_TURN, sent one mention saying hello: the text of its reply, and the copy's output. */
+  async function answerWith(turn: string, eventId: string): Promise<{ reply: string | undefined; output: string }> {
     const api = await startFakeWebApi();
     const copy = spawn('npm', ['--silent', 'start'], {
       cwd: dir,
@@ -132,7 +146,7 @@ describe('a production install (`npm ci --omit=dev` after `npm run build`)', () 
         SLACK_BOT_TOKEN: 'xoxb-prod-install',
         SLACK_API_URL: api.url,
         PORT: '0',
-        AUTOHUB_TURN: 'bots/claude-bot.ts',
+        AUTOHUB_TURN: turn,
         AUTOHUB_REFUSAL_LOG: 'off',
         AUTOHUB_JOURNAL: 'off',
         AUTOHUB_CATCHUP: 'off',
@@ -150,16 +164,35 @@ describe('a production install (`npm ci --omit=dev` after `npm run build`)', () 
       const started = output.split('\n').find((l) => l.includes('"app.started"'));
       expect(started, output).toBeDefined();
       const { port } = JSON.parse(started!) as { port: number };
-      const envelope = mentionEnvelope({ eventId: 'Ev-prod-ts', ts: '1700009000.000100', text: '<@UAUTOHUB> hello' });
+      const envelope = mentionEnvelope({ eventId, ts: '1700009000.000100', text: '<@UAUTOHUB> hello' });
       expect((await deliver(`http://127.0.0.1:${port}/slack/events`, envelope, { signingSecret: 'prod-install-secret' })).status).toBe(200);
-      await poll(async () => repliesTo(api, 'Ev-prod-ts').length > 0, 'the reply');
-      const reply = repliesTo(api, 'Ev-prod-ts')[0]!;
-      expect(reply.params.text ?? reply.params.markdown_text).toBe('Anthropic bot, in TypeScript, heard: hello');
-      expect(output).not.toContain('tsx');
+      await poll(async () => repliesTo(api, eventId).length > 0 || output.includes('"turn.failed"'), 'the reply');
+      const reply = repliesTo(api, eventId)[0];
+      return { reply: reply?.params.text ?? reply?.params.markdown_text, output };
     } finally {
       if (copy.pid !== undefined && copy.exitCode === null) process.kill(-copy.pid, 'SIGTERM');
       await exited;
       await api.close();
+    }
+  }
+
+  it('`npm start` answers with a TypeScript bot that imports a package of its own and autohub/bot: no tsx, Node strips the types', async () => {
+    expect(existsSync(join(dir, 'node_modules', '@anthropic-ai', 'sdk')), 'the bot package kept by the prune').toBe(true);
+    const { reply, output } = await answerWith('bots/claude-bot.ts', 'Ev-prod-ts');
+    expect(reply, output).toBe('Anthropic bot, in TypeScript, heard: hello');
+    expect(output).not.toContain('tsx');
+  }, 60_000);
+
+  it('a TypeScript bot outside the project imports autohub/bot: the built contract, with its types, found without node_modules/autohub', async () => {
+    const types = readFileSync(join(dir, 'dist', 'node', 'lib', 'bot', 'index.d.ts'), 'utf8');
+    for (const name of ['RetryableError', 'RetryAfterError', 'NonRetryableError', 'TurnModule', 'RegisterHelpers']) expect(types).toContain(name);
+    const outside = mkdtempSync(join(tmpdir(), 'outside-bot-'));
+    try {
+      writeFileSync(join(outside, 'bot.ts'), OUTSIDE_BOT);
+      const { reply, output } = await answerWith(join(outside, 'bot.ts'), 'Ev-prod-outside');
+      expect(reply, output).toBe('outside bot heard hello: 2000 ms, retryable true');
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
     }
   }, 60_000);
 

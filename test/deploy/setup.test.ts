@@ -11,7 +11,7 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writ
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runSetup } from '../../app/cli/setup.js';
+import { binDirsFor, runSetup } from '../../app/cli/setup.js';
 import { capture } from '../support/capture.js';
 
 const REPO = process.cwd();
@@ -98,18 +98,28 @@ describe('npm run setup', () => {
     return JSON.parse(read.stdout) as Record<string, unknown>;
   };
 
-  it('writes a LaunchAgent for the hub that a plist parser reads: npm start in the project, kept running', () => {
+  it("writes a LaunchAgent for the hub that a plist parser reads: npm start in the project, kept running, found on the Mac's PATH", () => {
     const agent = plist('com.autohub.hub.plist');
     expect(agent).toMatchObject({ Label: 'com.autohub.hub', WorkingDirectory: dir, RunAtLoad: true, KeepAlive: true });
-    expect((agent.ProgramArguments as string[]).slice(1)).toEqual(['start']);
-    expect(agent.ProgramArguments as string[]).toEqual([expect.stringMatching(/\/npm$/), 'start']);
-    expect((agent.EnvironmentVariables as { PATH: string }).PATH.split(':')[0]).toBe(join(process.execPath, '..'));
+    expect(agent.ProgramArguments).toEqual(['/usr/bin/env', 'npm', 'start']);
+    // Run here (not a Mac), setup knows nothing of the Mac's node: Homebrew's and the installers' folders, not this machine's.
+    expect((agent.EnvironmentVariables as { PATH: string }).PATH).toBe('/opt/homebrew/bin:/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin');
   });
 
-  it('writes a LaunchAgent for the tunnel, with the config setup wrote, kept running', () => {
+  it('writes a LaunchAgent for the tunnel, with the config setup wrote, kept running, cloudflared found on the same PATH', () => {
     const agent = plist('com.autohub.tunnel.plist');
     expect(agent).toMatchObject({ Label: 'com.autohub.tunnel', RunAtLoad: true, KeepAlive: true });
-    expect((agent.ProgramArguments as string[]).slice(1)).toEqual(['tunnel', '--config', join(dir, 'deploy', 'cloudflared.yml'), 'run']);
+    expect(agent.ProgramArguments).toEqual(['/usr/bin/env', 'cloudflared', 'tunnel', '--config', join(dir, 'deploy', 'cloudflared.yml'), 'run']);
+    expect((agent.EnvironmentVariables as { PATH: string }).PATH).toMatch(/^\/opt\/homebrew\/bin:\/usr\/local\/bin:/);
+  });
+
+  it('the LaunchAgents look first where they are told (--node, --cloudflared), or, run on the Mac, where its shell finds them', () => {
+    expect(binDirsFor({ node: '/Users/alice/.nvm/versions/node/v24.1.0/bin/node', cloudflared: '/Users/alice/bin/cloudflared' }, 'linux')).toEqual([
+      '/Users/alice/.nvm/versions/node/v24.1.0/bin',
+      '/Users/alice/bin',
+    ]);
+    expect(binDirsFor({}, 'linux')).toEqual([]);
+    expect(binDirsFor({}, 'darwin')[0]).toBe(join(process.execPath, '..'));
   });
 
   it("writes a cloudflared config: the named tunnel, its credentials, the hub's host to the local port, and a catch-all last rule", () => {
@@ -139,9 +149,31 @@ describe('npm run setup', () => {
     ])
       expect(railway).toContain(set);
     expect(text).toContain('printf %s "$SLACK_SIGNING_SECRET" | npx wrangler secret put SLACK_SIGNING_SECRET');
+    // The edge's inbox (README step 6) needs the store: before, setup left these out.
+    expect(text).toContain('printf %s "$UPSTASH_REDIS_REST_URL" | npx wrangler secret put UPSTASH_REDIS_REST_URL');
+    expect(text).toContain('printf %s "$UPSTASH_REDIS_REST_TOKEN" | npx wrangler secret put UPSTASH_REDIS_REST_TOKEN');
+    expect(text).toContain('[ -z "$AUTOHUB_STORE_KEY" ] || printf %s "$AUTOHUB_STORE_KEY" | npx wrangler secret put AUTOHUB_STORE_KEY');
+    // The Railway CLI's way and the dashboard's.
+    expect(text).toContain('npm install -g @railway/cli');
+    expect(text).toContain('     AUTOHUB_ROLE=cloud\n');
+    expect(text).toContain('     UPSTASH_REDIS_REST_TOKEN=<as in .env>\n');
+    expect(text).toContain('     AUTOHUB_OWNER=U012ABCDEF\n');
     expect(text).toContain(`AUTOHUB_PEER_URL=${CLOUD}`);
     // The deploy order: the Worker before Slack checks its URL.
     expect(text.indexOf('npx wrangler deploy')).toBeLessThan(text.indexOf('Create New App'));
+  });
+
+  it('without --owner it still prints AUTOHUB_OWNER, to fill in, and Railway takes it from .env', async () => {
+    const c = capture();
+    expect(await runSetup(['--dir', dir, '--edge-url', EDGE, '--hub-host', 'hub.alice.dev', '--cloud-url', CLOUD], c.out, home)).toBe(0);
+    const text = c.lines.join('\n');
+    expect(text).toMatch(/^ {5}AUTOHUB_OWNER=U\.\.\. {3}# your Slack member id/m);
+    expect(text).toContain('--set "AUTOHUB_OWNER=$AUTOHUB_OWNER"');
+  });
+
+  it("deploy/ (this machine's tunnel config and LaunchAgents) is ignored by git", () => {
+    const ignored = spawnSync('git', ['check-ignore', 'deploy/com.autohub.hub.plist'], { cwd: REPO, encoding: 'utf8' });
+    expect(ignored.stdout.trim()).toBe('deploy/com.autohub.hub.plist');
   });
 
   it('without the names it needs (and no terminal to ask on) it names each missing flag, exit 2, and writes nothing', async () => {

@@ -18,6 +18,8 @@ import { StepBook } from '../../lib/turn/steps.js';
 import type { HistoryMessage, TurnContext, TurnRequest } from '../../lib/turn/types.js';
 import { FEEDBACK_BLOCKS, loadingMessages, onFeedback, prompts, takeTurn, toMessages } from '../../examples/anthropic.js';
 import { useFakeWebApi } from '../support/fixtures.js';
+import { NonRetryableError } from 'autohub/bot';
+import { classifyTurnFailure } from '../../lib/errors/index.js';
 
 type Event = Record<string, unknown> & { type: string };
 interface Seen {
@@ -246,6 +248,23 @@ describe('examples/anthropic.ts', () => {
         .slice(before)
         .map((c) => c.params.text),
     ).toEqual(['<@U0ALICE> found an answer unhelpful (message 1700000003.000100 in <#C1>).']);
+  });
+
+  it('with no ANTHROPIC_API_KEY the turn gives up at once (NonRetryableError: a dead letter naming the key), asking the model nothing', async () => {
+    const key = process.env.ANTHROPIC_API_KEY;
+    delete process.env.ANTHROPIC_API_KEY;
+    const before = seen.length;
+    try {
+      const failed = takeTurn(request('hello'), ctxOf(new StepBook({ eventId: 'Ev-nokey', store: new MemoryStore(), key: 'k-nokey', kept: undefined })));
+      await expect(failed).rejects.toThrow(NonRetryableError);
+      expect(classifyTurnFailure(await failed.catch((e: unknown) => e))).toMatchObject({
+        kind: 'permanent',
+        reason: 'non-retryable: ANTHROPIC_API_KEY is not set',
+      });
+    } finally {
+      process.env.ANTHROPIC_API_KEY = key;
+    }
+    expect(seen.length).toBe(before);
   });
 
   it('toMessages: empty texts dropped, a leading assistant turn dropped, consecutive turns of one role merged', () => {

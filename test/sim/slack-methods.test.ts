@@ -309,6 +309,25 @@ describe('the fake Web API, driven by the real WebClient, answers as the table s
     expect(history.messages[0]!.reply_users).toEqual(expect.arrayContaining([AUTOHUB_BOT.user, OTHER_APP.user]));
   });
 
+  it("a reply's ts is later than the message it answers, whatever that message's ts (Slack's ts orders a channel): history reads question, then answer", async () => {
+    // A person's message late in this second (as try's are: the ms in the fraction), then the bot's answers to it.
+    const now = Date.now();
+    const thread = `${Math.floor(now / 1000)}.999999`;
+    api.addMessage('C0ORDER', { ts: thread, user: 'U0PERSON', text: '<@UAUTOHUB> first?' });
+    const posted = (await call('chat.postMessage', { channel: 'C0ORDER', thread_ts: thread, text: 'posted answer' })) as { ts: string };
+    const streamed = (await call('chat.startStream', {
+      channel: 'C0ORDER',
+      thread_ts: thread,
+      markdown_text: 'streamed',
+      recipient_team_id: 'T1',
+      recipient_user_id: 'U0PERSON',
+    })) as { ts: string };
+    expect(Number(posted.ts)).toBeGreaterThan(Number(thread));
+    expect(Number(streamed.ts)).toBeGreaterThan(Number(posted.ts));
+    const read = (await call('conversations.replies', { channel: 'C0ORDER', ts: thread })) as { messages: Array<{ ts: string; text: string }> };
+    expect(read.messages.map((m) => m.text)).toEqual(['<@UAUTOHUB> first?', 'posted answer', 'streamed']);
+  });
+
   it('conversations.replies pages at its limit with cursors however long the thread (4,500 replies, 23 pages of 200)', async () => {
     const thread = ts();
     api.addMessage('C0LONG', { ts: thread, user: 'U0PERSON', text: '<@UAUTOHUB> hi' });

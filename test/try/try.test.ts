@@ -5,12 +5,23 @@
  * prints. Run as a person runs it: the CLI in a child process.
  */
 import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { parseTryArgs, streamPrinter, summaryLine } from '../../try/cli.js';
 import type { ReplyView } from '../../try/conversation.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const BOTS = mkdtempSync(join(tmpdir(), 'try-bots-'));
+afterAll(() => rmSync(BOTS, { recursive: true, force: true }));
+
+/** A bot of the test's own, outside the project (it imports autohub/bot as any bot does). */
+function botFile(name: string, source: string): string {
+  writeFileSync(join(BOTS, name), source);
+  return join(BOTS, name);
+}
 
 function runTry(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
@@ -85,6 +96,56 @@ describe('npm run try, end to end', () => {
     const { code, stdout } = await runTry(['--turn', 'examples/echo.mjs', '--fail', 'hub-dies', 'still there?']);
     expect(stdout.match(/You said: still there\?/g)).toHaveLength(1);
     expect(stdout).toMatch(/answered once by the cloud copy \(drill-cloud\), taken over from the hub that acked it; .*fault: the hub was killed/);
+    expect(code).toBe(0);
+  }, 180_000);
+
+  it('a bot whose turn is a dead letter: try ends at the dead letter saying why (before, it waited its full 60 s and said nothing of why)', async () => {
+    const bot = botFile('forty-two.mjs', 'export const takeTurn = () => 42;\n');
+    const { code, stdout, stderr } = await runTry(['--turn', bot, 'hello']);
+    expect(stdout).toMatch(/^NOT answered: a dead letter \(bot: takeTurn returned a number \(42\); it may return a string, .*\); route: edge -> hub \(200\)/m);
+    expect(stderr).toMatch(/^try: the turn is a dead letter: bot: takeTurn returned a number \(42\)/m);
+    expect(stderr).not.toContain('no complete answer');
+    expect(code).toBe(1);
+  }, 50_000); // under try's own 60 s: a try that waited them out fails here
+
+  it('the time is to the whole answer (the stream stopped), not its first message; and a retry is said', async () => {
+    const bot = botFile(
+      'slow-after-a-retry.mjs',
+      [
+        "import { existsSync, writeFileSync } from 'node:fs';",
+        "import { RetryAfterError } from 'autohub/bot';",
+        '// Its first run, on whichever copy (each is a process of its own), is marked in a file beside it.',
+        "const ran = new URL('./ran-once', import.meta.url);",
+        'export async function* takeTurn() {',
+        "  if (!existsSync(ran)) { writeFileSync(ran, ''); throw new RetryAfterError('warming up', 0); }",
+        "  yield 'one ';",
+        '  await new Promise((r) => setTimeout(r, 1500));',
+        "  yield 'two';",
+        '}',
+        '',
+      ].join('\n'),
+    );
+    const { code, stdout } = await runTry(['--turn', bot, 'hello']);
+    expect(stdout).toContain('autohub: one two\n');
+    // Either copy may take the retry (the cloud copy's answer reads 'taken over from the hub that acked it').
+    const summary =
+      /answered once by the (hub|cloud copy) [^;]*; route: edge -> hub \(200\); (\d+\.\d) s; retried once \(retryable: warming up\); \d+ store commands/.exec(
+        stdout,
+      );
+    expect(summary, stdout).not.toBeNull();
+    // The bot's own pause sits between the stream's start and its stop: the start alone is sooner.
+    expect(Number(summary![2])).toBeGreaterThanOrEqual(1.5);
+    expect(code).toBe(0);
+  }, 180_000);
+
+  it("ctx.history() is in true order offline: a follow-up sees the question, then the bot's answer (before: the answer first, its ts earlier)", async () => {
+    const bot = botFile(
+      'history-order.mjs',
+      "export async function takeTurn(request, ctx) { const h = await ctx.history(); return h.length === 0 ? 'first answer' : h.map((m) => m.role).join(' then '); }\n",
+    );
+    const { code, stdout } = await runTry(['--turn', bot, '--thread', 'what came first?']);
+    expect(stdout).toContain('autohub: first answer\n');
+    expect(stdout).toContain('autohub: user then assistant\n');
     expect(code).toBe(0);
   }, 180_000);
 

@@ -42,7 +42,7 @@ describe('loadTurnModule', () => {
     const mod = await loadTurnModule(path);
     expect(await mod.takeTurn({ ...request, files: [] }, ctx)).toBe('echo: hi');
     const app: { registered?: boolean } = {};
-    await mod.register?.(app, {});
+    await mod.register?.(app as never, {} as never);
     expect(app.registered).toBe(true);
   });
 
@@ -173,13 +173,22 @@ describe('`npm start` with AUTOHUB_TURN', () => {
     expect(result.stdout).not.toMatch(/app\.listening|"event"/);
   });
 
-  it('a module with a syntax error stops start-up with exit 1 and one line naming the SyntaxError', () => {
-    const path = write('bot/broken.mjs', 'export function takeTurn( {\n');
+  it('a module with a syntax error stops start-up with exit 1 and one line naming the SyntaxError and its file, line and column', () => {
+    const path = write('bot/broken.mjs', 'export function takeTurn(request) {\n  return request.text +;\n}\n');
     const result = run({ AUTOHUB_TURN: path });
     expect(result.status).toBe(1);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
     expect(result.stderr.trim()).toMatch(
-      /^autohub: AUTOHUB_TURN is invalid: expected a module that loads, but importing .*bot\/broken\.mjs failed: SyntaxError: /,
+      /^autohub: AUTOHUB_TURN is invalid: expected a module that loads, but importing .*bot\/broken\.mjs failed: SyntaxError at .*bot\/broken\.mjs:2:24: Unexpected token ';'/,
     );
+  });
+
+  it('a TypeScript module with a syntax error names its file, line and column too (not "TransformError: Transform failed with 1 error:")', () => {
+    const path = write('bot/broken.ts', 'export function takeTurn(request: { text: string }): string {\n  const x = ;\n  return request.text;\n}\n');
+    const result = run({ AUTOHUB_TURN: path });
+    expect(result.status).toBe(1);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr.trim()).toMatch(/failed: SyntaxError at .*bot\/broken\.ts:2:13: /);
+    expect(result.stderr).not.toContain('Transform failed');
   });
 });
