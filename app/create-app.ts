@@ -42,6 +42,7 @@ import {
 import { journalUnfinished } from './shutdown-journal.js';
 import { partsOnceWired, wire } from './wiring.js';
 import { buildInboxDrainer } from './inbox.js';
+import { checkedSchedules, Scheduler } from '../lib/schedule/index.js';
 import type { InboxDrainer } from '../lib/inbox/index.js';
 
 /** The package's version, found from here whether this runs from app/ (tsx) or dist/node/app/ (built). */
@@ -95,6 +96,8 @@ export interface Autohub {
   notices: OwnerNotices;
   /** Proves edge -> hub and edge -> cloud every AUTOHUB_VERIFY_EVERY_MS (one copy a period); undefined without AUTOHUB_EDGE_URL. */
   legs: LegChecker | undefined;
+  /** Fires the bot's schedules (lib/schedule): each slot injected into the runner, claimed once across the copies. */
+  scheduler: Scheduler;
   /** Drains the edge's inbox; undefined without the shared store. */
   readonly inbox: InboxDrainer | undefined;
   /** Probe the store once, then listen; health turns 200. */
@@ -107,6 +110,8 @@ export function createAutohub(options: AutohubOptions): Autohub {
   const { config, log } = options;
   const now = options.now ?? Date.now;
   const bot = botOf(options.turn, config);
+  // A bot's schedules, checked before anything starts: a wrong one stops start-up with one line (a ConfigError).
+  const schedules = checkedSchedules(bot.schedules, config.turn ?? 'the bot module');
   const store = options.store ?? createStore(config, log);
   const status = statusRecorder(store);
   const loop = new LoopDelay();
@@ -128,6 +133,7 @@ export function createAutohub(options: AutohubOptions): Autohub {
     loop,
     wakes,
     ...(config.upstash && config.sealKeys ? { inbox: () => inboxRef.drainer?.last } : {}),
+    ...(schedules.length > 0 ? { schedules: () => scheduler.view() } : {}),
   });
   const journal = buildJournal(config);
   const ai = buildAi({ bot, store, config, timers: options.timers });
@@ -147,6 +153,16 @@ export function createAutohub(options: AutohubOptions): Autohub {
   const heartbeat = buildHeartbeat({ config, health, runner, log, now });
   const sweeper = buildSweeper({ ...common, config, client, wakes });
   const reaper = buildReaper({ ...common, config, wakes });
+  // Each slot injected like a found mention, under the slot's own event id: run once across the copies (lib/schedule).
+  const scheduler = new Scheduler({
+    schedules,
+    role: config.role,
+    instance: config.instance,
+    inject: (envelope) => runner.inject(envelope),
+    log,
+    now,
+    graceMs: config.scheduleGraceMs,
+  });
   const peer = buildPeerWatch({ config, log, wakes });
   const legs = createLegChecker(config, { store, client, log, now: options.now });
   /** Since when this copy serves (a sweep finding mentions from after it means they were never delivered here). */
@@ -190,6 +206,7 @@ export function createAutohub(options: AutohubOptions): Autohub {
     client,
     notices,
     legs,
+    scheduler,
     get inbox() {
       return inboxRef.drainer;
     },
@@ -205,9 +222,11 @@ export function createAutohub(options: AutohubOptions): Autohub {
       void inboxRef.drainer?.drain('start').catch(() => {});
       peer?.start();
       legs?.start();
+      scheduler.start();
       log.info('app.started', { port: receiver.port, store: store.kind, storeOk: health.store.ok, version: VERSION, peer: Boolean(peer) });
     },
     stop: async () => {
+      scheduler.stop();
       peer?.stop();
       await legs?.stop();
       reaper.stop();

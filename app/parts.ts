@@ -24,6 +24,7 @@ import { resilientAuthorize } from './authorize.js';
 import { announceDeadLetter, announceNotice } from './listeners/announce.js';
 import { registerCommand } from './listeners/command.js';
 import { registerConversation } from './listeners/conversation.js';
+import { registerSchedules } from './listeners/schedule.js';
 import { registerHome } from './listeners/home.js';
 import { registerAssistant } from './listeners/assistant.js';
 import { demoTurn } from './turn.js';
@@ -115,6 +116,8 @@ export function buildHealth(
     wakes: Pick<Wakes, 'turns'>;
     /** The edge's inbox as its drainer last saw it; omitted without the shared store. */
     inbox?: HealthMonitorOptions['inbox'];
+    /** The bot's schedules as this copy knows them. */
+    schedules?: HealthMonitorOptions['schedules'];
   },
 ): HealthMonitor {
   return new HealthMonitor({
@@ -126,6 +129,7 @@ export function buildHealth(
     turns: o.wakes.turns,
     loop: () => o.loop.take(),
     inbox: o.inbox,
+    schedules: o.schedules,
   });
 }
 
@@ -373,6 +377,7 @@ export function buildApp(o: {
     throw error;
   });
   registerConversation(app, log, { turn: bot.takeTurn });
+  if (bot.schedules?.length) registerSchedules(app, log, bot.takeTurn);
   if (o.ai) registerAssistant(app, { bot, threads: o.ai.threads, client: o.client, log });
   // Your module's own listeners: every delivery they see was claimed first, and events hold a lease.
   const helpers: RegisterHelpers = {

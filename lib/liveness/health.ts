@@ -6,6 +6,7 @@
  */
 import type { Pingable, StoreKind } from '../store/index.js';
 import type { Role } from '../store/index.js';
+import type { ScheduleView } from '../schedule/index.js';
 
 export type Lifecycle = 'starting' | 'serving' | 'draining';
 
@@ -42,6 +43,8 @@ export interface HealthBody {
   claims_failed_open: number;
   /** The edge's inbox as this copy's last drain or look saw it (no command of its own); absent without the shared store. */
   inbox?: InboxView;
+  /** The bot's schedules as this copy knows them: next slot, last run and by which copy (from memory: no command). Absent without any. */
+  schedules?: ScheduleView[];
 }
 
 /** The edge's inbox in the health body: what the drainer last read, aged to now. */
@@ -93,6 +96,8 @@ export function healthReport(input: {
   failedOpen?: number;
   /** The edge's inbox, when this copy drains one. @default absent */
   inbox?: InboxView | undefined;
+  /** The bot's schedules. @default absent */
+  schedules?: ScheduleView[] | undefined;
 }): { status: 200 | 503; body: HealthBody } {
   const { lifecycle, store } = input;
   const status = lifecycle === 'starting' ? 'starting' : lifecycle === 'draining' ? 'draining' : store.ok === false ? 'degraded' : 'ok';
@@ -110,6 +115,7 @@ export function healthReport(input: {
       loop: { p99_ms: input.loop.p99Ms, max_ms: input.loop.maxMs },
       claims_failed_open: input.failedOpen ?? 0,
       ...(input.inbox ? { inbox: input.inbox } : {}),
+      ...(input.schedules && input.schedules.length > 0 ? { schedules: input.schedules } : {}),
     },
   };
 }
@@ -131,6 +137,8 @@ export interface HealthMonitorOptions {
    * @default none
    */
   inbox?: (() => InboxSeen | undefined) | undefined;
+  /** The bot's schedules (lib/schedule's Scheduler `view`), from memory. @default none */
+  schedules?: (() => ScheduleView[]) | undefined;
 }
 
 export class HealthMonitor {
@@ -212,6 +220,7 @@ export class HealthMonitor {
       loop: this.#loop,
       failedOpen: this.#failedOpen,
       inbox: this.#options.inbox ? inboxView(this.#options.inbox(), this.#now()) : undefined,
+      schedules: this.#options.schedules?.(),
     });
   }
 }

@@ -23,7 +23,7 @@ import { readHistory } from './history.js';
 import { threadOf, turnRequest, type EnvelopeFields, type MessageEvent } from './request.js';
 import { StepBook, stepKey } from './steps.js';
 import type { ReleaseReply, TurnSteps } from '../store/index.js';
-import { checkThread, mayBeAnswered, type BotIdentity } from './thread.js';
+import { checkThread, checkTopLevel, mayBeAnswered, type BotIdentity } from './thread.js';
 import type { CopyRole, ReplyText, TakeTurn, TurnContext, TurnReply } from './types.js';
 import { ReplyWriter, type PartsLedger, type WriteOutcome } from './writer.js';
 import { stepTask, TaskBoard, type TaskDisplayMode } from './tasks.js';
@@ -31,6 +31,10 @@ import { AiTurn, type TurnAi } from './ai-turn.js';
 
 /** The first line of a reply found by the catch-up sweep. */
 export const LATE_NOTE = '_(Sorry, this answer comes late: I could not be reached when you wrote.)_';
+/** The first line of a schedule's answer run late (its slot missed while no copy ran). */
+export function scheduleLateNote(slot: string): string {
+  return `_(This comes late: it was due at ${slot.slice(0, 16).replace('T', ' ')} UTC, when I could not run.)_`;
+}
 /** What the person sees when their turn could not be answered at all. */
 export const DEAD_NOTE = '_(Sorry, I could not answer this. My owner has been told.)_';
 /** What the person sees once when their turn is being retried for long (a model API overloaded, Slack down). */
@@ -209,7 +213,9 @@ export class TurnHandle {
     const { log } = this.o;
     const request = turnRequest(event, body, { copy: this.o.copy, botUserId: context.botUserId, botToken: context.botToken ?? this.o.botToken });
     const me: BotIdentity = { appId: body.api_app_id, botId: context.botId, botUserId: context.botUserId };
-    const target = { channel: event.channel, threadTs: threadOf(event), eventId: request.eventId };
+    // A schedule's turn answers at the top level (no thread): its target's threadTs is empty.
+    const topLevel = request.via === 'schedule';
+    const target = { channel: event.channel, threadTs: topLevel ? '' : threadOf(event), eventId: request.eventId };
     this.#target = target;
     const lease = this.o.lease();
     const client = this.client;
@@ -219,7 +225,9 @@ export class TurnHandle {
       if (mayBeAnswered(lease, body)) {
         // A taken-over turn, or a retry after an ambiguous failure, may have been answered already
         // (Slack posts cannot be fenced): the thread is read before the turn runs, so a paid model call is not made twice.
-        const thread = await checkThread(client, target, me, event.thread_ts === undefined, this.o.ordered ? { after: event.ts } : undefined);
+        const thread = topLevel
+          ? await checkTopLevel(client, target, event.ts)
+          : await checkThread(client, target, me, event.thread_ts === undefined, this.o.ordered ? { after: event.ts } : undefined);
         if (thread.reply) {
           await lease?.finish(thread.reply);
           log.info('turn.already_replied', { eventId: request.eventId, ts: thread.reply });
@@ -231,7 +239,8 @@ export class TurnHandle {
           await lease.recordParts(found);
         }
       }
-      await ai.begin(request, target, event.thread_ts !== undefined);
+      // A status shows under a thread: a top-level answer has none.
+      if (!topLevel) await ai.begin(request, target, event.thread_ts !== undefined);
       const started = this.#now();
       const steps = await this.#steps(lease, request.eventId);
       // The turn's tasks: yielded task chunks and steps shown as tasks (a kept step shows complete, not run again).
@@ -252,8 +261,10 @@ export class TurnHandle {
       const ctx: TurnContext = {
         signal: this.signal,
         // With the answers written while this turn waited for its conversation (lib/conversation).
-        history: () =>
-          readHistory(client, { channel: target.channel, threadTs: target.threadTs, beforeTs: event.ts, answersAfter: request.eventId, ...identity(me) }),
+        history: async () =>
+          topLevel
+            ? []
+            : readHistory(client, { channel: target.channel, threadTs: target.threadTs, beforeTs: event.ts, answersAfter: request.eventId, ...identity(me) }),
         step,
         client,
         log,
@@ -274,7 +285,7 @@ export class TurnHandle {
       }
       const max = this.o.maxReplyChars ?? DEFAULT_MAX_REPLY_CHARS;
       const text = capReply(reply?.text ?? '', max, () => log.info('turn.answer_cut', { eventId: request.eventId, max }));
-      const late = request.late ? `${LATE_NOTE}\n` : '';
+      const late = request.late ? `${request.schedule ? scheduleLateNote(request.schedule.slot) : LATE_NOTE}\n` : '';
       // The lease as it is at each write: a claim that timed out may be confirmed (its lease attached) mid-turn.
       const ledger: PartsLedger = {
         get parts() {
@@ -464,7 +475,7 @@ export class TurnHandle {
     const { log } = this.o;
     if (!target) return;
     await this.o.plain.chat
-      .postMessage({ channel: target.channel, thread_ts: target.threadTs, text, metadata: noteMetadata(target.eventId) })
+      .postMessage({ channel: target.channel, ...(target.threadTs ? { thread_ts: target.threadTs } : {}), text, metadata: noteMetadata(target.eventId) })
       .catch((error: unknown) => log.warn(failed, { eventId: target.eventId, error }));
   }
 }

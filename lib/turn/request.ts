@@ -5,6 +5,7 @@
  */
 import { stripMention } from './mention.js';
 import { turnFiles } from './files.js';
+import { firingOf } from '../schedule/envelope.js';
 import type { CopyRole, TurnRequest } from './types.js';
 
 export interface MessageEvent {
@@ -29,6 +30,8 @@ export interface EnvelopeFields {
   autohub_catchup?: boolean;
   /** A turn a stopping copy journaled mid-run: it may have posted, so the thread is read first. */
   autohub_recovered?: boolean;
+  /** A schedule's firing (lib/schedule/envelope.ts). */
+  autohub_schedule?: unknown;
 }
 
 /** A direct message, whatever event brought it: `message.im`, or `app_mention` (no channel_type) in a DM's channel. */
@@ -45,6 +48,23 @@ export function turnRequest(
   body: EnvelopeFields,
   o: { copy: { role: CopyRole; instance: string }; botUserId?: string | undefined; botToken?: string | undefined; fetch?: typeof fetch },
 ): TurnRequest {
+  const firing = firingOf(body);
+  if (firing) {
+    // A schedule's turn: nobody wrote; its answer is a new message at the top level.
+    return {
+      text: '',
+      user: event.user,
+      channel: event.channel,
+      threadTs: '',
+      ts: event.ts,
+      eventId: body.event_id ?? 'unknown',
+      via: 'schedule',
+      late: firing.late,
+      files: [],
+      copy: o.copy,
+      schedule: { name: firing.name, slot: firing.slot },
+    };
+  }
   return {
     text: stripMention(event.text ?? '', o.botUserId),
     user: event.user,

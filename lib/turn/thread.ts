@@ -118,3 +118,38 @@ export async function checkThread(
   }
   return {};
 }
+
+/**
+ * checkThread for an answer posted at the top level (a schedule's): the
+ * channel's messages since the slot (`sinceTs`, conversations.history, Tier
+ * 3, 200 a page), read for this turn's metadata. The posts a dead owner made
+ * are found by their parts; nothing without metadata is taken for the
+ * answer (a top-level answer is posted, never streamed, so it always has some).
+ */
+export async function checkTopLevel(client: Pick<WebClient, 'conversations'>, target: ReplyTarget, sinceTs: string): Promise<ThreadCheck> {
+  let cursor: string | undefined;
+  const seen = new Set<string>();
+  const parts = new Map<number, string>();
+  let final: string | undefined;
+  for (let page = 0; page < MAX_PAGES; page++) {
+    const result = await client.conversations.history({
+      channel: target.channel,
+      oldest: sinceTs,
+      include_all_metadata: true,
+      limit: 200,
+      ...(cursor ? { cursor } : {}),
+    });
+    for (const m of (result.messages ?? []) as ThreadMessage[]) {
+      const part = m.ts ? partOf(m) : undefined;
+      if (!part || part.event_id !== target.eventId || part.note) continue;
+      if (!parts.has(part.part)) parts.set(part.part, m.ts!);
+      if (part.final) final = m.ts;
+    }
+    cursor = result.response_metadata?.next_cursor || undefined;
+    if (!result.has_more || !cursor || seen.has(cursor)) break;
+    seen.add(cursor);
+  }
+  if (final !== undefined) return { reply: parts.get(0) ?? final };
+  if (parts.size > 0) return { parts: [...parts].sort(([a], [b]) => a - b).map(([, ts]) => ts) };
+  return {};
+}

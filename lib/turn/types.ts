@@ -9,6 +9,7 @@ import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../log/index.js';
 import type { ReplyChunk, TaskDisplayMode } from './tasks.js';
 import type { StepRun } from './steps.js';
+import type { ScheduleSpec } from '../schedule/spec.js';
 
 export type CopyRole = 'hub' | 'cloud';
 
@@ -35,8 +36,8 @@ export interface TurnRequest {
   ts: string;
   /** The delivery's event id (stable across Slack's retries, takeovers and replays). */
   eventId: string;
-  /** 'mention' for an @mention in a channel, 'dm' for a direct message. */
-  via: 'mention' | 'dm';
+  /** 'mention' for an @mention in a channel, 'dm' for a direct message, 'schedule' for a slot of the module's `schedules`. */
+  via: 'mention' | 'dm' | 'schedule';
   /** Found by the catch-up sweep after an outage (the reply then says it comes late). */
   late: boolean;
   /** Files shared with the message. */
@@ -220,3 +221,23 @@ export interface AiAppExports {
 
 // Merged into TurnModule above, kept in this block.
 export interface TurnModule extends AiAppExports {}
+
+// ---------------------------------------------------------------------------
+// Schedules (docs/waits-and-schedules.md): turns that start on their own.
+// ---------------------------------------------------------------------------
+
+// Merged into TurnRequest above, kept in this block.
+export interface TurnRequest {
+  /**
+   * A schedule's firing (`via === 'schedule'`): its name and slot (the firing's scheduled time, ISO 8601, UTC).
+   * Its answer is posted at the top level of the schedule's channel or DM (`threadTs` is empty); `late` says
+   * the slot was missed while no copy ran. Undefined for a message.
+   */
+  schedule?: { name: string; slot: string } | undefined;
+}
+
+// Merged into TurnModule above, kept in this block.
+export interface TurnModule {
+  /** Turns that start on their own: each slot runs once across the copies (lib/schedule). @default none */
+  schedules?: readonly ScheduleSpec[];
+}
