@@ -1,0 +1,10 @@
+// A bot for the schedules' tests: one schedule, `tick`, every AUTOHUB_TEST_TICK_MS
+// (default 1,000) into channel CTICK; its answer names the slot and the copy that ran it.
+
+export const schedules = [{ name: 'tick', everyMs: Number(process.env.AUTOHUB_TEST_TICK_MS ?? 1000), channel: 'CTICK' }];
+
+/** @type {import('../../lib/turn/types.js').TakeTurn} */
+export function takeTurn(request) {
+  if (request.via !== 'schedule') return 'not a tick';
+  return `tick ${request.schedule.slot} by ${request.copy.role}`;
+}
