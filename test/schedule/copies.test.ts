@@ -75,10 +75,24 @@ describe('a schedule on real copies', () => {
     const cloud = await start('cloud');
     child = await spawnHub({ webApiUrl: api.url, upstash: fx.bridge, secret: SECRET }, { AUTOHUB_TURN: BOT, AUTOHUB_SCHEDULE_GRACE_MS: '300' });
     const from = ticks().length;
-    await eventually(() => ticks().slice(from).filter((t) => t.by === 'hub').length >= 2, 'two ticks by the hub', 15_000);
+    await eventually(
+      () =>
+        ticks()
+          .slice(from)
+          .filter((t) => t.by === 'hub').length >= 2,
+      'two ticks by the hub',
+      15_000,
+    );
     child.child.kill('SIGKILL');
     const killedAt = ticks().length;
-    await eventually(() => ticks().slice(killedAt).filter((t) => t.by === 'cloud').length >= 2, 'two ticks by the cloud copy after the kill', 15_000);
+    await eventually(
+      () =>
+        ticks()
+          .slice(killedAt)
+          .filter((t) => t.by === 'cloud').length >= 2,
+      'two ticks by the cloud copy after the kill',
+      15_000,
+    );
     cloud.scheduler.stop();
     await quiescent([cloud], 15_000);
     const mine = ticks().slice(from);

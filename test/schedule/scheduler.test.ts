@@ -22,7 +22,7 @@ function rig(spec: Partial<ScheduleSpec> = {}) {
   const clock = manualClock(T0 + GRACE + 1);
   const schedules = checkedSchedules([{ name: 'tick', everyMs: PERIOD, channel: 'C1', ...spec }]);
   const claimed = new Map<string, string>();
-  const runs: Array<{ eventId: string; by: string; late: boolean }> = [];
+  const runs: Array<{ eventId: string; by: string; late: boolean; at: number }> = [];
   let storeAway = false;
   const copy = (role: 'hub' | 'cloud') =>
     new Scheduler({
@@ -39,7 +39,7 @@ function rig(spec: Partial<ScheduleSpec> = {}) {
         const eventId = String(envelope.event_id);
         if (claimed.has(eventId)) return 'duplicate';
         claimed.set(eventId, role);
-        runs.push({ eventId, by: role, late: firingOf(envelope)!.late });
+        runs.push({ eventId, by: role, late: firingOf(envelope)!.late, at: clock.now() });
         return 'claimed';
       },
     });
@@ -55,13 +55,14 @@ function rig(spec: Partial<ScheduleSpec> = {}) {
 describe('a schedule on two copies', () => {
   it('runs each slot once, on the hub while it is up; the cloud copy finds it taken after its grace', async () => {
     const { copy, runs, advance } = rig();
-    const hub = copy('hub');
+    // The cloud copy started first: still the hub's claim comes first at each slot.
     const cloud = copy('cloud');
-    hub.start();
+    const hub = copy('hub');
     cloud.start();
+    hub.start();
     await advance(3 * PERIOD);
-    // Slots T0 (the start's own), then three more: each once, each by the hub.
-    expect(runs.map((r) => [r.eventId.slice(-24), r.by])).toEqual([0, 1, 2, 3].map((i) => [at(T0 + i * PERIOD), 'hub']));
+    // Slot T0, past the cloud copy's grace when it started, is its; the three after it, each once, the hub's.
+    expect(runs.map((r) => [r.eventId.slice(-24), r.by])).toEqual([0, 1, 2, 3].map((i) => [at(T0 + i * PERIOD), i === 0 ? 'cloud' : 'hub']));
     expect(new Set(runs.map((r) => r.eventId)).size).toBe(runs.length);
     expect(runs.every((r) => !r.late)).toBe(true);
     expect(cloud.view()[0]!.last_run).toEqual({ slot: at(T0 + 3 * PERIOD), by: 'hub', late: false });
@@ -83,7 +84,7 @@ describe('a schedule on two copies', () => {
       [at(T0 + PERIOD), 'hub'],
       [at(T0 + 2 * PERIOD), 'cloud'],
     ]);
-    expect(runs.at(-1)!.late).toBe(false);
+    expect(runs.at(-1)).toMatchObject({ late: false, at: T0 + 2 * PERIOD + GRACE });
   });
 
   it('keeps one timer between slots: an idle schedule sends nothing until its next slot', async () => {
@@ -105,7 +106,7 @@ describe('slots missed while both copies were down', () => {
     const hub = copy('hub');
     hub.start();
     await advance(0);
-    expect(runs).toEqual([{ eventId: expect.stringContaining(at(T0 + 5 * PERIOD)), by: 'cloud', late: true }]);
+    expect(runs).toEqual([{ eventId: expect.stringContaining(at(T0 + 5 * PERIOD)), by: 'cloud', late: true, at: expect.any(Number) }]);
     await advance(PERIOD);
     expect(runs).toHaveLength(2);
     expect(runs[1]).toMatchObject({ eventId: expect.stringContaining(at(T0 + 6 * PERIOD)), by: 'hub', late: false });
@@ -119,7 +120,7 @@ describe('slots missed while both copies were down', () => {
     await advance(0);
     expect(runs).toEqual([]);
     await advance(PERIOD);
-    expect(runs).toEqual([{ eventId: expect.stringContaining(at(T0 + 6 * PERIOD)), by: 'hub', late: false }]);
+    expect(runs).toMatchObject([{ eventId: expect.stringContaining(at(T0 + 6 * PERIOD)), by: 'hub', late: false }]);
   });
 
   it('a slot the store could not answer for is tried again, and runs once', async () => {
