@@ -107,6 +107,20 @@ export function inboxLine(inbox: StatusSnapshot['inbox'], now: number): string |
   return `*Edge's inbox*: :warning: ${inbox.size} kept, not answered yet${oldest} (${checked})${dropped}`;
 }
 
+/**
+ * The bot's schedules as the answering copy knows them: each one's next slot, and its last run and by which
+ * copy (this copy's instance, or the other copy's role). Pure. Undefined when the bot has none.
+ */
+export function scheduleLines(schedules: StatusSnapshot['schedules'], now: number): string | undefined {
+  if (!schedules || schedules.length === 0) return undefined;
+  const lines = schedules.map((x) => {
+    const next = x.next_slot ? `next ${x.next_slot.slice(0, 16).replace('T', ' ')} UTC` : 'no slot to come';
+    const last = x.last_run ? `last ran ${ago(x.last_run.slot, now)} by ${x.last_run.by}${x.last_run.late ? ', late' : ''}` : 'not run since this copy started';
+    return `• \`${x.name}\` (${x.every}) to ${x.target}: ${next}; ${last}`;
+  });
+  return `*Schedules*\n${lines.join('\n')}`;
+}
+
 export function statusBlocks(s: StatusSnapshot, now: number): Block[] {
   const dayAgo = now - DAY_MS;
   const failovers = s.failoverTimes.filter((at) => Date.parse(at) >= dayAgo).length;
@@ -142,6 +156,10 @@ export function statusBlocks(s: StatusSnapshot, now: number): Block[] {
     section(noticeSection(s.notices ?? [], now)),
     { type: 'divider' },
     section(`*Last ${s.turns.length} turn(s)*\n${turns}`),
+    ...(() => {
+      const lines = scheduleLines(s.schedules, now);
+      return lines ? [section(lines)] : [];
+    })(),
     { type: 'divider' },
     section(
       [

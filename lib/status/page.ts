@@ -1,5 +1,6 @@
 /** The status page's blocks, as one copy sees the shared store now: for `/autohub status` and the App Home. */
 import type { InboxView } from '../liveness/index.js';
+import type { ScheduleView } from '../schedule/index.js';
 import { statusBlocks } from './blocks.js';
 import { readSnapshot, type PeerView, type SnapshotStore } from './snapshot.js';
 
@@ -10,19 +11,20 @@ export async function statusPage(
   now: number = Date.now(),
   peer?: PeerView | undefined,
   inbox?: InboxView | undefined,
+  schedules?: ScheduleView[] | undefined,
 ) {
   const snapshot = await readSnapshot(store, answering, storeOk, peer);
-  return statusBlocks(inbox ? { ...snapshot, inbox } : snapshot, now);
+  return statusBlocks({ ...snapshot, ...(inbox ? { inbox } : {}), ...(schedules ? { schedules } : {}) }, now);
 }
 
 /** The page for the copy whose health report this is, with what its peer watch (if any) sees of the other copy now. */
 export function pageFor(
-  health: { report(): { body: { role: string; instance: string; store: { ok: boolean | null }; inbox?: InboxView } } },
+  health: { report(): { body: { role: string; instance: string; store: { ok: boolean | null }; inbox?: InboxView; schedules?: ScheduleView[] } } },
   store: SnapshotStore,
   peer?: () => PeerView | undefined,
 ) {
   const { body } = health.report();
-  return statusPage(store, { role: body.role, instance: body.instance }, body.store.ok, Date.now(), peer?.(), body.inbox);
+  return statusPage(store, { role: body.role, instance: body.instance }, body.store.ok, Date.now(), peer?.(), body.inbox, body.schedules);
 }
 
 /** Whether `user` may see the status page: everyone when no owner is set (AUTOHUB_OWNER). */

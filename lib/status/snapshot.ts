@@ -5,6 +5,7 @@ import { noticeStatusKey, STATUS_KEYS, STORE_LIMITS, type DeadLetter, type DeadL
 import type { CopyRecord, TurnRecord } from './records.js';
 import { parseLegsRecord, type LegsRecord } from '../legs/index.js';
 import type { InboxView } from '../liveness/index.js';
+import type { ScheduleView } from '../schedule/index.js';
 
 /** The other copy as the answering copy's peer watch sees it: `down` since `downSince` (epoch ms). */
 export interface PeerView {
@@ -35,6 +36,8 @@ export interface StatusSnapshot {
   peer?: PeerView | undefined;
   /** The edge's inbox as the answering copy's drainer last saw it (from its health body: no store command); absent without one. */
   inbox?: InboxView | undefined;
+  /** The bot's schedules as the answering copy knows them (from its health body: no store command); absent without any. */
+  schedules?: ScheduleView[] | undefined;
   /** The last catch-up sweep. */
   sweep?: { at: string; from: string; to: string; found: number; answered: number; conversations: number } | null;
 }

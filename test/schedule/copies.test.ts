@@ -13,6 +13,7 @@ import { useFakeWebApi } from '../support/fixtures.js';
 import { useRedisBridge } from '../support/redis-fixture.js';
 import { spawnHub, SHORT_LEASE, type ChildApp } from '../support/child-app.js';
 import { scheduleEventId } from '../../lib/schedule/index.js';
+import { pageFor } from '../../lib/status/index.js';
 import type { TurnModule } from '../../lib/turn/index.js';
 
 const BOT = 'test/support/ticking-bot.mjs';
@@ -69,6 +70,9 @@ describe('a schedule on real copies', () => {
     const body = hub.health.report().body;
     expect(body.schedules?.[0]).toMatchObject({ name: 'tick', every: 'every 1000 ms', target: '<#CTICK>' });
     expect(body.schedules?.[0]?.last_run?.by).toBe('hub-test');
+    // And /autohub status shows it, from the answering copy's health body.
+    const page = JSON.stringify(await pageFor(hub.health, hub.store));
+    expect(page).toMatch(/\*Schedules\*\\n• `tick` \(every 1000 ms\) to <#CTICK>: next \d{4}-\d\d-\d\d \d\d:\d\d UTC; last ran \d+s ago by hub-test/);
   });
 
   it('fires on the cloud copy after the hub is killed between two slots: no slot lost, none twice', async () => {
