@@ -15,13 +15,8 @@ export function registerSchedules(app: App<AutohubContext>, log: Logger, turn: T
       return;
     }
     const fired = event as MessageEvent & { autohub_dm?: string };
-    let channel = fired.channel;
-    if (fired.autohub_dm) {
-      // The bot's DM with the person: its channel id, so a taker-over can read what was posted there (conversations.history).
-      const opened = await handle.client.conversations.open({ users: fired.autohub_dm });
-      channel = opened.channel?.id ?? channel;
-    }
+    // A DM schedule posts to the person's id (chat.postMessage opens the bot's DM with them, chat:write only).
     const { autohub_dm: dm, ...rest } = fired;
-    await handle.answer({ event: { ...rest, channel, ...(dm ? { user: dm } : {}) }, body: body as EnvelopeFields, context }, turn);
+    await handle.answer({ event: { ...rest, ...(dm ? { user: dm } : {}) }, body: body as EnvelopeFields, context }, turn);
   });
 }
