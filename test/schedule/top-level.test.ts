@@ -47,7 +47,12 @@ describe('a top-level answer found by a taker-over', () => {
 
   it('gives back the parts of an unfinished answer, in order, to complete', async () => {
     const { client } = slack({
-      history: { C1: [{ ts: '2.0', metadata: partMetadata(EVENT, 1, false) }, { ts: '1.0', metadata: partMetadata(EVENT, 0, false) }] },
+      history: {
+        C1: [
+          { ts: '2.0', metadata: partMetadata(EVENT, 1, false) },
+          { ts: '1.0', metadata: partMetadata(EVENT, 0, false) },
+        ],
+      },
     });
     expect(await checkTopLevel(client, { channel: 'C1', threadTs: '', eventId: EVENT }, '0.0')).toEqual({ parts: ['1.0', '2.0'] });
   });
