@@ -107,6 +107,26 @@ describe('a schedule on real copies', () => {
     expect(mine.at(-1)!.by).toBe('cloud');
   });
 
+  it('takes over a slot whose hub was killed mid-turn: answered once, by the cloud copy, at the top level', async () => {
+    const slow = { AUTOHUB_TEST_TICK_MS: '60000' };
+    // The cloud copy has the schedule too, but its grace is longer than the test: only the takeover can answer.
+    const minutely: TurnModule = { ...(await loadBot()), schedules: [{ name: 'tick', everyMs: 60_000, channel: 'CTICK' }] };
+    const cloud = await start('cloud', { turn: minutely, env: { AUTOHUB_SCHEDULE_GRACE_MS: '600000' } });
+    child = await spawnHub({ webApiUrl: api.url, upstash: fx.bridge, secret: SECRET }, { AUTOHUB_TURN: BOT, AUTOHUB_TEST_TICK_THINK_MS: '60000', ...slow });
+    // The hub claims the minute's slot at start, and thinks.
+    const slot = Math.floor(Date.now() / 60_000) * 60_000;
+    const eventId = scheduleEventId('tick', slot);
+    await eventually(() => child!.output().includes('"schedule.fired"'), 'the hub to claim the slot', 10_000);
+    child.child.kill('SIGKILL');
+    await eventually(() => repliesTo(api, eventId).length > 0, 'the slot answered after the kill', 15_000);
+    await quiescent([cloud], 15_000);
+    const replies = repliesTo(api, eventId);
+    expect(replies).toHaveLength(1);
+    expect(replies[0]!.params.text).toBe(`tick ${new Date(slot).toISOString()} by cloud`);
+    expect(replies[0]!.params.thread_ts).toBeUndefined();
+    expect(cloud.lines.some((l) => l.event === 'lease.takeover')).toBe(true);
+  });
+
   it("runs the latest slot missed while both were down once, late, when the copies return ('latest')", async () => {
     const HOUR = 3_600_000;
     const bot = await loadBot();
