@@ -49,8 +49,11 @@ export interface ScheduleView {
   target: string;
   missed: 'latest' | 'skip';
   next_slot: string | null;
-  /** The last slot this copy saw run: by this copy (`instance`), or by the other (its role). */
-  last_run: { slot: string; by: string; late: boolean } | null;
+  /**
+   * The last slot this copy saw run: by this copy (`instance`), or by the other (its role; or this copy before a
+   * restart). `at`: when this copy ran it, or found it taken.
+   */
+  last_run: { slot: string; at: string; by: string; late: boolean } | null;
 }
 
 /** A slot run this long after it is late: the cloud copy's grace and a minute. */
@@ -165,10 +168,10 @@ export class Scheduler {
       outcome = 'fail-open';
     }
     if (outcome === 'claimed') {
-      this.#last.set(s.name, { slot: slotIso, by: this.o.instance, late });
+      this.#last.set(s.name, { slot: slotIso, at: new Date(now).toISOString(), by: this.o.instance, late });
       log.info('schedule.fired', { schedule: s.name, slot: slotIso, late });
     } else if (outcome === 'duplicate') {
-      this.#last.set(s.name, { slot: slotIso, by: this.o.role === 'hub' ? 'cloud' : 'hub', late: false });
+      this.#last.set(s.name, { slot: slotIso, at: new Date(now).toISOString(), by: this.o.role === 'hub' ? 'cloud' : 'hub', late: false });
       log.debug('schedule.taken', { schedule: s.name, slot: slotIso });
     } else {
       // The store did not answer: nobody knows whether the slot ran. Tried again while it is still the newest.

@@ -115,7 +115,9 @@ export function scheduleLines(schedules: StatusSnapshot['schedules'], now: numbe
   if (!schedules || schedules.length === 0) return undefined;
   const lines = schedules.map((x) => {
     const next = x.next_slot ? `next ${x.next_slot.slice(0, 16).replace('T', ' ')} UTC` : 'no slot to come';
-    const last = x.last_run ? `last ran ${ago(x.last_run.slot, now)} by ${x.last_run.by}${x.last_run.late ? ', late' : ''}` : 'not run since this copy started';
+    const last = x.last_run
+      ? `last slot ${x.last_run.slot.slice(0, 16).replace('T', ' ')} UTC run by ${x.last_run.by} ${ago(x.last_run.at, now)}${x.last_run.late ? ', late' : ''}`
+      : 'not run since this copy started';
     return `• \`${x.name}\` (${x.every}) to ${x.target}: ${next}; ${last}`;
   });
   return `*Schedules*\n${lines.join('\n')}`;

@@ -72,7 +72,9 @@ describe('a schedule on real copies', () => {
     expect(body.schedules?.[0]?.last_run?.by).toBe('hub-test');
     // And /autohub status shows it, from the answering copy's health body.
     const page = JSON.stringify(await pageFor(hub.health, hub.store));
-    expect(page).toMatch(/\*Schedules\*\\n• `tick` \(every 1000 ms\) to <#CTICK>: next \d{4}-\d\d-\d\d \d\d:\d\d UTC; last ran \d+s ago by hub-test/);
+    expect(page).toMatch(
+      /\*Schedules\*\\n• `tick` \(every 1000 ms\) to <#CTICK>: next \d{4}-\d\d-\d\d \d\d:\d\d UTC; last slot \d{4}-\d\d-\d\d \d\d:\d\d UTC run by hub-test \d+s ago/,
+    );
   });
 
   it('fires on the cloud copy after the hub is killed between two slots: no slot lost, none twice', async () => {

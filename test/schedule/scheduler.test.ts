@@ -65,7 +65,7 @@ describe('a schedule on two copies', () => {
     expect(runs.map((r) => [r.eventId.slice(-24), r.by])).toEqual([0, 1, 2, 3].map((i) => [at(T0 + i * PERIOD), i === 0 ? 'cloud' : 'hub']));
     expect(new Set(runs.map((r) => r.eventId)).size).toBe(runs.length);
     expect(runs.every((r) => !r.late)).toBe(true);
-    expect(cloud.view()[0]!.last_run).toEqual({ slot: at(T0 + 3 * PERIOD), by: 'hub', late: false });
+    expect(cloud.view()[0]!.last_run).toEqual({ slot: at(T0 + 3 * PERIOD), at: at(T0 + 3 * PERIOD + GRACE), by: 'hub', late: false });
     expect(hub.view()[0]!.last_run?.by).toBe('hub-1');
     expect(hub.view()[0]!.next_slot).toBe(at(T0 + 4 * PERIOD));
   });
