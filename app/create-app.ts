@@ -43,6 +43,7 @@ import { journalUnfinished } from './shutdown-journal.js';
 import { partsOnceWired, wire } from './wiring.js';
 import { buildInboxDrainer } from './inbox.js';
 import { checkedSchedules, Scheduler } from '../lib/schedule/index.js';
+import { registerAsk } from './listeners/ask.js';
 import type { InboxDrainer } from '../lib/inbox/index.js';
 
 /** The package's version, found from here whether this runs from app/ (tsx) or dist/node/app/ (built). */
@@ -191,6 +192,8 @@ export function createAutohub(options: AutohubOptions): Autohub {
     ? () => ({ role: config.role === 'hub' ? ('cloud' as const) : ('hub' as const), state: peer.state, downSince: peer.downSince })
     : undefined;
   const { app, registered } = buildApp({ config, receiver, clientOptions: slack.clientOptions, client, health, store, bot, log, peer: peerView, ai });
+  // ctx.ask: a question's click, on either copy, resumes its parked turn once (lib/ask).
+  registerAsk(app, { turn: bot.takeTurn, log, store, client, inject: (envelope) => runner.inject(envelope) });
   // The edge's inbox: drained at start, when the peer answers again, and on the looks (one ZCARD an hour).
   inboxRef.drainer = buildInboxDrainer({ config, runner, store, app: () => app, client, log, now, ...(options.fetch ? { fetch: options.fetch } : {}) });
 

@@ -164,6 +164,7 @@ export function turnHandles(
       key,
       confirming,
       steps: o.store,
+      records: o.store,
       clientFor,
       plain: client,
       closed: rateLimit.closed,

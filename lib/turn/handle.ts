@@ -15,14 +15,24 @@
  * turn had open and goes to the runner, which retries or dead-letters it.
  */
 import type { WebClient } from '@slack/web-api';
-import { classifyTurnFailure, isLeaseLost, isTurnInterrupted, LeaseLostError, rootError, TurnDeadlineError, type TurnFailure } from '../errors/index.js';
+import {
+  classifyTurnFailure,
+  isLeaseLost,
+  isTurnInterrupted,
+  LeaseLostError,
+  rootError,
+  StoreUnavailableError,
+  TurnDeadlineError,
+  type TurnFailure,
+} from '../errors/index.js';
 import type { Logger } from '../log/index.js';
 import { noteMetadata, partMetadata } from './parts.js';
 import { capReply, DEFAULT_MAX_REPLY_CHARS } from './reply-cap.js';
 import { readHistory } from './history.js';
 import { threadOf, turnRequest, type EnvelopeFields, type MessageEvent } from './request.js';
 import { StepBook, stepKey } from './steps.js';
-import type { ReleaseReply, TurnSteps } from '../store/index.js';
+import type { Lists, Records, ReleaseReply, TurnSteps } from '../store/index.js';
+import { parkTurn, resumeOf, TurnParkedError, type AskAnswer, type AskQuestion } from '../ask/index.js';
 import { checkThread, checkTopLevel, mayBeAnswered, type BotIdentity } from './thread.js';
 import type { CopyRole, ReplyText, TakeTurn, TurnContext, TurnReply } from './types.js';
 import { ReplyWriter, type PartsLedger, type WriteOutcome } from './writer.js';
@@ -116,6 +126,8 @@ export interface TurnHandleOptions {
   now?: () => number;
   /** Slack's AI-app surface (the thinking status, assistant threads' context and title); without it, the default status. */
   ai?: TurnAi | undefined;
+  /** Where ctx.ask keeps a parked turn's place (lib/ask); without it ctx.ask throws. */
+  records?: Pick<Records, 'note'> & Pick<Lists, 'push'>;
 }
 
 export class TurnHandle {
@@ -242,7 +254,30 @@ export class TurnHandle {
       // A status shows under a thread: a top-level answer has none.
       if (!topLevel) await ai.begin(request, target, event.thread_ts !== undefined);
       const started = this.#now();
-      const steps = await this.#steps(lease, request.eventId);
+      // A turn resumed by an answer (lib/ask): its earlier runs' steps, and the answers so far.
+      const resume = resumeOf(body as { autohub_resume?: unknown });
+      const steps = await this.#steps(lease, request.eventId, resume?.keys);
+      let asked = 0;
+      const ask = async (question: AskQuestion): Promise<AskAnswer> => {
+        const index = asked++;
+        const answered = resume?.answers[index];
+        if (answered) return answered;
+        const key = this.o.key ?? lease?.key;
+        if (!this.o.records || !key) throw new Error('ctx.ask needs the turn to be claimed in the store (it was not: the store did not answer)');
+        const qid = await parkTurn({
+          question,
+          index,
+          request,
+          target,
+          envelope: body as Record<string, unknown>,
+          resume: resume ?? { eventId: request.eventId, answers: [], keys: [], type: event.type ?? 'app_mention' },
+          key,
+          client,
+          records: this.o.records,
+          now: this.#now(),
+        });
+        throw new TurnParkedError(qid);
+      };
       // The turn's tasks: yielded task chunks and steps shown as tasks (a kept step shows complete, not run again).
       const tasks = new TaskBoard();
       const step: TurnContext['step'] = async (name, fn, options) => {
@@ -266,6 +301,7 @@ export class TurnHandle {
             ? []
             : readHistory(client, { channel: target.channel, threadTs: target.threadTs, beforeTs: event.ts, answersAfter: request.eventId, ...identity(me) }),
         step,
+        ask,
         client,
         log,
       };
@@ -330,6 +366,13 @@ export class TurnHandle {
         ms,
       });
     } catch (error) {
+      // Parked on a question (lib/ask): the question is posted and kept; the run ends here, its lease finished.
+      if (error instanceof TurnParkedError) {
+        ai.nothingPosted();
+        await this.o.lease()?.finish(null);
+        log.info('turn.parked', { eventId: request.eventId, question: error.qid });
+        return;
+      }
       if (isLeaseLost(error) || this.o.lease()?.signal.aborted || this.#stood) {
         this.#abandoned = true;
         log.warn('turn.abandoned', { eventId: request.eventId, reason: 'this copy no longer owns the turn' });
@@ -361,7 +404,7 @@ export class TurnHandle {
   }
 
   /** A turn that ran before (a retry, a takeover) reads what its steps kept, in one store command; a first run reads nothing. */
-  async #steps(lease: TurnFence | undefined, eventId: string): Promise<StepBook | undefined> {
+  async #steps(lease: TurnFence | undefined, eventId: string, before: readonly string[] = []): Promise<StepBook | undefined> {
     const store = this.o.steps;
     const key = this.o.key ?? lease?.key;
     if (!store || !key) return undefined;
@@ -373,6 +416,16 @@ export class TurnHandle {
       token: () => this.o.lease()?.token,
       onLost: (name: string) => this.standDown(`step "${name}": another copy holds the turn`),
     };
+    if (before.length > 0) {
+      // A resumed turn: the steps its earlier runs kept (each under its own claim), then its own, in one book.
+      const kept: Record<string, string> = {};
+      for (const k of lease?.previousState !== undefined ? [...before, key] : before) {
+        const found = await store.loadSteps(k);
+        if (found === undefined) throw new StoreUnavailableError('steps load');
+        Object.assign(kept, found);
+      }
+      return new StepBook({ store, key, kept, ...fenced });
+    }
     if (lease?.previousState !== undefined) return StepBook.load(store, key, fenced);
     return new StepBook({ store, key, kept: undefined, ...fenced });
   }

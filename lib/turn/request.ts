@@ -32,6 +32,8 @@ export interface EnvelopeFields {
   autohub_recovered?: boolean;
   /** A schedule's firing (lib/schedule/envelope.ts). */
   autohub_schedule?: unknown;
+  /** A turn resumed by an answer to its ctx.ask (lib/ask). */
+  autohub_resume?: unknown;
 }
 
 /** A direct message, whatever event brought it: `message.im`, or `app_mention` (no channel_type) in a DM's channel. */
@@ -65,13 +67,15 @@ export function turnRequest(
       schedule: { name: firing.name, slot: firing.slot },
     };
   }
+  // A turn resumed by an answer (lib/ask) is the same turn: its own event id, not the answer's.
+  const resumed = (body.autohub_resume as { eventId?: unknown } | undefined)?.eventId;
   return {
     text: stripMention(event.text ?? '', o.botUserId),
     user: event.user,
     channel: event.channel,
     threadTs: threadOf(event),
     ts: event.ts,
-    eventId: body.event_id ?? 'unknown',
+    eventId: typeof resumed === 'string' ? resumed : (body.event_id ?? 'unknown'),
     via: isDirect(event) ? 'dm' : 'mention',
     late: body.autohub_catchup === true,
     files: turnFiles(event, { token: o.botToken ?? '', ...(o.fetch ? { fetch: o.fetch } : {}) }),

@@ -10,6 +10,7 @@ import type { Logger } from '../log/index.js';
 import type { ReplyChunk, TaskDisplayMode } from './tasks.js';
 import type { StepRun } from './steps.js';
 import type { ScheduleSpec } from '../schedule/spec.js';
+import type { AskAnswer, AskQuestion } from '../ask/question.js';
 
 export type CopyRole = 'hub' | 'cloud';
 
@@ -240,4 +241,15 @@ export interface TurnRequest {
 export interface TurnModule {
   /** Turns that start on their own: each slot runs once across the copies (lib/schedule). @default none */
   schedules?: readonly ScheduleSpec[];
+}
+
+// Merged into TurnContext above, kept in this block (docs/waits-and-schedules.md).
+export interface TurnContext {
+  /**
+   * Ask a person and wait, parked durably: posts `text` in the turn's thread with one button per choice and
+   * ends this run (no slot held, nothing renewed). A click by one of `from` (default: the person the bot is
+   * answering), on either copy, runs the turn again from the top: earlier steps come back from ctx.step, and
+   * this call returns `{ choice, user }`; past `timeoutMs` (default an hour, at most 23 h) it returns `{ timedOut: true }`.
+   */
+  ask(question: AskQuestion): Promise<AskAnswer>;
 }

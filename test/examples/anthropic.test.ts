@@ -148,6 +148,7 @@ const ctxOf = (book: StepBook, signal: AbortSignal = new AbortController().signa
   signal,
   history: async () => HISTORY,
   step: (name, fn) => book.run(name, fn),
+  ask: async () => ({ timedOut: true }),
   client: slack,
   log: silentLogger,
 });

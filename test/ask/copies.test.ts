@@ -1,0 +1,125 @@
+/**
+ * ctx.ask on real copies (real Bolt, receiver and runner, a real Redis behind the Upstash bridge, the fake
+ * Web API): the turn parks on its question (no lease, no slot); a click to the copy that did not ask, after
+ * the asker stopped, resumes it once: its earlier step not run again, ctx.ask returning the choice, the
+ * buttons replaced by the choice. A click by someone else changes nothing; a second click is "already answered".
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
+import { eventually, quiescent, repliesTo, SECRET, startCopy, type RunningCopy } from '../support/copies.js';
+import { useFakeWebApi } from '../support/fixtures.js';
+import { useRedisBridge } from '../support/redis-fixture.js';
+import { SHORT_LEASE } from '../support/child-app.js';
+import type { TurnModule } from '../../lib/turn/index.js';
+
+/** A signed block_actions click on a question's button (https://docs.slack.dev/reference/interaction-payloads/block_actions-payload). */
+function clickForm(o: { triggerId: string; user: string; channel: string; messageTs: string; threadTs: string; actionId: string; value: string }): string {
+  const payload = {
+    type: 'block_actions',
+    user: { id: o.user, team_id: 'T0AUTOHUB' },
+    api_app_id: 'A0AUTOHUB',
+    team: { id: 'T0AUTOHUB', domain: 'autohub' },
+    container: { type: 'message', message_ts: o.messageTs, channel_id: o.channel, is_ephemeral: false, thread_ts: o.threadTs },
+    trigger_id: o.triggerId,
+    channel: { id: o.channel, name: 'general' },
+    message: { type: 'message', ts: o.messageTs, thread_ts: o.threadTs, user: 'UAUTOHUB', bot_id: 'BAUTOHUB', text: 'a question' },
+    response_url: 'https://hooks.slack.invalid/actions/1',
+    actions: [{ type: 'button', action_id: o.actionId, block_id: o.actionId.split(':').slice(0, 2).join(':'), value: o.value, action_ts: '1.000200' }],
+  };
+  return new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
+}
+
+describe('ctx.ask on real copies', () => {
+  const fx = useRedisBridge();
+  const api = useFakeWebApi();
+  const running: RunningCopy[] = [];
+  afterEach(async () => {
+    await Promise.all(running.splice(0).map((c) => c.stop()));
+  });
+  const counts = { prepared: 0, acted: 0 };
+  const bot: TurnModule = {
+    takeTurn: async (_request, ctx) => {
+      const plan = await ctx.step('prepare', () => {
+        counts.prepared += 1;
+        return 'v2';
+      });
+      const answer = await ctx.ask({ text: `Deploy ${plan} to prod?`, choices: ['Deploy', 'Cancel'] });
+      if (answer.timedOut) return 'No answer: not deploying.';
+      if (answer.choice !== 'Deploy') return 'Cancelled.';
+      await ctx.step('act', () => {
+        counts.acted += 1;
+        return true;
+      });
+      return `Deployed ${plan}, chosen by <@${answer.user}>.`;
+    },
+  };
+  const start = async (role: 'hub' | 'cloud') => {
+    const copy = await startCopy({ role, webApiUrl: api.url, upstash: { url: fx.bridge.url, token: fx.bridge.token }, env: SHORT_LEASE, turn: bot });
+    running.push(copy);
+    return copy;
+  };
+  let n = 0;
+
+  it('parks, then a click to the other copy after the asker stopped resumes it once, its step not run again', async () => {
+    const hub = await start('hub');
+    const cloud = await start('cloud');
+    const eventId = `Ev-ask-${++n}`;
+    const ts = `1700000300.${String(n).padStart(6, '0')}`;
+    counts.prepared = 0;
+    counts.acted = 0;
+    expect((await deliver(hub.eventsUrl, mentionEnvelope({ eventId, ts }), { signingSecret: SECRET })).status).toBe(200);
+    // The question, in the mention's thread, one button per choice.
+    const question = () => api.posts().find((c) => c.params.thread_ts === ts && (c.params.blocks ?? '').includes('autohub_ask:'));
+    await eventually(() => question() !== undefined, 'the question posted');
+    const q = question()!;
+    const buttons = JSON.parse(q.params.blocks!)[1].elements as Array<{ action_id: string; value: string; text: { text: string } }>;
+    expect(buttons.map((b) => b.text.text)).toEqual(['Deploy', 'Cancel']);
+    // Parked: the run ended, no lease held anywhere, nothing waits.
+    await quiescent([hub, cloud]);
+    expect(hub.lines.some((l) => l.event === 'turn.parked')).toBe(true);
+    await hub.stop();
+    running.splice(running.indexOf(hub), 1);
+    const questionTs = (q.answer as { ts: string }).ts;
+    const click = (user: string, i: number, trigger: string) =>
+      deliver(
+        cloud.eventsUrl,
+        clickForm({
+          triggerId: trigger,
+          user,
+          channel: 'C0GENERAL',
+          messageTs: questionTs,
+          threadTs: ts,
+          actionId: buttons[i]!.action_id,
+          value: buttons[i]!.value,
+        }),
+        {
+          signingSecret: SECRET,
+        },
+      );
+    // Someone else clicks: told it is not theirs, nothing resumes.
+    expect((await click('U0STRANGER', 0, `trig-ask-${n}-a`)).status).toBe(200);
+    await eventually(() => api.calls.some((c) => c.method === 'chat.postEphemeral' && c.params.user === 'U0STRANGER'), 'the stranger told');
+    expect(api.calls.find((c) => c.method === 'chat.postEphemeral' && c.params.user === 'U0STRANGER')!.params.text).toBe(
+      'This question is not yours to answer.',
+    );
+    expect(repliesTo(api, eventId)).toHaveLength(0);
+    // The person the bot answers clicks Deploy: the turn resumes on the cloud copy.
+    expect((await click('U0PERSON', 0, `trig-ask-${n}-b`)).status).toBe(200);
+    await eventually(() => repliesTo(api, eventId).length === 1, 'the resumed turn answered');
+    await quiescent([cloud]);
+    expect(repliesTo(api, eventId)[0]!.params.text).toBe('Deployed v2, chosen by <@U0PERSON>.');
+    expect(counts).toEqual({ prepared: 1, acted: 1 });
+    // The buttons replaced by the choice made.
+    const update = api.calls.find((c) => c.method === 'chat.update' && c.params.ts === questionTs);
+    expect(update?.params.blocks).toContain('*Deploy*: chosen by <@U0PERSON>');
+    // A second click: already answered, nothing runs again.
+    await click('U0PERSON', 1, `trig-ask-${n}-c`);
+    await eventually(() => api.calls.filter((c) => c.method === 'chat.postEphemeral' && c.params.user === 'U0PERSON').length === 1, 'the late click told');
+    expect(api.calls.find((c) => c.method === 'chat.postEphemeral' && c.params.user === 'U0PERSON')!.params.text).toBe(
+      'This question has been answered already.',
+    );
+    await quiescent([cloud]);
+    expect(repliesTo(api, eventId)).toHaveLength(1);
+    expect(counts).toEqual({ prepared: 1, acted: 1 });
+  });
+});
