@@ -44,6 +44,7 @@ import { partsOnceWired, wire } from './wiring.js';
 import { buildInboxDrainer } from './inbox.js';
 import { checkedSchedules, Scheduler } from '../lib/schedule/index.js';
 import { registerAsk } from './listeners/ask.js';
+import { QuestionWatch } from '../lib/ask/index.js';
 import type { InboxDrainer } from '../lib/inbox/index.js';
 
 /** The package's version, found from here whether this runs from app/ (tsx) or dist/node/app/ (built). */
@@ -146,6 +147,7 @@ export function createAutohub(options: AutohubOptions): Autohub {
     taskDisplayMode: bot.taskDisplayMode,
     ordered: bot.concurrency !== 'parallel',
     interruptible: bot.concurrency === 'interrupt',
+    parked: (qid, deadline) => questions.noted(qid, deadline),
   });
   // One turn at a time per conversation, unless the bot asks for parallel turns (lib/conversation); `interrupt` stops the running one.
   const conversation = bot.concurrency === 'parallel' ? undefined : conversationAdmit(new ConversationGate({ store, log, now, mode: bot.concurrency }));
@@ -192,8 +194,9 @@ export function createAutohub(options: AutohubOptions): Autohub {
     ? () => ({ role: config.role === 'hub' ? ('cloud' as const) : ('hub' as const), state: peer.state, downSince: peer.downSince })
     : undefined;
   const { app, registered } = buildApp({ config, receiver, clientOptions: slack.clientOptions, client, health, store, bot, log, peer: peerView, ai });
-  // ctx.ask: a question's click, on either copy, resumes its parked turn once (lib/ask).
+  // ctx.ask: a question's click, on either copy, resumes its parked turn once (lib/ask); so does its deadline.
   registerAsk(app, { turn: bot.takeTurn, log, store, client, inject: (envelope) => runner.inject(envelope) });
+  const questions = new QuestionWatch({ store, client, log, now, inject: (envelope) => runner.inject(envelope), everyMs: config.askWatchMs });
   // The edge's inbox: drained at start, when the peer answers again, and on the looks (one ZCARD an hour).
   inboxRef.drainer = buildInboxDrainer({ config, runner, store, app: () => app, client, log, now, ...(options.fetch ? { fetch: options.fetch } : {}) });
 
@@ -226,10 +229,12 @@ export function createAutohub(options: AutohubOptions): Autohub {
       peer?.start();
       legs?.start();
       scheduler.start();
+      questions.start();
       log.info('app.started', { port: receiver.port, store: store.kind, storeOk: health.store.ok, version: VERSION, peer: Boolean(peer) });
     },
     stop: async () => {
       scheduler.stop();
+      questions.stop();
       peer?.stop();
       await legs?.stop();
       reaper.stop();

@@ -152,6 +152,8 @@ export function turnHandles(
     taskDisplayMode?: TaskDisplayMode | undefined;
     ordered?: boolean | undefined;
     interruptible?: boolean | undefined;
+    /** A question this copy posted (ctx.ask): its deadline watched from now. */
+    parked?: TurnHandleOptions['parked'];
   },
 ) {
   const { rateLimit, client } = o.slack;
@@ -165,6 +167,7 @@ export function turnHandles(
       confirming,
       steps: o.store,
       records: o.store,
+      parked: o.parked,
       clientFor,
       plain: client,
       closed: rateLimit.closed,

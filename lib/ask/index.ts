@@ -21,3 +21,5 @@ export type { AskAnswer, AskQuestion, QuestionRecord, ResumeState } from './ques
 export { parkTurn } from './park.js';
 export { answerQuestion, readQuestion, resolveQuestion } from './answer.js';
 export type { AnswerOutcome } from './answer.js';
+export { QuestionWatch } from './watch.js';
+export type { QuestionWatchOptions } from './watch.js';

@@ -33,7 +33,7 @@ export async function parkTurn(o: {
   client: WebClient;
   records: Pick<Records, 'note'> & Pick<Lists, 'push'>;
   now: number;
-}): Promise<string> {
+}): Promise<{ qid: string; deadline: number }> {
   const problem = checkQuestion(o.question);
   if (problem) throw new TypeError(problem);
   const { question, target, request } = o;
@@ -64,5 +64,5 @@ export async function parkTurn(o: {
   const ttl = Math.ceil((deadline - o.now) / 1000) + RECORD_MARGIN_S;
   await o.records.note(askKey(qid), JSON.stringify(record), ttl);
   await o.records.push(ASK_DEADLINES_KEY, [`${deadline}|${qid}`], MAX_PARKED);
-  return qid;
+  return { qid, deadline };
 }

@@ -128,6 +128,8 @@ export interface TurnHandleOptions {
   ai?: TurnAi | undefined;
   /** Where ctx.ask keeps a parked turn's place (lib/ask); without it ctx.ask throws. */
   records?: Pick<Records, 'note'> & Pick<Lists, 'push'>;
+  /** A question this copy posted: its deadline watched from now (lib/ask/watch.ts). */
+  parked?: ((qid: string, deadline: number) => void) | undefined;
 }
 
 export class TurnHandle {
@@ -264,7 +266,7 @@ export class TurnHandle {
         if (answered) return answered;
         const key = this.o.key ?? lease?.key;
         if (!this.o.records || !key) throw new Error('ctx.ask needs the turn to be claimed in the store (it was not: the store did not answer)');
-        const qid = await parkTurn({
+        const { qid, deadline } = await parkTurn({
           question,
           index,
           request,
@@ -276,6 +278,7 @@ export class TurnHandle {
           records: this.o.records,
           now: this.#now(),
         });
+        this.o.parked?.(qid, deadline);
         throw new TurnParkedError(qid);
       };
       // The turn's tasks: yielded task chunks and steps shown as tasks (a kept step shows complete, not run again).

@@ -38,12 +38,14 @@ describe('ctx.ask on real copies', () => {
   });
   const counts = { prepared: 0, acted: 0 };
   const bot: TurnModule = {
-    takeTurn: async (_request, ctx) => {
+    takeTurn: async (request, ctx) => {
       const plan = await ctx.step('prepare', () => {
         counts.prepared += 1;
         return 'v2';
       });
-      const answer = await ctx.ask({ text: `Deploy ${plan} to prod?`, choices: ['Deploy', 'Cancel'] });
+      // "quick": a question that waits a second.
+      const quick = request.text.includes('quick');
+      const answer = await ctx.ask({ text: `Deploy ${plan} to prod?`, choices: ['Deploy', 'Cancel'], ...(quick ? { timeoutMs: 1000 } : {}) });
       if (answer.timedOut) return 'No answer: not deploying.';
       if (answer.choice !== 'Deploy') return 'Cancelled.';
       await ctx.step('act', () => {
@@ -53,8 +55,14 @@ describe('ctx.ask on real copies', () => {
       return `Deployed ${plan}, chosen by <@${answer.user}>.`;
     },
   };
-  const start = async (role: 'hub' | 'cloud') => {
-    const copy = await startCopy({ role, webApiUrl: api.url, upstash: { url: fx.bridge.url, token: fx.bridge.token }, env: SHORT_LEASE, turn: bot });
+  const start = async (role: 'hub' | 'cloud', env: Record<string, string> = {}) => {
+    const copy = await startCopy({
+      role,
+      webApiUrl: api.url,
+      upstash: { url: fx.bridge.url, token: fx.bridge.token },
+      env: { ...SHORT_LEASE, ...env },
+      turn: bot,
+    });
     running.push(copy);
     return copy;
   };
@@ -121,5 +129,27 @@ describe('ctx.ask on real copies', () => {
     await quiescent([cloud]);
     expect(repliesTo(api, eventId)).toHaveLength(1);
     expect(counts).toEqual({ prepared: 1, acted: 1 });
+  });
+
+  it('times out on the copy that did not ask, after the asker stopped: resumed once with timedOut, the buttons say so', async () => {
+    const hub = await start('hub');
+    // The cloud copy reads the deadlines every 200 ms (AUTOHUB_ASK_WATCH_MS): it knows only what the store lists.
+    const cloud = await start('cloud', { AUTOHUB_ASK_WATCH_MS: '200' });
+    const eventId = `Ev-ask-${++n}`;
+    const ts = `1700000300.${String(n).padStart(6, '0')}`;
+    counts.prepared = 0;
+    counts.acted = 0;
+    await deliver(hub.eventsUrl, mentionEnvelope({ eventId, ts, text: '<@UAUTOHUB> quick deploy' }), { signingSecret: SECRET });
+    const question = () => api.posts().find((c) => c.params.thread_ts === ts && (c.params.blocks ?? '').includes('autohub_ask:'));
+    await eventually(() => question() !== undefined, 'the question posted');
+    const questionTs = (question()!.answer as { ts: string }).ts;
+    await hub.stop();
+    running.splice(running.indexOf(hub), 1);
+    await eventually(() => repliesTo(api, eventId).length === 1, 'the turn resumed by its timeout', 10_000);
+    await quiescent([cloud]);
+    expect(repliesTo(api, eventId)[0]!.params.text).toBe('No answer: not deploying.');
+    expect(counts).toEqual({ prepared: 1, acted: 0 });
+    expect(api.calls.find((c) => c.method === 'chat.update' && c.params.ts === questionTs)?.params.blocks).toContain('_No answer in time._');
+    expect(cloud.lines.filter((l) => l.event === 'ask.answered')).toHaveLength(1);
   });
 });
