@@ -18,7 +18,7 @@ export {
   TurnParkedError,
 } from './question.js';
 export type { AskAnswer, AskQuestion, QuestionRecord, ResumeState } from './question.js';
-export { parkTurn } from './park.js';
+export { parkTurn, TooManyQuestionsError } from './park.js';
 export { answerQuestion, readQuestion, resolveQuestion } from './answer.js';
 export type { AnswerOutcome } from './answer.js';
 export { QuestionWatch } from './watch.js';

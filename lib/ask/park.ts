@@ -31,7 +31,7 @@ export async function parkTurn(o: {
   key: string;
   /** The turn's fenced client: a copy that lost the turn posts no question. */
   client: WebClient;
-  records: Pick<Records, 'note'> & Pick<Lists, 'push'>;
+  records: Pick<Records, 'note'> & Pick<Lists, 'push' | 'range'>;
   now: number;
 }): Promise<{ qid: string; deadline: number }> {
   const problem = checkQuestion(o.question);
@@ -41,6 +41,9 @@ export async function parkTurn(o: {
   const from = question.from && question.from.length > 0 ? [...question.from] : request.user ? [request.user] : [];
   if (from.length === 0) throw new TypeError('ctx.ask needs `from` here: this turn answers nobody in particular (a schedule)');
   const deadline = o.now + (question.timeoutMs ?? DEFAULT_ASK_TIMEOUT_MS);
+  // The bound on parked turns: questions whose deadline has not passed (answered or not), across the copies.
+  const waiting = (await o.records.range(ASK_DEADLINES_KEY, MAX_PARKED)).filter((entry) => Number(entry.split('|')[0]) > o.now).length;
+  if (waiting >= MAX_PARKED) throw new TooManyQuestionsError(waiting);
   const posted = await o.client.chat.postMessage({
     channel: target.channel,
     ...(target.threadTs ? { thread_ts: target.threadTs } : {}),
@@ -65,4 +68,12 @@ export async function parkTurn(o: {
   await o.records.note(askKey(qid), JSON.stringify(record), ttl);
   await o.records.push(ASK_DEADLINES_KEY, [`${deadline}|${qid}`], MAX_PARKED);
   return { qid, deadline };
+}
+
+/** ctx.ask past the bound on parked turns: the turn ends as a dead letter (its owner told), nothing posted. */
+export class TooManyQuestionsError extends Error {
+  constructor(readonly waiting: number) {
+    super(`ctx.ask: ${waiting} questions are waiting already, the most autohub keeps (${MAX_PARKED}); answer or let some time out first`);
+    this.name = 'TooManyQuestionsError';
+  }
 }

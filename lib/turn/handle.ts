@@ -127,7 +127,7 @@ export interface TurnHandleOptions {
   /** Slack's AI-app surface (the thinking status, assistant threads' context and title); without it, the default status. */
   ai?: TurnAi | undefined;
   /** Where ctx.ask keeps a parked turn's place (lib/ask); without it ctx.ask throws. */
-  records?: Pick<Records, 'note'> & Pick<Lists, 'push'>;
+  records?: Pick<Records, 'note'> & Pick<Lists, 'push' | 'range'>;
   /** A question this copy posted: its deadline watched from now (lib/ask/watch.ts). */
   parked?: ((qid: string, deadline: number) => void) | undefined;
 }
