@@ -44,7 +44,14 @@ describe('the bound on parked turns', () => {
       envelope: {},
       resume: { eventId: 'Ev1', answers: [], keys: [], type: 'app_mention' },
       key: 'k1',
-      client: { chat: { postMessage: async (p: unknown) => (posted.push(p), { ok: true, ts: '2.2', channel: 'C1' }) } } as never,
+      client: {
+        chat: {
+          postMessage: async (p: unknown) => {
+            posted.push(p);
+            return { ok: true, ts: '2.2', channel: 'C1' };
+          },
+        },
+      } as never,
       records: { note: async () => {}, push: async () => {}, range: async () => waiting },
       now: 1_000_000,
     });
