@@ -33,6 +33,8 @@ export async function resolveQuestion(o: {
   if (claim === 'duplicate') return 'answered_already';
   if (claim !== 'claimed') return 'unsure';
   log.info('ask.answered', { eventId: record.eventId, question: record.qid, ...(answer.timedOut ? { timedOut: true } : { user: answer.user }) });
+  // A sleep posted no question: nothing to replace.
+  if (!record.ts) return 'resumed';
   await o.client.chat
     .update({ channel: record.channel, ts: record.ts, text: record.text, blocks: answeredBlocks(record.text, answer) as never })
     .catch((error: unknown) => log.warn('ask.update_failed', { question: record.qid, error }));

@@ -33,25 +33,30 @@ export async function parkTurn(o: {
   client: WebClient;
   records: Pick<Records, 'note'> & Pick<Lists, 'push' | 'range'>;
   now: number;
+  /** ctx.sleep: park until the deadline (`question.timeoutMs`), with no question posted. */
+  sleeping?: boolean;
 }): Promise<{ qid: string; deadline: number }> {
-  const problem = checkQuestion(o.question);
+  // A sleep (`sleeping`) is a wait with no question: nothing posted, nobody to answer, only its deadline.
+  const problem = o.sleeping ? undefined : checkQuestion(o.question);
   if (problem) throw new TypeError(problem);
   const { question, target, request } = o;
   const qid = questionId(request.eventId, o.index);
   const from = question.from && question.from.length > 0 ? [...question.from] : request.user ? [request.user] : [];
-  if (from.length === 0) throw new TypeError('ctx.ask needs `from` here: this turn answers nobody in particular (a schedule)');
+  if (from.length === 0 && !o.sleeping) throw new TypeError('ctx.ask needs `from` here: this turn answers nobody in particular (a schedule)');
   const deadline = o.now + (question.timeoutMs ?? DEFAULT_ASK_TIMEOUT_MS);
   // The bound on parked turns: questions whose deadline has not passed (answered or not), across the copies.
   const waiting = (await o.records.range(ASK_DEADLINES_KEY, MAX_PARKED)).filter((entry) => Number(entry.split('|')[0]) > o.now).length;
   if (waiting >= MAX_PARKED) throw new TooManyQuestionsError(waiting);
-  const posted = await o.client.chat.postMessage({
-    channel: target.channel,
-    ...(target.threadTs ? { thread_ts: target.threadTs } : {}),
-    text: question.text,
-    blocks: questionBlocks(qid, question.text, question.choices) as never,
-    // A note of the turn: never taken for its reply by a taker-over's thread check.
-    metadata: noteMetadata(target.eventId),
-  });
+  const posted = o.sleeping
+    ? { channel: target.channel, ts: '' }
+    : await o.client.chat.postMessage({
+        channel: target.channel,
+        ...(target.threadTs ? { thread_ts: target.threadTs } : {}),
+        text: question.text,
+        blocks: questionBlocks(qid, question.text, question.choices) as never,
+        // A note of the turn: never taken for its reply by a taker-over's thread check.
+        metadata: noteMetadata(target.eventId),
+      });
   const record: QuestionRecord = {
     qid,
     eventId: request.eventId,

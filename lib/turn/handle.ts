@@ -32,7 +32,7 @@ import { readHistory } from './history.js';
 import { threadOf, turnRequest, type EnvelopeFields, type MessageEvent } from './request.js';
 import { StepBook, stepKey } from './steps.js';
 import type { Lists, Records, ReleaseReply, TurnSteps } from '../store/index.js';
-import { parkTurn, resumeOf, TurnParkedError, type AskAnswer, type AskQuestion } from '../ask/index.js';
+import { MAX_ASK_TIMEOUT_MS, parkTurn, resumeOf, TurnParkedError, type AskAnswer, type AskQuestion } from '../ask/index.js';
 import { checkThread, checkTopLevel, mayBeAnswered, type BotIdentity } from './thread.js';
 import type { CopyRole, ReplyText, TakeTurn, TurnContext, TurnReply } from './types.js';
 import { ReplyWriter, type PartsLedger, type WriteOutcome } from './writer.js';
@@ -260,7 +260,7 @@ export class TurnHandle {
       const resume = resumeOf(body as { autohub_resume?: unknown });
       const steps = await this.#steps(lease, request.eventId, resume?.keys);
       let asked = 0;
-      const ask = async (question: AskQuestion): Promise<AskAnswer> => {
+      const ask = async (question: AskQuestion, sleeping = false): Promise<AskAnswer> => {
         const index = asked++;
         const answered = resume?.answers[index];
         if (answered) return answered;
@@ -277,6 +277,7 @@ export class TurnHandle {
           client,
           records: this.o.records,
           now: this.#now(),
+          sleeping,
         });
         this.o.parked?.(qid, deadline);
         throw new TurnParkedError(qid);
@@ -304,7 +305,13 @@ export class TurnHandle {
             ? []
             : readHistory(client, { channel: target.channel, threadTs: target.threadTs, beforeTs: event.ts, answersAfter: request.eventId, ...identity(me) }),
         step,
-        ask,
+        ask: (question) => ask(question),
+        // A sleep is a wait with no question, resumed by its deadline alone (lib/ask/watch.ts), on whichever copy is up.
+        sleep: async (ms) => {
+          if (!(Number.isInteger(ms) && ms >= 1000 && ms <= MAX_ASK_TIMEOUT_MS))
+            throw new TypeError(`ctx.sleep takes whole ms from 1000 to ${MAX_ASK_TIMEOUT_MS} (23 hours)`);
+          await ask({ text: '', choices: [], timeoutMs: ms }, true);
+        },
         client,
         log,
       };

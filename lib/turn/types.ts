@@ -252,4 +252,9 @@ export interface TurnContext {
    * this call returns `{ choice, user }`; past `timeoutMs` (default an hour, at most 23 h) it returns `{ timedOut: true }`.
    */
   ask(question: AskQuestion): Promise<AskAnswer>;
+  /**
+   * Wait `ms` (1 s to 23 h), parked as ctx.ask parks: this run ends, and the turn runs again from the top once
+   * the time is up, on whichever copy is up then; earlier steps come back from ctx.step, and this call returns.
+   */
+  sleep(ms: number): Promise<void>;
 }

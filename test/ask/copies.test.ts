@@ -43,6 +43,11 @@ describe('ctx.ask on real copies', () => {
         counts.prepared += 1;
         return 'v2';
       });
+      // "remind": ctx.sleep instead of a question.
+      if (request.text.includes('remind')) {
+        await ctx.sleep(1000);
+        return `Reminder: deploy ${plan}.`;
+      }
       // "quick": a question that waits a second.
       const quick = request.text.includes('quick');
       const answer = await ctx.ask({ text: `Deploy ${plan} to prod?`, choices: ['Deploy', 'Cancel'], ...(quick ? { timeoutMs: 1000 } : {}) });
@@ -151,5 +156,24 @@ describe('ctx.ask on real copies', () => {
     expect(counts).toEqual({ prepared: 1, acted: 0 });
     expect(api.calls.find((c) => c.method === 'chat.update' && c.params.ts === questionTs)?.params.blocks).toContain('_No answer in time._');
     expect(cloud.lines.filter((l) => l.event === 'ask.answered')).toHaveLength(1);
+  });
+
+  it('ctx.sleep parks the turn and resumes it once when the time is up, on the copy that is up then', async () => {
+    const hub = await start('hub');
+    const cloud = await start('cloud', { AUTOHUB_ASK_WATCH_MS: '200' });
+    const eventId = `Ev-ask-${++n}`;
+    const ts = `1700000300.${String(n).padStart(6, '0')}`;
+    counts.prepared = 0;
+    await deliver(hub.eventsUrl, mentionEnvelope({ eventId, ts, text: '<@UAUTOHUB> remind me' }), { signingSecret: SECRET });
+    await eventually(() => hub.lines.some((l) => l.event === 'turn.parked'), 'the turn parked');
+    // Nothing posted while it sleeps.
+    expect(api.posts().filter((c) => c.params.thread_ts === ts)).toEqual([]);
+    await hub.stop();
+    running.splice(running.indexOf(hub), 1);
+    await eventually(() => repliesTo(api, eventId).length === 1, 'the turn resumed after its sleep', 10_000);
+    await quiescent([cloud]);
+    expect(repliesTo(api, eventId)[0]!.params.text).toBe('Reminder: deploy v2.');
+    expect(counts.prepared).toBe(1);
+    expect(repliesTo(api, eventId)).toHaveLength(1);
   });
 });

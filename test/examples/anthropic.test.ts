@@ -149,6 +149,7 @@ const ctxOf = (book: StepBook, signal: AbortSignal = new AbortController().signa
   history: async () => HISTORY,
   step: (name, fn) => book.run(name, fn),
   ask: async () => ({ timedOut: true }),
+  sleep: async () => {},
   client: slack,
   log: silentLogger,
 });
