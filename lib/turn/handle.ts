@@ -260,6 +260,8 @@ export class TurnHandle {
       const resume = resumeOf(body as { autohub_resume?: unknown });
       const steps = await this.#steps(lease, request.eventId, resume?.keys);
       let asked = 0;
+      /** The question this run parked on: the run is over whatever the bot does after (a bot that caught the throw). */
+      let parkedOn: string | undefined;
       const ask = async (question: AskQuestion, sleeping = false): Promise<AskAnswer> => {
         const index = asked++;
         const answered = resume?.answers[index];
@@ -280,6 +282,7 @@ export class TurnHandle {
           sleeping,
         });
         this.o.parked?.(qid, deadline);
+        parkedOn = qid;
         throw new TurnParkedError(qid);
       };
       // The turn's tasks: yielded task chunks and steps shown as tasks (a kept step shows complete, not run again).
@@ -319,6 +322,9 @@ export class TurnHandle {
       // over) does not begin it: the signal would be aborted already, and a bot waiting for its 'abort' event would wait forever.
       this.signal.throwIfAborted();
       const reply = normalise(await takeTurn(request, ctx));
+      // The bot caught ctx.ask's throw and went on: the turn is parked all the same, and what it returned is not
+      // posted (the answer's run writes the reply).
+      if (parkedOn) throw new TurnParkedError(parkedOn);
       // Interrupted before it wrote anything (a whole answer returned anyway is not posted: the newer message is answered).
       if (this.#interrupted && (typeof reply?.text === 'string' || !reply)) {
         await this.#endInterrupted(request.eventId, null, ai);

@@ -48,6 +48,15 @@ describe('ctx.ask on real copies', () => {
         await ctx.sleep(1000);
         return `Reminder: deploy ${plan}.`;
       }
+      // "swallow": a bot that catches ctx.ask's throw and answers anyway (it must not be posted).
+      if (request.text.includes('swallow')) {
+        try {
+          await ctx.ask({ text: 'Sure?', choices: ['Yes'] });
+        } catch {
+          return 'answered without waiting';
+        }
+        return 'answered after the wait';
+      }
       // "quick": a question that waits a second.
       const quick = request.text.includes('quick');
       const answer = await ctx.ask({ text: `Deploy ${plan} to prod?`, choices: ['Deploy', 'Cancel'], ...(quick ? { timeoutMs: 1000 } : {}) });
@@ -175,5 +184,21 @@ describe('ctx.ask on real copies', () => {
     expect(repliesTo(api, eventId)[0]!.params.text).toBe('Reminder: deploy v2.');
     expect(counts.prepared).toBe(1);
     expect(repliesTo(api, eventId)).toHaveLength(1);
+  });
+
+  it("a bot that swallows ctx.ask's throw is parked all the same: what it returns is not posted", async () => {
+    const hub = await start('hub');
+    const eventId = `Ev-ask-${++n}`;
+    const ts = `1700000300.${String(n).padStart(6, '0')}`;
+    await deliver(hub.eventsUrl, mentionEnvelope({ eventId, ts, text: '<@UAUTOHUB> swallow' }), { signingSecret: SECRET });
+    await eventually(() => hub.lines.some((l) => l.event === 'turn.parked' && l.eventId === eventId), 'the turn parked');
+    await quiescent([hub]);
+    expect(repliesTo(api, eventId)).toEqual([]);
+    expect(
+      api
+        .posts()
+        .filter((c) => c.params.thread_ts === ts)
+        .map((c) => c.params.text),
+    ).toEqual(['Sure?']);
   });
 });
