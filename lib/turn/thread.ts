@@ -160,12 +160,12 @@ export async function checkTopLevel(client: Pick<WebClient, 'conversations' | 'u
 /** A user id (a DM schedule's target), not a conversation's. */
 const isUserId = (id: string) => /^[UW][A-Z0-9]+$/.test(id);
 
-/** The bot's DM with `user` (users.conversations, im:read, paged), or undefined when it has none. */
+/** The bot's DM with `user` (users.conversations, im:read, 200 a page: Slack refuses over 999), or undefined when it has none. */
 async function imWith(client: Pick<WebClient, 'users'>, user: string): Promise<string | undefined> {
   let cursor: string | undefined;
   const seen = new Set<string>();
   for (let page = 0; page < MAX_PAGES; page++) {
-    const result = await client.users.conversations({ types: 'im', limit: 1000, ...(cursor ? { cursor } : {}) });
+    const result = await client.users.conversations({ types: 'im', limit: 200, ...(cursor ? { cursor } : {}) });
     const im = (result.channels ?? []).find((c) => c.user === user);
     if (im?.id) return im.id;
     cursor = result.response_metadata?.next_cursor || undefined;
