@@ -45,6 +45,9 @@ import { buildInboxDrainer } from './inbox.js';
 import { ownerLine } from './listeners/announce.js';
 import { AlertSender } from '../lib/alert/index.js';
 import { Telemetry } from '../lib/telemetry/index.js';
+import { checkedSchedules, Scheduler } from '../lib/schedule/index.js';
+import { registerAsk } from './listeners/ask.js';
+import { QuestionWatch } from '../lib/ask/index.js';
 import type { InboxDrainer } from '../lib/inbox/index.js';
 
 /** The package's version, found from here whether this runs from app/ (tsx) or dist/node/app/ (built). */
@@ -104,6 +107,8 @@ export interface Autohub {
   alert: AlertSender | undefined;
   /** Exports a trace per delivery when OTEL_* is set (lib/telemetry); a no-op otherwise. */
   telemetry: Telemetry;
+  /** Fires the bot's schedules (lib/schedule): each slot injected into the runner, claimed once across the copies. */
+  scheduler: Scheduler;
   /** Drains the edge's inbox; undefined without the shared store. */
   readonly inbox: InboxDrainer | undefined;
   /** Probe the store once, then listen; health turns 200. */
@@ -116,6 +121,8 @@ export function createAutohub(options: AutohubOptions): Autohub {
   const { config, log } = options;
   const now = options.now ?? Date.now;
   const bot = botOf(options.turn, config);
+  // A bot's schedules, checked before anything starts: a wrong one stops start-up with one line (a ConfigError).
+  const schedules = checkedSchedules(bot.schedules, config.turn ?? 'the bot module');
   const store = options.store ?? createStore(config, log);
   const status = statusRecorder(store);
   const loop = new LoopDelay();
@@ -146,6 +153,7 @@ export function createAutohub(options: AutohubOptions): Autohub {
     wakes,
     ...(config.upstash && config.sealKeys ? { inbox: () => inboxRef.drainer?.last } : {}),
     ...(alert ? { alert: () => alert.view } : {}),
+    ...(schedules.length > 0 ? { schedules: () => scheduler.view() } : {}),
   });
   const journal = buildJournal(config);
   const ai = buildAi({ bot, store, config, timers: options.timers });
@@ -158,6 +166,7 @@ export function createAutohub(options: AutohubOptions): Autohub {
     ordered: bot.concurrency !== 'parallel',
     interruptible: bot.concurrency === 'interrupt',
     tracer,
+    parked: (qid, deadline) => questions.noted(qid, deadline),
   });
   // One turn at a time per conversation, unless the bot asks for parallel turns (lib/conversation); `interrupt` stops the running one.
   const conversation = bot.concurrency === 'parallel' ? undefined : conversationAdmit(new ConversationGate({ store, log, now, mode: bot.concurrency }));
@@ -175,6 +184,16 @@ export function createAutohub(options: AutohubOptions): Autohub {
   const heartbeat = buildHeartbeat({ config, health, runner, log, now });
   const sweeper = buildSweeper({ ...common, config, client, wakes });
   const reaper = buildReaper({ ...common, config, wakes });
+  // Each slot injected like a found mention, under the slot's own event id: run once across the copies (lib/schedule).
+  const scheduler = new Scheduler({
+    schedules,
+    role: config.role,
+    instance: config.instance,
+    inject: (envelope) => runner.inject(envelope),
+    log,
+    now,
+    graceMs: config.scheduleGraceMs,
+  });
   const peer = buildPeerWatch({ config, log, wakes });
   const legs = createLegChecker(config, { store, line, log, now: options.now });
   /** Since when this copy serves (a sweep finding mentions from after it means they were never delivered here). */
@@ -205,6 +224,9 @@ export function createAutohub(options: AutohubOptions): Autohub {
   // Bolt's respond() posts with its clientOptions' fetch: a refused one goes by DM (the late answers).
   const clientOptions = { ...slack.clientOptions, fetch: late.fetchFor(slack.clientOptions.fetch ?? ((input, init) => fetch(input, init as RequestInit))) };
   const { app, registered } = buildApp({ config, receiver, clientOptions, client, health, store, bot, log, peer: peerView, ai });
+  // ctx.ask: a question's click, on either copy, resumes its parked turn once (lib/ask); so does its deadline.
+  registerAsk(app, { turn: bot.takeTurn, log, store, client, inject: (envelope) => runner.inject(envelope) });
+  const questions = new QuestionWatch({ store, client, log, now, inject: (envelope) => runner.inject(envelope), everyMs: config.askWatchMs });
   // The edge's inbox: drained at start, when the peer answers again, and on the looks (one ZCARD an hour).
   inboxRef.drainer = buildInboxDrainer({ config, runner, store, line, log, now, ...(options.fetch ? { fetch: options.fetch } : {}) });
 
@@ -222,6 +244,7 @@ export function createAutohub(options: AutohubOptions): Autohub {
     legs,
     alert,
     telemetry,
+    scheduler,
     get inbox() {
       return inboxRef.drainer;
     },
@@ -238,9 +261,13 @@ export function createAutohub(options: AutohubOptions): Autohub {
       void inboxRef.drainer?.drain('start').catch(() => {});
       peer?.start();
       legs?.start();
+      scheduler.start();
+      questions.start();
       log.info('app.started', { port: receiver.port, store: store.kind, storeOk: health.store.ok, version: VERSION, peer: Boolean(peer) });
     },
     stop: async () => {
+      scheduler.stop();
+      questions.stop();
       peer?.stop();
       await legs?.stop();
       reaper.stop();

@@ -25,6 +25,7 @@ import { announceDeadLetter, announceNotice, type OwnerLine } from './listeners/
 import type { DeliveryTracer } from '../lib/telemetry/index.js';
 import { registerCommand } from './listeners/command.js';
 import { registerConversation } from './listeners/conversation.js';
+import { registerSchedules } from './listeners/schedule.js';
 import { registerHome } from './listeners/home.js';
 import { registerAssistant } from './listeners/assistant.js';
 import { demoTurn } from './turn.js';
@@ -121,6 +122,8 @@ export function buildHealth(
     inbox?: HealthMonitorOptions['inbox'];
     /** The alert URL's record; omitted without AUTOHUB_ALERT_URL. */
     alert?: HealthMonitorOptions['alert'];
+    /** The bot's schedules as this copy knows them. */
+    schedules?: HealthMonitorOptions['schedules'];
   },
 ): HealthMonitor {
   return new HealthMonitor({
@@ -134,6 +137,7 @@ export function buildHealth(
     inbox: o.inbox,
     ...(o.config.sealKeys ? { storeKeyIds: [o.config.sealKeys.current, ...o.config.sealKeys.previous].map(storeKeyId) } : {}),
     alert: o.alert,
+    schedules: o.schedules,
   });
 }
 
@@ -158,6 +162,8 @@ export function turnHandles(
     interruptible?: boolean | undefined;
     /** Each Web API call of a traced run becomes its span (lib/telemetry); undefined without OTEL_*. */
     tracer?: DeliveryTracer | undefined;
+    /** A question this copy posted (ctx.ask): its deadline watched from now. */
+    parked?: TurnHandleOptions['parked'];
   },
 ) {
   const { rateLimit, client } = o.slack;
@@ -171,6 +177,8 @@ export function turnHandles(
       key,
       confirming,
       steps: o.store,
+      records: o.store,
+      parked: o.parked,
       clientFor,
       plain: client,
       closed: rateLimit.closed,
@@ -389,6 +397,7 @@ export function buildApp(o: {
     throw error;
   });
   registerConversation(app, log, { turn: bot.takeTurn });
+  if (bot.schedules?.length) registerSchedules(app, log, bot.takeTurn);
   if (o.ai) registerAssistant(app, { bot, threads: o.ai.threads, client: o.client, log });
   // Your module's own listeners: every delivery they see was claimed first, and events hold a lease.
   const helpers: RegisterHelpers = {

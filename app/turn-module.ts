@@ -21,6 +21,7 @@ import type { AppConfig } from '../lib/config/index.js';
 import type { TurnModule } from '../lib/turn/types.js';
 import { TASK_DISPLAY_MODES, type TaskDisplayMode } from '../lib/turn/index.js';
 import { aiExportsOf, aiExportsProblem } from '../lib/turn/ai-exports.js';
+import { parseSchedules } from '../lib/schedule/index.js';
 import { demoTurn, type DemoTurnOptions } from './turn.js';
 import { exposeBotContract } from './bot-contract.js';
 import { parseFailureOf } from './module-error.js';
@@ -122,11 +123,15 @@ export async function loadTurnModule(path: string | undefined, options: LoadTurn
   // Slack's AI-app exports (status, loadingMessages, prompts, title, onFeedback): checked here, used by the handle.
   const ai = aiExportsProblem(exports);
   if (ai) throw invalid(path, `${ai} (in ${file})`);
+  // Schedules: every entry checked here (a bad cron, time zone or target stops start-up with one line).
+  const schedules = parseSchedules(exports.schedules);
+  if (!schedules.ok) throw invalid(path, `${schedules.expected} (in ${file})`);
   return {
     takeTurn: exports.takeTurn as TurnModule['takeTurn'],
     ...(exports.register ? { register: exports.register as NonNullable<TurnModule['register']> } : {}),
     ...aiExportsOf(exports),
     ...conversationExports(exports, path, file),
+    ...(exports.schedules === undefined ? {} : { schedules: exports.schedules as NonNullable<TurnModule['schedules']> }),
   };
 }
 

@@ -6,9 +6,12 @@
 import { createAutohub } from '../app/create-app.js';
 import { parseAppConfig } from '../lib/config/index.js';
 import { silentLogger } from '../lib/log/index.js';
+import { loadBot } from '../app/turn-module.js';
 
 const env = JSON.parse(process.argv[2] ?? '{}') as Record<string, string>;
-const autohub = createAutohub({ config: parseAppConfig(env), log: silentLogger });
+const config = parseAppConfig(env);
+// AUTOHUB_TURN's module when set (the schedule bench's bot), else the demo turn, as `npm start` loads it.
+const autohub = createAutohub({ config, log: silentLogger, turn: await loadBot(config) });
 await autohub.start();
 process.on('message', (message) => {
   if (message === 'gc') globalThis.gc?.();

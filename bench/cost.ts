@@ -9,6 +9,7 @@
  *   - per mention through the edge: the extra look its hint costs the other copy, alone and in a burst;
  *   - a dead owner's turns: how long after a SIGKILL another copy answers, with the peer URL, and with only
  *     the edge's hint (no peer URL, no traffic after);
+ *   - a schedule's firing: the turn's own commands, and what the other copy's try adds (bench/schedule-cost.ts);
  *   - CPU per store command, this client against @upstash/redis's defaults.
  */
 import { fork } from 'node:child_process';
@@ -24,6 +25,7 @@ import { serveFetchHandler } from '../lib/edge-node/index.js';
 import type { AddressInfo } from 'node:net';
 import { BENCH_SECRET as SECRET, copyEnv, startBenchCopy, type BenchCopy } from './children.js';
 import { fmt, printTable, summarize } from './stats.js';
+import { scheduleCost } from './schedule-cost.js';
 
 const DAY_S = 86_400;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -370,6 +372,11 @@ export async function benchCost(options: { idleSeconds?: number; mentions?: numb
       ...kinds.map((k) => [k.kind, fmt(k.commands, 2), fmt(k.beforeAck, 2), k.kind.startsWith('command') ? '-' : fmt(k.beforePost, 2), fmt(k.cpuUs, 0)]),
     ],
   );
+  console.error('bench cost: a schedule every 2 s on two copies, 20 firings ...');
+  printTable('cost: a schedule, Upstash commands a firing (between firings: none)', [
+    ['setup', 'commands in the window', 'firings', 'commands a firing'],
+    ...(await scheduleCost()),
+  ]);
   console.error("bench cost: the edge hint's extra looks per mention ...");
   printTable('cost: per mention through the edge, which hints the copy that did not ack (its reaper looks once when the lease would lapse)', [
     ['mentions', 'commands, straight to the hub', 'through the edge', 'extra (the hinted looks)'],

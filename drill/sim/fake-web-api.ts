@@ -291,6 +291,7 @@ function inRange(params: Record<string, string>): (m: { ts: string }) => boolean
 /** A message in a thread, as Slack holds it: this app's (a post, a stream) or another app's. */
 interface ThreadReply {
   channel: string;
+  /** Empty for this app's message at the top level of its channel (a schedule's answer). */
   thread_ts: string;
   ts: string;
   text?: string;
@@ -339,6 +340,12 @@ function botMessage(r: ThreadReply, withMetadata: boolean): Record<string, unkno
   };
 }
 
+/** This app's message at the top level, as conversations.history shows it (no thread_ts; metadata only with include_all_metadata). */
+function topLevelMessage(r: ThreadReply, withMetadata: boolean): Record<string, unknown> {
+  const { thread_ts: _none, ...m } = botMessage(r, withMetadata);
+  return m;
+}
+
 const truthy = (v: string | undefined) => v === 'true' || v === '1';
 
 function defaultAnswer(
@@ -360,6 +367,22 @@ function defaultAnswer(
     }
     case 'conversations.history': {
       const channel = history.get(params.channel ?? '');
+      // This app's own top-level messages are in the channel's history too (https://docs.slack.dev/reference/methods/conversations.history).
+      const own = replies.filter((r) => r.thread_ts === '' && r.channel === params.channel);
+      if (own.length > 0) {
+        const withMetadata = truthy(params.include_all_metadata);
+        const all = [
+          ...(channel?.messages ?? []).map((m) => ({ ts: m.ts, message: { type: 'message', ...m } as Record<string, unknown> })),
+          ...own.map((r) => ({ ts: r.ts, message: topLevelMessage(r, withMetadata) })),
+        ].sort((a, b) => compareTs(b.ts, a.ts));
+        const paging = paged(
+          method,
+          all.filter(inRange(params)).map((m) => m.message),
+          params,
+        );
+        if (!paging) return { ok: false, error: 'invalid_cursor' };
+        return { ok: true, messages: paging.page, has_more: paging.next !== '', response_metadata: { next_cursor: paging.next } };
+      }
       if (!channel) return { ok: false, error: 'channel_not_found' };
       channel.newestFirst ??= [...channel.messages].sort((a, b) => compareTs(b.ts, a.ts));
       const inWindow = channel.newestFirst.filter(inRange(params));
@@ -705,10 +728,11 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
     for (const call of calls) {
       const c = current(call);
       const ts = (c.answer as { ts?: string } | undefined)?.ts;
-      if (landed(c) && ts && c.params.thread_ts && c.params.thread_ts !== ts) {
+      const topLevel = c.method === 'chat.postMessage' && !c.params.thread_ts;
+      if (landed(c) && ts && ((c.params.thread_ts && c.params.thread_ts !== ts) || topLevel)) {
         out.push({
           channel: c.params.channel ?? '',
-          thread_ts: c.params.thread_ts,
+          thread_ts: c.params.thread_ts ?? '',
           ts,
           text: c.params.text ?? c.params.markdown_text,
           ...(c.params.metadata ? { metadata: c.params.metadata } : {}),

@@ -144,6 +144,21 @@ export const SLACK_METHODS: readonly MethodRow[] = [
     silent: ['The page lists no method-specific errors and names no tier ("Special rate limits apply").'],
   },
   {
+    method: 'chat.postEphemeral',
+    doc: `${DOCS}chat.postEphemeral`,
+    calledFrom: ['app/listeners/ask.ts (a click on a question: not yours to answer, or answered already)'],
+    tier: 'Tier 4',
+    args: {
+      channel: { required: true, missing: 'channel_not_found' },
+      user: {},
+      text: {},
+    },
+    limits: [],
+    errors: {},
+    notSimulated: ['channel_not_found', 'user_not_in_channel', 'is_archived', 'msg_too_long', 'no_text'],
+    silent: ['The fake answers every call ok; autohub only logs a refusal (`ask.tell_failed`).'],
+  },
+  {
     method: 'chat.postMessage',
     doc: `${DOCS}chat.postMessage`,
     calledFrom: ['lib/turn/writer.ts (the reply, posted)', 'lib/turn/handle.ts (the retrying and dead notes)', 'app/listeners/announce.ts (owner DM)'],
@@ -410,7 +425,7 @@ export const SLACK_METHODS: readonly MethodRow[] = [
   {
     method: 'conversations.history',
     doc: `${DOCS}conversations.history`,
-    calledFrom: ['lib/catchup/sweeper.ts (the catch-up sweep)'],
+    calledFrom: ['lib/catchup/sweeper.ts (the catch-up sweep)', "lib/turn/thread.ts (a taker-over's check of a schedule's top-level answer)"],
     tier: 'Tier 3',
     args: {
       channel: { required: true, missing: 'channel_not_found' },
@@ -419,6 +434,7 @@ export const SLACK_METHODS: readonly MethodRow[] = [
       inclusive: {},
       limit: {},
       cursor: {},
+      include_all_metadata: {},
     },
     limits: [],
     paging: { defaultLimit: 100, maxLimit: 999 },
@@ -435,7 +451,7 @@ export const SLACK_METHODS: readonly MethodRow[] = [
   {
     method: 'users.conversations',
     doc: `${DOCS}users.conversations`,
-    calledFrom: ['lib/catchup/sweeper.ts (the catch-up sweep)'],
+    calledFrom: ['lib/catchup/sweeper.ts (the catch-up sweep)', "lib/turn/thread.ts (the bot's DM with a DM schedule's person)"],
     tier: 'Tier 3',
     args: { types: {}, exclude_archived: {}, limit: {}, cursor: {} },
     limits: [],

@@ -37,6 +37,10 @@ export interface AppConfig {
   inboxMaxAgeMs: number;
   /** AUTOHUB_JOURNAL: where acked turns go that the store would not take back at shutdown; null: off. */
   journal: string | null;
+  /** AUTOHUB_SCHEDULE_GRACE_MS: how long after a schedule's slot the cloud copy fires it, when the hub has not (lib/schedule). */
+  scheduleGraceMs: number;
+  /** AUTOHUB_ASK_WATCH_MS: how often a copy reads the deadlines of the questions parked turns wait on (lib/ask/watch.ts). */
+  askWatchMs: number;
   /** Attempts and waiting budget of one Web API call under rate limits. */
   rateLimit: { attempts: number; budgetMs: number };
   drainMs: number;
@@ -307,6 +311,8 @@ export function parseAppConfig(env: Env): AppConfig {
     journal: journal === 'off' ? null : journal,
     storeAllowance: int('AUTOHUB_UPSTASH_MONTHLY_COMMANDS', 500_000, { min: 0, max: 1_000_000_000_000 }),
     inboxMaxAgeMs: int('AUTOHUB_INBOX_MAX_HOURS', 24, { min: 1, max: 24 * 7 }) * 3_600_000,
+    scheduleGraceMs: int('AUTOHUB_SCHEDULE_GRACE_MS', 30_000, { min: 0, max: 600_000 }),
+    askWatchMs: int('AUTOHUB_ASK_WATCH_MS', 600_000, { min: 100, max: 3_600_000 }),
     rateLimit: {
       attempts: int('AUTOHUB_RATELIMIT_ATTEMPTS', 4, { min: 1, max: 20 }),
       budgetMs: int('AUTOHUB_RATELIMIT_BUDGET_MS', 120_000, { min: 0, max: 3_600_000 }),

@@ -7,6 +7,7 @@
 import type { Pingable, StoreKind } from '../store/index.js';
 import type { Role } from '../store/index.js';
 import type { AlertView } from '../alert/index.js';
+import type { ScheduleView } from '../schedule/index.js';
 
 export type Lifecycle = 'starting' | 'serving' | 'draining';
 
@@ -47,6 +48,8 @@ export interface HealthBody {
   store_key_ids?: readonly string[];
   /** AUTOHUB_ALERT_URL's origin and when an alert last got through or was given up; absent without it. */
   alert?: AlertView;
+  /** The bot's schedules as this copy knows them: next slot, last run and by which copy (from memory: no command). Absent without any. */
+  schedules?: ScheduleView[];
 }
 
 /** The edge's inbox in the health body: what the drainer last read, aged to now. */
@@ -105,6 +108,8 @@ export function healthReport(input: {
   storeKeyIds?: readonly string[] | undefined;
   /** The alert URL's record, when one is set. @default absent */
   alert?: AlertView | undefined;
+  /** The bot's schedules. @default absent */
+  schedules?: ScheduleView[] | undefined;
 }): { status: 200 | 503; body: HealthBody } {
   const { lifecycle, store } = input;
   const status = lifecycle === 'starting' ? 'starting' : lifecycle === 'draining' ? 'draining' : store.ok === false ? 'degraded' : 'ok';
@@ -124,6 +129,7 @@ export function healthReport(input: {
       ...(input.inbox ? { inbox: input.inbox } : {}),
       ...(input.storeKeyIds ? { store_key_ids: input.storeKeyIds } : {}),
       ...(input.alert ? { alert: input.alert } : {}),
+      ...(input.schedules && input.schedules.length > 0 ? { schedules: input.schedules } : {}),
     },
   };
 }
@@ -149,6 +155,8 @@ export interface HealthMonitorOptions {
   storeKeyIds?: readonly string[] | undefined;
   /** The alert sender's record (lib/alert), from memory; omit without AUTOHUB_ALERT_URL. @default none */
   alert?: (() => AlertView) | undefined;
+  /** The bot's schedules (lib/schedule's Scheduler `view`), from memory. @default none */
+  schedules?: (() => ScheduleView[]) | undefined;
 }
 
 export class HealthMonitor {
@@ -232,6 +240,7 @@ export class HealthMonitor {
       storeKeyIds: this.#options.storeKeyIds,
       inbox: this.#options.inbox ? inboxView(this.#options.inbox(), this.#now()) : undefined,
       alert: this.#options.alert?.(),
+      schedules: this.#options.schedules?.(),
     });
   }
 }

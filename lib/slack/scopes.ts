@@ -11,6 +11,8 @@ export const METHOD_SCOPES: Readonly<Record<string, readonly string[]>> = {
   'chat.appendStream': ['chat:write'],
   'chat.stopStream': ['chat:write'],
   'chat.update': ['chat:write'],
+  // ctx.ask: "not yours to answer" and "already answered", to the person who clicked (https://docs.slack.dev/reference/methods/chat.postEphemeral).
+  'chat.postEphemeral': ['chat:write'],
   // The thinking status under a thread while the turn runs, in DMs, channels and threads. Slack's changelog (2026-03-05): it accepts
   // chat:write; assistant:write is being phased out and needs the assistant view declared in the manifest.
   'assistant.threads.setStatus': ['chat:write'],

@@ -118,6 +118,22 @@ export function alertLine(alert: StatusSnapshot['alert'], now: number): string |
   return `*Alert URL*: ${alert.origin}, last delivered ${ago(alert.last_ok_at, now)}${failed}`;
 }
 
+/**
+ * The bot's schedules as the answering copy knows them: each one's next slot, and its last run and by which
+ * copy (this copy's instance, or the other copy's role). Pure. Undefined when the bot has none.
+ */
+export function scheduleLines(schedules: StatusSnapshot['schedules'], now: number): string | undefined {
+  if (!schedules || schedules.length === 0) return undefined;
+  const lines = schedules.map((x) => {
+    const next = x.next_slot ? `next ${x.next_slot.slice(0, 16).replace('T', ' ')} UTC` : 'no slot to come';
+    const last = x.last_run
+      ? `last slot ${x.last_run.slot.slice(0, 16).replace('T', ' ')} UTC run by ${x.last_run.by} ${ago(x.last_run.at, now)}${x.last_run.late ? ', late' : ''}`
+      : 'not run since this copy started';
+    return `• \`${x.name}\` (${x.every}) to ${x.target}: ${next}; ${last}`;
+  });
+  return `*Schedules*\n${lines.join('\n')}`;
+}
+
 export function statusBlocks(s: StatusSnapshot, now: number): Block[] {
   const dayAgo = now - DAY_MS;
   const failovers = s.failoverTimes.filter((at) => Date.parse(at) >= dayAgo).length;
@@ -153,6 +169,10 @@ export function statusBlocks(s: StatusSnapshot, now: number): Block[] {
     section(noticeSection(s.notices ?? [], now)),
     { type: 'divider' },
     section(`*Last ${s.turns.length} turn(s)*\n${turns}`),
+    ...(() => {
+      const lines = scheduleLines(s.schedules, now);
+      return lines ? [section(lines)] : [];
+    })(),
     { type: 'divider' },
     section(
       [

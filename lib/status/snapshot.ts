@@ -6,6 +6,7 @@ import type { CopyRecord, TurnRecord } from './records.js';
 import { parseLegsRecord, type LegsRecord } from '../legs/index.js';
 import type { InboxView } from '../liveness/index.js';
 import type { AlertView } from '../alert/index.js';
+import type { ScheduleView } from '../schedule/index.js';
 
 /** The other copy as the answering copy's peer watch sees it: `down` since `downSince` (epoch ms). */
 export interface PeerView {
@@ -38,6 +39,8 @@ export interface StatusSnapshot {
   inbox?: InboxView | undefined;
   /** The answering copy's alert URL (AUTOHUB_ALERT_URL), as its health body says; absent without one. */
   alert?: AlertView | undefined;
+  /** The bot's schedules as the answering copy knows them (from its health body: no store command); absent without any. */
+  schedules?: ScheduleView[] | undefined;
   /** The last catch-up sweep. */
   sweep?: { at: string; from: string; to: string; found: number; answered: number; conversations: number } | null;
 }

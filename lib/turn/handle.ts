@@ -15,15 +15,25 @@
  * turn had open and goes to the runner, which retries or dead-letters it.
  */
 import type { WebClient } from '@slack/web-api';
-import { classifyTurnFailure, isLeaseLost, isTurnInterrupted, LeaseLostError, rootError, TurnDeadlineError, type TurnFailure } from '../errors/index.js';
+import {
+  classifyTurnFailure,
+  isLeaseLost,
+  isTurnInterrupted,
+  LeaseLostError,
+  rootError,
+  StoreUnavailableError,
+  TurnDeadlineError,
+  type TurnFailure,
+} from '../errors/index.js';
 import type { Logger } from '../log/index.js';
 import { noteMetadata, partMetadata } from './parts.js';
 import { capReply, DEFAULT_MAX_REPLY_CHARS } from './reply-cap.js';
 import { readHistory } from './history.js';
 import { threadOf, turnRequest, type EnvelopeFields, type MessageEvent } from './request.js';
 import { StepBook, stepKey } from './steps.js';
-import type { ReleaseReply, TurnSteps } from '../store/index.js';
-import { checkThread, mayBeAnswered, type BotIdentity } from './thread.js';
+import type { Lists, Records, ReleaseReply, TurnSteps } from '../store/index.js';
+import { MAX_ASK_TIMEOUT_MS, parkTurn, resumeOf, TurnParkedError, type AskAnswer, type AskQuestion } from '../ask/index.js';
+import { checkThread, checkTopLevel, mayBeAnswered, type BotIdentity } from './thread.js';
 import type { CopyRole, TakeTurn, TurnContext } from './types.js';
 import { replyShape } from './reply-shape.js';
 import { ReplyWriter, type PartsLedger, type WriteOutcome } from './writer.js';
@@ -32,6 +42,10 @@ import { AiTurn, type TurnAi } from './ai-turn.js';
 
 /** The first line of a reply found by the catch-up sweep. */
 export const LATE_NOTE = '_(Sorry, this answer comes late: I could not be reached when you wrote.)_';
+/** The first line of a schedule's answer run late (its slot missed while no copy ran). */
+export function scheduleLateNote(slot: string): string {
+  return `_(This comes late: it was due at ${slot.slice(0, 16).replace('T', ' ')} UTC, when I could not run.)_`;
+}
 /** What the person sees when their turn could not be answered at all. */
 export const DEAD_NOTE = '_(Sorry, I could not answer this. My owner has been told.)_';
 /** What the person sees once when their turn is being retried for long (a model API overloaded, Slack down). */
@@ -113,6 +127,10 @@ export interface TurnHandleOptions {
   now?: () => number;
   /** Slack's AI-app surface (the thinking status, assistant threads' context and title); without it, the default status. */
   ai?: TurnAi | undefined;
+  /** Where ctx.ask keeps a parked turn's place (lib/ask); without it ctx.ask throws. */
+  records?: Pick<Records, 'note'> & Pick<Lists, 'push' | 'range'>;
+  /** A question this copy posted: its deadline watched from now (lib/ask/watch.ts). */
+  parked?: ((qid: string, deadline: number) => void) | undefined;
 }
 
 export class TurnHandle {
@@ -210,7 +228,9 @@ export class TurnHandle {
     const { log } = this.o;
     const request = turnRequest(event, body, { copy: this.o.copy, botUserId: context.botUserId, botToken: context.botToken ?? this.o.botToken });
     const me: BotIdentity = { appId: body.api_app_id, botId: context.botId, botUserId: context.botUserId };
-    const target = { channel: event.channel, threadTs: threadOf(event), eventId: request.eventId };
+    // A schedule's turn answers at the top level (no thread): its target's threadTs is empty.
+    const topLevel = request.via === 'schedule';
+    const target = { channel: event.channel, threadTs: topLevel ? '' : threadOf(event), eventId: request.eventId };
     this.#target = target;
     const lease = this.o.lease();
     const client = this.client;
@@ -220,7 +240,9 @@ export class TurnHandle {
       if (mayBeAnswered(lease, body)) {
         // A taken-over turn, or a retry after an ambiguous failure, may have been answered already
         // (Slack posts cannot be fenced): the thread is read before the turn runs, so a paid model call is not made twice.
-        const thread = await checkThread(client, target, me, event.thread_ts === undefined, this.o.ordered ? { after: event.ts } : undefined);
+        const thread = topLevel
+          ? await checkTopLevel(client, target, event.ts)
+          : await checkThread(client, target, me, event.thread_ts === undefined, this.o.ordered ? { after: event.ts } : undefined);
         if (thread.reply) {
           await lease?.finish(thread.reply);
           log.info('turn.already_replied', { eventId: request.eventId, ts: thread.reply });
@@ -232,9 +254,38 @@ export class TurnHandle {
           await lease.recordParts(found);
         }
       }
-      await ai.begin(request, target, event.thread_ts !== undefined);
+      // A status shows under a thread: a top-level answer has none.
+      if (!topLevel) await ai.begin(request, target, event.thread_ts !== undefined);
       const started = this.#now();
-      const steps = await this.#steps(lease, request.eventId);
+      // A turn resumed by an answer (lib/ask): its earlier runs' steps, and the answers so far.
+      const resume = resumeOf(body as { autohub_resume?: unknown });
+      const steps = await this.#steps(lease, request.eventId, resume?.keys);
+      let asked = 0;
+      /** The question this run parked on: the run is over whatever the bot does after (a bot that caught the throw). */
+      let parkedOn: string | undefined;
+      const ask = async (question: AskQuestion, sleeping = false): Promise<AskAnswer> => {
+        const index = asked++;
+        const answered = resume?.answers[index];
+        if (answered) return answered;
+        const key = this.o.key ?? lease?.key;
+        if (!this.o.records || !key) throw new Error('ctx.ask needs the turn to be claimed in the store (it was not: the store did not answer)');
+        const { qid, deadline } = await parkTurn({
+          question,
+          index,
+          request,
+          target,
+          envelope: body as Record<string, unknown>,
+          resume: resume ?? { eventId: request.eventId, answers: [], keys: [], type: event.type ?? 'app_mention' },
+          key,
+          client,
+          records: this.o.records,
+          now: this.#now(),
+          sleeping,
+        });
+        this.o.parked?.(qid, deadline);
+        parkedOn = qid;
+        throw new TurnParkedError(qid);
+      };
       // The turn's tasks: yielded task chunks and steps shown as tasks (a kept step shows complete, not run again).
       const tasks = new TaskBoard();
       const step: TurnContext['step'] = async (name, fn, options) => {
@@ -253,9 +304,18 @@ export class TurnHandle {
       const ctx: TurnContext = {
         signal: this.signal,
         // With the answers written while this turn waited for its conversation (lib/conversation).
-        history: () =>
-          readHistory(client, { channel: target.channel, threadTs: target.threadTs, beforeTs: event.ts, answersAfter: request.eventId, ...identity(me) }),
+        history: async () =>
+          topLevel
+            ? []
+            : readHistory(client, { channel: target.channel, threadTs: target.threadTs, beforeTs: event.ts, answersAfter: request.eventId, ...identity(me) }),
         step,
+        ask: (question) => ask(question),
+        // A sleep is a wait with no question, resumed by its deadline alone (lib/ask/watch.ts), on whichever copy is up.
+        sleep: async (ms) => {
+          if (!(Number.isInteger(ms) && ms >= 1000 && ms <= MAX_ASK_TIMEOUT_MS))
+            throw new TypeError(`ctx.sleep takes whole ms from 1000 to ${MAX_ASK_TIMEOUT_MS} (23 hours)`);
+          await ask({ text: '', choices: [], timeoutMs: ms }, true);
+        },
         client,
         log,
       };
@@ -263,6 +323,9 @@ export class TurnHandle {
       // over) does not begin it: the signal would be aborted already, and a bot waiting for its 'abort' event would wait forever.
       this.signal.throwIfAborted();
       const reply = replyShape(await takeTurn(request, ctx));
+      // The bot caught ctx.ask's throw and went on: the turn is parked all the same, and what it returned is not
+      // posted (the answer's run writes the reply).
+      if (parkedOn) throw new TurnParkedError(parkedOn);
       // Interrupted before it wrote anything (a whole answer returned anyway is not posted: the newer message is answered).
       if (this.#interrupted && (typeof reply?.text === 'string' || !reply)) {
         await this.#endInterrupted(request.eventId, null, ai);
@@ -275,7 +338,7 @@ export class TurnHandle {
       }
       const max = this.o.maxReplyChars ?? DEFAULT_MAX_REPLY_CHARS;
       const text = capReply(reply?.text ?? '', max, () => log.info('turn.answer_cut', { eventId: request.eventId, max }));
-      const late = request.late ? `${LATE_NOTE}\n` : '';
+      const late = request.late ? `${request.schedule ? scheduleLateNote(request.schedule.slot) : LATE_NOTE}\n` : '';
       // The lease as it is at each write: a claim that timed out may be confirmed (its lease attached) mid-turn.
       const ledger: PartsLedger = {
         get parts() {
@@ -320,6 +383,13 @@ export class TurnHandle {
         ms,
       });
     } catch (error) {
+      // Parked on a question (lib/ask): the question is posted and kept; the run ends here, its lease finished.
+      if (error instanceof TurnParkedError) {
+        ai.nothingPosted();
+        await this.o.lease()?.finish(null);
+        log.info('turn.parked', { eventId: request.eventId, question: error.qid });
+        return;
+      }
       if (isLeaseLost(error) || this.o.lease()?.signal.aborted || this.#stood) {
         this.#abandoned = true;
         log.warn('turn.abandoned', { eventId: request.eventId, reason: 'this copy no longer owns the turn' });
@@ -351,7 +421,7 @@ export class TurnHandle {
   }
 
   /** A turn that ran before (a retry, a takeover) reads what its steps kept, in one store command; a first run reads nothing. */
-  async #steps(lease: TurnFence | undefined, eventId: string): Promise<StepBook | undefined> {
+  async #steps(lease: TurnFence | undefined, eventId: string, before: readonly string[] = []): Promise<StepBook | undefined> {
     const store = this.o.steps;
     const key = this.o.key ?? lease?.key;
     if (!store || !key) return undefined;
@@ -363,6 +433,16 @@ export class TurnHandle {
       token: () => this.o.lease()?.token,
       onLost: (name: string) => this.standDown(`step "${name}": another copy holds the turn`),
     };
+    if (before.length > 0) {
+      // A resumed turn: the steps its earlier runs kept (each under its own claim), then its own, in one book.
+      const kept: Record<string, string> = {};
+      for (const k of lease?.previousState !== undefined ? [...before, key] : before) {
+        const found = await store.loadSteps(k);
+        if (found === undefined) throw new StoreUnavailableError('steps load');
+        Object.assign(kept, found);
+      }
+      return new StepBook({ store, key, kept, ...fenced });
+    }
     if (lease?.previousState !== undefined) return StepBook.load(store, key, fenced);
     return new StepBook({ store, key, kept: undefined, ...fenced });
   }
@@ -465,7 +545,7 @@ export class TurnHandle {
     const { log } = this.o;
     if (!target) return;
     await this.o.plain.chat
-      .postMessage({ channel: target.channel, thread_ts: target.threadTs, text, metadata: noteMetadata(target.eventId) })
+      .postMessage({ channel: target.channel, ...(target.threadTs ? { thread_ts: target.threadTs } : {}), text, metadata: noteMetadata(target.eventId) })
       .catch((error: unknown) => log.warn(failed, { eventId: target.eventId, error }));
   }
 }

@@ -5,6 +5,7 @@
  */
 import { stripMention } from './mention.js';
 import { turnFiles } from './files.js';
+import { firingOf } from '../schedule/envelope.js';
 import type { CopyRole, TurnRequest } from './types.js';
 
 export interface MessageEvent {
@@ -29,6 +30,10 @@ export interface EnvelopeFields {
   autohub_catchup?: boolean;
   /** A turn a stopping copy journaled mid-run: it may have posted, so the thread is read first. */
   autohub_recovered?: boolean;
+  /** A schedule's firing (lib/schedule/envelope.ts). */
+  autohub_schedule?: unknown;
+  /** A turn resumed by an answer to its ctx.ask (lib/ask). */
+  autohub_resume?: unknown;
 }
 
 /** A direct message, whatever event brought it: `message.im`, or `app_mention` (no channel_type) in a DM's channel. */
@@ -45,13 +50,32 @@ export function turnRequest(
   body: EnvelopeFields,
   o: { copy: { role: CopyRole; instance: string }; botUserId?: string | undefined; botToken?: string | undefined; fetch?: typeof fetch },
 ): TurnRequest {
+  const firing = firingOf(body);
+  if (firing) {
+    // A schedule's turn: nobody wrote; its answer is a new message at the top level.
+    return {
+      text: '',
+      user: event.user,
+      channel: event.channel,
+      threadTs: '',
+      ts: event.ts,
+      eventId: body.event_id ?? 'unknown',
+      via: 'schedule',
+      late: firing.late,
+      files: [],
+      copy: o.copy,
+      schedule: { name: firing.name, slot: firing.slot },
+    };
+  }
+  // A turn resumed by an answer (lib/ask) is the same turn: its own event id, not the answer's.
+  const resumed = (body.autohub_resume as { eventId?: unknown } | undefined)?.eventId;
   return {
     text: stripMention(event.text ?? '', o.botUserId),
     user: event.user,
     channel: event.channel,
     threadTs: threadOf(event),
     ts: event.ts,
-    eventId: body.event_id ?? 'unknown',
+    eventId: typeof resumed === 'string' ? resumed : (body.event_id ?? 'unknown'),
     via: isDirect(event) ? 'dm' : 'mention',
     late: body.autohub_catchup === true,
     files: turnFiles(event, { token: o.botToken ?? '', ...(o.fetch ? { fetch: o.fetch } : {}) }),

@@ -118,3 +118,59 @@ export async function checkThread(
   }
   return {};
 }
+
+/**
+ * checkThread for an answer posted at the top level (a schedule's): the
+ * channel's messages since the slot (`sinceTs`, conversations.history, Tier
+ * 3, 200 a page), read for this turn's metadata. The posts a dead owner made
+ * are found by their parts; nothing without metadata is taken for the
+ * answer (a top-level answer is posted, never streamed, so it always has some).
+ */
+export async function checkTopLevel(client: Pick<WebClient, 'conversations' | 'users'>, target: ReplyTarget, sinceTs: string): Promise<ThreadCheck> {
+  const channel = isUserId(target.channel) ? await imWith(client, target.channel) : target.channel;
+  // No DM with the person yet: nothing was posted to them.
+  if (channel === undefined) return {};
+  let cursor: string | undefined;
+  const seen = new Set<string>();
+  const parts = new Map<number, string>();
+  let final: string | undefined;
+  for (let page = 0; page < MAX_PAGES; page++) {
+    const result = await client.conversations.history({
+      channel,
+      oldest: sinceTs,
+      include_all_metadata: true,
+      limit: 200,
+      ...(cursor ? { cursor } : {}),
+    });
+    for (const m of (result.messages ?? []) as ThreadMessage[]) {
+      const part = m.ts ? partOf(m) : undefined;
+      if (!part || part.event_id !== target.eventId || part.note) continue;
+      if (!parts.has(part.part)) parts.set(part.part, m.ts!);
+      if (part.final) final = m.ts;
+    }
+    cursor = result.response_metadata?.next_cursor || undefined;
+    if (!result.has_more || !cursor || seen.has(cursor)) break;
+    seen.add(cursor);
+  }
+  if (final !== undefined) return { reply: parts.get(0) ?? final };
+  if (parts.size > 0) return { parts: [...parts].sort(([a], [b]) => a - b).map(([, ts]) => ts) };
+  return {};
+}
+
+/** A user id (a DM schedule's target), not a conversation's. */
+const isUserId = (id: string) => /^[UW][A-Z0-9]+$/.test(id);
+
+/** The bot's DM with `user` (users.conversations, im:read, 200 a page: Slack refuses over 999), or undefined when it has none. */
+async function imWith(client: Pick<WebClient, 'users'>, user: string): Promise<string | undefined> {
+  let cursor: string | undefined;
+  const seen = new Set<string>();
+  for (let page = 0; page < MAX_PAGES; page++) {
+    const result = await client.users.conversations({ types: 'im', limit: 200, ...(cursor ? { cursor } : {}) });
+    const im = (result.channels ?? []).find((c) => c.user === user);
+    if (im?.id) return im.id;
+    cursor = result.response_metadata?.next_cursor || undefined;
+    if (!cursor || seen.has(cursor)) return undefined;
+    seen.add(cursor);
+  }
+  return undefined;
+}

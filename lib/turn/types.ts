@@ -11,6 +11,8 @@ import type { Logger } from '../log/index.js';
 import type { ReplyChunk, TaskDisplayMode } from './tasks.js';
 import type { StepRun } from './steps.js';
 import type { TurnHandle } from './handle.js';
+import type { ScheduleSpec } from '../schedule/spec.js';
+import type { AskAnswer, AskQuestion } from '../ask/question.js';
 
 export type CopyRole = 'hub' | 'cloud';
 
@@ -37,8 +39,8 @@ export interface TurnRequest {
   ts: string;
   /** The delivery's event id (stable across Slack's retries, takeovers and replays). */
   eventId: string;
-  /** 'mention' for an @mention in a channel, 'dm' for a direct message. */
-  via: 'mention' | 'dm';
+  /** 'mention' for an @mention in a channel, 'dm' for a direct message, 'schedule' for a slot of the module's `schedules`. */
+  via: 'mention' | 'dm' | 'schedule';
   /** Found by the catch-up sweep after an outage (the reply then says it comes late). */
   late: boolean;
   /** Files shared with the message. */
@@ -51,6 +53,12 @@ export interface TurnRequest {
    * copy answers sees the same. Undefined outside an assistant thread.
    */
   context?: ThreadContext | undefined;
+  /**
+   * A schedule's firing (`via === 'schedule'`): its name and slot (the firing's scheduled time, ISO 8601, UTC).
+   * Its answer is posted at the top level of the schedule's channel or DM (`threadTs` is empty); `late` says
+   * the slot was missed while no copy ran. Undefined for a message.
+   */
+  schedule?: { name: string; slot: string } | undefined;
 }
 
 /** One message of the thread so far, oldest first. */
@@ -84,6 +92,18 @@ export interface TurnContext {
   /** The rate-limit-aware WebClient, fenced: its writes leave only while this copy holds the turn. */
   client: WebClient;
   log: Logger;
+  /**
+   * Ask a person and wait, parked durably: posts `text` in the turn's thread with one button per choice and
+   * ends this run (no slot held, nothing renewed). A click by one of `from` (default: the person the bot is
+   * answering), on either copy, runs the turn again from the top: earlier steps come back from ctx.step, and
+   * this call returns `{ choice, user }`; past `timeoutMs` (default an hour, at most 23 h) it returns `{ timedOut: true }`.
+   */
+  ask(question: AskQuestion): Promise<AskAnswer>;
+  /**
+   * Wait `ms` (1 s to 23 h), parked as ctx.ask parks: this run ends, and the turn runs again from the top once
+   * the time is up, on whichever copy is up then; earlier steps come back from ctx.step, and this call returns.
+   */
+  sleep(ms: number): Promise<void>;
 }
 
 /**
@@ -117,6 +137,8 @@ export interface TurnModule extends AiAppExports {
   concurrency?: TurnConcurrency;
   /** How Slack shows the turn's tasks: `timeline` (cards between the text) or `plan` (one plan block). Set, every stream sends `chunks`. */
   taskDisplayMode?: TaskDisplayMode;
+  /** Turns that start on their own: each slot runs once across the copies (lib/schedule). @default none */
+  schedules?: readonly ScheduleSpec[];
 }
 
 /** What a bot module's `register(app, helpers)` gets besides the Bolt app (app/parts.ts builds it). */

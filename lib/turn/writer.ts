@@ -89,6 +89,8 @@ export class ReplyWriter {
 
   /** Whether a stream may start now (not throttled, not refused in this channel). */
   #canStream(): boolean {
+    // chat.startStream takes a thread_ts: a top-level answer (a schedule's) is posted.
+    if (!this.target.threadTs) return false;
     return !(this.o.noStream?.has(this.target.channel) || this.o.closed('chat.startStream') || this.o.closed('chat.stopStream'));
   }
 
@@ -148,7 +150,8 @@ export class ReplyWriter {
       const last = i === pieces.length - 1;
       const result = await this.client.chat.postMessage({
         channel: this.target.channel,
-        thread_ts: this.target.threadTs,
+        // A schedule's answer has no thread: a new message at the top level.
+        ...(this.target.threadTs ? { thread_ts: this.target.threadTs } : {}),
         ...this.#withBlocks(piece, i === 0 ? tasks : [], last ? blocks : undefined, 'post'),
         metadata: partMetadata(this.target.eventId, from + i, last),
       } as never);

@@ -150,6 +150,8 @@ const ctxOf = (book: StepBook, signal: AbortSignal = new AbortController().signa
   signal,
   history: async () => HISTORY,
   step: (name, fn) => book.run(name, fn),
+  ask: async () => ({ timedOut: true }),
+  sleep: async () => {},
   client: slack,
   log: silentLogger,
 });
