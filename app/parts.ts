@@ -19,7 +19,16 @@ import { OwnerNotices, type NoticeCause } from '../lib/notice/index.js';
 import { STATUS_KEYS, type CopyRecord, type PeerView } from '../lib/status/index.js';
 import { createSealer, type SharedStore } from '../lib/store/index.js';
 import type { LoopDelay, Sleep } from '../lib/time/index.js';
-import { AssistantThreads, StatusBook, TurnHandle, type TurnHandleOptions, type StatusTimers, type TakeTurn, type TurnModule } from '../lib/turn/index.js';
+import {
+  AssistantThreads,
+  BotLoops,
+  StatusBook,
+  TurnHandle,
+  type TurnHandleOptions,
+  type StatusTimers,
+  type TakeTurn,
+  type TurnModule,
+} from '../lib/turn/index.js';
 import { resilientAuthorize } from './authorize.js';
 import { announceDeadLetter, announceNotice } from './listeners/announce.js';
 import { registerCommand } from './listeners/command.js';
@@ -345,7 +354,7 @@ export function buildPeerWatch(o: {
 
 /** The Bolt app on the receiver, with autohub's listeners and the bot's own; `registered` settles when the bot's register does. */
 export function buildApp(o: {
-  config: Pick<AppConfig, 'botToken' | 'owners'>;
+  config: Pick<AppConfig, 'botToken' | 'owners' | 'allowBots'>;
   receiver: FailoverReceiver;
   clientOptions: WebClientOptions;
   client: WebClient;
@@ -372,7 +381,7 @@ export function buildApp(o: {
     log.debug('bolt.error', { code: error.code });
     throw error;
   });
-  registerConversation(app, log, { turn: bot.takeTurn });
+  registerConversation(app, log, { turn: bot.takeTurn, allowBots: o.config.allowBots, loops: new BotLoops({ store: o.store }) });
   if (o.ai) registerAssistant(app, { bot, threads: o.ai.threads, client: o.client, log });
   // Your module's own listeners: every delivery they see was claimed first, and events hold a lease.
   const helpers: RegisterHelpers = {

@@ -16,6 +16,11 @@ export interface MentionOptions {
   channelType?: 'im' | 'channel';
   /** The person's own team when it is not the workspace's (a Slack Connect user): the event's `user_team`. */
   userTeam?: string;
+  /**
+   * Written by an app, not a person: the event carries its `bot_id`, `app_id` and `bot_profile`, and
+   * `user` is its bot user (a bot's message as https://docs.slack.dev/reference/objects/message-object shows it).
+   */
+  by?: { user: string; bot_id: string; app_id: string; name?: string };
 }
 
 export function mentionEnvelope(o: MentionOptions): Record<string, unknown> {
@@ -37,6 +42,14 @@ export function mentionEnvelope(o: MentionOptions): Record<string, unknown> {
       ...(o.threadTs ? { thread_ts: o.threadTs } : {}),
       ...(o.channelType ? { channel_type: o.channelType } : {}),
       ...(o.userTeam ? { user_team: o.userTeam, source_team: o.userTeam } : {}),
+      ...(o.by
+        ? {
+            user: o.by.user,
+            bot_id: o.by.bot_id,
+            app_id: o.by.app_id,
+            bot_profile: { id: o.by.bot_id, app_id: o.by.app_id, name: o.by.name ?? 'a bot', team_id: team, deleted: false },
+          }
+        : {}),
     },
   };
 }

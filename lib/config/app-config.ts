@@ -8,6 +8,7 @@ import { DEFAULT_COMMAND_MS, deriveStoreKey, type Role, type UpstashSettings } f
 import { ConfigError } from '../errors/index.js';
 import type { Level } from '../log/index.js';
 import { DEFAULT_MAX_REPLY_CHARS } from '../turn/reply-cap.js';
+import { parseAllowBots, type AllowBots } from '../turn/bots.js';
 import { readEnum, readInt, readRaw, readRequired, readUrl, shownUrl, type Env } from '../env/index.js';
 import { SettingsReader } from './collect.js';
 
@@ -47,6 +48,8 @@ export interface AppConfig {
   maxTurns: number;
   /** The hub sends new event deliveries back to the edge (503 busy) while this many turns wait here; 0: never. */
   shedAt: number;
+  /** AUTOHUB_ALLOW_BOTS: the other apps whose @mentions and DMs are turns (`*`: all); empty: none. */
+  allowBots: AllowBots;
   /** Slack user ids told of dead letters by DM, and the only ones shown the status page; empty: everyone. */
   owners: string[];
   /** The other copy's base URL, watched through its health route (no store command) for fast takeovers. */
@@ -147,6 +150,13 @@ function readOwners(env: Env): string[] {
     throw new ConfigError('AUTOHUB_OWNER', 'one or more Slack user ids separated by commas, e.g. U012ABCDEF', bad ?? value);
   }
   return ids;
+}
+
+function readAllowBots(env: Env): AllowBots {
+  const allow = parseAllowBots(readRaw(env, 'AUTOHUB_ALLOW_BOTS'));
+  if (typeof allow === 'object' && 'bad' in allow)
+    throw new ConfigError('AUTOHUB_ALLOW_BOTS', "* or bot ids separated by commas, e.g. B012ABCDEF (a message's bot_id)", allow.bad);
+  return allow;
 }
 
 function readPeer(env: Env): AppConfig['peer'] {
@@ -299,6 +309,7 @@ export function parseAppConfig(env: Env): AppConfig {
     // Only the hub hands work on: the cloud copy is the edge's last resort and takes whatever comes.
     shedAt: Math.min(int('AUTOHUB_SHED_AT', 0, { min: 0, max: 100_000 }), role === 'hub' ? Infinity : 0),
     owners: take(() => readOwners(env), []),
+    allowBots: take(() => readAllowBots(env), new Set<string>()),
     peer: take(() => readPeer(env), null),
     healthToken: take(() => readHealthToken(env), null),
     legs: take(() => readLegs(env), null),

@@ -12,6 +12,7 @@ export {
   SWEEP_LOCK_KEY,
   assistantOnceKey,
   assistantThreadKey,
+  botLoopKey,
   eventKey,
   feedbackHeardKey,
   messageKey,

@@ -135,3 +135,11 @@ export function feedbackHeardKey(team: string | undefined, triggerId: string): s
 export function assistantOnceKey(what: 'prompts' | 'title', channel: string, threadTs: string): string {
   return `${PREFIX}:assistant:${part(what)}:${part(channel)}:${part(threadTs)}`;
 }
+
+/**
+ * The messages of other apps (listed in AUTOHUB_ALLOW_BOTS) in one thread within a window, by ts
+ * (lib/turn/bots.ts): a thread where bots answer each other past a bound stops.
+ */
+export function botLoopKey(team: string | undefined, channel: string, threadTs: string): string {
+  return `${PREFIX}:bots:${part(team)}:${part(channel)}:${part(threadTs)}`;
+}

@@ -56,6 +56,13 @@ export const STORE_LIMITS = Object.freeze({
    * last change, so a person coming back to a thread a few weeks later still gets what they were looking at.
    */
   assistantThreadTtlSeconds: 30 * DAY,
+  /**
+   * Messages of listed bots (AUTOHUB_ALLOW_BOTS) answered in one thread within the window from the
+   * first (lib/turn/bots.ts): two agents take a few seconds a round, so 10 rounds in 5 minutes is a
+   * conversation no person steers. The 11th gets one note, later ones nothing until the window lapses.
+   */
+  botLoopTurns: 10,
+  botLoopWindowSeconds: 5 * 60,
 });
 
 export type StoreLimits = typeof STORE_LIMITS;

@@ -390,6 +390,15 @@ export class TurnHandle {
    * cannot be fenced). Resolves with the reply's ts.
    */
   async answerSkipped(body: Record<string, unknown>): Promise<string | null> {
+    return this.answerNote(body, SKIPPED_NOTE);
+  }
+
+  /**
+   * The turn's whole reply is one short note (`text`), tagged final so a takeover's thread check finds
+   * it answered, and the turn is finished with it; read first, as answerSkipped's, when the run may
+   * have been answered. Resolves with the reply's ts.
+   */
+  async answerNote(body: Record<string, unknown>, text: string): Promise<string | null> {
     const event = body.event as { channel: string; ts: string; thread_ts?: string };
     const target = { channel: event.channel, threadTs: threadOf(event), eventId: String(body.event_id ?? '') };
     this.#target = target;
@@ -399,7 +408,7 @@ export class TurnHandle {
       const posted = await this.client.chat.postMessage({
         channel: target.channel,
         thread_ts: target.threadTs,
-        text: SKIPPED_NOTE,
+        text,
         metadata: partMetadata(target.eventId, 0, true),
       });
       ts = posted.ts ?? null;

@@ -657,6 +657,20 @@ describe.each([inProcess, overRedis()])('the store contract, on the $name store'
       expect(await x.b.noteNewest(k, 'first', '000001700000001999999', 60)).toBe(true);
     });
 
+    it('tally counts the members of a window that does not slide: a member added twice counts once, and the window lapses from its first member', async () => {
+      const x = store.open();
+      const k = 'autohub:test:tally';
+      expect(await x.a.tally(k, 'Ev1', 60)).toBe(1);
+      expect(await x.b.tally(k, 'Ev2', 60)).toBe(2);
+      // A retry of one turn (another copy, a takeover) is not a second one.
+      expect(await x.b.tally(k, 'Ev1', 60)).toBe(2);
+      await x.elapse(40 * SECOND);
+      expect(await x.a.tally(k, 'Ev3', 60)).toBe(3);
+      // 60 s after the first member, not after the last: a loop is counted within its window, then afresh.
+      await x.elapse(20 * SECOND);
+      expect(await x.a.tally(k, 'Ev4', 60)).toBe(1);
+    });
+
     it('30 concurrent noteNewest writes from two handles, in any order, leave the one with the highest order', async () => {
       const { a, b } = store.open();
       const k = 'autohub:test:newest-race';
