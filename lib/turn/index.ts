@@ -27,8 +27,18 @@ export type {
   TurnReply,
   TurnRequest,
 } from './types.js';
-export { readChunk, stepTask, TaskBoard, TASK_DISPLAY_MODES } from './tasks.js';
-export type { MarkdownTextChunk, PlanUpdateChunk, ReplyChunk, TaskDisplayMode, TaskSource, TaskStatus, TaskUpdateChunk } from './tasks.js';
+export { BLOCKS_CHUNK_MAX, readChunk, statusOnly, stepTask, TaskBoard, TASK_DISPLAY_MODES } from './tasks.js';
+export type {
+  BlocksChunk,
+  BoardChunk,
+  MarkdownTextChunk,
+  PlanUpdateChunk,
+  ReplyChunk,
+  TaskDisplayMode,
+  TaskSource,
+  TaskStatus,
+  TaskUpdateChunk,
+} from './tasks.js';
 // Slack's AI-app surface: the thinking status, assistant threads, feedback.
 export { aiExportsOf, aiExportsProblem, clampLoadingMessages, clampPrompts, defaultTitle, TITLE_MAX } from './ai-exports.js';
 export { AiTurn } from './ai-turn.js';

@@ -128,7 +128,7 @@ export interface StepOptions {
   task?: string | { title: string; details?: string };
 }
 
-export type { ReplyChunk, TaskDisplayMode, TaskStatus, TaskUpdateChunk, PlanUpdateChunk, MarkdownTextChunk } from './tasks.js';
+export type { BlocksChunk, ReplyChunk, TaskDisplayMode, TaskStatus, TaskUpdateChunk, PlanUpdateChunk, MarkdownTextChunk } from './tasks.js';
 
 // ---------------------------------------------------------------------------
 // Slack's AI-app surface: the thinking status, assistant threads (the split
