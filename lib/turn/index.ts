@@ -22,6 +22,7 @@ export type {
   ReplyWithBlocks,
   TakeTurn,
   TurnContext,
+  TurnEvent,
   TurnFile,
   TurnModule,
   TurnReply,

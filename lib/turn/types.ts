@@ -5,6 +5,7 @@
  * that keeps a copy that lost the turn from writing) is the turn handle's job
  * (lib/turn/handle.ts), built by the runner for every turn, whatever its origin.
  */
+import type { types as SlackTypes } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../log/index.js';
 import type { ReplyChunk, TaskDisplayMode } from './tasks.js';
@@ -43,7 +44,19 @@ export interface TurnRequest {
   files: TurnFile[];
   /** Which copy is answering. */
   copy: { role: CopyRole; instance: string };
+  /**
+   * The message event's `action_token`, for Slack's Real-time Search API (`assistant.search.context`:
+   * "Send action_token as received in a message event", web-api's AssistantSearchContextArguments).
+   * Short-lived: a retry or a takeover much later may find it refused. Undefined when Slack sent none.
+   * (Optional in the type only so that a request built by hand, in a bot's own tests, still compiles.)
+   */
+  actionToken?: string | undefined;
+  /** The event Slack sent (an `app_mention`, or a `message` in a DM), as it came: what autohub reads, and all the rest. Always set by autohub. */
+  event?: Readonly<TurnEvent>;
 }
+
+/** The events a turn answers, as `@slack/types` 3.2 (re-exported by Bolt) types them. */
+export type TurnEvent = SlackTypes.AppMentionEvent | SlackTypes.MessageEvent;
 
 /** One message of the thread so far, oldest first. */
 export interface HistoryMessage {
