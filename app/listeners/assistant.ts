@@ -1,5 +1,14 @@
 /**
- * Slack's AI-app events: an assistant thread opening (`assistant_thread_started`:
+ * Slack's AI-app events, both experiences, decided by which events arrive (no setting):
+ *
+ * The Agent messaging experience (the manifest's `agent_view`, Slack's default from now on;
+ * https://docs.slack.dev/ai/migrating-to-agent-messaging): a DM opened (`app_home_opened` with
+ * `tab: "messages"`, which "replaces the assistant_thread_started event"): its suggested prompts set
+ * without a `thread_ts` ("Including it in a call for an agent app will cause the call to silently
+ * fail", assistant.threads.setSuggestedPrompts), once across the copies; and what the person is
+ * looking at (`app_context_changed`, and the opening's own `context`), kept for their next turns.
+ *
+ * The Assistant messaging experience (`assistant_view`, to be deprecated): an assistant thread opening (`assistant_thread_started`:
  * its context kept, its suggested prompts set once across the copies), the
  * person moving around Slack with it open (`assistant_thread_context_changed`:
  * the context kept for the thread's next turns), and a click on feedback
@@ -16,6 +25,7 @@ import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../../lib/log/index.js';
 import type { TurnContext } from '../../lib/runner/index.js';
 import {
+  agentContextOf,
   clampPrompts,
   contextOf,
   feedbackOf,
@@ -44,10 +54,28 @@ function clickTeam(body: Record<string, unknown>): string | undefined {
 }
 
 /** The thread an assistant event is about; undefined when Slack's event lacks its channel or thread. */
-function threadOf(event: AssistantThreadEvent): AssistantThread | undefined {
+function threadOf(event: AssistantThreadEvent): (AssistantThread & { threadTs: string }) | undefined {
   const t = event.assistant_thread;
   if (!t?.channel_id || !t.thread_ts) return undefined;
   return { channel: t.channel_id, threadTs: t.thread_ts, user: t.user_id, context: contextOf(t) };
+}
+
+/** `app_home_opened` and `app_context_changed` as `@slack/types` 3.2 types them (AppHomeOpenedEvent, AppContextChangedEvent), loosely read. */
+interface AgentEvent {
+  type?: string;
+  user?: string;
+  channel?: string;
+  tab?: string;
+  context?: { entities?: unknown };
+  event_ts?: string;
+}
+
+/** The person an agent event is about: the event's `user`, else the envelope's one authorization that is no bot (Slack's own example has only that). */
+function personOf(event: AgentEvent, body: unknown): string | undefined {
+  if (typeof event.user === 'string' && event.user !== '') return event.user;
+  const auths = (body as { authorizations?: Array<{ user_id?: unknown; is_bot?: unknown }> }).authorizations;
+  const person = Array.isArray(auths) ? auths.find((a) => a?.is_bot === false && typeof a.user_id === 'string') : undefined;
+  return person ? String(person.user_id) : undefined;
 }
 
 export function registerAssistant(
@@ -79,6 +107,43 @@ export function registerAssistant(
     const client = (context as Partial<TurnContext>).autohubTurn?.client ?? o.client;
     await client.assistant.threads.setSuggestedPrompts({ channel_id: thread.channel, thread_ts: thread.threadTs, prompts: prompts as never });
     log.info('assistant.prompts_set', { eventId, count: prompts.length });
+  });
+
+  // The Agent messaging experience: a DM with the app opened. The App Home tab (tab "home") is app/listeners/home.ts's.
+  app.event('app_home_opened', async ({ event, body, context }) => {
+    const opened = event as AgentEvent;
+    if (opened.tab !== 'messages' || !opened.channel) return;
+    const { eventId, eventTime } = envelopeOf(body);
+    const user = personOf(opened, body);
+    const seen = opened.context ? agentContextOf(opened.context) : { channel: undefined, team: undefined, enterprise: undefined };
+    if (user && opened.context) await threads.keepAgent(user, seen, orderOf(opened.event_ts, eventTime));
+    if (bot.prompts === undefined) return;
+    // Two deliveries of one opening (two event ids, two copies) set its prompts once: the first take wins.
+    if (!(await threads.firstOpen(opened.channel, opened.event_ts ?? eventId, eventId))) {
+      return void log.info('assistant.prompts_set_already', { eventId });
+    }
+    const dm: AssistantThread = { channel: opened.channel, threadTs: undefined, user, context: seen };
+    let prompts: ReturnType<typeof clampPrompts>;
+    try {
+      prompts = clampPrompts(typeof bot.prompts === 'function' ? await bot.prompts(dm) : bot.prompts);
+    } catch (error) {
+      return void log.warn('assistant.prompts_failed', { eventId, error });
+    }
+    if (prompts.length === 0) return;
+    const client = (context as Partial<TurnContext>).autohubTurn?.client ?? o.client;
+    // No thread_ts: web-api 8.2 types it as required (the assistant view's), Slack's page as optional and fatal here.
+    await client.assistant.threads.setSuggestedPrompts({ channel_id: opened.channel, prompts } as never);
+    log.info('assistant.prompts_set', { eventId, count: prompts.length, experience: 'agent' });
+  });
+
+  app.event('app_context_changed', async ({ event, body }) => {
+    const changed = event as AgentEvent;
+    const { eventId, eventTime } = envelopeOf(body);
+    const user = personOf(changed, body);
+    if (!user) return void log.warn('assistant.context_unreadable', { eventId, detail: 'no user in the event or its authorizations' });
+    const kept = await threads.keepAgent(user, agentContextOf(changed.context), orderOf(changed.event_ts, eventTime));
+    if (kept === false) return void log.info('assistant.context_older', { eventId, detail: "a later change of this person's context is kept" });
+    log.info('assistant.context_kept', { eventId, experience: 'agent', ...(kept === undefined ? { stored: false } : {}) });
   });
 
   app.event('assistant_thread_context_changed', async ({ event, body }) => {

@@ -191,6 +191,44 @@ export function assistantThreadEnvelope(o: {
   };
 }
 
+/**
+ * The Agent messaging experience's events, as Slack sends them (https://docs.slack.dev/ai/migrating-to-agent-messaging):
+ * a DM with the app opened, `app_home_opened` with `tab: "messages"` (`@slack/types` 3.2 AppHomeOpenedEvent:
+ * `user`, `channel`, `tab`, `context`, `event_ts`), and the person moving around Slack, `app_context_changed`
+ * (https://docs.slack.dev/reference/events/app_context_changed: `context.entities` "ordered by relevance",
+ * `{}` when none; the envelope's `authorizations` name the person). `viewing`: the channel they look at.
+ */
+export function agentEnvelope(o: {
+  eventId: string;
+  type: 'app_home_opened' | 'app_context_changed';
+  /** app_home_opened's tab. @default 'messages' */
+  tab?: 'home' | 'messages';
+  channel?: string;
+  user?: string;
+  team?: string;
+  viewing?: string;
+  eventTs?: string;
+}): Record<string, unknown> {
+  const team = o.team ?? 'T0AUTOHUB';
+  const user = o.user ?? 'U0PERSON';
+  const eventTs = o.eventTs ?? nextEventTs();
+  const context = o.viewing ? { entities: [{ type: 'slack#/types/channel_id', value: o.viewing, team_id: team }] } : {};
+  const event =
+    o.type === 'app_home_opened'
+      ? { type: 'app_home_opened', user, channel: o.channel ?? 'D0PERSON', tab: o.tab ?? 'messages', context, event_ts: eventTs }
+      : { type: 'app_context_changed', user, channel: o.channel ?? 'D0PERSON', context, event_ts: eventTs };
+  return {
+    token: 'legacy-verification-token',
+    team_id: team,
+    api_app_id: 'A0AUTOHUB',
+    type: 'event_callback',
+    event_id: o.eventId,
+    event_time: Math.floor(Number(eventTs)),
+    authorizations: [{ team_id: team, user_id: user, is_bot: false, is_enterprise_install: false }],
+    event,
+  };
+}
+
 /** The feedback buttons an answer ends with: a `context_actions` block holding a `feedback_buttons` element. */
 export function feedbackBlocks(o: { actionId?: string; positive?: string; negative?: string } = {}): Record<string, unknown>[] {
   return [

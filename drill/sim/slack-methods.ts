@@ -350,7 +350,9 @@ export const SLACK_METHODS: readonly MethodRow[] = [
   {
     method: 'assistant.threads.setSuggestedPrompts',
     doc: `${DOCS}assistant.threads.setSuggestedPrompts`,
-    calledFrom: ["app/listeners/assistant.ts (assistant_thread_started: the bot's `prompts`, once a thread)"],
+    calledFrom: [
+      "app/listeners/assistant.ts (app_home_opened, tab messages: the bot's `prompts`, once an opening, no thread_ts; assistant_thread_started: once a thread)",
+    ],
     tier: 'Tier 4',
     args: {
       channel_id: { required: true, missing: 'channel_not_found' },
@@ -363,7 +365,7 @@ export const SLACK_METHODS: readonly MethodRow[] = [
     notSimulated: ['invalid_thread_ts', 'message_not_found'],
     silent: [
       '"Use this method to set up to four suggested prompts", with no error code for more: the fake answers invalid_arguments past 4, and for a prompt without a `title` or a `message`.',
-      "`thread_ts` is for the assistant view (the manifest's `assistant_view`, which autohub declares); with an agent view Slack ignores the call silently. The fake keeps the prompts by thread.",
+      '`thread_ts`: "should only be used in the legacy assistant messaging experience. Including it in a call for an agent app will cause the call to silently fail"; without it "the prompts will be set for the latest message in the channel". web-api 8.2 types it as required. The fake keeps the prompts by thread, or by the channel alone (promptsOf(channel, \'\')) without one; it cannot tell an agent app from an assistant one, so it does not fail the call with one.',
     ],
   },
   {

@@ -10,6 +10,8 @@ export {
   LEGS_LOCK_KEY,
   STATUS_KEYS,
   SWEEP_LOCK_KEY,
+  agentContextKey,
+  agentOpenedKey,
   assistantOnceKey,
   assistantThreadKey,
   botLoopKey,

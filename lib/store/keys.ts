@@ -143,3 +143,16 @@ export function assistantOnceKey(what: 'prompts' | 'title', channel: string, thr
 export function botLoopKey(team: string | undefined, channel: string, threadTs: string): string {
   return `${PREFIX}:bots:${part(team)}:${part(channel)}:${part(threadTs)}`;
 }
+
+/**
+ * What a person is looking at in Slack, in the Agent messaging experience (`app_context_changed`, and the
+ * `context` of `app_home_opened`): kept by the person, since their DM with the app has no thread to key it by.
+ */
+export function agentContextKey(user: string): string {
+  return `${PREFIX}:agent:${part(user)}`;
+}
+
+/** Taken once per opening of a DM with the app (`app_home_opened`, tab `messages`), by the event that sets its prompts. */
+export function agentOpenedKey(channel: string, eventTs: string): string {
+  return `${PREFIX}:agent:opened:${part(channel)}:${part(eventTs)}`;
+}

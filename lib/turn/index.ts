@@ -44,7 +44,7 @@ export type {
 export { aiExportsOf, aiExportsProblem, clampLoadingMessages, clampPrompts, defaultTitle, TITLE_MAX } from './ai-exports.js';
 export { AiTurn } from './ai-turn.js';
 export type { TurnAi } from './ai-turn.js';
-export { AssistantThreads, contextOf, hearsClick, orderOf } from './assistant-threads.js';
+export { agentContextOf, AssistantThreads, contextOf, hearsClick, orderOf } from './assistant-threads.js';
 export type { ClickVerdict, ThreadStore } from './assistant-threads.js';
 export { feedbackOf } from './feedback.js';
 export { realTimers, refreshIn, StatusBook, STATUS_REFRESH_MS, ThinkingStatus } from './status.js';

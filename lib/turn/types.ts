@@ -162,8 +162,9 @@ export interface ThreadContext {
 export interface TurnRequest {
   /**
    * In an assistant thread (the split view): what the person was looking at
-   * as of the latest context change, kept in the shared store, so whichever
-   * copy answers sees the same. Undefined outside an assistant thread.
+   * as of the latest context change; in a DM of the Agent messaging
+   * experience, as of their latest `app_context_changed`. Kept in the shared
+   * store, so whichever copy answers sees the same. Undefined elsewhere.
    */
   context?: ThreadContext | undefined;
 }
@@ -174,11 +175,16 @@ export interface SuggestedPrompt {
   message: string;
 }
 
-/** An assistant thread as it opened (`assistant_thread_started`). */
+/**
+ * A DM with the bot as it opened: an assistant thread (`assistant_thread_started`, the Assistant messaging
+ * experience), or the DM itself (`app_home_opened` with `tab: "messages"`, the Agent messaging experience,
+ * which has no thread: `threadTs` undefined, and the prompts go to the DM).
+ */
 export interface AssistantThread {
   /** The DM channel the thread is in. */
   channel: string;
-  threadTs: string;
+  /** The assistant thread's ts; undefined in the Agent messaging experience. */
+  threadTs: string | undefined;
   /** The person who opened it. */
   user: string | undefined;
   context: ThreadContext;
