@@ -182,6 +182,7 @@ export function turnHandles(
       interruptible: o.interruptible,
       now: o.now,
       ai: o.ai?.turn,
+      notes: o.ai?.turn.bot.notes,
     });
 }
 

@@ -80,49 +80,36 @@ function personOf(event: AgentEvent, body: unknown): string | undefined {
 
 export function registerAssistant(
   app: App,
-  o: { bot: Pick<AiAppExports, 'prompts' | 'onFeedback'>; threads: AssistantThreads; client: WebClient; log: Logger },
+  o: {
+    bot: Pick<AiAppExports, 'prompts' | 'promptsTitle' | 'greeting' | 'onFeedback'>;
+    threads: AssistantThreads;
+    client: WebClient;
+    log: Logger;
+  },
 ): void {
   const { bot, threads, log } = o;
 
-  app.event('assistant_thread_started', async ({ event, body, context }) => {
-    const thread = threadOf(event as AssistantThreadEvent);
-    const { eventId, eventTime } = envelopeOf(body);
-    if (!thread) return void log.warn('assistant.thread_unreadable', { eventId });
-    // A change handled before the start (out of order) is newer: the start's context does not overwrite it.
-    await threads.keep(thread.channel, thread.threadTs, thread.context, orderOf((event as AssistantThreadEvent).event_ts, eventTime));
+  /**
+   * A DM opened (an assistant thread, or the agent view's DM): the bot's greeting, then its prompts under
+   * its heading (set without a thread, the agent view's prompts go to "the latest message in the channel":
+   * the greeting). `greet` and `prompt` say whether this delivery is the one that does each, across copies.
+   * The bot's own function failing skips what it was for; nothing is retried for it.
+   */
+  async function opened(dm: AssistantThread, eventId: string, client: WebClient, once: { greet: () => Promise<boolean>; prompt: () => Promise<boolean> }) {
+    const experience = dm.threadTs === undefined ? 'agent' : 'assistant';
+    if (bot.greeting !== undefined && (await once.greet())) {
+      try {
+        const text = typeof bot.greeting === 'function' ? await bot.greeting(dm) : bot.greeting;
+        if (typeof text === 'string' && text.trim() !== '') {
+          await client.chat.postMessage({ channel: dm.channel, text, ...(dm.threadTs ? { thread_ts: dm.threadTs } : {}) });
+          log.info('assistant.greeted', { eventId, experience });
+        }
+      } catch (error) {
+        log.warn('assistant.greeting_failed', { eventId, error });
+      }
+    }
     if (bot.prompts === undefined) return;
-    // Two deliveries of one thread's start (two event ids, two copies) set its prompts once: the first take wins.
-    if (!(await threads.firstStart(thread.channel, thread.threadTs, eventId))) {
-      return void log.info('assistant.prompts_set_already', { eventId });
-    }
-    let prompts: ReturnType<typeof clampPrompts>;
-    try {
-      prompts = clampPrompts(typeof bot.prompts === 'function' ? await bot.prompts(thread) : bot.prompts);
-    } catch (error) {
-      // The bot's own function failed: the thread opens without prompts, and nothing is retried for it.
-      return void log.warn('assistant.prompts_failed', { eventId, error });
-    }
-    if (prompts.length === 0) return;
-    // Fenced by the event's lease: a copy that lost it stands down before this leaves.
-    const client = (context as Partial<TurnContext>).autohubTurn?.client ?? o.client;
-    await client.assistant.threads.setSuggestedPrompts({ channel_id: thread.channel, thread_ts: thread.threadTs, prompts: prompts as never });
-    log.info('assistant.prompts_set', { eventId, count: prompts.length });
-  });
-
-  // The Agent messaging experience: a DM with the app opened. The App Home tab (tab "home") is app/listeners/home.ts's.
-  app.event('app_home_opened', async ({ event, body, context }) => {
-    const opened = event as AgentEvent;
-    if (opened.tab !== 'messages' || !opened.channel) return;
-    const { eventId, eventTime } = envelopeOf(body);
-    const user = personOf(opened, body);
-    const seen = opened.context ? agentContextOf(opened.context) : { channel: undefined, team: undefined, enterprise: undefined };
-    if (user && opened.context) await threads.keepAgent(user, seen, orderOf(opened.event_ts, eventTime));
-    if (bot.prompts === undefined) return;
-    // Two deliveries of one opening (two event ids, two copies) set its prompts once: the first take wins.
-    if (!(await threads.firstOpen(opened.channel, opened.event_ts ?? eventId, eventId))) {
-      return void log.info('assistant.prompts_set_already', { eventId });
-    }
-    const dm: AssistantThread = { channel: opened.channel, threadTs: undefined, user, context: seen };
+    if (!(await once.prompt())) return void log.info('assistant.prompts_set_already', { eventId });
     let prompts: ReturnType<typeof clampPrompts>;
     try {
       prompts = clampPrompts(typeof bot.prompts === 'function' ? await bot.prompts(dm) : bot.prompts);
@@ -130,10 +117,47 @@ export function registerAssistant(
       return void log.warn('assistant.prompts_failed', { eventId, error });
     }
     if (prompts.length === 0) return;
-    const client = (context as Partial<TurnContext>).autohubTurn?.client ?? o.client;
-    // No thread_ts: web-api 8.2 types it as required (the assistant view's), Slack's page as optional and fatal here.
-    await client.assistant.threads.setSuggestedPrompts({ channel_id: opened.channel, prompts } as never);
-    log.info('assistant.prompts_set', { eventId, count: prompts.length, experience: 'agent' });
+    // No thread_ts in the agent view: web-api 8.2 types it as required (the assistant view's), Slack's page as optional and fatal there.
+    await client.assistant.threads.setSuggestedPrompts({
+      channel_id: dm.channel,
+      prompts,
+      ...(dm.threadTs ? { thread_ts: dm.threadTs } : {}),
+      ...(bot.promptsTitle ? { title: bot.promptsTitle } : {}),
+    } as never);
+    log.info('assistant.prompts_set', { eventId, count: prompts.length, experience });
+  }
+
+  /** The delivery's client, fenced by the event's lease: a copy that lost it stands down before a write leaves. */
+  const clientOf = (context: unknown) => (context as Partial<TurnContext>).autohubTurn?.client ?? o.client;
+
+  app.event('assistant_thread_started', async ({ event, body, context }) => {
+    const thread = threadOf(event as AssistantThreadEvent);
+    const { eventId, eventTime } = envelopeOf(body);
+    if (!thread) return void log.warn('assistant.thread_unreadable', { eventId });
+    // A change handled before the start (out of order) is newer: the start's context does not overwrite it.
+    await threads.keep(thread.channel, thread.threadTs, thread.context, orderOf((event as AssistantThreadEvent).event_ts, eventTime));
+    if (bot.prompts === undefined && bot.greeting === undefined) return;
+    // Two deliveries of one thread's start (two event ids, two copies) greet and set its prompts once: the first take wins both.
+    const first = threads.firstStart(thread.channel, thread.threadTs, eventId);
+    await opened(thread, eventId, clientOf(context), { greet: () => first, prompt: () => first });
+  });
+
+  // The Agent messaging experience: a DM with the app opened. The App Home tab (tab "home") is app/listeners/home.ts's.
+  app.event('app_home_opened', async ({ event, body, context }) => {
+    const opening = event as AgentEvent;
+    if (opening.tab !== 'messages' || !opening.channel) return;
+    const channel = opening.channel;
+    const { eventId, eventTime } = envelopeOf(body);
+    const user = personOf(opening, body);
+    const seen = opening.context ? agentContextOf(opening.context) : { channel: undefined, team: undefined, enterprise: undefined };
+    if (user && opening.context) await threads.keepAgent(user, seen, orderOf(opening.event_ts, eventTime));
+    if (bot.prompts === undefined && bot.greeting === undefined) return;
+    const dm: AssistantThread = { channel, threadTs: undefined, user, context: seen };
+    // Prompts once per opening (two deliveries, two copies); the greeting once per DM (a DM is opened often).
+    await opened(dm, eventId, clientOf(context), {
+      greet: () => threads.firstGreeting(channel, eventId),
+      prompt: () => threads.firstOpen(channel, opening.event_ts ?? eventId, eventId),
+    });
   });
 
   app.event('app_context_changed', async ({ event, body }) => {

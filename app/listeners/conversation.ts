@@ -9,7 +9,6 @@ import type { Logger } from '../../lib/log/index.js';
 import type { AutohubContext } from '../turn-context.js';
 import {
   authorOf,
-  BOT_LOOP_NOTE,
   isDirect,
   isTurnOf,
   threadOf,
@@ -72,7 +71,7 @@ export function registerConversation(app: App<AutohubContext>, log: Logger, opti
       const verdict = await options.loops.verdict(where);
       if (verdict !== 'answer') {
         log.warn('turn.bot_loop', { eventId: envelope.event_id, botId: author.botId, verdict });
-        if (verdict === 'note') await handle.answerNote(body as Record<string, unknown>, BOT_LOOP_NOTE);
+        if (verdict === 'note') await handle.answerNote(body as Record<string, unknown>, handle.note('botLoop'));
         return;
       }
     }

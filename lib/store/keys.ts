@@ -131,8 +131,8 @@ export function feedbackHeardKey(team: string | undefined, triggerId: string): s
   return `${PREFIX}:feedback:${part(team)}:${part(triggerId)}`;
 }
 
-/** Taken once per assistant thread for `what` (its suggested prompts, its title), by the event that does it. */
-export function assistantOnceKey(what: 'prompts' | 'title', channel: string, threadTs: string): string {
+/** Taken once per assistant thread for `what` (its suggested prompts, its title; an agent view DM's greeting, `threadTs` 'dm'), by the event that does it. */
+export function assistantOnceKey(what: 'prompts' | 'title' | 'greeting', channel: string, threadTs: string): string {
   return `${PREFIX}:assistant:${part(what)}:${part(channel)}:${part(threadTs)}`;
 }
 

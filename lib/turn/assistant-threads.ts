@@ -213,6 +213,14 @@ export class AssistantThreads {
     return (await this.o.store.lock(agentOpenedKey(channel, eventTs), CLAIM_TTL_SECONDS, eventId).catch(() => undefined)) === true;
   }
 
+  /**
+   * True for the one delivery that greets a DM of the agent view, across copies, for the thread's life
+   * (30 days): a DM is opened often, and greeted once. False for any other, and when the store cannot answer.
+   */
+  async firstGreeting(channel: string, eventId: string): Promise<boolean> {
+    return (await this.o.store.lock(assistantOnceKey('greeting', channel, 'dm'), this.#ttl, eventId).catch(() => undefined)) === true;
+  }
+
   /** True for the one turn that titles the thread (its first answer), across copies. */
   async firstTitle(channel: string, threadTs: string, eventId: string): Promise<boolean> {
     const thread = `${channel}:${threadTs}`;

@@ -49,5 +49,5 @@ export type { ClickVerdict, ThreadStore } from './assistant-threads.js';
 export { feedbackOf } from './feedback.js';
 export { realTimers, refreshIn, StatusBook, STATUS_REFRESH_MS, ThinkingStatus } from './status.js';
 export type { StatusTimers } from './status.js';
-export { DEFAULT_STATUS, MAX_LOADING_MESSAGES, MAX_PROMPTS } from './types.js';
-export type { AiAppExports, AssistantThread, Feedback, FeedbackHelpers, SuggestedPrompt, ThreadContext } from './types.js';
+export { DEFAULT_STATUS, MAX_LOADING_MESSAGES, MAX_PROMPTS, TURN_NOTE_NAMES } from './types.js';
+export type { AiAppExports, AssistantThread, Feedback, FeedbackHelpers, SuggestedPrompt, ThreadContext, TurnNotes } from './types.js';

@@ -89,6 +89,12 @@ export interface TurnContext {
   /** The rate-limit-aware WebClient, fenced: its writes leave only while this copy holds the turn. */
   client: WebClient;
   log: Logger;
+  /**
+   * How Slack shows this turn's tasks (`timeline` or `plan`), set before the reply's first yield (a stream
+   * takes it at its start): the module's `taskDisplayMode` for this turn only. Any other value is the turn's
+   * bug (a TypeError). @default the module's `taskDisplayMode`
+   */
+  taskDisplayMode?: TaskDisplayMode | undefined;
 }
 
 /**
@@ -235,7 +241,36 @@ export interface AiAppExports {
   title?: (request: TurnRequest, answer: string) => string | Promise<string>;
   /** Called once per click on a `feedback_buttons` element under one of the bot's answers, whichever copy got it. */
   onFeedback?: (feedback: Feedback, helpers: FeedbackHelpers) => void | Promise<void>;
+  /** The heading over the suggested prompts (assistant.threads.setSuggestedPrompts' `title`: "Suggested Prompts", "Related Questions"). @default none */
+  promptsTitle?: string;
+  /**
+   * Posted once when a person opens an assistant thread (in it), or a DM with the app in the agent view (once a
+   * DM, for 30 days), whichever copy sees it, before the prompts: a string, or a function of the thread. @default none
+   */
+  greeting?: string | ((thread: AssistantThread) => string | Promise<string>);
+  /** The bot's own words for the notes autohub posts (each a string; the rest stay autohub's). @default autohub's */
+  notes?: Partial<TurnNotes>;
 }
+
+/** The notes autohub posts in a thread, by name: what a module's `notes` may reword. */
+export interface TurnNotes {
+  /** The first line of a reply found by the catch-up sweep. */
+  late: string;
+  /** The turn could not be answered (a dead letter). */
+  dead: string;
+  /** The turn is being retried for long. */
+  retrying: string;
+  /** The turn was skipped past its conversation's bound (a newer message is answered). */
+  skipped: string;
+  /** Added to a message a failed run left open; the next run rewrites it. */
+  interrupted: string;
+  /** Added to a message cut off past its deadline, or by a newer message. */
+  cutOff: string;
+  /** Bots answered each other past the bound in the thread (AUTOHUB_ALLOW_BOTS). */
+  botLoop: string;
+}
+
+export const TURN_NOTE_NAMES: readonly (keyof TurnNotes)[] = ['late', 'dead', 'retrying', 'skipped', 'interrupted', 'cutOff', 'botLoop'];
 
 // Merged into TurnModule above, kept in this block.
 export interface TurnModule extends AiAppExports {}
