@@ -382,7 +382,7 @@ export function buildApp(o: {
     log.debug('bolt.error', { code: error.code });
     throw error;
   });
-  registerConversation(app, log, { turn: bot.takeTurn, allowBots: o.config.allowBots, loops: new BotLoops({ store: o.store }) });
+  registerConversation(app, log, { turn: bot.takeTurn, allowBots: o.config.allowBots, loops: new BotLoops({ store: o.store }), edits: bot.edits });
   if (o.ai) registerAssistant(app, { bot, threads: o.ai.threads, client: o.client, log });
   // Your module's own listeners: every delivery they see was claimed first, and events hold a lease.
   const helpers: RegisterHelpers = {

@@ -9,11 +9,13 @@ import type { Logger } from '../../lib/log/index.js';
 import type { AutohubContext } from '../turn-context.js';
 import {
   authorOf,
+  editedPrompt,
   isDirect,
   isTurnOf,
   threadOf,
   type AllowBots,
   type AuthoredEvent,
+  type ChangedEvent,
   type BotLoops,
   type EnvelopeFields,
   type MessageEvent,
@@ -46,6 +48,8 @@ export interface ConversationOptions {
   allowBots?: AllowBots | undefined;
   /** The loop bound for listed bots' messages; without it (no store at hand) they are answered unbounded. */
   loops?: Pick<BotLoops, 'verdict'> | undefined;
+  /** The module's `edits`: `answer` answers a person's edit of a DM as a new message of its thread. @default 'ignore' */
+  edits?: 'answer' | 'ignore' | undefined;
 }
 
 type Args = { event: unknown; body: unknown; context: AutohubContext & { botUserId?: string; botId?: string; botToken?: string } };
@@ -80,6 +84,12 @@ export function registerConversation(app: App<AutohubContext>, log: Logger, opti
   app.event('app_mention', async (args) => answer(args));
   app.message(async (args) => {
     const message = args.message as { channel_type?: string; subtype?: string; channel: string };
+    if (message.subtype === 'message_changed') {
+      // An edited prompt: answered as the message now reads, as a new message of its thread (lib/turn/edits.ts).
+      const edited = options.edits === 'answer' ? editedPrompt(message as ChangedEvent) : undefined;
+      if (edited) await answer({ ...args, event: edited.event });
+      return;
+    }
     if (!isDirectMessage(message) || !isDirect(message)) return;
     await answer(args);
   });

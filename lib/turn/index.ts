@@ -9,6 +9,8 @@ export type { PartsLedger, StreamTarget, WriteOutcome, WriterOptions } from './w
 export { cutAt, noteMetadata, partMetadata, partOf, PART_CHARS, splitText, TURN_EVENT_TYPE } from './parts.js';
 export type { PartPayload } from './parts.js';
 export { stripMention } from './mention.js';
+export { editedPrompt } from './edits.js';
+export type { ChangedEvent, EditedPrompt } from './edits.js';
 export { authorOf, BOT_LOOP, BOT_LOOP_NOTE, BotLoops, isTurnOf, loopVerdict, parseAllowBots } from './bots.js';
 export type { AllowBots, Author, AuthoredEvent, LoopVerdict } from './bots.js';
 export { readHistory } from './history.js';

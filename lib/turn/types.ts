@@ -137,6 +137,11 @@ export type TurnConcurrency = 'queue' | 'parallel' | 'interrupt';
 export interface TurnModule {
   /** @default 'queue' */
   concurrency?: TurnConcurrency;
+  /**
+   * `answer`: a person's edit of their message in a DM is a new message of its thread, answered in the
+   * conversation's order (`request.text` is the message as it now reads); `ignore`: edits are not turns. @default 'ignore'
+   */
+  edits?: 'answer' | 'ignore';
   /** How Slack shows the turn's tasks: `timeline` (cards between the text) or `plan` (one plan block). Set, every stream sends `chunks`. */
   taskDisplayMode?: TaskDisplayMode;
 }
