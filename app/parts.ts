@@ -19,7 +19,16 @@ import { OwnerNotices, type NoticeCause } from '../lib/notice/index.js';
 import { STATUS_KEYS, type CopyRecord, type PeerView } from '../lib/status/index.js';
 import { createSealer, storeKeyId, type SharedStore } from '../lib/store/index.js';
 import type { LoopDelay, Sleep } from '../lib/time/index.js';
-import { AssistantThreads, StatusBook, TurnHandle, type TurnHandleOptions, type StatusTimers, type TakeTurn, type TurnModule } from '../lib/turn/index.js';
+import {
+  AssistantThreads,
+  BotLoops,
+  StatusBook,
+  TurnHandle,
+  type TurnHandleOptions,
+  type StatusTimers,
+  type TakeTurn,
+  type TurnModule,
+} from '../lib/turn/index.js';
 import { resilientAuthorize } from './authorize.js';
 import { announceDeadLetter, announceNotice, type OwnerLine } from './listeners/announce.js';
 import type { DeliveryTracer } from '../lib/telemetry/index.js';
@@ -192,6 +201,7 @@ export function turnHandles(
       interruptible: o.interruptible,
       now: o.now,
       ai: o.ai?.turn,
+      notes: o.ai?.turn.bot.notes,
     });
 }
 
@@ -369,7 +379,7 @@ export function buildPeerWatch(o: {
 
 /** The Bolt app on the receiver, with autohub's listeners and the bot's own; `registered` settles when the bot's register does. */
 export function buildApp(o: {
-  config: Pick<AppConfig, 'botToken' | 'owners'>;
+  config: Pick<AppConfig, 'botToken' | 'owners' | 'allowBots'>;
   receiver: FailoverReceiver;
   clientOptions: WebClientOptions;
   client: WebClient;
@@ -396,7 +406,7 @@ export function buildApp(o: {
     log.debug('bolt.error', { code: error.code });
     throw error;
   });
-  registerConversation(app, log, { turn: bot.takeTurn });
+  registerConversation(app, log, { turn: bot.takeTurn, allowBots: o.config.allowBots, loops: new BotLoops({ store: o.store }), edits: bot.edits });
   if (bot.schedules?.length) registerSchedules(app, log, bot.takeTurn);
   if (o.ai) registerAssistant(app, { bot, threads: o.ai.threads, client: o.client, log });
   // Your module's own listeners: every delivery they see was claimed first, and events hold a lease.

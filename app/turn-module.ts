@@ -138,7 +138,11 @@ export async function loadTurnModule(path: string | undefined, options: LoadTurn
 // --- Conversations and tasks (docs/tasks-and-conversations.md): kept apart from the checks above. ---
 
 /** `concurrency`, checked once here: a wrong value stops start-up with one line. */
-function conversationExports(exports: Record<string, unknown>, path: string, file: string): Pick<TurnModule, 'concurrency' | 'taskDisplayMode'> {
+function conversationExports(exports: Record<string, unknown>, path: string, file: string): Pick<TurnModule, 'concurrency' | 'taskDisplayMode' | 'edits'> {
+  const edits = exports.edits;
+  if (edits !== undefined && edits !== 'answer' && edits !== 'ignore') {
+    throw invalid(path, `edits, when exported, to be one of answer, ignore, but it is ${JSON.stringify(edits) ?? typeof edits} in ${file}`);
+  }
   const concurrency = parseConcurrency(exports.concurrency);
   if (!concurrency.ok) throw invalid(path, `${concurrency.expected} in ${file}`);
   const mode = exports.taskDisplayMode;
@@ -151,6 +155,7 @@ function conversationExports(exports: Record<string, unknown>, path: string, fil
   return {
     ...(exports.concurrency === undefined ? {} : { concurrency: concurrency.mode }),
     ...(mode === undefined ? {} : { taskDisplayMode: mode as TaskDisplayMode }),
+    ...(edits === undefined ? {} : { edits }),
   };
 }
 

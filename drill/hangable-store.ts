@@ -19,6 +19,7 @@ const WHILE_HUNG: { [K in keyof Operations]: (...a: Parameters<Operations[K]>) =
   unlock: () => undefined,
   note: () => undefined,
   noteNewest: () => undefined,
+  tally: () => undefined,
   read: () => undefined,
   readHash: () => undefined,
   push: () => undefined,

@@ -4,6 +4,7 @@
  * Each file is rewritten from the one in the project (only the values named
  * here change), so comments and layout stay as they are.
  */
+import type { AppsManifestCreateArguments } from '@slack/web-api';
 
 export interface DeployNames {
   /** The Worker's name (wrangler.toml `name`), e.g. autohub-edge. */
@@ -47,11 +48,38 @@ export function agentPath(dirs: readonly string[]): string {
 
 const EVENTS_PATH = '/slack/events';
 
-/** manifest.json with its three URLs (events, interactivity, /autohub) at the edge; everything else as it was. */
+/**
+ * manifest.json with its three URLs (events, interactivity, /autohub) at the edge, and in the Agent messaging
+ * experience (agentView); everything else as it was.
+ */
 export function manifestWith(manifest: string, edgeUrl: string): string {
   const url = `${edgeUrl}${EVENTS_PATH}`;
-  return manifest.replace(/("(?:request_url|url)":\s*")[^"]*(")/g, (_m, before: string, after: string) => `${before}${url}${after}`);
+  return agentView(manifest.replace(/("(?:request_url|url)":\s*")[^"]*(")/g, (_m, before: string, after: string) => `${before}${url}${after}`));
 }
+
+/**
+ * A manifest of the Assistant messaging experience moved to the Agent one, as Slack's migration page says
+ * (https://docs.slack.dev/ai/migrating-to-agent-messaging): `features.assistant_view` becomes `agent_view`,
+ * its `assistant_description` the `agent_description` (web-api 8.2's ManifestAgentView), and the events only
+ * the assistant view sends (`assistant_thread_started`, `assistant_thread_context_changed`) give way to
+ * `app_context_changed` (a DM's opening is `app_home_opened`, already subscribed). Edited as text, so the
+ * file keeps its layout; a manifest with an agent view already is returned as it is.
+ */
+export function agentView(manifest: string): string {
+  if (!/"assistant_view"\s*:/.test(manifest)) return manifest;
+  const moved = manifest
+    .replace(/"assistant_view"(\s*:)/, '"agent_view"$1')
+    .replace(/"assistant_description"(\s*:)/, '"agent_description"$1')
+    .replace(/"assistant_thread_context_changed"(\s*,\s*)?/, '')
+    .replace(/"assistant_thread_started"/, '"app_context_changed"')
+    .replace(/,(\s*\])/g, '$1');
+  const features = (JSON.parse(moved) as { features?: { agent_view?: ManifestAgentView } }).features;
+  if (typeof features?.agent_view?.agent_description !== 'string') throw new Error('manifest.json: the assistant view could not be moved to agent_view');
+  return moved;
+}
+
+/** web-api 8.2's ManifestAgentView, which it does not export by name: read from the manifest type it does. */
+type ManifestAgentView = NonNullable<NonNullable<AppsManifestCreateArguments['manifest']['features']>['agent_view']>;
 
 /** wrangler.toml with the Worker's name and both copies' base URLs in [vars]. */
 export function wranglerWith(toml: string, names: Pick<DeployNames, 'worker' | 'hubHost' | 'cloudUrl'>): string {

@@ -187,14 +187,29 @@ export interface FakeStream {
   plan?: string;
   /** `task_display_mode` at the start (Slack's default: timeline). */
   taskDisplayMode: 'timeline' | 'plan';
+  /**
+   * What the message shows, in the order its calls sent it: text, a task where it first appeared (by id),
+   * blocks (a blocks chunk's, and chat.stopStream's `blocks`, "appended to the end of the message").
+   */
+  shows: Array<{ text: string } | { task: string } | { blocks: Array<Record<string, unknown>> }>;
+}
+
+/** A stream call's `chunks` as the fake reads them: their text, task and plan updates, and all of them in order. */
+export interface ReadChunks {
+  text: string;
+  tasks: Array<{ id: string; title: string; status: string; details?: string; output?: string }>;
+  plan?: string;
+  items: FakeStream['shows'];
 }
 
 /**
- * A stream call's `chunks` as Slack reads them (the chunk objects of chat.startStream's page and @slack/types'
- * chunk.ts): their text, and their task and plan updates; `invalid` when one is not a chunk Slack knows.
+ * A stream call's `chunks` as Slack reads them (chat.appendStream's page, "Using the chunks parameter":
+ * "markdown text chunk objects, task update chunk objects, plan update chunks, or blocks chunks"; the objects
+ * are @slack/types 3.2 chunk.d.ts): `invalid` when one is not a chunk Slack knows, or a blocks chunk holds
+ * no block or more than BLOCKS_CHUNK_MAX ("Maximum of 50 blocks").
  */
-function readChunks(raw: string | undefined): { text: string; tasks: Array<{ id: string; title: string; status: string }>; plan?: string } | 'invalid' {
-  if (raw === undefined) return { text: '', tasks: [] };
+function readChunks(raw: string | undefined): ReadChunks | 'invalid' {
+  if (raw === undefined) return { text: '', tasks: [], items: [] };
   let list: unknown;
   try {
     list = JSON.parse(raw);
@@ -202,24 +217,39 @@ function readChunks(raw: string | undefined): { text: string; tasks: Array<{ id:
     return 'invalid';
   }
   if (!Array.isArray(list)) return 'invalid';
-  const out: { text: string; tasks: Array<{ id: string; title: string; status: string }>; plan?: string } = { text: '', tasks: [] };
+  const out: ReadChunks = { text: '', tasks: [], items: [] };
+  const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
   for (const c of list as Array<Record<string, unknown>>) {
-    if (c?.type === 'markdown_text' && typeof c.text === 'string') out.text += c.text;
-    else if (c?.type === 'plan_update' && typeof c.title === 'string') out.plan = c.title;
+    if (c?.type === 'markdown_text' && typeof c.text === 'string') {
+      out.text += c.text;
+      out.items.push({ text: c.text });
+    } else if (c?.type === 'plan_update' && typeof c.title === 'string') out.plan = c.title;
     else if (
       c?.type === 'task_update' &&
       typeof c.id === 'string' &&
       typeof c.title === 'string' &&
       ['pending', 'in_progress', 'complete', 'error'].includes(String(c.status))
-    )
-      out.tasks.push({ id: c.id, title: c.title, status: String(c.status) });
-    else return 'invalid';
+    ) {
+      const details = str(c.details);
+      const output = str(c.output);
+      out.tasks.push({ id: c.id, title: c.title, status: String(c.status), ...(details ? { details } : {}), ...(output ? { output } : {}) });
+      out.items.push({ task: c.id });
+    } else if (c?.type === 'blocks' && Array.isArray(c.blocks) && c.blocks.length > 0 && c.blocks.length <= BLOCKS_CHUNK_MAX) {
+      out.items.push({ blocks: c.blocks as Array<Record<string, unknown>> });
+    } else return 'invalid';
   }
   return out;
 }
 
-/** A task as a message shows it (a stream's `task_update`, a posted `task_card`), in its last state. */
-export type ShownTask = { title: string; status: string };
+/** A blocks chunk: "An array of blocks. Maximum of 50 blocks." (@slack/types 3.2 BlocksChunk; Slack's changelog 2026-04-16). */
+export const BLOCKS_CHUNK_MAX = 50;
+
+/**
+ * A task as a message shows it (a stream's `task_update`, a posted `task_card`), in its last state. A stream's
+ * `details` and `output` are every update's joined: Slack adds each update's to the card (python-slack-sdk
+ * 3.40.0's example sends a second `details` as a delta); a post's are its task_card's.
+ */
+export type ShownTask = { title: string; status: string; details?: string; output?: string };
 
 /** Block Kit: "You can include up to 50 blocks in each message" (https://docs.slack.dev/block-kit). */
 export const MESSAGE_BLOCKS_MAX = 50;
@@ -583,12 +613,23 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
     const mode = params.chunks !== undefined ? 'chunks' : params.markdown_text !== undefined ? 'markdown_text' : undefined;
     // Text comes as `markdown_text`, or as `chunks` of type markdown_text (what web-api's chatStream helper sends);
     // task and plan updates come as chunks too. chat.update takes no chunks (its page lists none).
-    const read = method === 'chat.update' ? { text: '', tasks: [] } : readChunks(params.chunks);
+    const read: ReadChunks | 'invalid' = method === 'chat.update' ? { text: '', tasks: [], items: [] } : readChunks(params.chunks);
     if (read === 'invalid') return refuse('invalid_chunks');
+    // chat.stopStream's `blocks` (web-api 8.2's ChatStopStreamArguments: "Block formatted elements will be appended to the end of the message"): at most 50, as any message's.
+    const endBlocks = method === 'chat.stopStream' ? readBlocks(params.blocks) : undefined;
+    if (endBlocks === 'invalid') return refuse('invalid_blocks');
     const markdown = (params.markdown_text ?? '') + read.text;
     const shown = (st: FakeStream) => {
-      for (const t of read.tasks) st.tasks.set(t.id, { title: t.title, status: t.status });
+      if (params.markdown_text) st.shows.push({ text: params.markdown_text });
+      for (const item of read.items) if (!('task' in item) || !st.tasks.has(item.task)) st.shows.push(item);
+      for (const t of read.tasks) {
+        const was = st.tasks.get(t.id);
+        const details = (was?.details ?? '') + (t.details ?? '');
+        const output = (was?.output ?? '') + (t.output ?? '');
+        st.tasks.set(t.id, { title: t.title, status: t.status, ...(details ? { details } : {}), ...(output ? { output } : {}) });
+      }
       if (read.plan !== undefined) st.plan = read.plan;
+      if (params.blocks !== undefined && endBlocks) st.shows.push({ blocks: JSON.parse(params.blocks) as Array<Record<string, unknown>> });
     };
     const live = (st: FakeStream | undefined) => {
       if (st && st.state === 'streaming' && at - st.startedAt > api.streamLifeMs) st.state = 'expired';
@@ -624,6 +665,7 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
           ...(mode ? { mode } : {}),
           tasks: new Map(),
           taskDisplayMode: display,
+          shows: [],
         };
         shown(st);
         streams.set(ts, st);

@@ -16,6 +16,11 @@ export interface MentionOptions {
   channelType?: 'im' | 'channel';
   /** The person's own team when it is not the workspace's (a Slack Connect user): the event's `user_team`. */
   userTeam?: string;
+  /**
+   * Written by an app, not a person: the event carries its `bot_id`, `app_id` and `bot_profile`, and
+   * `user` is its bot user (a bot's message as https://docs.slack.dev/reference/objects/message-object shows it).
+   */
+  by?: { user: string; bot_id: string; app_id: string; name?: string };
 }
 
 export function mentionEnvelope(o: MentionOptions): Record<string, unknown> {
@@ -37,6 +42,14 @@ export function mentionEnvelope(o: MentionOptions): Record<string, unknown> {
       ...(o.threadTs ? { thread_ts: o.threadTs } : {}),
       ...(o.channelType ? { channel_type: o.channelType } : {}),
       ...(o.userTeam ? { user_team: o.userTeam, source_team: o.userTeam } : {}),
+      ...(o.by
+        ? {
+            user: o.by.user,
+            bot_id: o.by.bot_id,
+            app_id: o.by.app_id,
+            bot_profile: { id: o.by.bot_id, app_id: o.by.app_id, name: o.by.name ?? 'a bot', team_id: team, deleted: false },
+          }
+        : {}),
     },
   };
 }
@@ -175,6 +188,44 @@ export function assistantThreadEnvelope(o: {
       },
       event_ts: eventTs,
     },
+  };
+}
+
+/**
+ * The Agent messaging experience's events, as Slack sends them (https://docs.slack.dev/ai/migrating-to-agent-messaging):
+ * a DM with the app opened, `app_home_opened` with `tab: "messages"` (`@slack/types` 3.2 AppHomeOpenedEvent:
+ * `user`, `channel`, `tab`, `context`, `event_ts`), and the person moving around Slack, `app_context_changed`
+ * (https://docs.slack.dev/reference/events/app_context_changed: `context.entities` "ordered by relevance",
+ * `{}` when none; the envelope's `authorizations` name the person). `viewing`: the channel they look at.
+ */
+export function agentEnvelope(o: {
+  eventId: string;
+  type: 'app_home_opened' | 'app_context_changed';
+  /** app_home_opened's tab. @default 'messages' */
+  tab?: 'home' | 'messages';
+  channel?: string;
+  user?: string;
+  team?: string;
+  viewing?: string;
+  eventTs?: string;
+}): Record<string, unknown> {
+  const team = o.team ?? 'T0AUTOHUB';
+  const user = o.user ?? 'U0PERSON';
+  const eventTs = o.eventTs ?? nextEventTs();
+  const context = o.viewing ? { entities: [{ type: 'slack#/types/channel_id', value: o.viewing, team_id: team }] } : {};
+  const event =
+    o.type === 'app_home_opened'
+      ? { type: 'app_home_opened', user, channel: o.channel ?? 'D0PERSON', tab: o.tab ?? 'messages', context, event_ts: eventTs }
+      : { type: 'app_context_changed', user, channel: o.channel ?? 'D0PERSON', context, event_ts: eventTs };
+  return {
+    token: 'legacy-verification-token',
+    team_id: team,
+    api_app_id: 'A0AUTOHUB',
+    type: 'event_callback',
+    event_id: o.eventId,
+    event_time: Math.floor(Number(eventTs)),
+    authorizations: [{ team_id: team, user_id: user, is_bot: false, is_enterprise_install: false }],
+    event,
   };
 }
 

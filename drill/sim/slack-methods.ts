@@ -86,7 +86,8 @@ const markdownLimit = (method: string): TextLimit => ({
  * {id, title, status: pending|in_progress|complete|error, details?, output?, sources?}, plan_update {title}).
  */
 const CHUNKS_SILENT = [
-  'The pages list invalid_chunks without saying what makes chunks invalid: the fake refuses a `chunks` that is not a JSON array, or holds a chunk of another type, a task_update without an id, a title or one of its four statuses, a plan_update without a title.',
+  'The pages list invalid_chunks without saying what makes chunks invalid: the fake refuses a `chunks` that is not a JSON array, or holds a chunk of another type, a task_update without an id, a title or one of its four statuses, a plan_update without a title, a blocks chunk whose `blocks` is empty or past 50 (@slack/types 3.2 BlocksChunk: "Maximum of 50 blocks").',
+  "A task_update's `details`, `output` and `sources` are not said to replace or add to what the card shows; Slack's own SDK sends them as deltas (python-slack-sdk 3.40.0's example: a second `details` of \"\\n- Pretending this was obvious\"): the fake adds each update's to the card's.",
   'No page gives a limit on how many chunks a call holds, on a task title, details or output, or on how many tasks a message shows: the fake sets none; a markdown_text chunk counts toward the message text as `markdown_text` does.',
   'A task_update of an id already shown changes that task (its status, its details) in place: the fake keeps each task by id in its last state.',
 ];
@@ -273,20 +274,23 @@ export const SLACK_METHODS: readonly MethodRow[] = [
       markdown_text: {},
       // "markdown text chunk objects, task update chunk objects, plan update chunks, or blocks chunks".
       chunks: {},
+      // The feedback buttons under an answer (lib/turn/open-stream.ts); web-api's ChatStopStreamArguments: appended to the end of the message.
+      blocks: {},
       metadata: {},
     },
     limits: [markdownLimit('chat.stopStream')],
     errors: {
       ...STREAM_ERRORS,
       invalid_chunks: '`chunks` is not an array of chunks Slack knows (see `silent`)',
+      invalid_blocks: BLOCKS_INVALID,
       stopped_by_user: 'the person pressed Stop before the stop (see `silent`)',
       channel_not_found: '`channel` missing or unknown',
       msg_too_long: '`markdown_text` over 12,000 characters (see `silent`)',
     },
-    notSimulated: [...NOT_SIMULATED_POSTING, 'cannot_reply_to_message', 'channel_type_not_supported'],
+    notSimulated: [...NOT_SIMULATED_POSTING.filter((e) => e !== 'invalid_blocks'), 'cannot_reply_to_message', 'channel_type_not_supported'],
     silent: [
       ...CHUNKS_SILENT,
-      'The page lists "blocks chunks" among what `chunks` may hold; autohub sends none and the fake refuses them as invalid_chunks.',
+      '`blocks` is not on the page\'s arguments list; web-api 8.2 types it (ChatStopStreamArguments: "Block formatted elements will be appended to the end of the message"): the fake takes it as chat.postMessage\'s, at most 50 (invalid_blocks past it, see BLOCKS_SILENT), and shows it after the streamed text.',
       "The page's errors list has no stopped_by_user (chat.appendStream's has): what a stop gets after the person pressed Stop is not documented. The fake answers stopped_by_user, as an append then gets.",
       'The errors list has no msg_too_long for a `markdown_text` past 12,000 characters: the fake answers msg_too_long.',
       'Metadata is accepted here (and on chat.update), not on chat.startStream or chat.appendStream, which list no `metadata` argument.',
@@ -361,7 +365,9 @@ export const SLACK_METHODS: readonly MethodRow[] = [
   {
     method: 'assistant.threads.setSuggestedPrompts',
     doc: `${DOCS}assistant.threads.setSuggestedPrompts`,
-    calledFrom: ["app/listeners/assistant.ts (assistant_thread_started: the bot's `prompts`, once a thread)"],
+    calledFrom: [
+      "app/listeners/assistant.ts (app_home_opened, tab messages: the bot's `prompts`, once an opening, no thread_ts; assistant_thread_started: once a thread)",
+    ],
     tier: 'Tier 4',
     args: {
       channel_id: { required: true, missing: 'channel_not_found' },
@@ -374,7 +380,7 @@ export const SLACK_METHODS: readonly MethodRow[] = [
     notSimulated: ['invalid_thread_ts', 'message_not_found'],
     silent: [
       '"Use this method to set up to four suggested prompts", with no error code for more: the fake answers invalid_arguments past 4, and for a prompt without a `title` or a `message`.',
-      "`thread_ts` is for the assistant view (the manifest's `assistant_view`, which autohub declares); with an agent view Slack ignores the call silently. The fake keeps the prompts by thread.",
+      '`thread_ts`: "should only be used in the legacy assistant messaging experience. Including it in a call for an agent app will cause the call to silently fail"; without it "the prompts will be set for the latest message in the channel". web-api 8.2 types it as required. The fake keeps the prompts by thread, or by the channel alone (promptsOf(channel, \'\')) without one; it cannot tell an agent app from an assistant one, so it does not fail the call with one.',
     ],
   },
   {

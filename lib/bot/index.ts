@@ -32,9 +32,12 @@ export type {
   TurnContext,
   TurnFile,
   TurnModule,
+  TurnNotes,
   TurnReply,
   TurnRequest,
 } from '../turn/types.js';
-export type { MarkdownTextChunk, PlanUpdateChunk, ReplyChunk, TaskDisplayMode, TaskStatus, TaskUpdateChunk } from '../turn/tasks.js';
+export type { AskAnswer, AskQuestion } from '../ask/index.js';
+export type { ScheduleSpec } from '../schedule/index.js';
+export type { BlocksChunk, MarkdownTextChunk, PlanUpdateChunk, ReplyChunk, TaskDisplayMode, TaskStatus, TaskUpdateChunk } from '../turn/tasks.js';
 export type { StepRun } from '../turn/steps.js';
 export type { Logger } from '../log/index.js';

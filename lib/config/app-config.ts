@@ -8,6 +8,7 @@ import { DEFAULT_COMMAND_MS, deriveStoreKey, type Role, type UpstashSettings } f
 import { ConfigError } from '../errors/index.js';
 import type { Level } from '../log/index.js';
 import { DEFAULT_MAX_REPLY_CHARS } from '../turn/reply-cap.js';
+import { parseAllowBots, type AllowBots } from '../turn/bots.js';
 import { readEnum, readInt, readRaw, readRequired, readUrl, shownUrl, type Env } from '../env/index.js';
 import { SettingsReader } from './collect.js';
 import { readTelemetry, type TelemetrySettings } from '../telemetry/index.js';
@@ -52,6 +53,8 @@ export interface AppConfig {
   maxTurns: number;
   /** The hub sends new event deliveries back to the edge (503 busy) while this many turns wait here; 0: never. */
   shedAt: number;
+  /** AUTOHUB_ALLOW_BOTS: the other apps whose @mentions and DMs are turns (`*`: all); empty: none. */
+  allowBots: AllowBots;
   /** Slack user ids told of dead letters by DM, and the only ones shown the status page; empty: everyone. */
   owners: string[];
   /**
@@ -175,6 +178,13 @@ function readAlertUrl(env: Env): string | null {
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new ConfigError('AUTOHUB_ALERT_URL', expected, `a ${url.protocol} URL`);
   if (url.username || url.password) throw new ConfigError('AUTOHUB_ALERT_URL', `${expected}, with no user or password in it`, url.origin);
   return url.toString();
+}
+
+function readAllowBots(env: Env): AllowBots {
+  const allow = parseAllowBots(readRaw(env, 'AUTOHUB_ALLOW_BOTS'));
+  if (typeof allow === 'object' && 'bad' in allow)
+    throw new ConfigError('AUTOHUB_ALLOW_BOTS', "* or bot ids separated by commas, e.g. B012ABCDEF (a message's bot_id)", allow.bad);
+  return allow;
 }
 
 function readPeer(env: Env): AppConfig['peer'] {
@@ -331,6 +341,7 @@ export function parseAppConfig(env: Env): AppConfig {
     owners: take(() => readOwners(env), []),
     alertUrl: take(() => readAlertUrl(env), null),
     telemetry: take(() => readTelemetry(env), null),
+    allowBots: take(() => readAllowBots(env), new Set<string>()),
     peer: take(() => readPeer(env), null),
     healthToken: take(() => readHealthToken(env), null),
     legs: take(() => readLegs(env), null),

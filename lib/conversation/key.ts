@@ -8,6 +8,7 @@
  * answered in a thread of its own, do not wait for each other (as
  * ctx.history() treats them: lib/turn/history.ts).
  */
+import { editedPrompt, type ChangedEvent } from '../turn/edits.js';
 import { threadOf } from '../turn/request.js';
 
 /** Events that are a person writing to the bot: the only ones that take a place in a conversation. */
@@ -27,9 +28,20 @@ export function conversationOf(body: Record<string, unknown>): string | undefine
   // but only later, in processEvent: https://docs.slack.dev/tools/bolt-js/reference/variables/ignoreSelf,
   // slackapi/bolt-python#307). Taking a place, one would wait in its own thread, count against its bound (a
   // person's follow-up skipped for it, the note posted to the bot's own message) and, with `interrupt`, stop the very turn that posted it.
-  if (event.type === 'message' && (event.bot_id !== undefined || (typeof event.subtype === 'string' && NOT_A_PERSON.has(event.subtype)))) return undefined;
+  // A person's edit of a DM (`edits: 'answer'` answers it) waits in the thread of the message it edits, as a follow-up would.
+  const edited = event.subtype === 'message_changed' ? editedPrompt(event as ChangedEvent) : undefined;
+  if (edited) return placeOf(body, edited.event.channel, threadOf(edited.event));
+  if (event.type === 'message' && typeof event.subtype === 'string' && NOT_A_PERSON.has(event.subtype)) return undefined;
+  // Nor does any app's message, an @mention included: one not listed in AUTOHUB_ALLOW_BOTS is no turn
+  // (app/listeners/conversation.ts), and a flood of them would skip a person's waiting message past the
+  // bound; a listed one runs beside the thread's turns, bounded by its own loop tally (lib/turn/bots.ts).
+  if (event.bot_id !== undefined) return undefined;
   if (typeof event.channel !== 'string' || typeof event.ts !== 'string') return undefined;
-  const team = typeof body.team_id === 'string' ? body.team_id : '-';
   const thread = threadOf({ ts: event.ts, ...(typeof event.thread_ts === 'string' ? { thread_ts: event.thread_ts } : {}) });
-  return [team, event.channel, thread].map((p) => p.replace(/[:\s]/g, '_')).join(':');
+  return placeOf(body, event.channel, thread);
+}
+
+function placeOf(body: Record<string, unknown>, channel: string, thread: string): string {
+  const team = typeof body.team_id === 'string' ? body.team_id : '-';
+  return [team, channel, thread].map((p) => p.replace(/[:\s]/g, '_')).join(':');
 }

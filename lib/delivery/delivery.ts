@@ -5,6 +5,7 @@
 import { eventKey, messageKey, triggerKey } from '../store/index.js';
 import { RequestInvalidError } from '../errors/index.js';
 import { HINT_EVENT_TYPE, PROBE_EVENT_TYPE } from '../synthetic/index.js';
+import { editedPrompt, type ChangedEvent } from '../turn/edits.js';
 
 type Json = Record<string, unknown>;
 
@@ -103,8 +104,14 @@ export function eventDelivery(body: Json): Delivery {
     // and as `message` (channel_type im) under two event ids, in either order: without this key it is answered twice.
     claimKeys.push(messageKey(teamId, MESSAGE_KEY_TYPE, channel, ts));
   }
+  // A person's edit of a DM (answered with `edits: 'answer'`): one key per edit, whatever event id brings it.
+  const edited = channel && event.subtype === 'message_changed' ? editedPrompt(event as ChangedEvent) : undefined;
+  if (edited) claimKeys.push(messageKey(teamId, EDIT_KEY_TYPE, channel!, `${edited.event.ts}-${edited.editTs}`));
   return { kind: 'event', body, eventId, teamId, claimKeys };
 }
+
+/** The event type an edit's key is taken under: never the message's own (`message`), which its first answer holds. */
+const EDIT_KEY_TYPE = 'message_changed';
 
 function teamOf(body: Json): string | undefined {
   return text(body.team_id) ?? (isObject(body.team) ? text(body.team.id) : undefined);

@@ -1,6 +1,9 @@
 /** Slack's retry headers, parsed once into typed values. */
 export interface RetryInfo {
-  /** 1, 2 or 3 on a retry; undefined on a first delivery or an unreadable header. */
+  /**
+   * 1, 2 or 3 on Slack's quick retries, higher on a delayed redelivery (hourly, for up to about a day:
+   * the claim outlives it, lib/store/limits.ts); undefined on a first delivery or an unreadable header.
+   */
   retryNum: number | undefined;
   retryReason: string | undefined;
 }

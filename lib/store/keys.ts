@@ -131,7 +131,28 @@ export function feedbackHeardKey(team: string | undefined, triggerId: string): s
   return `${PREFIX}:feedback:${part(team)}:${part(triggerId)}`;
 }
 
-/** Taken once per assistant thread for `what` (its suggested prompts, its title), by the event that does it. */
-export function assistantOnceKey(what: 'prompts' | 'title', channel: string, threadTs: string): string {
+/** Taken once per assistant thread for `what` (its suggested prompts, its title; an agent view DM's greeting, `threadTs` 'dm'), by the event that does it. */
+export function assistantOnceKey(what: 'prompts' | 'title' | 'greeting', channel: string, threadTs: string): string {
   return `${PREFIX}:assistant:${part(what)}:${part(channel)}:${part(threadTs)}`;
+}
+
+/**
+ * The messages of other apps (listed in AUTOHUB_ALLOW_BOTS) in one thread within a window, by ts
+ * (lib/turn/bots.ts): a thread where bots answer each other past a bound stops.
+ */
+export function botLoopKey(team: string | undefined, channel: string, threadTs: string): string {
+  return `${PREFIX}:bots:${part(team)}:${part(channel)}:${part(threadTs)}`;
+}
+
+/**
+ * What a person is looking at in Slack, in the Agent messaging experience (`app_context_changed`, and the
+ * `context` of `app_home_opened`): kept by the person, since their DM with the app has no thread to key it by.
+ */
+export function agentContextKey(user: string): string {
+  return `${PREFIX}:agent:${part(user)}`;
+}
+
+/** Taken once per opening of a DM with the app (`app_home_opened`, tab `messages`), by the event that sets its prompts. */
+export function agentOpenedKey(channel: string, eventTs: string): string {
+  return `${PREFIX}:agent:opened:${part(channel)}:${part(eventTs)}`;
 }

@@ -8,17 +8,29 @@
 const HOUR = 60 * 60;
 const DAY = 24 * HOUR;
 
+/**
+ * Slack's last redelivery of an event, from its first attempt: its quick retries end after about 5
+ * minutes, and an app with delayed redelivery gets a failed event again, hourly, for up to about a
+ * day (Slack's Events API page, docs.slack.dev/apis/events-api; its schedule not read here: the day is
+ * the upper bound Slack states). A delivery's keys must outlive it, or a redelivery late in that day
+ * finds no claim and is answered twice.
+ */
+export const SLACK_LAST_REDELIVERY_SECONDS = DAY;
+/** How far past Slack's last redelivery the keys that make a delivery single live: a day (Slack's clock and ours, a late hour). */
+export const REDELIVERY_MARGIN_SECONDS = DAY;
+
 export const STORE_LIMITS = Object.freeze({
   /**
    * A claim, its message aliases, a done turn's record (its reply's ts), a
-   * dropped dead letter and a turn's kept steps: a day, many times Slack's
-   * retry window (about 6 minutes).
+   * dropped dead letter, a turn's kept steps, a command's or a click's claim
+   * and a click's heard mark (what a kept delivery of the edge's inbox is
+   * claimed under too): Slack's last redelivery and a day's margin, 48 h.
    */
-  claimTtlSeconds: DAY,
+  claimTtlSeconds: SLACK_LAST_REDELIVERY_SECONDS + REDELIVERY_MARGIN_SECONDS,
   /** A dead letter's record, and the dead set after the last one: a week. */
   deadTtlSeconds: 7 * DAY,
-  /** The served mark (when a copy last claimed a delivery, the catch-up's watermark): 48 h after that claim. */
-  servedTtlSeconds: 2 * DAY,
+  /** The served mark (when a copy last claimed a delivery, the catch-up's watermark): a day past a claim's life, 72 h after that claim. */
+  servedTtlSeconds: SLACK_LAST_REDELIVERY_SECONDS + REDELIVERY_MARGIN_SECONDS + DAY,
   /** Gaps in serving kept for the catch-up sweep: the newest 20; a 21st drops the oldest. */
   gapsKept: 20,
   /** The gaps list: 48 h after the last gap was recorded (the sweep reads back 24 h at most). */
@@ -56,6 +68,13 @@ export const STORE_LIMITS = Object.freeze({
    * last change, so a person coming back to a thread a few weeks later still gets what they were looking at.
    */
   assistantThreadTtlSeconds: 30 * DAY,
+  /**
+   * Messages of listed bots (AUTOHUB_ALLOW_BOTS) answered in one thread within the window from the
+   * first (lib/turn/bots.ts): two agents take a few seconds a round, so 10 rounds in 5 minutes is a
+   * conversation no person steers. The 11th gets one note, later ones nothing until the window lapses.
+   */
+  botLoopTurns: 10,
+  botLoopWindowSeconds: 5 * 60,
 });
 
 export type StoreLimits = typeof STORE_LIMITS;

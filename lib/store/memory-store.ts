@@ -523,6 +523,18 @@ export class MemoryStore implements SharedStore {
     return true;
   }
 
+  async tally(key: string, member: string, ttlSeconds: number): Promise<number> {
+    const now = this.#now();
+    const members = this.#lists.get(key, now);
+    if (members === undefined) {
+      this.#lists.set(key, [member], now + Math.max(1, Math.ceil(ttlSeconds)) * 1000);
+      return 1;
+    }
+    // The window does not slide: its expiry is its first member's (the script's EXPIRE only when none is set).
+    if (!members.includes(member)) this.#lists.keep(key, [...members, member]);
+    return this.#lists.get(key, now)?.length ?? 0;
+  }
+
   async read(key: string): Promise<string | null> {
     return this.#live(key, this.#now()) ?? null;
   }

@@ -174,6 +174,14 @@ export interface Records {
   noteNewest(key: string, value: string, order: string, ttlSeconds: number): Promise<boolean | undefined>;
   /** Every field of a hash; undefined when the store could not answer. */
   readHash(key: string): Promise<Record<string, string> | undefined>;
+  /**
+   * Add `member` to the set at `key`, in one command, and say how many it
+   * holds now: the set lives `ttlSeconds` from its first member (a window
+   * that does not slide), and a member added twice counts once (a retry of
+   * one turn is not a second turn). undefined when the store could not answer.
+   * Never throws.
+   */
+  tally(key: string, member: string, ttlSeconds: number): Promise<number | undefined>;
 }
 
 /** Capped lists, newest first. */

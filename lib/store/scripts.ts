@@ -504,6 +504,18 @@ redis.call('SET', order_key, order, 'EX', ttl)
 return 1`;
 
 /**
+ * A member added to a set that lives `ttl` from its first member (a fixed
+ * window, not a sliding one). KEYS: the set. ARGV: member, ttl s. Returns
+ * how many members the set holds now (a member added twice counts once).
+ */
+export const TALLY_SCRIPT = `local set = KEYS[1]
+local member = ARGV[1]
+local ttl = tonumber(ARGV[2])
+redis.call('SADD', set, member)
+if redis.call('TTL', set) < 0 then redis.call('EXPIRE', set, ttl) end
+return redis.call('SCARD', set)`;
+
+/**
  * One step's result kept with its turn (ctx.step): the field written and the
  * hash's life set to the claim's, in one command, only while the turn's
  * record still holds this token, live (a copy that lost the turn never

@@ -400,6 +400,11 @@ export class UpstashStore implements SharedStore {
     return reply === undefined ? undefined : Number(reply) === 1;
   }
 
+  async tally(key: string, member: string, ttlSeconds: number): Promise<number | undefined> {
+    const reply = await this.#bounded('note', key, () => this.#run(S.TALLY_SCRIPT, [key], [member, Math.max(1, Math.ceil(ttlSeconds))]));
+    return reply === undefined ? undefined : Number(reply);
+  }
+
   async read(key: string): Promise<string | null | undefined> {
     const value = await this.#bounded('read', key, () => this.#client.get<string>(key));
     return value === undefined ? undefined : typeof value === 'string' ? value : null;

@@ -1,6 +1,6 @@
 /**
  * A bot module's AI-app exports (`status`, `loadingMessages`, `prompts`,
- * `title`, `onFeedback`), checked once when the module loads, and the
+ * `promptsTitle`, `greeting`, `title`, `onFeedback`, `notes`), checked once when the module loads, and the
  * clamps applied to what a function export returns at run time. Pure.
  *
  * Slack's limits: at most 10 loading messages
@@ -8,7 +8,10 @@
  * 4 suggested prompts, each with a `title` and a `message`
  * (https://docs.slack.dev/reference/methods/assistant.threads.setSuggestedPrompts).
  */
-import { MAX_LOADING_MESSAGES, MAX_PROMPTS, type AiAppExports, type SuggestedPrompt } from './types.js';
+import { MAX_LOADING_MESSAGES, MAX_PROMPTS, TURN_NOTE_NAMES, type AiAppExports, type SuggestedPrompt } from './types.js';
+
+/** A note autohub posts is at most this long in a module's words: chat.update's `text` limit, so any note fits any call. */
+export const NOTE_MAX = 4_000;
 
 /** Why an export cannot be used ("loadingMessages, when exported, to be ..."), or undefined when every one is fine. */
 export function aiExportsProblem(exports: Record<string, unknown>): string | undefined {
@@ -30,6 +33,24 @@ export function aiExportsProblem(exports: Record<string, unknown>): string | und
     }
     if (prompts.length > MAX_PROMPTS) return `prompts to hold at most ${MAX_PROMPTS} prompts (Slack's limit), but it holds ${prompts.length}`;
   }
+  const { promptsTitle, greeting, notes } = exports;
+  if (promptsTitle !== undefined && (typeof promptsTitle !== 'string' || promptsTitle.trim() === '')) {
+    return `promptsTitle, when exported, to be a non-empty string, but it is ${describe(promptsTitle)}`;
+  }
+  if (greeting !== undefined && typeof greeting !== 'function' && (typeof greeting !== 'string' || greeting.trim() === '')) {
+    return `greeting, when exported, to be a non-empty string or a function (thread), but it is ${describe(greeting)}`;
+  }
+  if (notes !== undefined) {
+    if (typeof notes !== 'object' || notes === null || Array.isArray(notes))
+      return `notes, when exported, to be an object of strings by name, but it is ${describe(notes)}`;
+    for (const [name, text] of Object.entries(notes)) {
+      if (!(TURN_NOTE_NAMES as readonly string[]).includes(name))
+        return `notes to name only ${TURN_NOTE_NAMES.join(', ')}, but it names ${JSON.stringify(name)}`;
+      if (typeof text !== 'string' || text.trim() === '' || text.length > NOTE_MAX) {
+        return `notes.${name} to be a non-empty string of at most ${NOTE_MAX} characters, but it is ${typeof text === 'string' ? `${text.length} characters` : describe(text)}`;
+      }
+    }
+  }
   for (const [name, value] of [
     ['title', title],
     ['onFeedback', onFeedback],
@@ -47,6 +68,9 @@ export function aiExportsOf(exports: Record<string, unknown>): AiAppExports {
   if (exports.prompts !== undefined) out.prompts = exports.prompts as NonNullable<AiAppExports['prompts']>;
   if (typeof exports.title === 'function') out.title = exports.title as NonNullable<AiAppExports['title']>;
   if (typeof exports.onFeedback === 'function') out.onFeedback = exports.onFeedback as NonNullable<AiAppExports['onFeedback']>;
+  if (typeof exports.promptsTitle === 'string') out.promptsTitle = exports.promptsTitle;
+  if (exports.greeting !== undefined) out.greeting = exports.greeting as NonNullable<AiAppExports['greeting']>;
+  if (exports.notes !== undefined) out.notes = { ...(exports.notes as NonNullable<AiAppExports['notes']>) };
   return out;
 }
 

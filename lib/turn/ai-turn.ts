@@ -25,6 +25,8 @@ export class AiTurn {
   #status: ThinkingStatus | undefined;
   #answer = '';
   #request: TurnRequest | undefined;
+  /** The turn is in an assistant thread (its context kept): it is titled after its first answer. The agent experience has no threads to title. */
+  #assistantThread = false;
   readonly #ai: TurnAi;
 
   constructor(
@@ -36,14 +38,17 @@ export class AiTurn {
   }
 
   /**
-   * Before the turn: the thread's context on the request (a DM thread the
-   * store knows as an assistant thread), then the status shown.
+   * Before the turn: the context on the request (a DM thread the store knows as an assistant thread; or, a
+   * DM outside a thread, as the Agent messaging experience writes them, what the person was last seen
+   * looking at), then the status shown. Which experience the app has is read from what the store holds, no setting.
    */
   async begin(request: TurnRequest, target: { channel: string; threadTs: string }, threaded: boolean): Promise<void> {
     this.#request = request;
     const { threads } = this.#ai;
-    if (threads && request.via === 'dm' && threaded) {
-      const context = await threads.context(target.channel, target.threadTs);
+    if (threads && request.via === 'dm') {
+      const thread = threaded ? await threads.context(target.channel, target.threadTs) : undefined;
+      this.#assistantThread = thread !== undefined;
+      const context = thread ?? (request.user ? await threads.agentContext(request.user) : undefined);
       if (context) request.context = context;
     }
     const status = new ThinkingStatus({
@@ -97,7 +102,7 @@ export class AiTurn {
     this.#status?.stop();
     const request = this.#request;
     const { threads } = this.#ai;
-    if (!request || request.context === undefined || !threads || !ts) return;
+    if (!request || !this.#assistantThread || !threads || !ts) return;
     const { channel, threadTs, eventId } = request;
     try {
       if (!(await threads.firstTitle(channel, threadTs, eventId))) return;

@@ -12,11 +12,23 @@
  * write; a turn in a DM thread one read (its context: none outside an
  * assistant thread), and a turn in an assistant thread one lock more until
  * this copy knows the thread is titled; a feedback click one lock (more only
- * when the store does not answer it). A mention in a channel and a DM outside
- * a thread cost nothing.
+ * when the store does not answer it). The Agent messaging experience:
+ * `app_home_opened` (tab `messages`) one write when it carries a context and
+ * one lock when the bot has prompts; `app_context_changed` one write; a turn
+ * in a DM outside a thread one read (the person's context). A mention in a
+ * channel costs nothing.
  */
 import type { ClaimKind, Sealer, SharedStore } from '../store/index.js';
-import { CLAIM_TTL_SECONDS, STORE_LIMITS, assistantOnceKey, assistantThreadKey, feedbackHeardKey, isSealed } from '../store/index.js';
+import {
+  CLAIM_TTL_SECONDS,
+  STORE_LIMITS,
+  agentContextKey,
+  agentOpenedKey,
+  assistantOnceKey,
+  assistantThreadKey,
+  feedbackHeardKey,
+  isSealed,
+} from '../store/index.js';
 import type { ThreadContext } from './types.js';
 
 /** What the threads need of the store (one command each). */
@@ -76,6 +88,31 @@ export function contextOf(thread: { context?: { channel_id?: unknown; team_id?: 
   return { channel: text(c.channel_id), team: text(c.team_id), enterprise: text(c.enterprise_id) };
 }
 
+/** One of `app_context_changed`'s entities (`@slack/types` 3.2 AppContextChangedEvent): what it names, and where. */
+type ContextEntity = { type?: unknown; value?: unknown; team_id?: unknown; enterprise_id?: unknown };
+
+/**
+ * The context of the Agent messaging experience (`app_context_changed`'s `context`, also on `app_home_opened`):
+ * its entities "ordered by relevance" (https://docs.slack.dev/reference/events/app_context_changed), so the
+ * first that names a channel (a channel id, or a message's channel) is where the person is; an empty
+ * context (`{}`) is none. Pure.
+ */
+export function agentContextOf(context: { entities?: unknown } | undefined): ThreadContext {
+  const text = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
+  const entities = Array.isArray(context?.entities) ? (context.entities as ContextEntity[]) : [];
+  for (const e of entities) {
+    const channel =
+      e?.type === 'slack#/types/channel_id'
+        ? text(e.value)
+        : e?.type === 'slack#/types/message_context'
+          ? text((e.value as { channel_id?: unknown })?.channel_id)
+          : undefined;
+    if (channel) return { channel, team: text(e.team_id), enterprise: text(e.enterprise_id) };
+  }
+  const first = entities[0];
+  return { channel: undefined, team: text(first?.team_id), enterprise: text(first?.enterprise_id) };
+}
+
 /** Threads this copy knows are titled: later turns in them ask the store nothing more. At most this many are remembered. */
 const TITLED_KEPT = 10_000;
 
@@ -100,8 +137,17 @@ export class AssistantThreads {
    * true kept, false a newer one is there, undefined the store did not answer.
    */
   async keep(channel: string, threadTs: string, context: ThreadContext, order: string): Promise<boolean | undefined> {
+    return this.#keep(assistantThreadKey(channel, threadTs), context, order);
+  }
+
+  /** The Agent messaging experience: keep what `user` is looking at as of this event (`app_context_changed`, `app_home_opened`), as `keep` does. */
+  async keepAgent(user: string, context: ThreadContext, order: string): Promise<boolean | undefined> {
+    return this.#keep(agentContextKey(user), context, order);
+  }
+
+  async #keep(key: string, context: ThreadContext, order: string): Promise<boolean | undefined> {
     const json = JSON.stringify({ channel: context.channel ?? null, team: context.team ?? null, enterprise: context.enterprise ?? null });
-    return this.o.store.noteNewest(assistantThreadKey(channel, threadTs), this.o.sealer ? this.o.sealer.seal(json) : json, order, this.#ttl);
+    return this.o.store.noteNewest(key, this.o.sealer ? this.o.sealer.seal(json) : json, order, this.#ttl);
   }
 
   /**
@@ -127,7 +173,16 @@ export class AssistantThreads {
 
   /** The thread's latest context; undefined when it is no assistant thread the store knows, or the store could not answer. */
   async context(channel: string, threadTs: string): Promise<ThreadContext | undefined> {
-    const raw = await this.o.store.read(assistantThreadKey(channel, threadTs)).catch(() => undefined);
+    return this.#context(assistantThreadKey(channel, threadTs));
+  }
+
+  /** What `user` was last seen looking at in the Agent messaging experience; undefined when none is kept, or the store could not answer. */
+  async agentContext(user: string): Promise<ThreadContext | undefined> {
+    return this.#context(agentContextKey(user));
+  }
+
+  async #context(key: string): Promise<ThreadContext | undefined> {
+    const raw = await this.o.store.read(key).catch(() => undefined);
     if (typeof raw !== 'string') return undefined;
     const plain = isSealed(raw) ? this.o.sealer?.open(raw) : raw;
     if (plain === undefined) return undefined;
@@ -147,6 +202,23 @@ export class AssistantThreads {
    */
   async firstStart(channel: string, threadTs: string, eventId: string): Promise<boolean> {
     return (await this.o.store.lock(assistantOnceKey('prompts', channel, threadTs), this.#ttl, eventId).catch(() => undefined)) === true;
+  }
+
+  /**
+   * True for one delivery of a DM's opening (`app_home_opened`, tab `messages`), across copies: the one whose
+   * take landed first; kept as long as a claim (the opening's redeliveries), not the thread's 30 days: a DM is
+   * opened often. False for any other, and when the store cannot answer (prompts unset beat prompts twice).
+   */
+  async firstOpen(channel: string, eventTs: string, eventId: string): Promise<boolean> {
+    return (await this.o.store.lock(agentOpenedKey(channel, eventTs), CLAIM_TTL_SECONDS, eventId).catch(() => undefined)) === true;
+  }
+
+  /**
+   * True for the one delivery that greets a DM of the agent view, across copies, for the thread's life
+   * (30 days): a DM is opened often, and greeted once. False for any other, and when the store cannot answer.
+   */
+  async firstGreeting(channel: string, eventId: string): Promise<boolean> {
+    return (await this.o.store.lock(assistantOnceKey('greeting', channel, 'dm'), this.#ttl, eventId).catch(() => undefined)) === true;
   }
 
   /** True for the one turn that titles the thread (its first answer), across copies. */

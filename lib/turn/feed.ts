@@ -43,15 +43,18 @@ export class Feed {
       if (text === undefined) return { kind: 'board' };
       this.text += text;
       this.count += 1;
+      // A chunk yielded from now on comes after this text.
+      this.board.reached(this.text.length);
       return { kind: 'text', text };
     }
   }
 
-  /** An item's text; a task or plan chunk goes on the board (undefined). A malformed chunk is the turn's bug. */
+  /** An item's text; a task, plan or blocks chunk goes on the board (undefined). A malformed chunk is the turn's bug. */
   #text(item: ReplyItem): string | undefined {
     if (typeof item === 'string') return item;
     const chunk = readChunk(item);
-    if ('wrong' in chunk) throw new TypeError(`the turn yielded ${chunk.wrong}: yield text, or Slack's chunks (markdown_text, task_update, plan_update)`);
+    if ('wrong' in chunk)
+      throw new TypeError(`the turn yielded ${chunk.wrong}: yield text, or Slack's chunks (markdown_text, task_update, plan_update, blocks)`);
     if (chunk.type === 'markdown_text') return chunk.text;
     this.board.update(chunk);
     return undefined;

@@ -34,11 +34,12 @@ import { StepBook, stepKey } from './steps.js';
 import type { Lists, Records, ReleaseReply, TurnSteps } from '../store/index.js';
 import { MAX_ASK_TIMEOUT_MS, parkTurn, resumeOf, TurnParkedError, type AskAnswer, type AskQuestion } from '../ask/index.js';
 import { checkThread, checkTopLevel, mayBeAnswered, type BotIdentity } from './thread.js';
-import type { CopyRole, TakeTurn, TurnContext } from './types.js';
+import type { CopyRole, TakeTurn, TurnContext, TurnNotes } from './types.js';
 import { replyShape } from './reply-shape.js';
 import { ReplyWriter, type PartsLedger, type WriteOutcome } from './writer.js';
-import { stepTask, TaskBoard, type TaskDisplayMode } from './tasks.js';
+import { stepTask, TaskBoard, TASK_DISPLAY_MODES, type TaskDisplayMode } from './tasks.js';
 import { AiTurn, type TurnAi } from './ai-turn.js';
+import { BOT_LOOP_NOTE } from './bots.js';
 
 /** The first line of a reply found by the catch-up sweep. */
 export const LATE_NOTE = '_(Sorry, this answer comes late: I could not be reached when you wrote.)_';
@@ -58,6 +59,26 @@ export const INTERRUPTED_NOTE = '\n\n_(interrupted: trying again)_';
 export const SKIPPED_NOTE = '_(You wrote again before I got to this one, so I am answering your newer message instead.)_';
 /** Added to a message left open by a turn cut off past its deadline (the dead letter's note follows). */
 export const CUT_OFF_NOTE = '\n\n_(interrupted)_';
+
+/** autohub's own words for each note (a module's `notes` rewords them). */
+const DEFAULT_NOTES: TurnNotes = {
+  late: LATE_NOTE,
+  dead: DEAD_NOTE,
+  retrying: RETRYING_NOTE,
+  skipped: SKIPPED_NOTE,
+  interrupted: INTERRUPTED_NOTE,
+  cutOff: CUT_OFF_NOTE,
+  botLoop: BOT_LOOP_NOTE,
+};
+
+/** A turn's own display mode (`ctx.taskDisplayMode`), checked, else the module's. Anything else is the turn's bug. */
+function displayModeOf(own: unknown, module: TaskDisplayMode | undefined): TaskDisplayMode | undefined {
+  if (own === undefined) return module;
+  if (!(TASK_DISPLAY_MODES as readonly unknown[]).includes(own)) {
+    throw new TypeError(`ctx.taskDisplayMode is ${JSON.stringify(own)} (expected one of ${TASK_DISPLAY_MODES.join(', ')})`);
+  }
+  return own as TaskDisplayMode;
+}
 
 /** What the handle needs of the turn's lease (lib/receiver's TurnLease is one). */
 export interface TurnFence extends PartsLedger {
@@ -120,8 +141,10 @@ export interface TurnHandleOptions {
   ordered?: boolean | undefined;
   /** A newer message of the thread interrupts this turn (the bot's concurrency is `interrupt`): what it wrote is closed and kept. */
   interruptible?: boolean | undefined;
-  /** The bot's `taskDisplayMode`: its streams send `chunks` from the first call, shown so. */
+  /** The bot's `taskDisplayMode`: its streams send `chunks` from the first call, shown so (a turn's `ctx.taskDisplayMode` overrides it). */
   taskDisplayMode?: TaskDisplayMode | undefined;
+  /** The bot's own words for the notes (its `notes` export); autohub's for the rest. */
+  notes?: Partial<TurnNotes> | undefined;
   /** The longest answer shown (AUTOHUB_MAX_REPLY_CHARS); past it the answer is cut, with a note. @default DEFAULT_MAX_REPLY_CHARS */
   maxReplyChars?: number | undefined;
   now?: () => number;
@@ -205,7 +228,7 @@ export class TurnHandle {
     this.#local.abort(new LeaseLostError(this.#stood));
     const open = this.#writer?.open;
     const target = this.#target;
-    if (open && target) await this.o.plain.chat.stopStream({ channel: target.channel, ts: open, markdown_text: CUT_OFF_NOTE });
+    if (open && target) await this.o.plain.chat.stopStream({ channel: target.channel, ts: open, markdown_text: this.note('cutOff') });
   }
 
   /** Another copy owns this turn (a claim that failed open turned out to be another's): no write leaves from here on. */
@@ -338,7 +361,7 @@ export class TurnHandle {
       }
       const max = this.o.maxReplyChars ?? DEFAULT_MAX_REPLY_CHARS;
       const text = capReply(reply?.text ?? '', max, () => log.info('turn.answer_cut', { eventId: request.eventId, max }));
-      const late = request.late ? `${request.schedule ? scheduleLateNote(request.schedule.slot) : LATE_NOTE}\n` : '';
+      const late = request.late ? `${request.schedule ? scheduleLateNote(request.schedule.slot) : this.note('late')}\n` : '';
       // The lease as it is at each write: a claim that timed out may be confirmed (its lease attached) mid-turn.
       const ledger: PartsLedger = {
         get parts() {
@@ -348,16 +371,20 @@ export class TurnHandle {
         confirmed: (chars) => current()?.confirmed(chars),
       };
       const current = () => this.o.lease();
+      const moduleMode = this.o.taskDisplayMode;
       writer = new ReplyWriter(client, { ...target, recipientUser: event.user, recipientTeam: event.user_team ?? event.team ?? body.team_id }, ledger, {
         closed: this.o.closed,
         now: this.#now,
         tasks,
-        taskDisplayMode: this.o.taskDisplayMode,
+        // Read when the stream starts (after the turn's first yield): the turn may set it for itself until then.
+        get taskDisplayMode() {
+          return displayModeOf(ctx.taskDisplayMode, moduleMode);
+        },
         ...(this.o.noStream ? { noStream: this.o.noStream } : {}),
       });
       this.#writer = writer;
       if (typeof text === 'string') ai.writing(text);
-      const stream = typeof text === 'string' || !this.o.interruptible ? text : untilInterrupted(text, this.signal, tasks);
+      const stream = typeof text === 'string' || !this.o.interruptible ? text : untilInterrupted(text, this.signal, tasks, this.note('cutOff'));
       const outcome: WriteOutcome =
         typeof stream === 'string'
           ? await writer.writeText(late + stream, reply?.blocks)
@@ -398,7 +425,7 @@ export class TurnHandle {
       // The turn gave up on its interrupt (it threw ctx.signal's reason): what it wrote is closed, kept as its answer.
       if (this.#interrupted && isTurnInterrupted(this.signal.reason)) {
         const open = writer?.open;
-        if (open) await writer?.interrupt(CUT_OFF_NOTE);
+        if (open) await writer?.interrupt(this.note('cutOff'));
         await this.#endInterrupted(request.eventId, open ?? null, ai);
         return;
       }
@@ -406,7 +433,7 @@ export class TurnHandle {
       if (!writer?.open) ai.nothingPosted();
       // No message is left streaming: the next run (or the dead letter's note) completes it.
       // Its tasks end as `error` (this run gave up on them).
-      if (writer?.open) await writer.interrupt(INTERRUPTED_NOTE).catch(() => undefined);
+      if (writer?.open) await writer.interrupt(this.note('interrupted')).catch(() => undefined);
       throw error;
     } finally {
       ai.end();
@@ -471,6 +498,15 @@ export class TurnHandle {
    * cannot be fenced). Resolves with the reply's ts.
    */
   async answerSkipped(body: Record<string, unknown>): Promise<string | null> {
+    return this.answerNote(body, this.note('skipped'));
+  }
+
+  /**
+   * The turn's whole reply is one short note (`text`), tagged final so a takeover's thread check finds
+   * it answered, and the turn is finished with it; read first, as answerSkipped's, when the run may
+   * have been answered. Resolves with the reply's ts.
+   */
+  async answerNote(body: Record<string, unknown>, text: string): Promise<string | null> {
     const event = body.event as { channel: string; ts: string; thread_ts?: string };
     const target = { channel: event.channel, threadTs: threadOf(event), eventId: String(body.event_id ?? '') };
     this.#target = target;
@@ -480,7 +516,7 @@ export class TurnHandle {
       const posted = await this.client.chat.postMessage({
         channel: target.channel,
         thread_ts: target.threadTs,
-        text: SKIPPED_NOTE,
+        text,
         metadata: partMetadata(target.eventId, 0, true),
       });
       ts = posted.ts ?? null;
@@ -527,7 +563,7 @@ export class TurnHandle {
 
   /** The turn became a dead letter: tell the person, once (only the copy whose store call made it so gets here). */
   async dead(): Promise<void> {
-    await this.#note(DEAD_NOTE, 'turn.dead_note_failed');
+    await this.#note(this.note('dead'), 'turn.dead_note_failed');
   }
 
   /**
@@ -537,7 +573,14 @@ export class TurnHandle {
    */
   async retrying(attempts: number, retryInMs: number): Promise<void> {
     const once = attempts === 2 || (attempts === 1 && retryInMs >= RETRYING_NOTE_AFTER_MS);
-    if (once) await this.#note(RETRYING_NOTE, 'turn.retry_note_failed');
+    if (once) await this.#note(this.note('retrying'), 'turn.retry_note_failed');
+  }
+
+  /** A note in the bot's words (its `notes`), else autohub's; the ones added to a message open with a blank line. */
+  note(name: keyof TurnNotes): string {
+    const own = this.o.notes?.[name];
+    if (own === undefined) return DEFAULT_NOTES[name];
+    return name === 'interrupted' || name === 'cutOff' ? `\n\n${own}` : own;
   }
 
   async #note(text: string, failed: string): Promise<void> {
@@ -583,7 +626,7 @@ function settledOrAborted(work: Promise<unknown>, signal: AbortSignal): Promise<
  * written, so the writer closes it as a whole answer, with its metadata.
  * Any other abort (the lease lost, the deadline) is the runner's, as before.
  */
-async function* untilInterrupted<T>(source: AsyncIterable<T>, signal: AbortSignal, tasks: TaskBoard): AsyncIterable<T | string> {
+async function* untilInterrupted<T>(source: AsyncIterable<T>, signal: AbortSignal, tasks: TaskBoard, cutOff = CUT_OFF_NOTE): AsyncIterable<T | string> {
   const it = source[Symbol.asyncIterator]();
   const interrupted = new Promise<'interrupted'>((resolve) => {
     const check = () => {
@@ -604,7 +647,7 @@ async function* untilInterrupted<T>(source: AsyncIterable<T>, signal: AbortSigna
     if (next === 'interrupted') {
       void Promise.resolve(it.return?.()).catch(() => undefined);
       tasks.close('error');
-      if (wrote || tasks.any) yield CUT_OFF_NOTE;
+      if (wrote || tasks.any) yield cutOff;
       return;
     }
     if (next.done) return;

@@ -9,6 +9,10 @@ export type { PartsLedger, StreamTarget, WriteOutcome, WriterOptions } from './w
 export { cutAt, noteMetadata, partMetadata, partOf, PART_CHARS, splitText, TURN_EVENT_TYPE } from './parts.js';
 export type { PartPayload } from './parts.js';
 export { stripMention } from './mention.js';
+export { editedPrompt } from './edits.js';
+export type { ChangedEvent, EditedPrompt } from './edits.js';
+export { authorOf, BOT_LOOP, BOT_LOOP_NOTE, BotLoops, isTurnOf, loopVerdict, parseAllowBots } from './bots.js';
+export type { AllowBots, Author, AuthoredEvent, LoopVerdict } from './bots.js';
 export { readHistory } from './history.js';
 export { turnFiles } from './files.js';
 export { StepBook, stepKey } from './steps.js';
@@ -20,21 +24,32 @@ export type {
   ReplyWithBlocks,
   TakeTurn,
   TurnContext,
+  TurnEvent,
   TurnFile,
   TurnModule,
   TurnReply,
   TurnRequest,
 } from './types.js';
-export { readChunk, stepTask, TaskBoard, TASK_DISPLAY_MODES } from './tasks.js';
-export type { MarkdownTextChunk, PlanUpdateChunk, ReplyChunk, TaskDisplayMode, TaskSource, TaskStatus, TaskUpdateChunk } from './tasks.js';
+export { BLOCKS_CHUNK_MAX, readChunk, statusOnly, stepTask, TaskBoard, TASK_DISPLAY_MODES } from './tasks.js';
+export type {
+  BlocksChunk,
+  BoardChunk,
+  MarkdownTextChunk,
+  PlanUpdateChunk,
+  ReplyChunk,
+  TaskDisplayMode,
+  TaskSource,
+  TaskStatus,
+  TaskUpdateChunk,
+} from './tasks.js';
 // Slack's AI-app surface: the thinking status, assistant threads, feedback.
 export { aiExportsOf, aiExportsProblem, clampLoadingMessages, clampPrompts, defaultTitle, TITLE_MAX } from './ai-exports.js';
 export { AiTurn } from './ai-turn.js';
 export type { TurnAi } from './ai-turn.js';
-export { AssistantThreads, contextOf, hearsClick, orderOf } from './assistant-threads.js';
+export { agentContextOf, AssistantThreads, contextOf, hearsClick, orderOf } from './assistant-threads.js';
 export type { ClickVerdict, ThreadStore } from './assistant-threads.js';
 export { feedbackOf } from './feedback.js';
 export { realTimers, refreshIn, StatusBook, STATUS_REFRESH_MS, ThinkingStatus } from './status.js';
 export type { StatusTimers } from './status.js';
-export { DEFAULT_STATUS, MAX_LOADING_MESSAGES, MAX_PROMPTS } from './types.js';
-export type { AiAppExports, AssistantThread, Feedback, FeedbackHelpers, SuggestedPrompt, ThreadContext } from './types.js';
+export { DEFAULT_STATUS, MAX_LOADING_MESSAGES, MAX_PROMPTS, TURN_NOTE_NAMES } from './types.js';
+export type { AiAppExports, AssistantThread, Feedback, FeedbackHelpers, SuggestedPrompt, ThreadContext, TurnNotes } from './types.js';

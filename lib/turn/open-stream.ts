@@ -63,10 +63,24 @@ export interface OpenMessage {
   stale: { ts: string; text: string } | undefined;
 }
 
-/** A stream call's text (and, in a chunked stream, the task updates not yet sent, taken off `board`) as Slack takes it. */
-export function streamBody(text: string, chunked: boolean, board: TaskBoard): Record<string, unknown> {
+/**
+ * A stream call's text (and, in a chunked stream, the chunks not yet sent, taken off `board`) as Slack takes
+ * it, in the order the turn yielded them: `from` is where in the reply's text `text` begins, and each chunk
+ * goes where it was yielded (its `at`), the text cut there; one yielded before `text` goes first, one after
+ * it last. `from` undefined (a note that is no part of the reply): every chunk first.
+ */
+export function streamBody(text: string, chunked: boolean, board: TaskBoard, from?: number): Record<string, unknown> {
   if (!chunked) return text ? { markdown_text: text } : {};
-  const list: ReplyChunk[] = [...board.take(), ...(text ? [{ type: 'markdown_text' as const, text }] : [])];
+  const list: ReplyChunk[] = [];
+  const markdown = (piece: string) => piece && list.push({ type: 'markdown_text', text: piece });
+  let cut = 0;
+  for (const { chunk, at } of board.take()) {
+    const upto = from === undefined ? 0 : Math.min(Math.max(at - from, cut), text.length);
+    markdown(text.slice(cut, upto));
+    cut = upto;
+    list.push(chunk);
+  }
+  markdown(text.slice(cut));
   return list.length > 0 ? { chunks: list } : {};
 }
 
@@ -138,7 +152,7 @@ export class OpenStream {
       const started = await client.chat.startStream({
         channel: target.channel,
         thread_ts: target.threadTs,
-        ...this.#body(head + text),
+        ...this.#body(head + text, this.#sent - head.length),
         ...(this.s.taskDisplayMode ? { task_display_mode: this.s.taskDisplayMode } : {}),
         ...(target.recipientUser ? { recipient_user_id: target.recipientUser } : {}),
         ...(target.recipientTeam ? { recipient_team_id: target.recipientTeam } : {}),
@@ -169,7 +183,7 @@ export class OpenStream {
   async append(text: string): Promise<Ended> {
     const ts = this.#newest();
     try {
-      await this.#besideRecord(this.s.client.chat.appendStream({ channel: this.s.target.channel, ts, ...this.#body(text) } as never));
+      await this.#besideRecord(this.s.client.chat.appendStream({ channel: this.s.target.channel, ts, ...this.#body(text, this.#sent) } as never));
       this.#lastAppend = this.s.now();
     } catch (error) {
       return this.#cut(error, ts);
@@ -187,7 +201,7 @@ export class OpenStream {
         client.chat.stopStream({
           channel: target.channel,
           ts,
-          ...this.#body(text + tail),
+          ...this.#body(text + tail, this.#sent),
           metadata: partMetadata(target.eventId, this.parts.length - 1, final),
           ...(final && blocks ? { blocks: blocks as never } : {}),
         } as never),
@@ -316,8 +330,9 @@ export class OpenStream {
     return written.value;
   }
 
-  #body(text: string): Record<string, unknown> {
-    return streamBody(text, this.open.chunked, this.s.board);
+  /** `from`: where in the reply's text `text` begins (a reopened code block's marker before it counted back). */
+  #body(text: string, from: number): Record<string, unknown> {
+    return streamBody(text, this.open.chunked, this.s.board, from);
   }
 
   #newest(): string {

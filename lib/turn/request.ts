@@ -6,7 +6,7 @@
 import { stripMention } from './mention.js';
 import { turnFiles } from './files.js';
 import { firingOf } from '../schedule/envelope.js';
-import type { CopyRole, TurnRequest } from './types.js';
+import type { CopyRole, TurnEvent, TurnRequest } from './types.js';
 
 export interface MessageEvent {
   type?: string;
@@ -20,6 +20,8 @@ export interface MessageEvent {
   user_team?: string;
   team?: string;
   files?: unknown;
+  /** For Slack's Real-time Search API (assistant.search.context), on message events. */
+  action_token?: string;
 }
 
 export interface EnvelopeFields {
@@ -80,5 +82,8 @@ export function turnRequest(
     late: body.autohub_catchup === true,
     files: turnFiles(event, { token: o.botToken ?? '', ...(o.fetch ? { fetch: o.fetch } : {}) }),
     copy: o.copy,
+    actionToken: typeof event.action_token === 'string' && event.action_token !== '' ? event.action_token : undefined,
+    // The envelope's event as Slack sent it (a stored body read back by a taker-over is the same JSON).
+    event: event as unknown as TurnEvent,
   };
 }

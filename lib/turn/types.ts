@@ -6,6 +6,7 @@
  * (lib/turn/handle.ts), built by the runner for every turn, whatever its origin.
  */
 import type { App } from '@slack/bolt';
+import type { types as SlackTypes } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../log/index.js';
 import type { ReplyChunk, TaskDisplayMode } from './tasks.js';
@@ -49,8 +50,9 @@ export interface TurnRequest {
   copy: { role: CopyRole; instance: string };
   /**
    * In an assistant thread (the split view): what the person was looking at
-   * as of the latest context change, kept in the shared store, so whichever
-   * copy answers sees the same. Undefined outside an assistant thread.
+   * as of the latest context change; in a DM of the Agent messaging
+   * experience, as of their latest `app_context_changed`. Kept in the shared
+   * store, so whichever copy answers sees the same. Undefined elsewhere.
    */
   context?: ThreadContext | undefined;
   /**
@@ -59,7 +61,19 @@ export interface TurnRequest {
    * the slot was missed while no copy ran. Undefined for a message.
    */
   schedule?: { name: string; slot: string } | undefined;
+  /**
+   * The message event's `action_token`, for Slack's Real-time Search API (`assistant.search.context`:
+   * "Send action_token as received in a message event", web-api's AssistantSearchContextArguments).
+   * Short-lived: a retry or a takeover much later may find it refused. Undefined when Slack sent none.
+   * (Optional in the type only so that a request built by hand, in a bot's own tests, still compiles.)
+   */
+  actionToken?: string | undefined;
+  /** The event Slack sent (an `app_mention`, or a `message` in a DM), as it came: what autohub reads, and all the rest. Always set by autohub. */
+  event?: Readonly<TurnEvent>;
 }
+
+/** The events a turn answers, as `@slack/types` 3.2 (re-exported by Bolt) types them. */
+export type TurnEvent = SlackTypes.AppMentionEvent | SlackTypes.MessageEvent;
 
 /** One message of the thread so far, oldest first. */
 export interface HistoryMessage {
@@ -104,6 +118,12 @@ export interface TurnContext {
    * the time is up, on whichever copy is up then; earlier steps come back from ctx.step, and this call returns.
    */
   sleep(ms: number): Promise<void>;
+  /**
+   * How Slack shows this turn's tasks (`timeline` or `plan`), set before the reply's first yield (a stream
+   * takes it at its start): the module's `taskDisplayMode` for this turn only. Any other value is the turn's
+   * bug (a TypeError). @default the module's `taskDisplayMode`
+   */
+  taskDisplayMode?: TaskDisplayMode | undefined;
 }
 
 /**
@@ -139,6 +159,11 @@ export interface TurnModule extends AiAppExports {
   taskDisplayMode?: TaskDisplayMode;
   /** Turns that start on their own: each slot runs once across the copies (lib/schedule). @default none */
   schedules?: readonly ScheduleSpec[];
+  /**
+   * `answer`: a person's edit of their message in a DM is a new message of its thread, answered in the
+   * conversation's order (`request.text` is the message as it now reads); `ignore`: edits are not turns. @default 'ignore'
+   */
+  edits?: 'answer' | 'ignore';
 }
 
 /** What a bot module's `register(app, helpers)` gets besides the Bolt app (app/parts.ts builds it). */
@@ -170,7 +195,7 @@ export interface StepOptions {
   task?: string | { title: string; details?: string };
 }
 
-export type { ReplyChunk, TaskDisplayMode, TaskStatus, TaskUpdateChunk, PlanUpdateChunk, MarkdownTextChunk } from './tasks.js';
+export type { BlocksChunk, ReplyChunk, TaskDisplayMode, TaskStatus, TaskUpdateChunk, PlanUpdateChunk, MarkdownTextChunk } from './tasks.js';
 
 // ---------------------------------------------------------------------------
 // Slack's AI-app surface: the thinking status, assistant threads (the split
@@ -193,11 +218,16 @@ export interface SuggestedPrompt {
   message: string;
 }
 
-/** An assistant thread as it opened (`assistant_thread_started`). */
+/**
+ * A DM with the bot as it opened: an assistant thread (`assistant_thread_started`, the Assistant messaging
+ * experience), or the DM itself (`app_home_opened` with `tab: "messages"`, the Agent messaging experience,
+ * which has no thread: `threadTs` undefined, and the prompts go to the DM).
+ */
 export interface AssistantThread {
   /** The DM channel the thread is in. */
   channel: string;
-  threadTs: string;
+  /** The assistant thread's ts; undefined in the Agent messaging experience. */
+  threadTs: string | undefined;
   /** The person who opened it. */
   user: string | undefined;
   context: ThreadContext;
@@ -248,4 +278,33 @@ export interface AiAppExports {
   title?: (request: TurnRequest, answer: string) => string | Promise<string>;
   /** Called once per click on a `feedback_buttons` element under one of the bot's answers, whichever copy got it. */
   onFeedback?: (feedback: Feedback, helpers: FeedbackHelpers) => void | Promise<void>;
+  /** The heading over the suggested prompts (assistant.threads.setSuggestedPrompts' `title`: "Suggested Prompts", "Related Questions"). @default none */
+  promptsTitle?: string;
+  /**
+   * Posted once when a person opens an assistant thread (in it), or a DM with the app in the agent view (once a
+   * DM, for 30 days), whichever copy sees it, before the prompts: a string, or a function of the thread. @default none
+   */
+  greeting?: string | ((thread: AssistantThread) => string | Promise<string>);
+  /** The bot's own words for the notes autohub posts (each a string; the rest stay autohub's). @default autohub's */
+  notes?: Partial<TurnNotes>;
 }
+
+/** The notes autohub posts in a thread, by name: what a module's `notes` may reword. */
+export interface TurnNotes {
+  /** The first line of a reply found by the catch-up sweep. */
+  late: string;
+  /** The turn could not be answered (a dead letter). */
+  dead: string;
+  /** The turn is being retried for long. */
+  retrying: string;
+  /** The turn was skipped past its conversation's bound (a newer message is answered). */
+  skipped: string;
+  /** Added to a message a failed run left open; the next run rewrites it. */
+  interrupted: string;
+  /** Added to a message cut off past its deadline, or by a newer message. */
+  cutOff: string;
+  /** Bots answered each other past the bound in the thread (AUTOHUB_ALLOW_BOTS). */
+  botLoop: string;
+}
+
+export const TURN_NOTE_NAMES: readonly (keyof TurnNotes)[] = ['late', 'dead', 'retrying', 'skipped', 'interrupted', 'cutOff', 'botLoop'];

@@ -25,7 +25,8 @@ import { collect, Feed, type ReplyItem } from './feed.js';
 import { OpenStream, slackError, streamBody, withBlocks, type Blocks, type OpenMessage, type PartsLedger, type StreamTarget } from './open-stream.js';
 import { partMetadata, PART_CHARS, splitText } from './parts.js';
 import { startOf } from './split.js';
-import { TaskBoard, type PlanUpdateChunk, type TaskDisplayMode, type TaskUpdateChunk } from './tasks.js';
+import { MESSAGE_BLOCKS_MAX } from './task-blocks.js';
+import { statusOnly, TaskBoard, type PlanUpdateChunk, type TaskDisplayMode, type TaskUpdateChunk } from './tasks.js';
 
 export type { ReplyItem } from './feed.js';
 export type { PartsLedger, StreamTarget } from './open-stream.js';
@@ -152,7 +153,7 @@ export class ReplyWriter {
         channel: this.target.channel,
         // A schedule's answer has no thread: a new message at the top level.
         ...(this.target.threadTs ? { thread_ts: this.target.threadTs } : {}),
-        ...this.#withBlocks(piece, i === 0 ? tasks : [], last ? blocks : undefined, 'post'),
+        ...this.#withBlocks(piece, i === 0 ? tasks : [], last ? this.#lastBlocks(blocks) : undefined, 'post'),
         metadata: partMetadata(this.target.eventId, from + i, last),
       } as never);
       if (result.ts) parts.push(result.ts);
@@ -165,6 +166,19 @@ export class ReplyWriter {
     if (!this.#board.any) return [];
     this.#board.close('complete');
     return this.#board.final();
+  }
+
+  /**
+   * The reply's last message's own blocks: the ones the turn yielded in blocks chunks, in order, then the
+   * bot's returned ones. A message holds 50 blocks (https://docs.slack.dev/block-kit): the text's markdown
+   * block and the bot's own come first, the yielded ones take what is left (a stream shows them all, each
+   * chunk at most 50; a post, which takes no chunks, only as many as fit).
+   */
+  #lastBlocks(blocks: Blocks): Blocks {
+    const yielded = this.#board.blocks;
+    if (yielded.length === 0) return blocks;
+    const own = blocks ?? [];
+    return [...yielded.slice(0, Math.max(0, MESSAGE_BLOCKS_MAX - 1 - own.length)), ...own];
   }
 
   #withBlocks(piece: string, tasks: ReadonlyArray<TaskUpdateChunk | PlanUpdateChunk>, extra: Blocks, call: 'post' | 'update'): Record<string, unknown> {
@@ -193,7 +207,7 @@ export class ReplyWriter {
         channel: this.target.channel,
         ts,
         // A message a shorter answer no longer needs says so; it cannot be left half-written.
-        ...this.#withBlocks(piece ?? CONTINUED, i === 0 ? tasks : [], last && piece !== undefined ? blocks : undefined, 'update'),
+        ...this.#withBlocks(piece ?? CONTINUED, i === 0 ? tasks : [], last && piece !== undefined ? this.#lastBlocks(blocks) : undefined, 'update'),
         metadata: partMetadata(this.target.eventId, i, piece !== undefined && last),
       } as never);
       if (this.#open.stale?.ts === ts) this.#open.stale = undefined;
@@ -213,7 +227,10 @@ export class ReplyWriter {
    * (by us, by Slack or by the person) is fine.
    */
   async #finishOpen(ts: string, tasks: ReadonlyArray<TaskUpdateChunk | PlanUpdateChunk> = []): Promise<void> {
-    const done = await this.client.chat.stopStream({ channel: this.target.channel, ts, ...(tasks.length > 0 ? { chunks: tasks } : {}) } as never).then(
+    // Status only: the message showed the tasks' details, output and sources already (Slack adds each update's
+    // to them), and the update that follows gives the first message each task whole, as blocks.
+    const ends = statusOnly(tasks);
+    const done = await this.client.chat.stopStream({ channel: this.target.channel, ts, ...(ends.length > 0 ? { chunks: ends } : {}) } as never).then(
       () => true,
       (error: unknown) => {
         const code = slackError(error);

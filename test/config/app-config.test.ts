@@ -47,10 +47,22 @@ describe('parseAppConfig', () => {
     [{ AUTOHUB_ROLE: 'cloud', AUTOHUB_SHED_AT: '-1' }, /^AUTOHUB_SHED_AT is invalid/],
     [{ AUTOHUB_MAX_REPLY_CHARS: '40k' }, /^AUTOHUB_MAX_REPLY_CHARS is invalid: expected a whole number from 500 to 1000000, received "40k"$/],
     [{ AUTOHUB_MAX_REPLY_CHARS: '10' }, /^AUTOHUB_MAX_REPLY_CHARS is invalid/],
+    [
+      { AUTOHUB_ALLOW_BOTS: 'U0PERSON' },
+      /^AUTOHUB_ALLOW_BOTS is invalid: expected \* or bot ids separated by commas, e\.g\. B012ABCDEF \(a message's bot_id\), received "U0PERSON"$/,
+    ],
+    [{ AUTOHUB_ALLOW_BOTS: 'B0OTHER,,B0TWO' }, /^AUTOHUB_ALLOW_BOTS is invalid: .*received "B0OTHER,,B0TWO"$/],
+    [{ AUTOHUB_ALLOW_BOTS: '*,B0OTHER' }, /^AUTOHUB_ALLOW_BOTS is invalid: .*received "\*"$/],
   ])('%j stops start-up with one line naming the variable', (override, message) => {
     const run = () => parseAppConfig({ ...valid, ...override });
     expect(run).toThrow(ConfigError);
     expect(run).toThrow(message);
+  });
+
+  it('AUTOHUB_ALLOW_BOTS: no other app by default, the bot ids listed, or every app with *', () => {
+    expect(parseAppConfig(valid).allowBots).toEqual(new Set());
+    expect(parseAppConfig({ ...valid, AUTOHUB_ALLOW_BOTS: ' B0OTHER , B0TWO ' }).allowBots).toEqual(new Set(['B0OTHER', 'B0TWO']));
+    expect(parseAppConfig({ ...valid, AUTOHUB_ALLOW_BOTS: '*' }).allowBots).toBe('*');
   });
 
   it('only the hub hands deliveries on while busy: off by default, and 0 (never) on the cloud copy whatever is set', () => {

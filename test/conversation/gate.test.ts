@@ -107,6 +107,8 @@ describe('the conversation gate', () => {
     expect(conversationOf(event({ type: 'reaction_added' }))).toBeUndefined();
     // The bot's own reply in a DM (Slack sends message.im for it too), an edit, a bot's post: no place taken.
     expect(conversationOf(event({ type: 'message', channel: 'D1', channel_type: 'im', thread_ts: '1.1', bot_id: 'BAUTOHUB' }))).toBeUndefined();
+    // Another app's @mention: no turn unless listed, and never a place (a flood of them would skip a person's waiting message).
+    expect(conversationOf(event({ type: 'app_mention', channel: 'C1', thread_ts: '1.1', bot_id: 'B0OTHER' }))).toBeUndefined();
     expect(conversationOf(event({ type: 'message', channel: 'D1', channel_type: 'im', subtype: 'message_changed' }))).toBeUndefined();
     expect(conversationOf(event({ type: 'message', channel: 'D1', channel_type: 'im', thread_ts: '1.1', subtype: 'bot_message' }))).toBeUndefined();
     expect(conversationOf(event({ type: 'message', channel: 'D1', channel_type: 'im', thread_ts: '1.1', subtype: 'file_share' }))).toBe('T1:D1:1.1');

@@ -28,13 +28,7 @@ describe('manifest.json', () => {
     expect(manifest.display_information.name).toBeTruthy();
     expect(manifest.features.bot_user.display_name).toBeTruthy();
     expect(manifest.settings.socket_mode_enabled).toBe(false);
-    expect(manifest.settings.event_subscriptions.bot_events.sort()).toEqual([
-      'app_home_opened',
-      'app_mention',
-      'assistant_thread_context_changed',
-      'assistant_thread_started',
-      'message.im',
-    ]);
+    expect(manifest.settings.event_subscriptions.bot_events.sort()).toEqual(['app_context_changed', 'app_home_opened', 'app_mention', 'message.im']);
     expect(manifest.features.app_home.home_tab_enabled).toBe(true);
   });
 
@@ -62,8 +56,10 @@ describe('manifest.json', () => {
     }
   });
 
-  it('declares the assistant view (split-view threads: their events, prompts and title) with the one scope its methods name', () => {
-    expect(manifest.features.assistant_view.assistant_description).toBeTruthy();
+  it("declares the agent view (Slack's Agent messaging experience: a DM opened, its prompts, the context) with the one scope its methods name", () => {
+    // web-api 8.2's ManifestAgentView: "Maximum length is 300 characters"; assistant_view "will eventually be deprecated".
+    expect(manifest.features.agent_view.agent_description).toMatch(/^.{1,300}$/);
+    expect(manifest.features.assistant_view).toBeUndefined();
     expect(METHOD_SCOPES['assistant.threads.setSuggestedPrompts']).toEqual(['assistant:write']);
     expect(METHOD_SCOPES['assistant.threads.setTitle']).toEqual(['assistant:write']);
     expect(scopes).toContain('assistant:write');
@@ -71,8 +67,8 @@ describe('manifest.json', () => {
     expect(manifest.settings.interactivity.is_enabled).toBe(true);
   });
 
-  it('does not ask for assistant:write without the assistant view Slack requires for it (setStatus takes chat:write since 2026-03)', () => {
-    if (scopes.includes('assistant:write')) expect(manifest.features.assistant_view).toBeDefined();
+  it('does not ask for assistant:write without the agent or assistant view Slack requires for it (setStatus takes chat:write since 2026-03)', () => {
+    if (scopes.includes('assistant:write')) expect(manifest.features.agent_view ?? manifest.features.assistant_view).toBeDefined();
     expect(METHOD_SCOPES['assistant.threads.setStatus']).toEqual(['chat:write']);
   });
 

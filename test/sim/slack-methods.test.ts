@@ -161,6 +161,9 @@ describe('the fake Web API, driven by the real WebClient, answers as the table s
         ];
       }),
     ),
+    // The feedback buttons and more: past 50 blocks (https://docs.slack.dev/block-kit), as a post's.
+    'chat.stopStream invalid_blocks': async () =>
+      call('chat.stopStream', { channel: 'C0GENERAL', ts: await openStream(), blocks: Array.from({ length: 51 }, () => ({ type: 'divider' })) }),
     'chat.appendStream markdown_text_or_chunks_required': async () => call('chat.appendStream', { channel: 'C0GENERAL', ts: await openStream() }),
     'chat.update msg_too_long': async () => call('chat.update', { channel: 'C0GENERAL', ts: await stoppedStream(), text: 'x'.repeat(4_001) }),
     'chat.update streaming_state_conflict': async () => call('chat.update', { channel: 'C0GENERAL', ts: await openStream(), text: 'whole' }),
@@ -194,6 +197,26 @@ describe('the fake Web API, driven by the real WebClient, answers as the table s
   });
 
   const documented = SLACK_METHODS.flatMap((row) => Object.keys(row.errors).map((error) => `${row.method} ${error}`));
+
+  it('a blocks chunk holds 1 to 50 blocks (@slack/types 3.2 BlocksChunk): 50 are shown after the text before them, 51 or none are invalid_chunks', async () => {
+    const divider = { type: 'divider' };
+    const ts = await openChunked();
+    const fifty = Array.from({ length: 50 }, () => divider);
+    await call('chat.appendStream', {
+      channel: 'C0GENERAL',
+      ts,
+      chunks: [
+        { type: 'markdown_text', text: 'before ' },
+        { type: 'blocks', blocks: fifty },
+      ],
+    });
+    expect(api.streams.get(ts)!.shows.slice(-2)).toEqual([{ text: 'before ' }, { blocks: fifty }]);
+    for (const blocks of [[...fifty, divider], []]) {
+      await expect(call('chat.appendStream', { channel: 'C0GENERAL', ts, chunks: [{ type: 'blocks', blocks }] })).rejects.toMatchObject({
+        data: { error: 'invalid_chunks' },
+      });
+    }
+  });
 
   it('has a way to provoke every error the table lists, and no other', () => {
     expect(Object.keys(provoke).sort()).toEqual([...documented].sort());

@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { STATUS_KEYS, stepsKey } from '../../lib/store/keys.js';
 import { DEFAULT_RETRY } from '../../lib/store/lease.js';
-import { STORE_LIMITS as L } from '../../lib/store/limits.js';
+import { SLACK_LAST_REDELIVERY_SECONDS, STORE_LIMITS as L } from '../../lib/store/limits.js';
 import type { ClaimOwner } from '../../lib/store/record.js';
 import type { SharedStore } from '../../lib/store/roles.js';
 import { inProcess, overRedis, type Subject } from './subjects.js';
@@ -66,6 +66,18 @@ describe.each([inProcess, overRedis()])('the store contract, on the $name store'
       expect((await x.b.claim([k], cloud)).kind).toBe('duplicate');
       await x.elapse(5 * SECOND);
       expect((await x.b.claim([k], cloud)).kind).toBe('claimed');
+    });
+
+    it("a finished turn's delayed redelivery (Slack's last, about a day after the first attempt) finds its claim and its alias: a duplicate, not a second answer", async () => {
+      const x = store.open();
+      const [k, m] = [key(), alias()];
+      await x.a.claim([k, m], hub, { leaseMs: LEASE, body: '{}' });
+      const record = JSON.parse((await x.a.read(k))!) as { token: number };
+      expect(await x.a.finish(k, record.token, '1700000000.000100')).toBe('ok');
+      // Before: every key lived 24 h, so a redelivery an hour before the end of Slack's day found nothing left.
+      await x.elapse((SLACK_LAST_REDELIVERY_SECONDS + 3_600) * SECOND);
+      expect((await x.b.claim([k, m], cloud, { leaseMs: LEASE, body: '{}' })).kind).toBe('duplicate');
+      expect((await x.b.claim([key(), m], cloud, { leaseMs: LEASE, body: '{}' })).kind).toBe('duplicate');
     });
 
     it('only the primary key holds the body; the message alias holds the owner alone (no second copy of a message)', async () => {
@@ -655,6 +667,20 @@ describe.each([inProcess, overRedis()])('the store contract, on the $name store'
       await x.elapse(60 * SECOND);
       expect(await x.b.read(k)).toBeNull();
       expect(await x.b.noteNewest(k, 'first', '000001700000001999999', 60)).toBe(true);
+    });
+
+    it('tally counts the members of a window that does not slide: a member added twice counts once, and the window lapses from its first member', async () => {
+      const x = store.open();
+      const k = 'autohub:test:tally';
+      expect(await x.a.tally(k, 'Ev1', 60)).toBe(1);
+      expect(await x.b.tally(k, 'Ev2', 60)).toBe(2);
+      // A retry of one turn (another copy, a takeover) is not a second one.
+      expect(await x.b.tally(k, 'Ev1', 60)).toBe(2);
+      await x.elapse(40 * SECOND);
+      expect(await x.a.tally(k, 'Ev3', 60)).toBe(3);
+      // 60 s after the first member, not after the last: a loop is counted within its window, then afresh.
+      await x.elapse(20 * SECOND);
+      expect(await x.a.tally(k, 'Ev4', 60)).toBe(1);
     });
 
     it('30 concurrent noteNewest writes from two handles, in any order, leave the one with the highest order', async () => {

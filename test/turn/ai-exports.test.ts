@@ -49,10 +49,25 @@ describe("a bot module's AI-app exports", () => {
     ["export const prompts = [1, 2, 3, 4, 5].map((i) => ({ title: 't' + i, message: 'm' + i }));", /prompts to hold at most 4 prompts/],
     ["export const title = 'A title';", /title, when exported, to be a function, but it is a string/],
     ['export const onFeedback = {};', /onFeedback, when exported, to be a function, but it is a object/],
+    ["export const promptsTitle = '';", /promptsTitle, when exported, to be a non-empty string, but it is a string/],
+    ['export const greeting = 7;', /greeting, when exported, to be a non-empty string or a function \(thread\), but it is a number/],
+    [
+      "export const notes = { dead: 'ok', gone: 'what' };",
+      /notes to name only late, dead, retrying, skipped, interrupted, cutOff, botLoop, but it names "gone"/,
+    ],
+    ["export const notes = { dead: '' };", /notes\.dead to be a non-empty string of at most 4000 characters, but it is 0 characters/],
+    ["export const notes = ['dead'];", /notes, when exported, to be an object of strings by name, but it is an array of 1/],
   ])('%s stops start-up with a line naming AUTOHUB_TURN', async (source, why) => {
     const path = moduleWith(source);
     await expect(loadTurnModule(path)).rejects.toThrow(/^AUTOHUB_TURN is invalid: expected /);
     await expect(loadTurnModule(path)).rejects.toThrow(why);
+  });
+
+  it('promptsTitle, greeting and notes load as exported', async () => {
+    const mod = await loadTurnModule(
+      moduleWith(["export const promptsTitle = 'Try asking';", "export const greeting = 'Hi!';", "export const notes = { dead: 'Oops.' };"].join('\n')),
+    );
+    expect(mod).toMatchObject({ promptsTitle: 'Try asking', greeting: 'Hi!', notes: { dead: 'Oops.' } });
   });
 
   it("a function's answer is held to Slack's limits: 10 loading messages, 4 well-formed prompts", () => {

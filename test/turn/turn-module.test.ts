@@ -86,6 +86,12 @@ describe('loadTurnModule', () => {
     await expect(loadTurnModule(write('bad-tasks.mjs', "export const taskDisplayMode = 'kanban';\nexport function takeTurn() {}\n"))).rejects.toThrow(
       /expected taskDisplayMode, when exported, to be one of timeline, plan, but it is "kanban"/,
     );
+    expect(await loadTurnModule(write('edits.mjs', "export const edits = 'answer';\nexport function takeTurn() { return 'ok'; }\n"))).toMatchObject({
+      edits: 'answer',
+    });
+    await expect(loadTurnModule(write('bad-edits.mjs', "export const edits = 'sometimes';\nexport function takeTurn() {}\n"))).rejects.toThrow(
+      /expected edits, when exported, to be one of answer, ignore, but it is "sometimes"/,
+    );
   });
 
   it('unset, the demo turn answers, with the settings it is given', async () => {
