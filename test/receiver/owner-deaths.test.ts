@@ -39,7 +39,10 @@ describe('owner deaths count', () => {
   it('an owner SIGKILLed mid-turn again and again, with AUTOHUB_TURN_ATTEMPTS=2: a dead letter after 2 runs, reported once, not a third run', async () => {
     // The bug: a takeover counted no run, so the turn was run again by every copy that looked, for the claim's 24 h.
     const slow = { status: 200, delayMs: 60_000, body: { ok: true, user_id: 'UAUTOHUB', bot_id: 'BAUTOHUB' } };
-    api.script('auth.test', slow, slow, slow);
+    // Each copy checks its token with auth.test as it starts (answered at once), then its turn reads the bot's
+    // identity with it (held: the turn is mid-run until its copy is killed).
+    const fast = { ...slow, delayMs: 0 };
+    api.script('auth.test', fast, slow, fast, slow, fast);
     // Run 1: the claim.
     const first = await copy('hub-a');
     let before = authTests();
