@@ -115,10 +115,14 @@ describe('a schedule on real copies', () => {
     const minutely: TurnModule = { ...(await loadBot()), schedules: [{ name: 'tick', everyMs: 60_000, channel: 'CTICK' }] };
     const cloud = await start('cloud', { turn: minutely, env: { AUTOHUB_SCHEDULE_GRACE_MS: '600000' } });
     child = await spawnHub({ webApiUrl: api.url, upstash: fx.bridge, secret: SECRET }, { AUTOHUB_TURN: BOT, AUTOHUB_TEST_TICK_THINK_MS: '60000', ...slow });
-    // The hub claims the minute's slot at start, and thinks.
-    const slot = Math.floor(Date.now() / 60_000) * 60_000;
+    // The hub claims the minute's slot at start (or, its first claim unanswered, at its retry 15 s on), and thinks.
+    await eventually(() => child!.output().includes('"schedule.fired"'), 'the hub to claim the slot', 30_000);
+    const fired = child
+      .output()
+      .split('\n')
+      .find((l) => l.includes('"schedule.fired"'))!;
+    const slot = Date.parse((JSON.parse(fired) as { slot: string }).slot);
     const eventId = scheduleEventId('tick', slot);
-    await eventually(() => child!.output().includes('"schedule.fired"'), 'the hub to claim the slot', 10_000);
     child.child.kill('SIGKILL');
     await eventually(() => repliesTo(api, eventId).length > 0, 'the slot answered after the kill', 15_000);
     await quiescent([cloud], 15_000);
@@ -127,7 +131,7 @@ describe('a schedule on real copies', () => {
     expect(replies[0]!.params.text).toBe(`tick ${new Date(slot).toISOString()} by cloud`);
     expect(replies[0]!.params.thread_ts).toBeUndefined();
     expect(cloud.lines.some((l) => l.event === 'lease.takeover')).toBe(true);
-  });
+  }, 90_000);
 
   it("runs the latest slot missed while both were down once, late, when the copies return ('latest')", async () => {
     const HOUR = 3_600_000;
