@@ -136,7 +136,7 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
   const slack = new SlackSim({ url: h.edgeUrl, signingSecret: DRILL_SECRET, factor: options.factor });
   // Split-view threads, opened before the first mention (their messages are the mentions).
   const assistant = scenario.assistant ? await AssistantThreadsDrill.open(h, slack, scenario.assistant, `${scenario.name}-${Date.now()}`) : undefined;
-  const rate = options.rate ?? 20;
+  const rate = scenario.rate ?? options.rate ?? 20;
   const sendMs = Math.max(1000, (options.events / rate) * 1000, (scenario.sendSimMs ?? 0) / options.factor);
   const startedAt = Date.now();
   const mentions: string[] = [];

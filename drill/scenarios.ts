@@ -38,6 +38,8 @@ export interface Scenario {
   copyEnv?: Record<string, string>;
   /** Mentions sent, whatever `--events` says (one quiet mention with no traffic after it). */
   events?: number;
+  /** Mentions sent a second, whatever the drill's pace (20): a store that answers slowly is a store that answers few at a time. */
+  rate?: number;
   /**
    * How long the drill waits for replies after Slack settles, per mention sent (on top of 30 s): the
    * default fits the demo's short turns; a scenario whose turns hold a slot for seconds, answered by one
@@ -579,6 +581,31 @@ export const SCENARIOS: Scenario[] = [
       'while no claim is seen to land, a delivery that reaches both copies (a Slack retry, a slow hub) can be answered twice; they are counted, not hidden',
     noDeadLetters: true,
     faults: [{ label: 'store round trips 500 ms', from: 0.1, to: 'end', forMs: 8000, start: (h) => h.slowStore(500), stop: (h) => h.slowStore(0) }],
+  },
+  {
+    name: 'slow-store-commands',
+    summary:
+      "as slow-store, with slash commands and clicks among the mentions and the hub's answers 2 s slow, so the edge hands each delivery to the cloud copy too: both copies' claims fail open, and each command is still answered once and each click heard once",
+    forms: { commands: 0.3, clicks: 0.2 },
+    // A personal bot's pace, not the drill's 20 a second: at 500 ms a round trip a copy's 16 store sockets carry 32
+    // commands a second, and past that the queue, not the store, is what the fuse times out.
+    rate: 4,
+    copyEnv: { AUTOHUB_TURN: 'drill/assistant-bot.ts' },
+    duplicatesPossible: 'while no claim is seen to land, a mention that reaches both copies can be answered twice; they are counted, not hidden',
+    noDeadLetters: true,
+    faults: [
+      { label: 'store round trips 500 ms', from: 0.1, to: 0.9, start: (h) => h.slowStore(500), stop: (h) => h.slowStore(0) },
+      {
+        label: 'hub answers after 2 s',
+        from: 0.1,
+        to: 'end',
+        start: (h) => {
+          h.hubTunnel.slowMs = 2000;
+          h.hubTunnel.mode = 'slow';
+        },
+        stop: (h) => void (h.hubTunnel.mode = 'pass'),
+      },
+    ],
   },
   {
     name: 'cloud-broken',

@@ -12,6 +12,14 @@ export type Route = 'hub' | 'cloud' | 'inbox' | 'none';
 export interface Leg {
   result: LegResult;
   response?: Response;
+  /** A leg that timed out while given time to spare (`lateMs`): its answer, should it come within it. */
+  late?: Promise<LateLeg | undefined>;
+}
+
+/** A copy's answer that came after its leg's timeout, its body read. */
+export interface LateLeg {
+  response: Response;
+  body: ArrayBuffer;
 }
 
 /** Headers that belong to one hop and are not forwarded. */
@@ -19,20 +27,31 @@ const HOP_HEADERS = new Set(['host', 'content-length', 'connection', 'keep-alive
 
 /**
  * One forward or probe with a fresh timeout of its own; the body is read
- * under the same timeout. A timeout of 0 or less sends nothing.
+ * under the same timeout. A timeout of 0 or less sends nothing. With
+ * `lateMs`, a leg that times out is not cut: its answer is still read for
+ * that much longer, as `late` (lib/edge/late-answer.ts).
  */
-export async function callLeg(send: typeof fetch, url: string, init: RequestInit, timeoutMs: number): Promise<Leg> {
+export async function callLeg(send: typeof fetch, url: string, init: RequestInit, timeoutMs: number, lateMs = 0): Promise<Leg> {
   if (timeoutMs <= 0) return { result: { kind: 'timeout' } };
-  const signal = AbortSignal.timeout(timeoutMs);
-  try {
+  const signal = AbortSignal.timeout(timeoutMs + Math.max(0, lateMs));
+  const answered = (async () => {
     const upstream = await send(url, { ...init, signal, redirect: 'manual' });
-    const body = await upstream.arrayBuffer();
+    return { response: upstream, body: await upstream.arrayBuffer() };
+  })();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timedOut = lateMs > 0 ? new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), timeoutMs))) : undefined;
+  try {
+    const first = timedOut ? await Promise.race([answered, timedOut]) : await answered;
+    if (first === 'timeout') return { result: { kind: 'timeout' }, late: answered.catch(() => undefined) };
+    const { response: upstream, body } = first;
     const response = new Response(upstream.status === 204 || upstream.status === 304 ? null : body, upstream);
     const busy = upstream.headers.get('x-autohub-busy');
     return { result: { kind: 'answered', status: upstream.status, ...(busy !== null && /^\d+$/.test(busy) ? { busy: Number(busy) } : {}) }, response };
   } catch {
     // Told apart by timeout-or-not, never by message: workerd and Node word failures differently.
     return { result: signal.aborted ? { kind: 'timeout' } : { kind: 'unreachable' } };
+  } finally {
+    clearTimeout(timer);
   }
 }
 

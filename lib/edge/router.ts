@@ -10,7 +10,8 @@
 import { bearerMatches } from '../access/index.js';
 import { checkSignature, EVENTS_PATH, HEALTH_PATH, isSslCheck } from '../slack/index.js';
 import { CopyView } from './copy-view.js';
-import { answer, callLeg, forwardHeaders, leased, relay } from './leg.js';
+import { answeredWithMessage, commandResponseUrl, LATE_ANSWER_MS, lateMessage } from './late-answer.js';
+import { answer, callLeg, forwardHeaders, leased, relay, type LateLeg, type Leg } from './leg.js';
 import { cloudAnswered, describe, firstStep, hubAnswered, hubBusy, hubFailure, legTimeout, probeSaysUp, refusalStatus, type LegResult } from './decide.js';
 import type { EdgeSettings } from './settings.js';
 import type { EdgeKeeper } from '../inbox/edge-keeper.js';
@@ -113,6 +114,10 @@ interface Delivery {
   startedAt: number;
   /** What each log line about it carries. */
   fields: Record<string, unknown>;
+  /** A slash command's response_url: a leg that times out is still read for its answer (lib/edge/late-answer.ts). */
+  responseUrl: string | undefined;
+  /** Those legs' answers, still to come. */
+  late: Promise<LateLeg | undefined>[];
 }
 
 /**
@@ -164,7 +169,9 @@ class Router implements EdgeRouter {
       if (admitted instanceof Response) return admitted;
       const pinned = pinnedLeg(request.headers.get(LEG_HEADER), admitted.body);
       if (pinned) return await this.#toLeg(pinned, admitted);
-      return await this.#route(admitted);
+      const routed = await this.#route(admitted);
+      if (admitted.late.length > 0) await this.#passLate(admitted, routed);
+      return routed;
     } catch (error) {
       this.#log('edge.error', { error: error instanceof Error ? error.message : String(error) });
       return answer(503, 'none', 'edge error; retry', { 'x-autohub-failover-target': 'cloud' });
@@ -224,6 +231,8 @@ class Router implements EdgeRouter {
       tellsInbox: this.#keptUntold,
       startedAt,
       fields: { retryNum: request.headers.get('x-slack-retry-num') ?? undefined },
+      responseUrl: commandResponseUrl(request.headers.get('content-type'), body),
+      late: [],
     };
   }
 
@@ -278,8 +287,49 @@ class Router implements EdgeRouter {
     return this.#toCloud(d, `probe ${describe(probe.result)}`);
   }
 
+  /** One leg of delivery `d`; a command's leg that times out is still read for its answer (`d.late`). */
+  async #leg(d: Delivery, url: string, init: RequestInit, timeoutMs: number): Promise<Leg> {
+    const leg = await callLeg(this.#send, url, init, timeoutMs, d.responseUrl ? LATE_ANSWER_MS : 0);
+    if (leg.late) d.late.push(leg.late);
+    return leg;
+  }
+
+  /**
+   * A command's answer that came after the edge stopped waiting for its leg, passed on to its response_url
+   * (lib/edge/late-answer.ts) after Slack has the edge's answer: once, and only when that answer carried
+   * no message of a copy's. Unpassed, a command the hub answered in time by its clock, whose answer the
+   * tunnel brought back past the leg's timeout, was answered nowhere: the cloud copy found it claimed.
+   */
+  async #passLate(d: Delivery, routed: Response): Promise<void> {
+    const url = d.responseUrl;
+    if (!url || (await answeredWithMessage(routed.headers.get('x-autohub-route'), routed))) return;
+    const pass = async () => {
+      for (const late of d.late) {
+        const answer = await late;
+        const message = lateMessage(answer?.response, answer?.body);
+        if (message === undefined) continue;
+        const sent = await this.#send(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: message,
+          signal: AbortSignal.timeout(HINT_TIMEOUT_MS),
+        })
+          .then((r) => r.status)
+          .catch(() => 0);
+        this.#log(sent >= 200 && sent < 300 ? 'edge.late_answer_passed' : 'edge.late_answer_failed', {
+          ...d.fields,
+          status: sent,
+          ms: this.#now() - d.startedAt,
+        });
+        return;
+      }
+    };
+    const task = pass().catch(() => {});
+    if (d.ctx) d.ctx.waitUntil(task);
+  }
+
   async #toHub(d: Delivery): Promise<Response> {
-    const { result, response } = await callLeg(this.#send, `${this.#settings.hubUrl}${EVENTS_PATH}`, d.init, this.#remaining(d, this.#settings.hubTimeoutMs));
+    const { result, response } = await this.#leg(d, `${this.#settings.hubUrl}${EVENTS_PATH}`, d.init, this.#remaining(d, this.#settings.hubTimeoutMs));
     if (hubAnswered(result, true) && response) {
       this.hub.markUp(this.#now());
       this.#log('edge.routed', {
@@ -316,7 +366,7 @@ class Router implements EdgeRouter {
     for (let attempt = 1; attempt <= 2; attempt++) {
       const timeout = this.#remaining(d, settings.cloudTimeoutMs);
       if (attempt > 1 && timeout < MIN_SECOND_TRY_MS) break;
-      const leg = await callLeg(this.#send, `${settings.cloudUrl}${EVENTS_PATH}`, { ...d.init, headers }, timeout);
+      const leg = await this.#leg(d, `${settings.cloudUrl}${EVENTS_PATH}`, { ...d.init, headers }, timeout);
       result = leg.result;
       if (cloudAnswered(result) && leg.response) return this.#cloudServed(d, why, attempt, result, leg.response);
       if (result.kind === 'timeout') break;

@@ -51,9 +51,16 @@ export interface TurnLeaseOptions {
   takeover?: Takeover;
   /** Write this turn's claim again when the store forgot it (see LeaseKeeper.restore). */
   restore?: (detail: RestoreDetail) => Promise<EndReply>;
+  /** Waits between two sends of an end the store did not answer. @default setTimeout (unref'd) */
+  sleep?: (ms: number) => Promise<void>;
   /** The status page's line for this turn's end. */
   line?: (outcome: TurnOutcome, detail: { reason?: string; attempts: number; stream?: StreamDetail }) => TurnLine;
 }
+
+/** The first wait before an unanswered end is sent again (then doubled, while the lease is held). */
+const FINISH_RESEND_MS = 500;
+
+const unrefSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref?.());
 
 /** Safety before heldUntil: a post must leave this process well before the lease could lapse. */
 export function commitMarginMs(leaseMs: number): number {
@@ -225,12 +232,25 @@ export class TurnLease {
   async finish(replyTs: string | null, stream?: StreamDetail): Promise<void> {
     if (this.#ended || this.#lost) return;
     this.#ended = true;
-    this.o.keeper.remove(this.key);
     this.abort(FINISHED);
     const line = this.o.line?.('answered', { attempts: this.attempts, ...(stream ? { stream } : {}) });
     // Forgotten by the store: written again first, so a later delivery of the message is a duplicate of a done turn.
-    const reply = await this.#restoredFor(() => this.o.store.finish(this.key, this.token, replyTs, line));
-    if (reply !== 'ok') this.o.log.warn('lease.finish_failed', { key: this.key, token: this.token, reply });
+    const send = () => this.#restoredFor(() => this.o.store.finish(this.key, this.token, replyTs, line));
+    let reply = await send();
+    // Unanswered, the end is sent again while the lease is provably this copy's (the keeper renews it meanwhile, so
+    // it cannot lapse). Left unrecorded, the lease lapsed and a takeover ran the turn again: a mention's takeover
+    // reads its thread first, but a command's or a click's answer cannot be read back, so it was answered twice.
+    // (A store away for longer than the lease leaves the turn to the takeover, as before.)
+    let resent = 0;
+    for (let wait = FINISH_RESEND_MS; reply === 'unreachable' && this.o.now() + wait < this.o.keeper.heldUntil(this.key); wait *= 2) {
+      await (this.o.sleep ?? unrefSleep)(wait);
+      reply = await send();
+      resent += 1;
+    }
+    this.o.keeper.remove(this.key);
+    // A resent end that finds the turn done (its first send landed, its answer lost) reads 'lost'.
+    if (reply !== 'ok' && !(resent > 0 && reply === 'lost')) this.o.log.warn('lease.finish_failed', { key: this.key, token: this.token, reply, resent });
+    else if (resent > 0) this.o.log.info('lease.finish_resent', { key: this.key, token: this.token, resent });
   }
 
   /**

@@ -497,6 +497,8 @@ export class TurnRunner {
       // Past its grace the runner ended it already (failed, slot freed): whatever it did since is not its end.
       if (t.cut) return;
       await handle.ran();
+      // It ran unfenced (its claim failed open, the confirm still asks): the confirm's answer records its end (#endRan).
+      if (!t.lease && t.confirming && !t.stoodDown && !handle.signal.aborted) t.ranUnleased = true;
     };
     const work = (t.trace ? t.trace.within(body) : body()).catch((error: unknown) => (t.cut ? undefined : this.#failed(t, error)));
     // The slot is freed when the work returns, or at the end of its grace past the deadline, whichever is first.
@@ -663,7 +665,7 @@ export class TurnRunner {
         t.wake = resolve;
         void sleep(ms).then(resolve);
       });
-    for (let wait = 1000; this.#here.get(key) === t && t.lease === undefined && !t.failing && o.now() < until; wait = Math.min(wait * 2, o.lease.leaseMs)) {
+    for (let wait = 1000; this.#asksFor(t, key) && t.lease === undefined && !t.failing && o.now() < until; wait = Math.min(wait * 2, o.lease.leaseMs)) {
       // The turn's first write waits for this ask (TurnHandleOptions.confirming).
       const asked = this.#ask(t, key, nonce);
       t.asking = asked.then(
@@ -718,9 +720,10 @@ export class TurnRunner {
     const { o } = this;
     const sentAt = o.now();
     const reply = await o.store.confirm(key, nonce, o.lease.leaseMs).catch(() => 'unreachable' as const);
-    if (this.#here.get(key) !== t || t.lease !== undefined) return true;
+    if (!this.#asksFor(t, key) || t.lease !== undefined) return true;
     if (reply === 'mine') {
       const lease = this.#lease(t.delivery, 1, sentAt);
+      if (t.ranUnleased) return this.#endRan(t, key, lease);
       t.lease = lease;
       t.handle?.follow(lease);
       lease.start();
@@ -736,7 +739,8 @@ export class TurnRunner {
     if (reply === 'absent' && reclaim) {
       // Not there yet, or never: claim it now (a late landing of the first claim then finds it held).
       const lease = await this.#reclaim(t).catch(() => undefined);
-      if (this.#here.get(key) !== t || t.lease !== undefined) return true;
+      if (!this.#asksFor(t, key) || t.lease !== undefined) return true;
+      if (lease && t.ranUnleased) return this.#endRan(t, key, lease);
       if (lease) {
         t.lease = lease;
         t.handle?.follow(lease);
@@ -747,6 +751,25 @@ export class TurnRunner {
       return this.#ask(t, key, nonce, false);
     }
     return false;
+  }
+
+  /** Whether the confirm of `t`'s claim is still asked: while its run is here, and after a run that ended before the answer. */
+  #asksFor(t: Turn, key: string): boolean {
+    return this.#here.get(key) === t || t.ranUnleased === true;
+  }
+
+  /**
+   * The end of a run that finished before its claim's confirm answered: the lease the confirm found (its claim
+   * landed after all) or took (it had not) is finished at once, so nothing runs the turn again. Unrecorded, that
+   * lease lapsed and a takeover ran it a second time: a mention's takeover reads its thread first, but a
+   * command's or a click's answer cannot be read back.
+   */
+  async #endRan(t: Turn, key: string, lease: TurnLease): Promise<true> {
+    t.ranUnleased = false;
+    lease.start();
+    await lease.finish(null);
+    this.o.log.info('turn.end_recorded', { ...t.logFields, key, token: lease.token });
+    return true;
   }
 
   /** A failed turn that never had a lease (its claim failed open): claimed now, if the store lets it (see `#reclaim`). */

@@ -41,6 +41,8 @@ export interface Turn {
   stoodDown?: string | undefined;
   /** For a leased claim that failed open: the nonce its write carried, to confirm it once the store answers. */
   nonce?: string | undefined;
+  /** Its run ended before that claim's confirm answered: the answer records the end (TurnRunner#endRan). */
+  ranUnleased?: boolean | undefined;
   /** The confirm of that claim, while it is asked. */
   confirming?: Promise<void> | undefined;
   /** One ask of that confirm (a round trip, and a claim with a lease when it was absent), while it is under way. */
