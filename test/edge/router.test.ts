@@ -1,10 +1,10 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { createEdgeRouter, parseEdgeSettings, type EdgeRouter } from '../../lib/edge/index.js';
 import { ConfigError } from '../../lib/errors/index.js';
 import { signedHeaders } from '../../lib/slack/index.js';
 import { HINT_EVENT_TYPE, LEASE_HEADER } from '../../lib/synthetic/index.js';
-import { CLOSED_URL, type FakeCopy } from '../support/fake-copy.js';
-import { useFakeCopies } from '../support/fixtures.js';
+import { CLOSED_URL, resetFakeCopy, type FakeCopy } from '../support/fake-copy.js';
+import { useFakeCopies, useFakeCopy } from '../support/fixtures.js';
 
 const SECRET = 'edge-secret';
 const BODY = JSON.stringify({ type: 'event_callback', event_id: 'Ev1', team_id: 'T1', event: { type: 'app_mention', ts: '1.1', channel: 'C1' } });
@@ -351,6 +351,67 @@ describe('the edge router on Node, against loopback copies, on a fixed clock', (
       const response = await router({ SLACK_SIGNING_SECRET: SECRET }).handle(await delivery());
       expect(response.status).toBe(400);
       expect(eventsTo(cloud)).toHaveLength(0);
+    });
+  });
+
+  describe("a slash command's answer that comes back after its leg's timeout", () => {
+    // Stands in for Slack's response_url (the edge takes loopback http for it, as the drill's simulated Slack).
+    const slack = useFakeCopy('response-url');
+    afterEach(() => resetFakeCopy(slack));
+    const JSON_ANSWER = { 'content-type': 'application/json' };
+
+    async function command(): Promise<Request> {
+      const body = new URLSearchParams({ command: '/deploy', text: 'prod', trigger_id: 't1', response_url: `${slack.url}/commands/T1/1/x` }).toString();
+      const headers = { 'content-type': 'application/x-www-form-urlencoded', ...(await signedHeaders(SECRET, body, clock)) };
+      return new Request('https://edge.example.com/slack/events', { method: 'POST', headers, body });
+    }
+
+    /** Runs a delivery; resolves with Slack's answer once the work the edge left for after it (ctx.waitUntil) is done. */
+    async function handled(request: Request): Promise<{ response: Response; after: number }> {
+      const after: Promise<unknown>[] = [];
+      const response = await router().handle(request, { waitUntil: (p) => void after.push(p) });
+      await Promise.all(after);
+      return { response, after: after.length };
+    }
+
+    it('reaches the person: the hub answered in time by its clock, the tunnel brought it back late, and the edge posts it to the response_url (before: read by nobody, the cloud copy found the command claimed)', async () => {
+      hub.delayMs = 600;
+      hub.eventHeaders = JSON_ANSWER;
+      hub.eventBody = JSON.stringify({ text: 'deployed', response_type: 'ephemeral' });
+      // The cloud copy finds the command claimed: an empty ack.
+      cloud.eventBody = '';
+      const { response } = await handled(await command());
+      expect(response.headers.get('x-autohub-route')).toBe('cloud');
+      expect(slack.received).toHaveLength(1);
+      expect(slack.received[0]!.path).toBe('/commands/T1/1/x');
+      expect(JSON.parse(slack.received[0]!.body)).toEqual({ text: 'deployed', response_type: 'ephemeral' });
+    });
+
+    it("is not posted when Slack's answer was a copy's own message (the cloud copy ran it too: a second post would be a second answer)", async () => {
+      hub.delayMs = 600;
+      hub.eventHeaders = JSON_ANSWER;
+      hub.eventBody = JSON.stringify({ text: 'deployed' });
+      cloud.eventBody = JSON.stringify({ text: 'deployed' });
+      const { response, after } = await handled(await command());
+      expect(await response.text()).toBe(JSON.stringify({ text: 'deployed' }));
+      expect(after).toBe(0);
+      expect(slack.received).toHaveLength(0);
+    });
+
+    it('is not posted when the late answer is empty (the copy acked at its deadline and answers by the response_url itself)', async () => {
+      hub.delayMs = 600;
+      hub.eventBody = '';
+      cloud.eventBody = '';
+      const { after } = await handled(await command());
+      expect(after).toBe(1);
+      expect(slack.received).toHaveLength(0);
+    });
+
+    it("an event's leg is cut at its timeout, not read late (an event's answer carries nothing)", async () => {
+      hub.delayMs = 600;
+      const { response, after } = await handled(await delivery());
+      expect(response.headers.get('x-autohub-route')).toBe('cloud');
+      expect(after).toBe(0);
     });
   });
 

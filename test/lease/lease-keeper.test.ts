@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { silentLogger } from '../../lib/log/index.js';
+import { createMemoryLogger, silentLogger } from '../../lib/log/index.js';
 import { LeaseKeeper, TurnLease } from '../../lib/lease/index.js';
 import { DEFAULT_RETRY, type EndReply, type LeaseReply, type ReleaseReply } from '../../lib/store/index.js';
 
@@ -36,7 +36,12 @@ function rig(answers: LeaseReply[]) {
 type LeaseStore = ConstructorParameters<typeof TurnLease>[0]['store'];
 
 /** A TurnLease on the rig's keeper and clock (lease 10 s), over a store that answers ok unless told otherwise. */
-function leaseOn(r: ReturnType<typeof rig>, store: Partial<LeaseStore> = {}, restore?: () => Promise<EndReply>): TurnLease {
+function leaseOn(
+  r: ReturnType<typeof rig>,
+  store: Partial<LeaseStore> = {},
+  restore?: () => Promise<EndReply>,
+  extra: Partial<ConstructorParameters<typeof TurnLease>[0]> = {},
+): TurnLease {
   return new TurnLease({
     store: {
       commit: async () => 'ok',
@@ -55,6 +60,7 @@ function leaseOn(r: ReturnType<typeof rig>, store: Partial<LeaseStore> = {}, res
     now: r.now,
     sentAt: r.now(),
     ...(restore ? { restore } : {}),
+    ...extra,
   });
 }
 
@@ -340,5 +346,59 @@ describe('TurnLease.commit: no round trip while the lease is provably held', () 
     await r.keeper.renewNow();
     expect(lease.lost).toBe(true);
     expect(await lease.commit()).toBe(false);
+  });
+});
+
+describe('TurnLease.finish: an end the store did not answer', () => {
+  /** A lease whose finish the store answers with `replies` in turn ('unreachable' once they run out); its waits move the rig's clock. */
+  const unanswered = (replies: LeaseReply[]) => {
+    const r = rig([]);
+    const log = createMemoryLogger();
+    const sent: LeaseReply[] = [];
+    const slept: number[] = [];
+    const lease = leaseOn(
+      r,
+      {
+        finish: async () => {
+          const reply = replies.shift() ?? 'unreachable';
+          sent.push(reply);
+          return reply;
+        },
+      },
+      undefined,
+      {
+        log,
+        sleep: async (ms) => {
+          slept.push(ms);
+          r.advance(ms);
+        },
+      },
+    );
+    lease.start();
+    return { r, lease, log, sent, slept };
+  };
+
+  it('is sent again while the lease is held, so the turn is kept done (before: sent once, the lease lapsed, and a takeover ran a command again)', async () => {
+    const { r, lease, log, sent } = unanswered(['unreachable', 'unreachable', 'ok']);
+    await lease.finish(null);
+    expect(sent).toEqual(['unreachable', 'unreachable', 'ok']);
+    expect(r.keeper.heldUntil('k')).toBe(0);
+    expect(log.lines.map((l) => l.event)).toEqual(['lease.finish_resent']);
+  });
+
+  it('a resend that finds the turn done is the first send landing (its answer lost), not a failure', async () => {
+    const { lease, log, sent } = unanswered(['unreachable', 'lost']);
+    await lease.finish(null);
+    expect(sent).toEqual(['unreachable', 'lost']);
+    expect(log.lines.map((l) => l.event)).toEqual(['lease.finish_resent']);
+  });
+
+  it('is given up once the lease could lapse (a store away longer than the lease leaves the turn to a takeover)', async () => {
+    const { lease, log, sent, slept } = unanswered([]);
+    await lease.finish(null);
+    // Sent at 0, then after 0.5, 1, 2 and 4 s: the next wait (8 s) would pass the lease's 10 s.
+    expect(slept).toEqual([500, 1000, 2000, 4000]);
+    expect(sent).toHaveLength(5);
+    expect(log.lines.map((l) => l.event)).toEqual(['lease.finish_failed']);
   });
 });

@@ -14,6 +14,8 @@ export interface FakeCopy {
   delayMs: number;
   /** Headers added to its answers to /slack/events. */
   eventHeaders: Record<string, string>;
+  /** The body of its answers to /slack/events (default: `{"copy":"<name>"}`). */
+  eventBody: string | undefined;
   received: Array<{ path: string; method: string; headers: Record<string, string>; body: string }>;
   close(): Promise<void>;
 }
@@ -33,8 +35,9 @@ export async function startFakeCopy(name: string): Promise<FakeCopy> {
       const status = path === '/slack/health' ? copy.health : (copy.next.shift() ?? copy.events);
       if (status === 'hang') return;
       setTimeout(() => {
-        const body = status === 530 ? 'error code: 1033' : JSON.stringify({ copy: name });
-        const extra = path === '/slack/events' ? copy.eventHeaders : {};
+        const events = path === '/slack/events';
+        const body = status === 530 ? 'error code: 1033' : ((events ? copy.eventBody : undefined) ?? JSON.stringify({ copy: name }));
+        const extra = events ? copy.eventHeaders : {};
         res.writeHead(status, { 'x-autohub-instance': name, 'content-type': 'text/plain', ...extra }).end(body);
       }, copy.delayMs);
     });
@@ -48,6 +51,7 @@ export async function startFakeCopy(name: string): Promise<FakeCopy> {
     health: 200,
     delayMs: 0,
     eventHeaders: {},
+    eventBody: undefined,
     received: [],
     close: async () => {
       server.closeAllConnections();
@@ -66,6 +70,7 @@ export function resetFakeCopy(copy: FakeCopy): void {
   copy.health = 200;
   copy.delayMs = 0;
   copy.eventHeaders = {};
+  copy.eventBody = undefined;
   copy.next = [];
   copy.received.length = 0;
 }
