@@ -23,6 +23,7 @@ import { withDeadline } from '../time/index.js';
 import { TurnLease, type DeadTurn, type LeaseKeeper, type StreamDetail, type TurnOutcome } from '../lease/index.js';
 import { runStartOf, type DeliveryTracer } from '../telemetry/index.js';
 import { AckGate } from './ack-gate.js';
+import { ClaimConfirm } from './claim-confirm.js';
 import type { LateAnswers } from './late-answers.js';
 import { deadlineGraceMs, type AdmitVerdict, type Turn, type TurnContext } from './turn.js';
 
@@ -384,11 +385,7 @@ export class TurnRunner {
     const key = t.delivery.claimKeys[0];
     if (key !== undefined) {
       this.#here.set(key, t);
-      if (!t.lease && t.nonce !== undefined)
-        t.confirming = this.#confirm(t, key, t.nonce).finally(() => {
-          t.confirming = undefined;
-          this.#nextAsked(t, undefined);
-        });
+      if (!t.lease && t.nonce !== undefined) t.confirm = this.#confirmOf(t, key, t.nonce);
     }
     if (o.admit) {
       this.#handle(t);
@@ -404,7 +401,7 @@ export class TurnRunner {
       t.handle = this.o.handleFor(
         () => t.lease,
         t.delivery.claimKeys[0],
-        () => this.#askNow(t),
+        () => t.confirm?.askNow(),
       );
       // A confirm that answered before the handle existed (no admit hook: the handle is made at the slot).
       if (t.stoodDown) t.handle.standDown(t.stoodDown);
@@ -473,8 +470,8 @@ export class TurnRunner {
       // A command or a click has no first write to wait at: its claim that failed open is asked once before
       // it runs at all, so a claim that was the other copy's after all runs nothing here (fail fast: one ask;
       // answered past the ack deadline, the deadline acks it and its answer goes late, to the response_url).
-      if (form && t.confirming) {
-        await this.#askNow(t);
+      if (form && t.confirm?.asking) {
+        await t.confirm.askNow();
         if (handle.signal.aborted || t.stoodDown) return;
       }
       const closeLate = form ? o.late?.open(form, t.arrivedAt) : undefined;
@@ -497,8 +494,8 @@ export class TurnRunner {
       // Past its grace the runner ended it already (failed, slot freed): whatever it did since is not its end.
       if (t.cut) return;
       await handle.ran();
-      // It ran unfenced (its claim failed open, the confirm still asks): the confirm's answer records its end (#endRan).
-      if (!t.lease && t.confirming && !t.stoodDown && !handle.signal.aborted) t.ranUnleased = true;
+      // It ran unfenced (its claim failed open, the confirm still asks): the confirm's answer records its end.
+      if (!t.lease && !t.stoodDown && !handle.signal.aborted) t.confirm?.ranOut();
     };
     const work = (t.trace ? t.trace.within(body) : body()).catch((error: unknown) => (t.cut ? undefined : this.#failed(t, error)));
     // The slot is freed when the work returns, or at the end of its grace past the deadline, whichever is first.
@@ -584,9 +581,7 @@ export class TurnRunner {
    */
   async #leaseNow(t: Turn): Promise<TurnLease | undefined> {
     // A claim that timed out is being confirmed: its answer (the one under way) decides whose lease this failure goes back through.
-    t.failing = true;
-    t.wake?.();
-    if (!t.lease && t.confirming) await t.confirming;
+    if (!t.lease && t.confirm) await t.confirm.failing();
     return t.lease ?? (await this.#reclaimed(t));
   }
 
@@ -647,129 +642,43 @@ export class TurnRunner {
     }
   }
 
-  /**
-   * A claim that timed out may still land: once the store answers, the copy
-   * knows. Landed and still ours: the turn runs on under that lease (renewed,
-   * fenced, finished in the store). Another copy's: this run stands down
-   * before it writes. Never landed: it runs on as it is. Unasked, a claim
-   * that landed late would hold a lease nobody renews, and the copy that
-   * took it over would answer the turn a second time.
-   */
-  async #confirm(t: Turn, key: string, nonce: string): Promise<void> {
+  /** The confirm of `t`'s claim that failed open (lib/runner/claim-confirm.ts); what it decides is done here. */
+  #confirmOf(t: Turn, key: string, nonce: string): ClaimConfirm {
     const { o } = this;
-    const sleep = o.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref?.()));
-    // Asked until the store answers, within the turn's retry window (after it nothing could retry the turn anyway).
-    const until = t.receivedAt + o.retry.windowMs;
-    const pause = (ms: number) =>
-      new Promise<void>((resolve) => {
-        t.wake = resolve;
-        void sleep(ms).then(resolve);
-      });
-    for (let wait = 1000; this.#asksFor(t, key) && t.lease === undefined && !t.failing && o.now() < until; wait = Math.min(wait * 2, o.lease.leaseMs)) {
-      // The turn's first write waits for this ask (TurnHandleOptions.confirming).
-      const asked = this.#ask(t, key, nonce);
-      t.asking = asked.then(
-        () => undefined,
-        () => undefined,
-      );
-      this.#nextAsked(t, t.asking);
-      let answered: boolean;
-      try {
-        answered = await asked;
-      } finally {
-        t.asking = undefined;
-      }
-      if (answered || t.failing) return;
-      await pause(wait);
-    }
-  }
-
-  /**
-   * What the turn's first write without a lease waits for: the ask under way,
-   * or, between two asks (the store did not answer the last), the next one,
-   * asked now. Unasked, a write made in that pause went out unfenced, and a
-   * copy whose claim the other copy had made again answered a second time.
-   */
-  #askNow(t: Turn): Promise<void> | undefined {
-    if (t.asking) return t.asking;
-    if (!t.confirming) return undefined;
-    if (!t.nextAsk) {
-      let start: (asking: Promise<void> | undefined) => void = () => {};
-      const asked = new Promise<void>((resolve) => (start = resolve));
-      t.nextAsk = { asked, start };
-    }
-    t.wake?.();
-    return t.nextAsk.asked;
-  }
-
-  /** The confirm's next ask has started (`asking`), or the confirm is over (undefined): the writes waiting for it wait for that. */
-  #nextAsked(t: Turn, asking: Promise<void> | undefined): void {
-    const next = t.nextAsk;
-    t.nextAsk = undefined;
-    next?.start(asking);
-  }
-
-  /**
-   * One ask of a confirm: true when it decided the turn (a lease attached,
-   * stood down, or no longer this run's), false to ask again later. A claim
-   * found absent is claimed now; when that gives no lease (held meanwhile, by
-   * the other copy's claim or this one's landing late), the store is asked
-   * again at once, so the first write waits for that answer too.
-   */
-  async #ask(t: Turn, key: string, nonce: string, reclaim = true): Promise<boolean> {
-    const { o } = this;
-    const sentAt = o.now();
-    const reply = await o.store.confirm(key, nonce, o.lease.leaseMs).catch(() => 'unreachable' as const);
-    if (!this.#asksFor(t, key) || t.lease !== undefined) return true;
-    if (reply === 'mine') {
-      const lease = this.#lease(t.delivery, 1, sentAt);
-      if (t.ranUnleased) return this.#endRan(t, key, lease);
-      t.lease = lease;
-      t.handle?.follow(lease);
-      lease.start();
-      o.log.info('claim.confirmed', { ...t.logFields, key });
-      return true;
-    }
-    if (reply === 'held' || reply === 'lost') {
-      t.stoodDown = `the claim that timed out is another copy's (${reply})`;
-      t.handle?.standDown(t.stoodDown);
-      o.log.warn('claim.not_ours', { ...t.logFields, key, reply });
-      return true;
-    }
-    if (reply === 'absent' && reclaim) {
-      // Not there yet, or never: claim it now (a late landing of the first claim then finds it held).
-      const lease = await this.#reclaim(t).catch(() => undefined);
-      if (!this.#asksFor(t, key) || t.lease !== undefined) return true;
-      if (lease && t.ranUnleased) return this.#endRan(t, key, lease);
-      if (lease) {
+    return new ClaimConfirm({
+      store: o.store,
+      key,
+      nonce,
+      leaseMs: o.lease.leaseMs,
+      until: t.receivedAt + o.retry.windowMs,
+      now: o.now,
+      sleep: o.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref?.())),
+      here: () => this.#here.get(key) === t,
+      leased: () => t.lease !== undefined,
+      leaseAt: (sentAt) => this.#lease(t.delivery, 1, sentAt),
+      reclaim: () => this.#reclaim(t),
+      decided: async (verdict) => {
+        if (verdict.kind === 'not-ours') {
+          t.stoodDown = `the claim that timed out is another copy's (${verdict.reply})`;
+          t.handle?.standDown(t.stoodDown);
+          o.log.warn('claim.not_ours', { ...t.logFields, key, reply: verdict.reply });
+          return;
+        }
+        const { lease } = verdict;
+        lease.start();
+        if (verdict.ranOut) {
+          // The run ended before this answer: its lease is finished at once, so nothing runs the turn again.
+          // Unrecorded, it lapsed and a takeover ran it a second time: a mention's takeover reads its thread
+          // first, but a command's or a click's answer cannot be read back.
+          await lease.finish(null);
+          o.log.info('turn.end_recorded', { ...t.logFields, key, token: lease.token });
+          return;
+        }
         t.lease = lease;
         t.handle?.follow(lease);
-        lease.start();
-        o.log.info('claim.confirmed', { ...t.logFields, key, reclaimed: true });
-        return true;
-      }
-      return this.#ask(t, key, nonce, false);
-    }
-    return false;
-  }
-
-  /** Whether the confirm of `t`'s claim is still asked: while its run is here, and after a run that ended before the answer. */
-  #asksFor(t: Turn, key: string): boolean {
-    return this.#here.get(key) === t || t.ranUnleased === true;
-  }
-
-  /**
-   * The end of a run that finished before its claim's confirm answered: the lease the confirm found (its claim
-   * landed after all) or took (it had not) is finished at once, so nothing runs the turn again. Unrecorded, that
-   * lease lapsed and a takeover ran it a second time: a mention's takeover reads its thread first, but a
-   * command's or a click's answer cannot be read back.
-   */
-  async #endRan(t: Turn, key: string, lease: TurnLease): Promise<true> {
-    t.ranUnleased = false;
-    lease.start();
-    await lease.finish(null);
-    this.o.log.info('turn.end_recorded', { ...t.logFields, key, token: lease.token });
-    return true;
+        o.log.info('claim.confirmed', { ...t.logFields, key, ...(verdict.reclaimed ? { reclaimed: true } : {}) });
+      },
+    });
   }
 
   /** A failed turn that never had a lease (its claim failed open): claimed now, if the store lets it (see `#reclaim`). */

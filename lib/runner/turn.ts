@@ -7,6 +7,7 @@ import type { TurnHandle } from '../turn/index.js';
 import type { Delivery } from '../delivery/index.js';
 import type { TurnLease } from '../lease/index.js';
 import type { AckGate } from './ack-gate.js';
+import type { ClaimConfirm } from './claim-confirm.js';
 import type { RunTrace } from '../telemetry/index.js';
 
 /** Keys Bolt adds to every listener's `context`. */
@@ -41,21 +42,12 @@ export interface Turn {
   stoodDown?: string | undefined;
   /** For a leased claim that failed open: the nonce its write carried, to confirm it once the store answers. */
   nonce?: string | undefined;
-  /** Its run ended before that claim's confirm answered: the answer records the end (TurnRunner#endRan). */
-  ranUnleased?: boolean | undefined;
-  /** The confirm of that claim, while it is asked. */
-  confirming?: Promise<void> | undefined;
-  /** One ask of that confirm (a round trip, and a claim with a lease when it was absent), while it is under way. */
-  asking?: Promise<void> | undefined;
-  /** A write made between two asks of the confirm waits for the next: settled with it (at once, when the confirm ends first). */
-  nextAsk?: { asked: Promise<void>; start: (asking: Promise<void> | undefined) => void } | undefined;
+  /** The confirm of that claim while it is asked (lib/runner/claim-confirm.ts). */
+  confirm?: ClaimConfirm | undefined;
   /** Its wait for its conversation (the admit hook), while it waits. */
   admitted?: Promise<void> | undefined;
   /** Frees the turn's slot (once), set when it starts. */
   free?: (() => void) | undefined;
-  /** The turn failed: its confirm stops asking (and `wake` cuts its pause short). */
-  failing?: boolean | undefined;
-  wake?: (() => void) | undefined;
   /** Its deadline passed (`ctx.signal` aborted); `cut`: its grace is over too and the runner ended it; `settled`: its work returned. */
   expired?: boolean | undefined;
   cut?: boolean | undefined;
