@@ -34,7 +34,6 @@ import {
   buildRunner,
   buildSlackClient,
   buildSweeper,
-  drainJournal,
   failoverNoter,
   ownerDMs,
   turnHandles,
@@ -257,7 +256,7 @@ export function createAutohub(options: AutohubOptions): Autohub {
       await receiver.start(config.port);
       keeper.start();
       reaper.start();
-      if (journal) void drainJournal(journal, runner, log);
+      void runner.runKept('start');
       void inboxRef.drainer?.drain('start').catch(() => {});
       peer?.start();
       legs?.start();

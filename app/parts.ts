@@ -425,24 +425,3 @@ export function buildApp(o: {
   registerHome(app, o.health, o.store, log, o.config.owners, o.peer);
   return { app, registered };
 }
-
-/**
- * The turns a stopping copy journaled: claimed now like any delivery (one
- * answered meanwhile is a duplicate), run with nobody waiting for an ack; one
- * the store still cannot take goes back into the journal.
- */
-export async function drainJournal(journal: TurnJournal, runner: Pick<TurnRunner, 'inject'>, log: Logger): Promise<void> {
-  let taken: ReturnType<TurnJournal['take']>;
-  try {
-    taken = journal.take();
-  } catch (error) {
-    log.error('journal.unreadable', { path: journal.path, error });
-    return;
-  }
-  if (taken.unreadable > 0) log.error('journal.entries_unreadable', { path: journal.path, count: taken.unreadable, detail: 'sealed under another store key' });
-  for (const envelope of taken.envelopes) {
-    const claim = await runner.inject(envelope, { recovered: true });
-    if (claim === 'fail-open') journal.keep(envelope);
-    log.info('journal.drained', { eventId: envelope.event_id, claim });
-  }
-}

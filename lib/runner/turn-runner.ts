@@ -24,6 +24,7 @@ import { TurnLease, type DeadTurn, type LeaseKeeper, type StreamDetail, type Tur
 import { runStartOf, type DeliveryTracer } from '../telemetry/index.js';
 import { AckGate } from './ack-gate.js';
 import { ClaimConfirm } from './claim-confirm.js';
+import type { TurnJournal } from './journal.js';
 import type { LateAnswers } from './late-answers.js';
 import { deadlineGraceMs, type AdmitVerdict, type Turn, type TurnContext } from './turn.js';
 
@@ -57,7 +58,7 @@ export interface TurnRunnerOptions {
    * Where acked turns go when the store will not take them (AUTOHUB_JOURNAL): at shutdown, and a failed
    * turn whose retry the store could not schedule. `take` empties it (the turns are run again once the store answers).
    */
-  journal?: { keep(envelope: Record<string, unknown>): boolean; take?(): { envelopes: Record<string, unknown>[] } } | undefined;
+  journal?: Pick<TurnJournal, 'keep' | 'take' | 'path'> | undefined;
   /** A failed turn is kept here for the store (`count`: turns waiting now): the owner is told (lib/notice, once an hour at most). */
   waitingOnStore?: ((count: number) => void) | undefined;
   /** How long the runner waits between two confirm attempts while the store is away (1 s, doubling). @default realSleep */
@@ -589,7 +590,7 @@ export class TurnRunner {
    * A failed turn that holds no lease, and the store would not take a late
    * claim for its retry (a spent quota, a full Redis, an outage past the
    * window): kept here, in the journal as shutdown keeps turns (or in memory
-   * without one), and run again once the store answers (`drainKept`). The
+   * without one), and run again once the store answers (`runKept`). The
    * owner is told that turns wait on the store. Never only a log line.
    */
   #keepForStore(t: Turn, mayHavePosted: boolean): void {
@@ -611,32 +612,40 @@ export class TurnRunner {
   }
 
   /**
-   * The store answers again: every turn kept for it is claimed now, like a
-   * journaled turn at start-up (one answered meanwhile is a duplicate), with
-   * `inject`; one the store still refuses is kept again. Costs nothing while
-   * nothing is kept.
+   * Every turn kept for the store, run again: at start (what a stopping copy
+   * journaled) and each time the store answers after it would not take a
+   * failed turn's retry. Each is claimed like a live delivery (`inject`: one
+   * answered meanwhile is a duplicate); one the store still refuses is kept
+   * again, and counted, so the next answer of the store runs it (before, a
+   * journaled turn refused at start waited for the next start). Costs nothing
+   * while nothing is kept.
    */
-  async drainKept(inject: (envelope: Record<string, unknown>) => Promise<ClaimKind | 'fail-open'>): Promise<void> {
+  async runKept(why: 'start' | 'store answered'): Promise<void> {
     const { o } = this;
-    if (this.#draining || this.#waitingOnStore === 0) return;
+    if (this.#draining || (why !== 'start' && this.#waitingOnStore === 0)) return;
     this.#draining = true;
     this.#waitingOnStore = 0;
     try {
       let fromJournal: Record<string, unknown>[] = [];
       try {
-        fromJournal = o.journal?.take?.().envelopes ?? [];
+        const taken = o.journal?.take();
+        fromJournal = taken?.envelopes ?? [];
+        if (taken && taken.unreadable > 0) {
+          o.log.error('journal.entries_unreadable', { path: o.journal?.path, count: taken.unreadable, detail: 'sealed under another store key' });
+        }
       } catch (error) {
-        o.log.error('journal.unreadable', { error });
+        o.log.error('journal.unreadable', { path: o.journal?.path, error });
       }
       const envelopes = [...this.#parked.splice(0), ...fromJournal];
       for (const envelope of envelopes) {
-        const claim = await inject(envelope).catch(() => 'fail-open' as const);
+        const claim = await this.inject(envelope, { recovered: true }).catch(() => 'fail-open' as const);
         if (claim === 'fail-open') {
           if (!o.journal?.keep(envelope)) this.#parked.push(envelope);
           this.#waitingOnStore += 1;
         }
         o.log.info('journal.drained', { eventId: envelope.event_id, claim });
       }
+      if (this.#waitingOnStore > 0) o.waitingOnStore?.(this.#waitingOnStore);
     } finally {
       this.#draining = false;
     }
@@ -782,7 +791,7 @@ export class TurnRunner {
 
   /** The store answered (a look went through): the turns kept for it are claimed and run now. Nothing to do while none is kept. */
   storeAnswered(): Promise<void> {
-    return this.drainKept((envelope) => this.inject(envelope, { recovered: true }));
+    return this.runKept('store answered');
   }
 }
 

@@ -51,5 +51,26 @@ describe('SIGTERM while the store refuses', () => {
         .filter((l) => l.includes('"journal.drained"')),
     ).toHaveLength(4);
     for (const id of ids) expect(repliesTo(rig.api, id)).toHaveLength(1);
+    next.child.kill('SIGTERM');
+    await next.exited;
   });
+
+  it('a journaled turn the store still refuses at the next start runs once the store answers (before: it waited for the start after)', async () => {
+    const stopping = await rig.startHub(env);
+    rig.fx.bridge.mode = 'error-500';
+    const id = 'Ev-j-refused';
+    try {
+      const ack = await deliver(`${stopping.url}/slack/events`, mentionEnvelope({ eventId: id, ts: '1700015100.000001' }), { signingSecret: SECRET });
+      expect(ack.headers.get('x-autohub-claim')).toBe('fail-open');
+      stopping.child.kill('SIGTERM');
+      await stopping.exited;
+      // Started while the store still refuses: the journal's turn fails open and is kept again.
+      const next = await rig.startHub({ ...env, AUTOHUB_DEMO_THINK_MS: '0', AUTOHUB_MAX_TURNS: '16' });
+      await eventually(() => next.output().includes('"claim":"fail-open"') && next.output().includes('"journal.drained"'), 'the journal drained, its turn refused');
+    } finally {
+      rig.fx.bridge.mode = 'normal';
+    }
+    await eventually(() => repliesTo(rig.api, id).length === 1, 'the kept turn answered once the store answers', 30_000);
+    expect(repliesTo(rig.api, id)).toHaveLength(1);
+  }, 60_000);
 });
