@@ -2,7 +2,8 @@ import { Miniflare } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signedHeaders } from '../../lib/slack/index.js';
 import { CLOSED_URL } from '../support/fake-copy.js';
-import { useFakeCopies } from '../support/fixtures.js';
+import { eventually } from '../support/copies.js';
+import { useFakeCopies, useFakeCopy } from '../support/fixtures.js';
 import { bundleWorker, WORKER_COMPATIBILITY_DATE } from '../support/worker-bundle.js';
 
 const SECRET = 'edge-secret';
@@ -10,6 +11,8 @@ const BODY = JSON.stringify({ type: 'event_callback', event_id: 'EvW', team_id: 
 
 describe('the Worker entry in the real Workers runtime (miniflare workerd)', () => {
   const { hub, cloud } = useFakeCopies();
+  // Stands in for a slash command's response_url.
+  const responseUrl = useFakeCopy('response-url');
   let mf: Miniflare;
   let deadHub: Miniflare;
   let unsigned: Miniflare;
@@ -163,6 +166,23 @@ describe('the Worker entry in the real Workers runtime (miniflare workerd)', () 
     });
     expect(response.headers.get('x-autohub-route')).toBe('hub');
     expect(hub.received[0]!.headers['x-autohub-failover']).toBeUndefined();
+  });
+
+  it("posts a command's answer the hub gave after its leg's timeout to the response_url, after Slack has the edge's answer (ctx.waitUntil in workerd)", async () => {
+    hub.delayMs = 800;
+    hub.eventHeaders = { 'content-type': 'application/json' };
+    hub.eventBody = JSON.stringify({ text: 'deployed' });
+    cloud.eventBody = '';
+    const body = new URLSearchParams({ command: '/deploy', text: 'prod', trigger_id: 'tw', response_url: `${responseUrl.url}/commands/T1/2/y` }).toString();
+    const response = await mf.dispatchFetch('https://edge.example.com/slack/events', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...(await signedHeaders(SECRET, body, Date.now())) },
+      body,
+    });
+    expect(response.headers.get('x-autohub-route')).toBe('cloud');
+    expect(await response.text()).toBe('');
+    await eventually(() => responseUrl.received.length > 0, "the hub's late answer at the response_url");
+    expect(responseUrl.received.map((r) => JSON.parse(r.body))).toEqual([{ text: 'deployed' }]);
   });
 
   it('stops an unsigned delivery at the edge', async () => {
