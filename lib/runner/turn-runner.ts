@@ -18,11 +18,12 @@ import type { Logger } from '../log/index.js';
 import type { ClaimKind, Leases, LeaseSettings, RestoreDetail, RetryPolicy, Takeover, TurnLine } from '../store/index.js';
 import { TurnDeadlineError } from '../errors/index.js';
 import type { TurnFence, TurnHandle } from '../turn/index.js';
-import { deliveryLeaseRequest, FORM_KIND_FIELD, storedDelivery, workIdOf, type Delivery, type Leasable } from '../delivery/index.js';
+import { deliveryLeaseRequest, storedDelivery, workIdOf, type Delivery, type Leasable } from '../delivery/index.js';
 import { withDeadline } from '../time/index.js';
 import { TurnLease, type DeadTurn, type LeaseKeeper, type StreamDetail, type TurnOutcome } from '../lease/index.js';
 import { runStartOf, type DeliveryTracer } from '../telemetry/index.js';
 import { AckGate } from './ack-gate.js';
+import { eventOf, TurnEnds } from './turn-ends.js';
 import { ClaimConfirm } from './claim-confirm.js';
 import type { TurnJournal } from './journal.js';
 import type { LateAnswers } from './late-answers.js';
@@ -95,25 +96,6 @@ const ANSWER_MARGIN_MS = 100;
 /** Events that answer a person: the status page counts these. */
 const ANSWERED_EVENTS = new Set(['app_mention', 'message']);
 
-/** The channel a piece of work was asked in (for dead letters and the status page). */
-function channelOf(delivery: Leasable): string | undefined {
-  return delivery.kind === 'event' ? eventOf(delivery.body).channel : deliveryLeaseRequest(0, delivery)?.channel;
-}
-
-/** What the store and the journal keep of a piece of work: an event's envelope, or a form's body marked with its kind. */
-function storedEnvelope(delivery: Leasable, mayHavePosted: boolean): Record<string, unknown> {
-  if (delivery.kind !== 'event') return { ...delivery.body, [FORM_KIND_FIELD]: delivery.kind };
-  return mayHavePosted ? { ...delivery.body, autohub_recovered: true } : delivery.body;
-}
-
-function eventOf(body: Record<string, unknown>): { type?: string; channel?: string } {
-  const event = body.event as { type?: unknown; channel?: unknown } | undefined;
-  return {
-    ...(typeof event?.type === 'string' ? { type: event.type } : {}),
-    ...(typeof event?.channel === 'string' ? { channel: event.channel } : {}),
-  };
-}
-
 type Resolved = TurnRunnerOptions & { ackDeadlineMs: number; maxTurns: number; now: () => number };
 
 export class TurnRunner {
@@ -127,16 +109,24 @@ export class TurnRunner {
   readonly #here = new Map<string, Turn>();
   /** Turns past their deadline whose work has not returned (a bot that ignores ctx.signal): for the health body. */
   readonly #pastDeadline = new Set<Turn>();
-  /** Failed turns the store would not take and no journal holds (AUTOHUB_JOURNAL off or unwritable): run again once it answers. */
-  readonly #parked: Record<string, unknown>[] = [];
-  /** Turns kept for the store (here or in the journal) since the last drain. */
-  #waitingOnStore = 0;
-  #draining = false;
+  /** Every end that follows a turn's run (lib/runner/turn-ends.ts). */
+  readonly #ends: TurnEnds;
 
   private readonly o: Resolved;
 
   constructor(options: TurnRunnerOptions) {
     this.o = { ...options, ackDeadlineMs: options.ackDeadlineMs ?? 1200, maxTurns: options.maxTurns ?? 16, now: options.now ?? Date.now };
+    this.#ends = new TurnEnds({
+      ...this.o,
+      handleOf: (t) => this.#handle(t),
+      leaseNow: (t) => this.#leaseNow(t),
+      reclaimed: (t) => this.#reclaimed(t),
+      forget: (t) => {
+        const key = t.delivery.claimKeys[0];
+        if (key !== undefined && this.#here.get(key) === t) this.#here.delete(key);
+      },
+      inject: (envelope) => this.inject(envelope, { recovered: true }),
+    });
   }
 
   /** Bolt's app, handed over once (Bolt calls the receiver's `init(app)` as it is built); a second, other app is a bug. */
@@ -182,7 +172,7 @@ export class TurnRunner {
 
   /** Failed turns kept for the store since the last drain (its journal, or here). */
   get waitingOnStore(): number {
-    return this.#waitingOnStore;
+    return this.#ends.waitingOnStore;
   }
 
   /** How many more turns could start now. */
@@ -214,7 +204,7 @@ export class TurnRunner {
     const conversing = [...this.#admitting];
     for (const [, stop] of conversing) stop.abort(new Error('this copy is stopping'));
     this.#admitting.clear();
-    await Promise.all([...waiting, ...conversing.map(([t]) => t)].map((t) => this.#handBackOne(t, false)));
+    await Promise.all([...waiting, ...conversing.map(([t]) => t)].map((t) => this.#ends.end(t, { kind: 'handed-back', mayHavePosted: false })));
   }
 
   /**
@@ -225,27 +215,7 @@ export class TurnRunner {
    */
   async abandonUnleased(): Promise<void> {
     const running = [...this.#here.values()].filter((t) => t.lease === undefined && !this.#waiting.includes(t));
-    await Promise.all(running.map((t) => this.#handBackOne(t, true)));
-  }
-
-  /** One acked turn handed back at shutdown: through its lease, a late claim's lease, or the local journal; each logged. */
-  async #handBackOne(t: Turn, mayHavePosted: boolean): Promise<void> {
-    const { o } = this;
-    const key = t.delivery.claimKeys[0];
-    if (key !== undefined && this.#here.get(key) === t) this.#here.delete(key);
-    const lease = t.lease ?? (await this.#reclaimed(t));
-    if (lease) {
-      const reply = await lease.fail({ kind: 'transient', ambiguous: mayHavePosted, free: true, reason: 'handed back at shutdown' });
-      o.log.info('turn.handed_back', { ...t.logFields, outcome: reply.reply });
-      if (reply.reply === 'retry') {
-        o.lookIn?.(0);
-        return;
-      }
-      if (reply.reply !== 'unreachable') return;
-    }
-    const envelope = storedEnvelope(t.delivery, mayHavePosted);
-    if (o.journal?.keep(envelope)) o.log.warn('turn.journaled', { ...t.logFields, detail: 'the store would not take it back: the next start runs it' });
-    else o.log.error('turn.dropped_at_shutdown', { ...t.logFields, detail: o.journal ? 'the journal could not be written' : 'AUTOHUB_JOURNAL is off' });
+    await Promise.all(running.map((t) => this.#ends.end(t, { kind: 'handed-back', mayHavePosted: true })));
   }
 
   /**
@@ -439,7 +409,7 @@ export class TurnRunner {
     } catch (error) {
       // The gate, or the skipped turn's note, failed: the turn's failure, ended as any other's.
       this.#admitting.delete(t);
-      await this.#failed(t, error);
+      await this.#ends.end(t, { kind: 'failed', error });
     }
     this.#over(t);
   }
@@ -498,7 +468,7 @@ export class TurnRunner {
       // It ran unfenced (its claim failed open, the confirm still asks): the confirm's answer records its end.
       if (!t.lease && !t.stoodDown && !handle.signal.aborted) t.confirm?.ranOut();
     };
-    const work = (t.trace ? t.trace.within(body) : body()).catch((error: unknown) => (t.cut ? undefined : this.#failed(t, error)));
+    const work = (t.trace ? t.trace.within(body) : body()).catch((error: unknown) => (t.cut ? undefined : this.#ends.end(t, { kind: 'failed', error })));
     // The slot is freed when the work returns, or at the end of its grace past the deadline, whichever is first.
     let release = () => {};
     const slot = new Promise<void>((resolve) => (release = resolve));
@@ -558,22 +528,7 @@ export class TurnRunner {
     o.log.error('turn.cut_off', { ...t.logFields, reason: error.why, graceMs: deadlineGraceMs(o.retry.windowMs) });
     t.free?.();
     await t.handle?.cutOff(error.why).catch(() => undefined);
-    await this.#failed(t, error);
-  }
-
-  /** The turn threw, or was cut off: its handle ends it; the runner schedules what follows. */
-  async #failed(t: Turn, error: unknown): Promise<void> {
-    const { o } = this;
-    t.gate.answer(500, undefined, { 'x-autohub-claim': t.logFields.claim as string });
-    const end = await this.#handle(t).failed(error, { expired: t.expired === true, fields: t.logFields, leaseNow: () => this.#leaseNow(t) });
-    t.trace?.end(end.kind);
-    if (end.kind === 'retry') o.lookIn?.(end.retryInMs);
-    else if (end.kind === 'dead') {
-      o.deadLetter?.({ key: end.key, eventId: workIdOf(t.delivery), channel: channelOf(t.delivery), reason: end.reason, attempts: end.attempts });
-    } else if (end.kind === 'unleased') {
-      if (t.expired) this.#deadUnrecorded(t, end.failure.reason);
-      else this.#keepForStore(t, end.failure.ambiguous);
-    }
+    await this.#ends.end(t, { kind: 'failed', error });
   }
 
   /**
@@ -584,71 +539,6 @@ export class TurnRunner {
     // A claim that timed out is being confirmed: its answer (the one under way) decides whose lease this failure goes back through.
     if (!t.lease && t.confirm) await t.confirm.failing();
     return t.lease ?? (await this.#reclaimed(t));
-  }
-
-  /**
-   * A failed turn that holds no lease, and the store would not take a late
-   * claim for its retry (a spent quota, a full Redis, an outage past the
-   * window): kept here, in the journal as shutdown keeps turns (or in memory
-   * without one), and run again once the store answers (`runKept`). The
-   * owner is told that turns wait on the store. Never only a log line.
-   */
-  #keepForStore(t: Turn, mayHavePosted: boolean): void {
-    const { o } = this;
-    const envelope = storedEnvelope(t.delivery, mayHavePosted);
-    if (o.journal?.keep(envelope)) o.log.warn('turn.journaled', { ...t.logFields, detail: 'the store would not take its retry: run again once it answers' });
-    else {
-      this.#parked.push(envelope);
-      o.log.warn('turn.kept', { ...t.logFields, detail: 'the store would not take its retry: kept in memory until it answers' });
-    }
-    this.#waitingOnStore += 1;
-    o.waitingOnStore?.(this.#waitingOnStore);
-  }
-
-  /** A turn past its deadline the store cannot record (its handle told the person): the owner is told all the same (a dead letter nobody can list). */
-  #deadUnrecorded(t: Turn, reason: string): void {
-    const { o } = this;
-    o.deadLetter?.({ key: t.delivery.claimKeys[0] ?? '', eventId: workIdOf(t.delivery), channel: channelOf(t.delivery), reason, attempts: 1 });
-  }
-
-  /**
-   * Every turn kept for the store, run again: at start (what a stopping copy
-   * journaled) and each time the store answers after it would not take a
-   * failed turn's retry. Each is claimed like a live delivery (`inject`: one
-   * answered meanwhile is a duplicate); one the store still refuses is kept
-   * again, and counted, so the next answer of the store runs it (before, a
-   * journaled turn refused at start waited for the next start). Costs nothing
-   * while nothing is kept.
-   */
-  async runKept(why: 'start' | 'store answered'): Promise<void> {
-    const { o } = this;
-    if (this.#draining || (why !== 'start' && this.#waitingOnStore === 0)) return;
-    this.#draining = true;
-    this.#waitingOnStore = 0;
-    try {
-      let fromJournal: Record<string, unknown>[] = [];
-      try {
-        const taken = o.journal?.take();
-        fromJournal = taken?.envelopes ?? [];
-        if (taken && taken.unreadable > 0) {
-          o.log.error('journal.entries_unreadable', { path: o.journal?.path, count: taken.unreadable, detail: 'sealed under another store key' });
-        }
-      } catch (error) {
-        o.log.error('journal.unreadable', { path: o.journal?.path, error });
-      }
-      const envelopes = [...this.#parked.splice(0), ...fromJournal];
-      for (const envelope of envelopes) {
-        const claim = await this.inject(envelope, { recovered: true }).catch(() => 'fail-open' as const);
-        if (claim === 'fail-open') {
-          if (!o.journal?.keep(envelope)) this.#parked.push(envelope);
-          this.#waitingOnStore += 1;
-        }
-        o.log.info('journal.drained', { eventId: envelope.event_id, claim });
-      }
-      if (this.#waitingOnStore > 0) o.waitingOnStore?.(this.#waitingOnStore);
-    } finally {
-      this.#draining = false;
-    }
   }
 
   /** The confirm of `t`'s claim that failed open (lib/runner/claim-confirm.ts); what it decides is done here. */
@@ -791,7 +681,12 @@ export class TurnRunner {
 
   /** The store answered (a look went through): the turns kept for it are claimed and run now. Nothing to do while none is kept. */
   storeAnswered(): Promise<void> {
-    return this.runKept('store answered');
+    return this.#ends.runKept('store answered');
+  }
+
+  /** At start: what a stopping copy journaled is claimed and run (lib/runner/turn-ends.ts). */
+  runKept(why: 'start' | 'store answered'): Promise<void> {
+    return this.#ends.runKept(why);
   }
 }
 

@@ -53,7 +53,7 @@ describe('SIGTERM while the store refuses', () => {
     for (const id of ids) expect(repliesTo(rig.api, id)).toHaveLength(1);
     next.child.kill('SIGTERM');
     await next.exited;
-  });
+  }, 60_000);
 
   it('a journaled turn the store still refuses at the next start runs once the store answers (before: it waited for the start after)', async () => {
     const stopping = await rig.startHub(env);
