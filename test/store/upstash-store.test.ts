@@ -192,10 +192,7 @@ describe('UpstashStore against a real Redis through the REST bridge', () => {
       }
       const redis = await RespClient.open(fx.redis.port);
       try {
-        for (let i = 0; (await redis.command(['GET', key])) !== 'hub-test:1'; i++) {
-          if (i > 200) throw new Error('the late take never landed');
-          await new Promise((r) => setTimeout(r, 10));
-        }
+        await eventually(async () => (await redis.command(['GET', key])) === 'hub-test:1', 'the late take to land');
       } finally {
         redis.close();
       }
