@@ -63,7 +63,8 @@ end`;
  * first), and which its conversation's: with `placed`, the order follows
  * them; with `looks` too, its skipped, admitted and interrupted sets.
  */
-const CLAIM_LAYOUT = `local placed = inOrder == '1'
+const CLAIM_LAYOUT = `-- layout: which of the rest of KEYS are the claim keys, which the conversation's
+local placed = inOrder == '1'
 local looks = placed and firstLook == '1'
 local claimCount = #KEYS - claimKeysFrom + 1
 if placed then claimCount = claimCount - 1 end
