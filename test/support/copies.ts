@@ -52,16 +52,16 @@ export async function startCopy(o: StartCopyOptions): Promise<RunningCopy> {
 }
 
 /**
- * Wait until `check` holds (gives anything but false, undefined or null),
- * polling every 10 ms; resolves with what it gave. The one wait of the
- * tests: a test waits on state, never on the clock. `timeoutMs` only ends a
- * test that would otherwise hang, with `what` in its error: no assertion.
+ * Wait until `check` holds (gives a truthy value), polling every 10 ms;
+ * resolves with what it gave. The one wait of the tests: a test waits on
+ * state, never on the clock. `timeoutMs` only ends a test that would
+ * otherwise hang, with `what` in its error: no assertion.
  */
-export async function eventually<T>(check: () => T | Promise<T>, what: string, timeoutMs = 5000): Promise<Exclude<T, false | undefined | null>> {
+export async function eventually<T>(check: () => T | Promise<T>, what: string, timeoutMs = 5000): Promise<Exclude<T, false | undefined | null | 0 | ''>> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
-    if (value !== false && value !== undefined && value !== null) return value as Exclude<T, false | undefined | null>;
+    if (value) return value as Exclude<T, false | undefined | null | 0 | ''>;
     if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 10));
   }
