@@ -9,6 +9,7 @@
  * its size, oldest entry and drop count is one command too. Nothing here runs
  * on the normal path: the edge keeps only what no copy accepted.
  */
+// The one file, not lib/store's index: the Worker bundles this module, and the index brings the Node store with it.
 import { defineScript, type Script, type ScriptInput } from '../store/script.js';
 
 export const INBOX_KEY = 'autohub:inbox';
