@@ -9,6 +9,8 @@
  * its size, oldest entry and drop count is one command too. Nothing here runs
  * on the normal path: the edge keeps only what no copy accepted.
  */
+// The one file, not lib/store's index: the Worker bundles this module, and the index brings the Node store with it.
+import { defineScript, type Script, type ScriptInput } from '../store/script.js';
 
 export const INBOX_KEY = 'autohub:inbox';
 /** Entries dropped for their age, ever (never silently: the health body and `/autohub status` show it). */
@@ -20,14 +22,10 @@ export const INBOX_REFUSED_KEY = 'autohub:inbox:refused';
  * Expires, then refuses at the count bound or adds.
  * Returns {kept (1) or full (0), size after, expired now}.
  */
-export const KEEP_SCRIPT = `local set = KEYS[1]
-local expiredKey = KEYS[2]
-local refusedKey = KEYS[3]
-local member = ARGV[1]
-local arrivedAt = ARGV[2]
-local maxCount = tonumber(ARGV[3])
-local staleBefore = ARGV[4]
-local expired = redis.call('ZREMRANGEBYSCORE', set, '-inf', staleBefore)
+export const KEEP_SCRIPT = defineScript({
+  keys: ['set', 'expiredKey', 'refusedKey'],
+  args: { member: 'string', arrivedAt: 'string', maxCount: 'number', staleBefore: 'string' },
+  body: `local expired = redis.call('ZREMRANGEBYSCORE', set, '-inf', staleBefore)
 if expired > 0 then redis.call('INCRBY', expiredKey, expired) end
 local size = redis.call('ZCARD', set)
 if size >= maxCount then
@@ -35,29 +33,31 @@ if size >= maxCount then
   return {0, size, expired}
 end
 redis.call('ZADD', set, arrivedAt, member)
-return {1, size + 1, expired}`;
+return {1, size + 1, expired}`,
+});
 
 /** Expires (counted), then the oldest `count` entries with their scores. Returns {expired now, member, score, ...}. */
-export const TAKE_SCRIPT = `local set = KEYS[1]
-local expiredKey = KEYS[2]
-local count = tonumber(ARGV[1])
-local staleBefore = ARGV[2]
-local expired = 0
+export const TAKE_SCRIPT = defineScript({
+  keys: ['set', 'expiredKey'],
+  args: { count: 'number', staleBefore: 'string' },
+  body: `local expired = 0
 if staleBefore ~= '' then
   expired = redis.call('ZREMRANGEBYSCORE', set, '-inf', staleBefore)
   if expired > 0 then redis.call('INCRBY', expiredKey, expired) end
 end
 local out = redis.call('ZRANGE', set, 0, count - 1, 'WITHSCORES')
 table.insert(out, 1, tostring(expired))
-return out`;
+return out`,
+});
 
 /** {size, oldest score or '' when empty, expired ever, refused ever}, as strings (the REST encoding turns every string alike). */
-export const STATS_SCRIPT = `local set = KEYS[1]
-local expiredKey = KEYS[2]
-local refusedKey = KEYS[3]
-local size = redis.call('ZCARD', set)
+export const STATS_SCRIPT = defineScript({
+  keys: ['set', 'expiredKey', 'refusedKey'],
+  args: {},
+  body: `local size = redis.call('ZCARD', set)
 local oldest = redis.call('ZRANGE', set, 0, 0, 'WITHSCORES')
-return {tostring(size), oldest[2] or '', redis.call('GET', expiredKey) or '0', redis.call('GET', refusedKey) or '0'}`;
+return {tostring(size), oldest[2] or '', redis.call('GET', expiredKey) or '0', redis.call('GET', refusedKey) or '0'}`,
+});
 
 export interface InboxStoreSettings {
   url: string;
@@ -116,7 +116,13 @@ export class InboxStoreError extends Error {
   }
 }
 
-const KEYS = [3, INBOX_KEY, INBOX_EXPIRED_KEY, INBOX_REFUSED_KEY] as const;
+const KEYS = { set: INBOX_KEY, expiredKey: INBOX_EXPIRED_KEY, refusedKey: INBOX_REFUSED_KEY } as const;
+
+/** `EVAL` as Upstash's REST API takes it: the source, how many keys, the keys, the arguments. */
+function evalCommand<K extends string, A extends string>(script: Script<K, A>, input: ScriptInput<K, A>): Array<string | number> {
+  const { keys, args } = script.layout(input);
+  return ['EVAL', script.source, keys.length, ...keys, ...args];
+}
 
 export function createInboxStore(settings: InboxStoreSettings): InboxStore {
   const send = settings.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
@@ -138,12 +144,15 @@ export function createInboxStore(settings: InboxStoreSettings): InboxStore {
     async keep(member, arrivedAt, bounds, timeoutMs) {
       // Strictly older than the bound: `(` makes ZREMRANGEBYSCORE's max exclusive.
       const staleBefore = `(${arrivedAt - bounds.maxAgeMs}`;
-      const reply = (await command(['EVAL', KEEP_SCRIPT, ...KEYS, member, arrivedAt, bounds.maxCount, staleBefore], timeoutMs)) as number[];
+      const reply = (await command(
+        evalCommand(KEEP_SCRIPT, { keys: KEYS, args: { member, arrivedAt, maxCount: bounds.maxCount, staleBefore } }),
+        timeoutMs,
+      )) as number[];
       return { kind: Number(reply[0]) === 1 ? 'kept' : 'full', size: Number(reply[1]), expired: Number(reply[2]) };
     },
     async take(count) {
       const staleBefore = settings.maxAgeMs === undefined ? '' : `(${now() - settings.maxAgeMs}`;
-      const flat = ((await command(['EVAL', TAKE_SCRIPT, ...KEYS, count, staleBefore])) as string[] | null) ?? [];
+      const flat = ((await command(evalCommand(TAKE_SCRIPT, { keys: KEYS, args: { count, staleBefore } }))) as string[] | null) ?? [];
       const out: KeptMember[] = [];
       for (let i = 1; i + 1 < flat.length; i += 2) out.push({ member: flat[i]!, arrivedAt: Number(flat[i + 1]) });
       return out;
@@ -153,7 +162,7 @@ export function createInboxStore(settings: InboxStoreSettings): InboxStore {
     },
     async stats() {
       const checkedAt = now();
-      const [size, oldest, expired, refused] = (await command(['EVAL', STATS_SCRIPT, ...KEYS])) as [string, string, string, string];
+      const [size, oldest, expired, refused] = (await command(evalCommand(STATS_SCRIPT, { keys: KEYS, args: {} }))) as [string, string, string, string];
       return { size: Number(size), oldestAt: oldest === '' ? undefined : Number(oldest), expired: Number(expired), refused: Number(refused ?? 0), checkedAt };
     },
   };

@@ -208,11 +208,6 @@ export interface Pingable {
   observed(): StoreHealth & { at: number | null };
 }
 
-/** Everything: what `createStore` returns and a copy hands out in slices. */
-export interface SharedStore extends Claims, Leases, DeadLetters, Records, Lists, Pingable {
-  readonly windows: SharedWindows;
-}
-
 /**
  * A turn's steps (ctx.step, lib/turn/steps.ts): each step's JSON result kept
  * with the turn, sealed like its body, for as long as its claim, so a retry
@@ -231,10 +226,6 @@ export interface TurnSteps {
   /** Every kept step of a turn, name -> JSON (one command); {} when none, undefined when the store could not answer. */
   loadSteps(turnKey: string): Promise<Record<string, string> | undefined>;
 }
-
-// Every store keeps steps too (merged into SharedStore here, so this block stays apart from the one above).
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export interface SharedStore extends TurnSteps {}
 
 /** Where a turn stands in its conversation (lib/conversation). */
 export interface ConversationPlace {
@@ -265,6 +256,7 @@ export interface Conversations {
   conversationInterrupted(conversation: string, turnKey: string): Promise<boolean | undefined>;
 }
 
-// Every store orders conversations too (merged here, apart from the blocks above).
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export interface SharedStore extends Conversations {}
+/** Everything: what `createStore` returns and a copy hands out in slices. Declared once, here, from the roles above. */
+export interface SharedStore extends Claims, Leases, DeadLetters, Records, Lists, Pingable, TurnSteps, Conversations {
+  readonly windows: SharedWindows;
+}

@@ -32,6 +32,7 @@ import type { StoreReporter } from './reporter.js';
 import type { ClaimOptions, ConfirmReply, DeadLetter, LookOptions, SharedStore, StoreHealth, TurnLine } from './roles.js';
 import { STORE_LIMITS as L } from './limits.js';
 import * as S from './scripts.js';
+import type { InputOf, Script, ScriptInput } from './script.js';
 import { isSealed, type Sealer } from './seal.js';
 import { createUpstashClient, type StoreClient } from './upstash-client.js';
 import { conversationKeys, newestOrderKey, stepsKey } from './keys.js';
@@ -125,17 +126,19 @@ export class UpstashStore implements SharedStore {
    * A script by its SHA (40 bytes on the wire instead of the whole script),
    * sent whole once when Redis does not know it yet (NOSCRIPT, as after a restart).
    */
-  async #run(script: string, keys: string[], args: (string | number)[], client = this.#client): Promise<unknown> {
-    let sha = this.#shas.get(script);
+  async #run<K extends string, A extends string>(script: Script<K, A>, input: ScriptInput<K, A>, client = this.#client): Promise<unknown> {
+    const { source } = script;
+    const { keys, args } = script.layout(input);
+    let sha = this.#shas.get(source);
     if (sha === undefined) {
-      sha = createHash('sha1').update(script).digest('hex');
-      this.#shas.set(script, sha);
+      sha = createHash('sha1').update(source).digest('hex');
+      this.#shas.set(source, sha);
     }
     try {
       return await client.evalsha(sha, keys, args);
     } catch (error) {
       if (!(error instanceof Error) || !/NOSCRIPT/i.test(error.message)) throw error;
-      return client.eval(script, keys, args);
+      return client.eval(source, keys, args);
     }
   }
 
@@ -153,10 +156,23 @@ export class UpstashStore implements SharedStore {
     const conv = lease?.conversation === undefined ? undefined : conversationKeys(lease.conversation);
     const looks = conv !== undefined && options.firstLook === true;
     const order = conv === undefined ? [] : [conv.order, ...(looks ? [conv.skipped, conv.admitted, conv.interrupted] : [])];
-    const args = [primary, alias, this.#ttlSeconds, lease?.leaseMs ?? 0, nonce, this.#gapMs, ...(conv !== undefined ? ['1'] : []), ...(looks ? ['1'] : [])];
+    const input: InputOf<typeof S.CLAIM_SCRIPT> = {
+      keys: { leases: LEASES_KEY, windows: WINDOWS_KEY, servedMark: SERVED_KEY, gapList: GAPS_KEY },
+      restKeys: [...keys, ...order],
+      args: {
+        primaryRecord: primary,
+        aliasRecord: alias,
+        ttl: this.#ttlSeconds,
+        leaseMs: lease?.leaseMs ?? 0,
+        nonce,
+        gapMs: this.#gapMs,
+        inOrder: conv !== undefined ? '1' : '0',
+        firstLook: looks ? '1' : '0',
+      },
+    };
     // Only a thrown request is tried again: a reply, whatever it says, is the answer.
     // The same nonce on every attempt lets a retry recognise its own first write ('mine').
-    const attempt = () => this.#run(S.CLAIM_SCRIPT, [...keys, LEASES_KEY, WINDOWS_KEY, SERVED_KEY, GAPS_KEY, ...order], args, client);
+    const attempt = () => this.#run(S.CLAIM_SCRIPT, input, client);
     const run = pRetry(attempt, { retries: budget.attempts - 1, minTimeout: budget.backoffMs, factor: 1, randomize: false })
       .then((reply) => {
         const { outcome, windows } = classifyClaimReply(reply, lease ? 1 : undefined);
@@ -177,7 +193,7 @@ export class UpstashStore implements SharedStore {
   }
 
   async confirm(key: string, nonce: string, leaseMs: number): Promise<ConfirmReply> {
-    const reply = await this.#lease([key, LEASES_KEY], S.CONFIRM_SCRIPT, [nonce, leaseMs]);
+    const reply = await this.#lease(key, S.CONFIRM_SCRIPT, { keys: { claimKey: key, leases: LEASES_KEY }, args: { nonce, leaseMs } });
     if (reply === undefined) return 'unreachable';
     return reply === 'mine' || reply === 'absent' || reply === 'held' || reply === 'lost' ? reply : 'unreachable';
   }
@@ -208,60 +224,79 @@ export class UpstashStore implements SharedStore {
     this.#report({ op, key, reason });
   }
 
-  async #lease(keys: string[], script: string, args: (string | number)[]): Promise<unknown> {
-    return this.#bounded('lease', keys[0] ?? LEASES_KEY, () => this.#run(script, keys, args));
+  /** A lease script, bounded; `key` names the call in a failure's report. */
+  async #lease<K extends string, A extends string>(key: string, script: Script<K, A>, input: ScriptInput<K, A>): Promise<unknown> {
+    return this.#bounded('lease', key, () => this.#run(script, input));
   }
 
   async renew(leases: readonly { key: string; token: number; confirmed?: number }[], leaseMs: number): Promise<LeaseReply[]> {
     if (leases.length === 0) return [];
-    const args = [leaseMs, ...leases.flatMap((l) => [l.token, l.confirmed ?? ''])];
-    const reply = await this.#lease([LEASES_KEY, ...leases.map((l) => l.key)], S.RENEW_SCRIPT, args);
+    const reply = await this.#lease(LEASES_KEY, S.RENEW_SCRIPT, {
+      keys: { leases: LEASES_KEY },
+      restKeys: leases.map((l) => l.key),
+      args: { leaseMs },
+      restArgs: leases.flatMap((l) => [l.token, l.confirmed ?? '']),
+    });
     if (!Array.isArray(reply) || reply.length !== leases.length) return leases.map(() => 'unreachable');
     return reply.map((r) => (r === 1 ? 'ok' : r === 2 ? 'missing' : 'lost'));
   }
 
   async markStream(key: string, token: number, ts: string): Promise<LeaseReply> {
-    return leaseReplyOf(await this.#lease([key], S.STREAM_SCRIPT, [token, ts]));
+    return leaseReplyOf(await this.#lease(key, S.STREAM_SCRIPT, { keys: { claimKey: key }, args: { token, ts } }));
   }
 
   async commit(key: string, token: number, leaseMs: number): Promise<LeaseReply> {
-    return leaseReplyOf(await this.#lease([key, LEASES_KEY], S.COMMIT_SCRIPT, [token, leaseMs]));
+    return leaseReplyOf(await this.#lease(key, S.COMMIT_SCRIPT, { keys: { claimKey: key, leases: LEASES_KEY }, args: { token, leaseMs } }));
   }
 
   async restore(key: string, token: number, owner: ClaimOwner, request: LeaseRequest, aliasKeys: readonly string[], detail?: RestoreDetail): Promise<EndReply> {
     const now = this.#now();
     const nonce = this.#nonce();
     const sealed = this.#sealer ? { ...request, body: this.#sealer.seal(request.body) } : request;
-    const args = [token, encodeRestored(owner, now, nonce, token, sealed, detail), encodeAlias(owner, now, nonce), this.#ttlSeconds, request.leaseMs];
-    return replyOf(await this.#lease([key, LEASES_KEY, ...aliasKeys], S.RESTORE_SCRIPT, args));
+    const args = {
+      token,
+      record: encodeRestored(owner, now, nonce, token, sealed, detail),
+      aliasRecord: encodeAlias(owner, now, nonce),
+      ttl: this.#ttlSeconds,
+      leaseMs: request.leaseMs,
+    };
+    return replyOf(await this.#lease(key, S.RESTORE_SCRIPT, { keys: { claimKey: key, leases: LEASES_KEY }, restKeys: aliasKeys, args }));
   }
 
   async finish(key: string, token: number, replyTs: string | null, turn?: TurnLine): Promise<LeaseReply> {
-    const keys = [key, LEASES_KEY, STATUS_KEYS.turns, STATUS_KEYS.failovers, STATUS_KEYS.cloudLastServed];
-    const args = [token, replyTs ?? '', L.claimTtlSeconds, turn?.line ?? '', turn?.cloud ? '1' : '0', turn?.at ?? ''];
-    return leaseReplyOf(await this.#lease(keys, S.FINISH_SCRIPT, args));
+    const keys = {
+      claimKey: key,
+      leases: LEASES_KEY,
+      turnLines: STATUS_KEYS.turns,
+      failoverLines: STATUS_KEYS.failovers,
+      cloudLastServed: STATUS_KEYS.cloudLastServed,
+    };
+    const args = { token, replyTs: replyTs ?? '', ttl: L.claimTtlSeconds, turnLine: turn?.line ?? '', byCloud: turn?.cloud ? '1' : '0', at: turn?.at ?? '' };
+    return leaseReplyOf(await this.#lease(key, S.FINISH_SCRIPT, { keys, args }));
   }
 
   async release(key: string, token: number, f: Parameters<SharedStore['release']>[2]): Promise<ReleaseReply> {
-    const args = [
+    const args = {
       token,
-      f.delayMs,
-      f.reason,
-      f.ambiguous ? '1' : '0',
-      f.policy.attempts,
-      f.policy.windowMs,
-      L.deadTtlSeconds,
-      f.turn?.line ?? '',
-      f.free ? '1' : '0',
-    ];
-    const reply = await this.#lease([key, LEASES_KEY, DEAD_KEY, STATUS_KEYS.turns], S.RELEASE_SCRIPT, args);
+      delayMs: f.delayMs,
+      reason: f.reason,
+      ambiguous: f.ambiguous ? '1' : '0',
+      maxRuns: f.policy.attempts,
+      windowMs: f.policy.windowMs,
+      deadTtl: L.deadTtlSeconds,
+      turnLine: f.turn?.line ?? '',
+      freeRun: f.free ? '1' : '0',
+    };
+    const keys = { claimKey: key, leases: LEASES_KEY, deadSet: DEAD_KEY, turnLines: STATUS_KEYS.turns };
+    const reply = await this.#lease(key, S.RELEASE_SCRIPT, { keys, args });
     if (reply === undefined) return 'unreachable';
     return reply === 1 ? 'retry' : reply === 2 ? 'dead' : reply === 3 ? 'missing' : 'lost';
   }
 
   async deadLetter(key: string, token: number, reason: string, turn?: TurnLine): Promise<LeaseReply> {
-    const args = [token, reason, L.deadTtlSeconds, turn?.line ?? ''];
-    return leaseReplyOf(await this.#lease([key, LEASES_KEY, DEAD_KEY, STATUS_KEYS.turns], S.DEAD_SCRIPT, args));
+    const keys = { claimKey: key, leases: LEASES_KEY, deadSet: DEAD_KEY, turnLines: STATUS_KEYS.turns };
+    const args = { token, reason, deadTtl: L.deadTtlSeconds, turnLine: turn?.line ?? '' };
+    return leaseReplyOf(await this.#lease(key, S.DEAD_SCRIPT, { keys, args }));
   }
 
   /** Commands this copy sent to Upstash and has not yet added to the month's count (the look adds them, in the same script). */
@@ -269,24 +304,29 @@ export class UpstashStore implements SharedStore {
 
   async look(owner: ClaimOwner, leaseMs: number, limit: number, heartbeat?: string, options: LookOptions = {}): Promise<Look | undefined> {
     const { policy, running = [], told = [] } = options;
-    const keys = [LEASES_KEY, STATUS_KEYS.copies, SERVED_KEY, GAPS_KEY, DEAD_KEY, usageKey(new Date(this.#now()))];
+    const keys = {
+      leases: LEASES_KEY,
+      copies: STATUS_KEYS.copies,
+      servedMark: SERVED_KEY,
+      gapList: GAPS_KEY,
+      deadSet: DEAD_KEY,
+      usage: usageKey(new Date(this.#now())),
+    };
     // What was sent since the last look (this look's own request is counted by the next one).
     const sent = this.#sent;
     this.#sent = 0;
-    const args = [
-      owner.instance,
-      owner.role,
+    const args = {
+      instance: owner.instance,
+      role: owner.role,
       leaseMs,
       limit,
-      heartbeat ?? '',
-      policy?.attempts ?? 0,
-      policy?.windowMs ?? 0,
-      L.deadTtlSeconds,
+      heartbeat: heartbeat ?? '',
+      maxRuns: policy?.attempts ?? 0,
+      windowMs: policy?.windowMs ?? 0,
+      deadTtl: L.deadTtlSeconds,
       sent,
-      ...running,
-      ...told.map((key) => `told:${key}`),
-    ];
-    const reply = await this.#lease(keys, S.LOOK_SCRIPT, args);
+    };
+    const reply = await this.#lease(LEASES_KEY, S.LOOK_SCRIPT, { keys, args, restArgs: [...running, ...told.map((key) => `told:${key}`)] });
     // Not added (the look failed): counted with the next one.
     if (!Array.isArray(reply)) this.#sent += sent;
     if (!Array.isArray(reply) || typeof reply[0] !== 'number' || typeof reply[1] !== 'number') return undefined;
@@ -336,7 +376,11 @@ export class UpstashStore implements SharedStore {
       const found = Array.isArray(scanned[1]) ? (scanned[1] as unknown[]).map(String) : [];
       const complete = cursor === '0';
       if (found.length > 0 || complete) {
-        const n = await this.#lease([LEASES_KEY, ...found], S.REINDEX_SCRIPT, [leaseMs, complete ? '1' : '0']);
+        const n = await this.#lease(LEASES_KEY, S.REINDEX_SCRIPT, {
+          keys: { leases: LEASES_KEY },
+          restKeys: found,
+          args: { leaseMs, complete: complete ? '1' : '0' },
+        });
         if (typeof n !== 'number') return added;
         added += n;
       }
@@ -357,12 +401,15 @@ export class UpstashStore implements SharedStore {
   }
 
   async listDead(limit: number): Promise<DeadLetter[] | undefined> {
-    const reply = await this.#bounded('read', DEAD_KEY, () => this.#run(S.DEAD_LIST_SCRIPT, [DEAD_KEY], [limit]));
+    const reply = await this.#bounded('read', DEAD_KEY, () => this.#run(S.DEAD_LIST_SCRIPT, { keys: { deadSet: DEAD_KEY }, args: { limit } }));
     return Array.isArray(reply) ? reply.flatMap((item) => parseDeadLetter(item) ?? []) : undefined;
   }
 
   async replayDead(key: string, owner: ClaimOwner, leaseMs: number): Promise<Takeover | undefined> {
-    const reply = await this.#lease([LEASES_KEY, key, DEAD_KEY], S.REPLAY_SCRIPT, [owner.instance, owner.role, leaseMs]);
+    const reply = await this.#lease(LEASES_KEY, S.REPLAY_SCRIPT, {
+      keys: { leases: LEASES_KEY, claimKey: key, deadSet: DEAD_KEY },
+      args: { instance: owner.instance, role: owner.role, leaseMs },
+    });
     const t = Array.isArray(reply) && reply.length === 1 ? parseTakeover(reply[0]) : undefined;
     return t && this.#opened(t);
   }
@@ -378,16 +425,18 @@ export class UpstashStore implements SharedStore {
   }
 
   async dropDead(key: string): Promise<boolean> {
-    return (await this.#lease([key, DEAD_KEY], S.DROP_SCRIPT, [L.claimTtlSeconds])) === 1;
+    return (await this.#lease(key, S.DROP_SCRIPT, { keys: { claimKey: key, deadSet: DEAD_KEY }, args: { ttl: L.claimTtlSeconds } })) === 1;
   }
 
   async lock(key: string, ttlSeconds: number, holder: string): Promise<boolean | undefined> {
-    const reply = await this.#bounded('note', key, () => this.#run(S.LOCK_SCRIPT, [key], [holder, Math.max(1, Math.ceil(ttlSeconds))]));
+    const reply = await this.#bounded('note', key, () =>
+      this.#run(S.LOCK_SCRIPT, { keys: { lock: key }, args: { holder, ttl: Math.max(1, Math.ceil(ttlSeconds)) } }),
+    );
     return reply === undefined ? undefined : Number(reply) === 1;
   }
 
   async unlock(key: string, holder: string): Promise<void> {
-    await this.#bounded('note', key, () => this.#run(S.LOCK_SCRIPT, [key], [holder, 0]));
+    await this.#bounded('note', key, () => this.#run(S.LOCK_SCRIPT, { keys: { lock: key }, args: { holder, ttl: 0 } }));
   }
 
   async note(key: string, value: string, ttlSeconds: number): Promise<void> {
@@ -396,12 +445,16 @@ export class UpstashStore implements SharedStore {
 
   async noteNewest(key: string, value: string, order: string, ttlSeconds: number): Promise<boolean | undefined> {
     const ttl = Math.max(1, Math.ceil(ttlSeconds));
-    const reply = await this.#bounded('note', key, () => this.#run(S.NOTE_NEWEST_SCRIPT, [key, newestOrderKey(key)], [value, order, ttl]));
+    const reply = await this.#bounded('note', key, () =>
+      this.#run(S.NOTE_NEWEST_SCRIPT, { keys: { valueKey: key, orderKey: newestOrderKey(key) }, args: { value, order, ttl } }),
+    );
     return reply === undefined ? undefined : Number(reply) === 1;
   }
 
   async tally(key: string, member: string, ttlSeconds: number): Promise<number | undefined> {
-    const reply = await this.#bounded('note', key, () => this.#run(S.TALLY_SCRIPT, [key], [member, Math.max(1, Math.ceil(ttlSeconds))]));
+    const reply = await this.#bounded('note', key, () =>
+      this.#run(S.TALLY_SCRIPT, { keys: { set: key }, args: { member, ttl: Math.max(1, Math.ceil(ttlSeconds)) } }),
+    );
     return reply === undefined ? undefined : Number(reply);
   }
 
@@ -454,7 +507,11 @@ export class UpstashStore implements SharedStore {
   async keepStep(turnKey: string, name: string, json: string, token?: number): Promise<EndReply> {
     const key = stepsKey(turnKey);
     const value = this.#sealer ? this.#sealer.seal(json) : json;
-    return replyOf(await this.#bounded('note', key, () => this.#run(S.KEEP_STEP_SCRIPT, [key, turnKey], [name, value, L.claimTtlSeconds, token ?? ''])));
+    return replyOf(
+      await this.#bounded('note', key, () =>
+        this.#run(S.KEEP_STEP_SCRIPT, { keys: { steps: key, claimKey: turnKey }, args: { name, result: value, ttl: L.claimTtlSeconds, token: token ?? '' } }),
+      ),
+    );
   }
 
   /** A turn's kept steps in one HGETALL; a result no key here opens is left out (that step runs again). */
@@ -473,7 +530,10 @@ export class UpstashStore implements SharedStore {
   async enterConversation(conversation: string, turnKey: string, maxWaiting: number, interrupt = false): Promise<ConversationPlace | undefined> {
     const { order, skipped, admitted, interrupted } = conversationKeys(conversation);
     const reply = await this.#bounded('lease', order, () =>
-      this.#run(S.CONVERSATION_SCRIPT, [order, skipped, admitted, interrupted], [turnKey, maxWaiting, L.conversationTtlSeconds, interrupt ? '1' : '0']),
+      this.#run(S.CONVERSATION_SCRIPT, {
+        keys: { order, skippedSet: skipped, admittedSet: admitted, interruptedSet: interrupted },
+        args: { me: turnKey, maxWaiting, ttl: L.conversationTtlSeconds, interrupts: interrupt ? '1' : '0' },
+      }),
     );
     if (!Array.isArray(reply) || typeof reply[0] !== 'string') return undefined;
     const kind = reply[0];
@@ -486,7 +546,9 @@ export class UpstashStore implements SharedStore {
   /** Whether a newer message marked this running turn interrupted, in one script (CONVERSATION_INTERRUPTED_SCRIPT). */
   async conversationInterrupted(conversation: string, turnKey: string): Promise<boolean | undefined> {
     const { interrupted } = conversationKeys(conversation);
-    const reply = await this.#bounded('lease', interrupted, () => this.#run(S.CONVERSATION_INTERRUPTED_SCRIPT, [interrupted], [turnKey]));
+    const reply = await this.#bounded('lease', interrupted, () =>
+      this.#run(S.CONVERSATION_INTERRUPTED_SCRIPT, { keys: { interruptedSet: interrupted }, args: { turnKey } }),
+    );
     return reply === undefined ? undefined : reply === 1;
   }
 }

@@ -5,6 +5,7 @@ import type { RefusalRecord } from '../../lib/ratelimit/index.js';
 import type { DeadTurn } from '../../lib/lease/index.js';
 import { failoverNoter } from '../../app/parts.js';
 import { partsOnceWired, wire, type WiredParts } from '../../app/wiring.js';
+import { eventually } from '../support/copies.js';
 
 const LEASE_MS = 10_000;
 
@@ -98,7 +99,8 @@ describe('who wakes whom in a copy (app/wiring.ts)', () => {
     const seen = look({ sinceServedMs: 600_000 });
     wakes.look(seen);
     expect(maybeSweep).toHaveBeenCalledWith(seen);
-    await vi.waitFor(() => expect(p.notices.raise).toHaveBeenCalledWith('slack_not_delivering', `2 mention(s) from ${sweep.from} to ${sweep.to}`));
+    await eventually(() => vi.mocked(p.notices.raise).mock.calls.length > 0, 'the owner told');
+    expect(p.notices.raise).toHaveBeenCalledWith('slack_not_delivering', `2 mention(s) from ${sweep.from} to ${sweep.to}`);
   });
 
   it("the sweeper's mentions are claimed by the runner", async () => {

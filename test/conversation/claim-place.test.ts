@@ -15,47 +15,31 @@
  */
 import { describe, expect, it } from 'vitest';
 import { deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
-import { type SharedStore, UpstashStore } from '../../lib/store/index.js';
+import { UpstashStore } from '../../lib/store/index.js';
 import type { TakeTurn } from '../../lib/turn/index.js';
 import { eventually, quiescent, repliesTo, SECRET } from '../support/copies.js';
 import { useCopy, useFakeWebApi } from '../support/fixtures.js';
+import { freezingStore } from '../support/freezing-store.js';
 import { type RedisFixture, useRedisBridge } from '../support/redis-fixture.js';
-
-/** What keeps a copy alive in the store: while frozen, these wait (unsent) until the copy is thawed, as under SIGSTOP. */
-const ALIVE = new Set<PropertyKey>(['renew', 'look', 'enterConversation']);
 
 /**
  * The hub's store: it freezes at the first look of the turn `freezeAt` (its
  * claim landed, its first look not sent), or once that turn starts (its
  * claim made its first look: hubTurn), so the hub neither looks nor renews a
- * lease until `thaw`.
+ * lease until `thaw`. `looked`: the turn keys the hub's gate looked for.
  */
-function freezingStore(fx: RedisFixture) {
-  const store = new UpstashStore({ settings: { url: fx.bridge.url, token: fx.bridge.token }, reporter: () => undefined });
-  /** `looked`: the turn keys the hub's gate looked for. */
-  const state = { freezeAt: '', frozen: false, held: [] as Array<() => void>, looked: [] as string[] };
-  const wrapped = new Proxy(store, {
-    get: (target, name) => {
-      const value = Reflect.get(target, name, target) as unknown;
-      if (typeof value !== 'function') return value;
-      const method = (value as (...a: unknown[]) => unknown).bind(target);
-      if (!ALIVE.has(name)) return method;
-      return async (...args: unknown[]) => {
-        if (name === 'enterConversation') state.looked.push(String(args[1]));
-        if (name === 'enterConversation' && state.freezeAt !== '' && String(args[1]).includes(state.freezeAt)) state.frozen = true;
-        if (state.frozen) await new Promise<void>((resolve) => state.held.push(resolve));
-        return method(...args);
-      };
+function hubStoreOn(fx: RedisFixture) {
+  const state = { freezeAt: '', looked: [] as string[] };
+  const frozen = freezingStore(new UpstashStore({ settings: { url: fx.bridge.url, token: fx.bridge.token }, reporter: () => undefined }), {
+    // What keeps a copy alive in the store: while frozen, these wait (unsent) until the copy is thawed, as under SIGSTOP.
+    calls: ['renew', 'look', 'enterConversation'],
+    onCall: (name, args, store) => {
+      if (name !== 'enterConversation') return;
+      state.looked.push(String(args[1]));
+      if (state.freezeAt !== '' && String(args[1]).includes(state.freezeAt)) store.freeze();
     },
   });
-  return {
-    store: wrapped as SharedStore,
-    state,
-    thaw: () => {
-      state.frozen = false;
-      for (const resolve of state.held.splice(0)) resolve();
-    },
-  };
+  return { frozen, state };
 }
 
 const turn: TakeTurn = async (request, ctx) => {
@@ -68,33 +52,33 @@ describe('a turn takes its place in its thread’s order at its claim', () => {
   const fx = useRedisBridge();
   const api = useFakeWebApi();
   const env = { AUTOHUB_LEASE_MS: '2000', AUTOHUB_LEASE_RENEW_MS: '500', AUTOHUB_REAPER_MS: '500' };
-  const hubStore = { current: undefined as ReturnType<typeof freezingStore> | undefined };
+  const hubStore = { current: undefined as ReturnType<typeof hubStoreOn> | undefined };
   /** The hub's turn: the message `freezeAt` names freezes the hub as it starts (admitted by its claim, no look made), until `thaw`. */
   const hubTurn: TakeTurn = async (request, ctx) => {
-    const frozen = hubStore.current!;
-    if (frozen.state.freezeAt !== '' && request.text.includes('first question')) {
-      frozen.state.frozen = true;
-      await new Promise<void>((resolve) => frozen.state.held.push(resolve));
+    const { frozen, state } = hubStore.current!;
+    if (state.freezeAt !== '' && request.text.includes('first question')) {
+      frozen.freeze();
+      await frozen.hold();
     }
     return turn(request, ctx);
   };
-  const hub = useCopy({ role: 'hub', api, env, turn: hubTurn, store: () => (hubStore.current = freezingStore(fx)).store });
+  const hub = useCopy({ role: 'hub', api, env, turn: hubTurn, store: () => (hubStore.current = hubStoreOn(fx)).frozen.store });
   const cloud = useCopy({ role: 'cloud', api, redis: fx, env, turn });
   const ts = (n: number) => `${Math.floor(Date.now() / 1000) - 60}.${String(n).padStart(6, '0')}`;
 
   it('a message claimed on a copy that froze before it ran (its claim made its first look) is answered before a follow-up claimed after it on the other copy', async () => {
-    const frozen = hubStore.current!;
+    const { frozen, state } = hubStore.current!;
     const thread = ts(1);
     const followTs = ts(2);
-    frozen.state.freezeAt = 'Ev-place-first';
+    state.freezeAt = 'Ev-place-first';
     api.addMessage('C0GENERAL', { ts: thread, user: 'U0PERSON', text: '<@UAUTOHUB> first question' });
     api.addMessage('C0GENERAL', { ts: followTs, thread_ts: thread, user: 'U0PERSON', text: '<@UAUTOHUB> and a follow-up' });
 
     const first = mentionEnvelope({ eventId: 'Ev-place-first', ts: thread, text: '<@UAUTOHUB> first question' });
     expect((await deliver(hub.eventsUrl, first, { signingSecret: SECRET })).status).toBe(200);
-    await eventually(() => frozen.state.frozen, 'the hub to freeze as the message it claimed starts');
+    await eventually(() => frozen.frozen, 'the hub to freeze as the message it claimed starts');
     // Its claim admitted it: the hub's gate made no look of its own.
-    expect(frozen.state.looked).toEqual([]);
+    expect(state.looked).toEqual([]);
 
     const follow = mentionEnvelope({ eventId: 'Ev-place-follow', ts: followTs, threadTs: thread, text: '<@UAUTOHUB> and a follow-up' });
     expect((await deliver(cloud.eventsUrl, follow, { signingSecret: SECRET })).status).toBe(200);

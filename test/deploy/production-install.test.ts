@@ -12,7 +12,7 @@ import { delimiter, join, sep } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeWebApi } from '../../drill/sim/fake-web-api.js';
 import { deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
-import { repliesTo } from '../support/copies.js';
+import { eventually, repliesTo } from '../support/copies.js';
 
 const REPO = process.cwd();
 /** What the build and the running copy read; tests, benches and docs stay behind. */
@@ -83,15 +83,6 @@ export const takeTurn: TakeTurn = (request) => {
 `;
 const SDK_VERSION = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')).devDependencies['@anthropic-ai/sdk'] as string;
 
-/** Wait for `check`, polling every 50 ms, at most 600 times (the copy is a child process: no event to wait on). */
-async function poll(check: () => Promise<boolean>, what: string): Promise<void> {
-  for (let i = 0; i < 600; i++) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`never saw ${what}`);
-}
-
 describe('a production install (`npm ci --omit=dev` after `npm run build`)', () => {
   let dir: string;
 
@@ -160,13 +151,13 @@ describe('a production install (`npm ci --omit=dev` after `npm run build`)', () 
     copy.stderr.on('data', (d: Buffer) => (output += d));
     const exited = new Promise<number | null>((resolve) => copy.on('exit', resolve));
     try {
-      await poll(async () => output.includes('"app.started"') || copy.exitCode !== null, 'the copy to start');
+      await eventually(() => output.includes('"app.started"') || copy.exitCode !== null, 'the copy to start', 30_000);
       const started = output.split('\n').find((l) => l.includes('"app.started"'));
       expect(started, output).toBeDefined();
       const { port } = JSON.parse(started!) as { port: number };
       const envelope = mentionEnvelope({ eventId, ts: '1700009000.000100', text: '<@UAUTOHUB> hello' });
       expect((await deliver(`http://127.0.0.1:${port}/slack/events`, envelope, { signingSecret: 'prod-install-secret' })).status).toBe(200);
-      await poll(async () => repliesTo(api, eventId).length > 0 || output.includes('"turn.failed"'), 'the reply');
+      await eventually(() => repliesTo(api, eventId).length > 0 || output.includes('"turn.failed"'), 'the reply', 30_000);
       const reply = repliesTo(api, eventId)[0];
       return { reply: reply?.params.text ?? reply?.params.markdown_text, output };
     } finally {

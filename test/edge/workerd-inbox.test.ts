@@ -10,6 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { INBOX_EXPIRED_KEY, INBOX_KEY, INBOX_REFUSED_KEY, parseKept } from '../../lib/inbox/index.js';
 import { signedHeaders } from '../../lib/slack/index.js';
 import { createSealer, deriveStoreKey } from '../../lib/store/index.js';
+import { eventually } from '../support/copies.js';
 import { CLOSED_URL } from '../support/fake-copy.js';
 import { useFakeCopies } from '../support/fixtures.js';
 import { useRedisBridge } from '../support/redis-fixture.js';
@@ -46,15 +47,6 @@ function logReader() {
         }
       }),
   };
-}
-
-async function until<T>(read: () => T | undefined, what: string): Promise<T> {
-  for (let i = 0; i < 500; i++) {
-    const value = read();
-    if (value !== undefined) return value;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error(`timed out waiting for ${what}`);
 }
 
 describe("the edge's inbox in the real Workers runtime (miniflare workerd)", () => {
@@ -158,7 +150,7 @@ describe("the edge's inbox in the real Workers runtime (miniflare workerd)", () 
     expect(response.status).toBe(503);
     expect(response.headers.get('x-autohub-route')).toBe('none');
     await response.arrayBuffer();
-    const [failed] = await until(() => (logged('edge.inbox_failed', from).length ? logged('edge.inbox_failed', from) : undefined), 'edge.inbox_failed');
+    const [failed] = await eventually(() => (logged('edge.inbox_failed', from).length ? logged('edge.inbox_failed', from) : undefined), 'edge.inbox_failed');
     expect(failed!.inbox).toBe('store timeout');
     // The write's fuse is what is left of the budget, at most 400 ms, after legs held to 2,400 ms: 2,900 ms < 3 s.
     expect(failed!.timeoutMs as number).toBeGreaterThan(0);
@@ -172,7 +164,7 @@ describe("the edge's inbox in the real Workers runtime (miniflare workerd)", () 
     const response = await post(down, mention('EvInboxRefuse'));
     expect(response.status).toBe(503);
     await response.arrayBuffer();
-    const [failed] = await until(() => (logged('edge.inbox_failed', from).length ? logged('edge.inbox_failed', from) : undefined), 'edge.inbox_failed');
+    const [failed] = await eventually(() => (logged('edge.inbox_failed', from).length ? logged('edge.inbox_failed', from) : undefined), 'edge.inbox_failed');
     expect(failed!.inbox).toMatch(/^store error/);
   });
 
@@ -182,7 +174,7 @@ describe("the edge's inbox in the real Workers runtime (miniflare workerd)", () 
     const response = await post(down, mention('EvFullOver'));
     expect(response.status).toBe(503);
     await response.arrayBuffer();
-    const [full] = await until(() => (logged('edge.inbox_full', from).length ? logged('edge.inbox_full', from) : undefined), 'edge.inbox_full');
+    const [full] = await eventually(() => (logged('edge.inbox_full', from).length ? logged('edge.inbox_full', from) : undefined), 'edge.inbox_full');
     expect(full).toMatchObject({ bound: 'count', size: MAX, max: MAX });
     expect(await kept()).toHaveLength(MAX);
   });
@@ -193,7 +185,10 @@ describe("the edge's inbox in the real Workers runtime (miniflare workerd)", () 
     const response = await post(down, mention('EvAfterStale'));
     expect(response.headers.get('x-autohub-route')).toBe('inbox');
     await response.arrayBuffer();
-    const [expired] = await until(() => (logged('edge.inbox_expired', from).length ? logged('edge.inbox_expired', from) : undefined), 'edge.inbox_expired');
+    const [expired] = await eventually(
+      () => (logged('edge.inbox_expired', from).length ? logged('edge.inbox_expired', from) : undefined),
+      'edge.inbox_expired',
+    );
     expect(expired).toMatchObject({ count: 1, maxAgeMs: 24 * 3_600_000 });
     expect((await kept()).map((k) => JSON.parse(k.body).event_id)).toEqual(['EvAfterStale']);
     const health = await down.dispatchFetch('https://edge.example.com/slack/health', { headers: { authorization: `Bearer ${HEALTH_TOKEN}` } });
@@ -210,7 +205,7 @@ describe("the edge's inbox in the real Workers runtime (miniflare workerd)", () 
     const response = await post(up, mention('EvAllHung'));
     expect(response.status).toBe(503);
     await response.arrayBuffer();
-    const failed = await until(
+    const failed = await eventually(
       () =>
         upLog
           .lines()

@@ -1,6 +1,7 @@
 import { Miniflare } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signedHeaders } from '../../lib/slack/index.js';
+import { eventually } from '../support/copies.js';
 import { CLOSED_URL } from '../support/fake-copy.js';
 import { eventually } from '../support/copies.js';
 import { useFakeCopies, useFakeCopy } from '../support/fixtures.js';
@@ -88,7 +89,7 @@ describe('the Worker entry in the real Workers runtime (miniflare workerd)', () 
     expect(text).toContain('autohub edge: not configured yet');
     expect(text).not.toContain('SLACK_SIGNING_SECRET');
     expect(hub.received).toHaveLength(0);
-    for (let i = 0; i < 200 && !unsignedLog.includes('edge.config_invalid'); i++) await new Promise((r) => setTimeout(r, 25));
+    await eventually(() => unsignedLog.includes('edge.config_invalid'), 'the missing secret logged');
     expect(unsignedLog).toContain('SLACK_SIGNING_SECRET is not set');
     expect(unsignedLog).toContain('npx wrangler secret put SLACK_SIGNING_SECRET');
   });

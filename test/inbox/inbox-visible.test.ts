@@ -41,7 +41,7 @@ describe("the edge's inbox in a copy's health body and on /autohub status", () =
     const copyFetch: typeof fetch = async (input, init) => {
       if (!String(input).startsWith(redis.bridge.url)) return fetch(input, init);
       const [name, script] = JSON.parse(String(init?.body)) as string[];
-      inboxRequests.push(name === 'EVAL' && script === STATS_SCRIPT ? 'stats' : name!);
+      inboxRequests.push(name === 'EVAL' && script === STATS_SCRIPT.source ? 'stats' : name!);
       if (inboxRequests.length > 1) throw new TypeError('fetch failed');
       return fetch(input, init);
     };

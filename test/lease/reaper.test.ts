@@ -83,7 +83,9 @@ describe('the reaper', () => {
     // The bug: the skipped wake left a stale "next look" time behind, every later plan compared
     // against it was dropped, and the copy never looked at the store again (lapsed leases stayed untaken).
     const hand = handStore();
-    const reaper = reaperOn(hand.store);
+    // The clock stands still (the wakes still fire on real timers): a plan is read against it exactly.
+    const clock = virtualTime(1_000_000);
+    const reaper = reaperOn(hand.store, { now: clock.now });
     reaper.start();
     try {
       await eventually(() => hand.looks() === 1, 'the first look');
@@ -97,7 +99,7 @@ describe('the reaper', () => {
       hand.answers[1]!(nothingDue);
       // Its idle plan stands: the next look is a reaper interval away, not never.
       await eventually(() => reaper.nextAt !== Infinity, 'the next look to be planned');
-      expect(reaper.nextAt - Date.now()).toBeGreaterThan(50_000);
+      expect(reaper.nextAt - clock.now()).toBe(60_000);
     } finally {
       reaper.stop();
     }

@@ -5,7 +5,8 @@
  * The reaper's idle period is an hour here, so only the hint can explain a
  * takeover.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { lapsedIn } from '../../app/wiring.js';
 import { deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
 import { HINT_EVENT_TYPE, signedSynthetic } from '../../lib/synthetic/index.js';
 import { spawnHub, type ChildApp } from '../support/child-app.js';
@@ -43,6 +44,8 @@ describe('a quiet hub that dies mid-turn, no peer URL, the edge in front', () =>
   it('a signed hint wakes the reaper one lease later (a second one within the lease changes nothing); an unsigned or forged hint is refused and wakes nothing', async () => {
     await reaperIdle();
     const idleAt = cloud.reaper.nextAt;
+    // What the copy asked of its reaper: the lease's lapse, read as a value (not against the wall clock).
+    const asked = vi.spyOn(cloud.reaper, 'lookIn');
     const hint = await signedSynthetic(SECRET, HINT_EVENT_TYPE, 'hint-test-1', Date.now());
 
     const unsigned = await fetch(cloud.eventsUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: hint.body });
@@ -50,19 +53,24 @@ describe('a quiet hub that dies mid-turn, no peer URL, the edge in front', () =>
     const forged = await signedSynthetic('not-the-signing-secret', HINT_EVENT_TYPE, 'hint-test-2', Date.now());
     expect((await fetch(cloud.eventsUrl, { method: 'POST', headers: forged.headers, body: forged.body })).status).toBe(401);
     expect(cloud.reaper.nextAt).toBe(idleAt);
+    expect(asked).not.toHaveBeenCalled();
 
-    const sentAt = Date.now();
     const signed = await fetch(cloud.eventsUrl, { method: 'POST', headers: hint.headers, body: hint.body });
     expect(signed.status).toBe(200);
     // Not claimed: a hint costs no store command of its own.
     expect(signed.headers.get('x-autohub-claim')).toBe('none');
+    // One look asked for when the hub's lease (1,500 ms) has lapsed, and planned ahead of the idle hour.
+    expect(asked.mock.calls).toEqual([[lapsedIn(1500)]]);
+    expect(lapsedIn(1500)).toBeGreaterThanOrEqual(1500);
     const woken = cloud.reaper.nextAt;
-    expect(woken).toBeGreaterThanOrEqual(sentAt + 1500);
     expect(woken).toBeLessThan(idleAt);
 
     const again = await signedSynthetic(SECRET, HINT_EVENT_TYPE, 'hint-test-3', Date.now());
     expect((await fetch(cloud.eventsUrl, { method: 'POST', headers: again.headers, body: again.body })).status).toBe(200);
+    // Asked again, and the look already planned stands: many hints, one look.
+    expect(asked).toHaveBeenCalledTimes(2);
     expect(cloud.reaper.nextAt).toBe(woken);
+    asked.mockRestore();
   });
 
   it('the hub is SIGKILLed right after acking through the edge: the cloud copy, woken by the hint, takes the turn over and answers once', async () => {

@@ -18,7 +18,7 @@ import { MemoryStore } from '../../lib/store/index.js';
 import { eventually, SECRET } from '../support/copies.js';
 import { slowPost } from '../support/slow-post.js';
 import { useCopy, useFakeWebApi } from '../support/fixtures.js';
-import { bareHandles } from '../support/bare-handles.js';
+import { bareHandles } from '../support/handles.js';
 
 /** A bare receiver (no Bolt app: nothing here reaches a listener) with the timeouts given. */
 async function startReceiver(timeouts: { headersTimeoutMs?: number; requestTimeoutMs?: number }) {

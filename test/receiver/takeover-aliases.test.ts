@@ -16,7 +16,7 @@ import { FailoverReceiver } from '../../lib/receiver/index.js';
 import { TurnRunner } from '../../lib/runner/index.js';
 import { eventKey, MemoryStore, messageKey, type Takeover } from '../../lib/store/index.js';
 import { eventually, SECRET } from '../support/copies.js';
-import { bareHandles } from '../support/bare-handles.js';
+import { bareHandles } from '../support/handles.js';
 
 const LEASE = { leaseMs: 300, renewMs: 100, reaperMs: 60_000 };
 const RETRY = { attempts: 4, windowMs: 600_000, firstDelayMs: 2_000, factor: 4 };

@@ -2,12 +2,12 @@
  * A bot module's `schedules`, at start-up: a good one is kept; a bad cron, time zone or missing target
  * stops `npm start` with exit 1 and one line naming AUTOHUB_TURN and the schedule, before anything listens.
  */
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadTurnModule } from '../../app/turn-module.js';
+import { startToExit } from '../support/child-app.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'autohub-schedules-'));
 const write = (name: string, source: string) => {
@@ -33,19 +33,7 @@ describe("a module's schedules at start-up", () => {
 
   it('a schedule without a target stops npm start with exit 1 and one line', () => {
     const path = write('no-target.mjs', "export const schedules = [{ name: 'brief', cron: '0 8 * * *' }];\nexport function takeTurn() {}\n");
-    const result = spawnSync(process.execPath, ['--import', 'tsx', 'app/main.ts'], {
-      env: {
-        PATH: process.env.PATH ?? '',
-        AUTOHUB_ENV_FILE: 'none',
-        AUTOHUB_ROLE: 'hub',
-        SLACK_BOT_TOKEN: 'xoxb-1',
-        SLACK_SIGNING_SECRET: 's',
-        PORT: '0',
-        AUTOHUB_TURN: path,
-      },
-      encoding: 'utf8',
-      timeout: 20_000,
-    });
+    const result = startToExit({ AUTOHUB_TURN: path });
     expect(result.status).toBe(1);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
     expect(result.stderr.trim()).toMatch(/^autohub: AUTOHUB_TURN is invalid: expected schedule "brief": one of channel or dm \(where its answer goes\)/);

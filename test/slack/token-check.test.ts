@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { startFakeWebApi } from '../../drill/sim/fake-web-api.js';
 import { checkToken, tokenCheckOf } from '../../lib/slack/token-check.js';
+import { START_ARGS, START_ENV } from '../support/child-app.js';
 
 describe('tokenCheckOf', () => {
   it.each(['invalid_auth', 'not_authed', 'token_revoked', 'token_expired', 'account_inactive', 'not_allowed_token_type'])('%s refuses the token', (error) => {
@@ -47,15 +48,11 @@ describe('tokenCheckOf', () => {
 /** `npm start` (app/main.ts through tsx) against `apiUrl`: its stderr, and its exit code, or 'started' once it listens. */
 function start(apiUrl: string): Promise<{ outcome: number | 'started'; output: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'app/main.ts'], {
+    const child = spawn(process.execPath, START_ARGS, {
       env: {
-        PATH: process.env.PATH ?? '',
-        AUTOHUB_ENV_FILE: 'none',
-        AUTOHUB_ROLE: 'hub',
+        ...START_ENV,
         SLACK_BOT_TOKEN: 'xoxb-well-formed-but-fake',
-        SLACK_SIGNING_SECRET: 's',
         SLACK_API_URL: apiUrl,
-        PORT: '0',
         AUTOHUB_REFUSAL_LOG: 'off',
         AUTOHUB_JOURNAL: 'off',
         AUTOHUB_CATCHUP: 'off',

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { RespClient } from '../../drill/sim/resp-client.js';
 import { GAPS_KEY, LEASES_INDEXED_SCORE, LEASES_KEY, SERVED_KEY } from '../../lib/store/keys.js';
 import { MemoryStore } from '../../lib/store/memory-store.js';
+import { defineScript } from '../../lib/store/script.js';
 import type { SharedStore } from '../../lib/store/roles.js';
 import { UpstashStore } from '../../lib/store/upstash-store.js';
 import { useRedisBridge, type RedisFixture } from '../support/redis-fixture.js';
@@ -43,9 +44,11 @@ export interface StoreUnderTest {
 }
 
 /** Moves every time Redis holds back by ARGV[1] ms, and every TTL down by it: Redis as it would be that much later. */
-const ELAPSE_SCRIPT = `local ms = tonumber(ARGV[1])
-local leases, served, gaps, whole = ARGV[2], ARGV[3], ARGV[4], tonumber(ARGV[5])
-for _, k in ipairs(redis.call('KEYS', '*')) do
+const ELAPSE_SCRIPT = defineScript({
+  keys: [],
+  // The keys it reads by name come as ARGV: it touches every key (KEYS *), named or not.
+  args: { ms: 'number', leases: 'string', served: 'string', gaps: 'string', whole: 'number' },
+  body: `for _, k in ipairs(redis.call('KEYS', '*')) do
   local pttl = redis.call('PTTL', k)
   if pttl > 0 and pttl <= ms then redis.call('DEL', k)
   else
@@ -78,7 +81,8 @@ for _, k in ipairs(redis.call('KEYS', '*')) do
     end
   end
 end
-return 1`;
+return 1`,
+});
 
 function recording(nonces: string[]): () => string {
   let n = 0;
@@ -130,7 +134,13 @@ export function overRedis(): StoreUnderTest {
         a: make(),
         b: make(),
         nonces,
-        elapse: async (ms) => void (await raw.command(['EVAL', ELAPSE_SCRIPT, 0, ms, LEASES_KEY, SERVED_KEY, GAPS_KEY, LEASES_INDEXED_SCORE])),
+        elapse: async (ms) =>
+          void (await raw.command([
+            'EVAL',
+            ELAPSE_SCRIPT.source,
+            0,
+            ...ELAPSE_SCRIPT.layout({ keys: {}, args: { ms, leases: LEASES_KEY, served: SERVED_KEY, gaps: GAPS_KEY, whole: LEASES_INDEXED_SCORE } }).args,
+          ])),
         now: Date.now,
         evict: async (key) => void (await raw.command(['DEL', key])),
         dropIndex: async () => void (await raw.command(['DEL', LEASES_KEY])),

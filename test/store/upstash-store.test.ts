@@ -77,10 +77,18 @@ describe('UpstashStore against a real Redis through the REST bridge', () => {
       try {
         for (const client of [sdkDefault(), createUpstashClient({ url: fx.bridge.url, token: fx.bridge.token }, 1000)]) {
           const key = uniqueKey(`b64-${okEncoding}`);
-          const run = () => client.eval(CLAIM_SCRIPT, [key, LEASES_KEY, WINDOWS_KEY, SERVED_KEY, GAPS_KEY], ['{"nonce":"n1"}', '{}', 60, 0, 'n1']);
+          const claimBy = (nonce: string) => {
+            const { keys, args } = CLAIM_SCRIPT.layout({
+              keys: { leases: LEASES_KEY, windows: WINDOWS_KEY, servedMark: SERVED_KEY, gapList: GAPS_KEY },
+              restKeys: [key],
+              args: { primaryRecord: `{"nonce":"${nonce}"}`, aliasRecord: '{}', ttl: 60, leaseMs: 0, nonce, gapMs: 0, inOrder: '0', firstLook: '0' },
+            });
+            return client.eval(CLAIM_SCRIPT.source, keys, args);
+          };
+          const run = () => claimBy('n1');
           expect(classifyClaimReply(await run(), undefined).outcome.kind).toBe('claimed');
           expect(classifyClaimReply(await run(), undefined).outcome.kind).toBe('claimed');
-          const other = () => client.eval(CLAIM_SCRIPT, [key, LEASES_KEY, WINDOWS_KEY, SERVED_KEY, GAPS_KEY], ['{"nonce":"n2"}', '{}', 60, 0, 'n2']);
+          const other = () => claimBy('n2');
           expect(classifyClaimReply(await other(), undefined).outcome.kind).toBe('duplicate');
         }
       } finally {
@@ -184,10 +192,7 @@ describe('UpstashStore against a real Redis through the REST bridge', () => {
       }
       const redis = await RespClient.open(fx.redis.port);
       try {
-        for (let i = 0; (await redis.command(['GET', key])) !== 'hub-test:1'; i++) {
-          if (i > 200) throw new Error('the late take never landed');
-          await new Promise((r) => setTimeout(r, 10));
-        }
+        await eventually(async () => (await redis.command(['GET', key])) === 'hub-test:1', 'the late take to land');
       } finally {
         redis.close();
       }

@@ -1,4 +1,5 @@
 /** `npm start`'s entry as a child process, for tests that signal or kill it: the drill's way to start a copy, with its output kept. */
+import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { spawnCopy, type SpawnedCopy } from '../../drill/copies.js';
 import { freePort } from '../../drill/sim/free-port.js';
 import { eventually } from './copies.js';
@@ -32,4 +33,22 @@ export function spawnHub(
     ...(o.upstash ? { UPSTASH_REDIS_REST_URL: o.upstash.url, UPSTASH_REDIS_REST_TOKEN: o.upstash.token, ...SHORT_LEASE } : {}),
     ...env,
   });
+}
+
+/** `node` with what `npm start` runs (app/main.ts through tsx), from the checkout's root. */
+export const START_ARGS = ['--import', 'tsx', 'app/main.ts'];
+
+/** What `npm start` is given in a test: no .env file read, a hub with well-formed fake secrets, on any free port. */
+export const START_ENV: Record<string, string> = {
+  PATH: process.env.PATH ?? '',
+  AUTOHUB_ENV_FILE: 'none',
+  AUTOHUB_ROLE: 'hub',
+  SLACK_BOT_TOKEN: 'xoxb-1',
+  SLACK_SIGNING_SECRET: 's',
+  PORT: '0',
+};
+
+/** `npm start` with START_ENV and `env`, run to its end: for a start-up that must stop, read by its exit code and its lines. */
+export function startToExit(env: Record<string, string>): SpawnSyncReturns<string> {
+  return spawnSync(process.execPath, START_ARGS, { env: { ...START_ENV, ...env }, encoding: 'utf8', timeout: 20_000 });
 }

@@ -51,10 +51,17 @@ export async function startCopy(o: StartCopyOptions): Promise<RunningCopy> {
   return { ...autohub, url, eventsUrl: `${url}/slack/events`, healthUrl: `${url}/slack/health`, lines: log.lines };
 }
 
-/** Wait until `check` holds, polling; throws with `what` when it never does. */
-export async function eventually(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 5000): Promise<void> {
+/**
+ * Wait until `check` holds (gives a truthy value), polling every 10 ms;
+ * resolves with what it gave. The one wait of the tests: a test waits on
+ * state, never on the clock. `timeoutMs` only ends a test that would
+ * otherwise hang, with `what` in its error: no assertion.
+ */
+export async function eventually<T>(check: () => T | Promise<T>, what: string, timeoutMs = 5000): Promise<Exclude<T, false | undefined | null | 0 | ''>> {
   const until = Date.now() + timeoutMs;
-  while (!(await check())) {
+  for (;;) {
+    const value = await check();
+    if (value) return value as Exclude<T, false | undefined | null | 0 | ''>;
     if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 10));
   }

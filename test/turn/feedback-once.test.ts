@@ -12,10 +12,11 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { deliver, feedbackClickForm } from '../../drill/sim/slack-events.js';
-import { type SharedStore, UpstashStore } from '../../lib/store/index.js';
+import { UpstashStore } from '../../lib/store/index.js';
 import type { Feedback, TurnModule } from '../../lib/turn/index.js';
 import { eventually, quiescent, SECRET } from '../support/copies.js';
 import { useCopy, useFakeWebApi } from '../support/fixtures.js';
+import { freezingStore } from '../support/freezing-store.js';
 import { useRedisBridge, type RedisFixture } from '../support/redis-fixture.js';
 
 const heard: Feedback[] = [];
@@ -31,33 +32,14 @@ const bot: TurnModule = {
 
 /** A store whose claims of interactivity (trigger keys) are answered only when `release` is called: the command itself runs at once. */
 function slowClaims(fx: RedisFixture) {
-  const store = new UpstashStore({ settings: { url: fx.bridge.url, token: fx.bridge.token }, reporter: () => undefined });
-  const slow = { on: false, held: [] as Array<() => void>, marksUnanswered: false };
-  const lock: SharedStore['lock'] = async (key, ttl, holder) => {
-    const taken = await store.lock(key, ttl, holder);
+  const slow = { on: false, marksUnanswered: false };
+  const frozen = freezingStore(new UpstashStore({ settings: { url: fx.bridge.url, token: fx.bridge.token }, reporter: () => undefined }), {
+    calls: ['claim', 'lock'],
+    holdAnswer: (name, args) => name === 'claim' && slow.on && (args[0] as readonly string[]).some((k) => k.includes(':trigger:')),
     // The take lands; its answer is lost (as the store's deadline loses it).
-    return slow.marksUnanswered && key.includes(':feedback:') ? undefined : taken;
-  };
-  const claim: SharedStore['claim'] = async (keys, owner, lease, options) => {
-    const outcome = await store.claim(keys, owner, lease, options);
-    if (slow.on && keys.some((k) => k.includes(':trigger:'))) await new Promise<void>((resolve) => slow.held.push(resolve));
-    return outcome;
-  };
-  const wrapped = new Proxy(store, {
-    get: (target, name) => {
-      if (name === 'claim') return claim;
-      if (name === 'lock') return lock;
-      const value = Reflect.get(target, name, target) as unknown;
-      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-    },
+    answer: (name, args, reply) => (name === 'lock' && slow.marksUnanswered && String(args[0]).includes(':feedback:') ? undefined : reply),
   });
-  return {
-    store: wrapped as SharedStore,
-    slow,
-    release: () => {
-      for (const resolve of slow.held.splice(0)) resolve();
-    },
-  };
+  return { store: frozen.store, slow, release: frozen.thaw };
 }
 
 describe('a feedback click whose claim fails open on one copy', () => {

@@ -6,13 +6,11 @@
  * turn had written (or ended) unfenced. Now the first write waits for the
  * confirm under way; later writes do not, and the turn's deadline ends the wait.
  */
-import { WebClient } from '@slack/web-api';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TurnDeadlineError } from '../../lib/errors/index.js';
-import { silentLogger, slackLogger } from '../../lib/log/index.js';
-import { createRateLimitFetch, guardedClients } from '../../lib/ratelimit/index.js';
-import { TurnHandle, type TurnFence } from '../../lib/turn/index.js';
+import type { TurnFence } from '../../lib/turn/index.js';
 import { useFakeWebApi } from '../support/fixtures.js';
+import { turnHandle } from '../support/handles.js';
 
 /** A promise the test settles. */
 function pending(): { promise: Promise<void>; settle: () => void } {
@@ -28,17 +26,11 @@ describe("a turn's first write without a lease", () => {
   });
 
   function turn() {
-    const rateLimit = createRateLimitFetch();
-    const client = new WebClient('xoxb-test', { slackApiUrl: api.url, retryConfig: { retries: 0 }, fetch: rateLimit, logger: slackLogger(silentLogger) });
     const state: { lease: TurnFence | undefined; confirming: Promise<void> | undefined } = { lease: undefined, confirming: undefined };
-    const handle = new TurnHandle({
+    const handle = turnHandle(api.url, {
       lease: () => state.lease,
       confirming: () => state.confirming,
-      clientFor: guardedClients(client, rateLimit.fenced),
-      plain: client,
-      closed: rateLimit.closed,
       copy: { role: 'cloud', instance: 'cloud-test' },
-      log: silentLogger,
     });
     const post = (text: string) => handle.client.chat.postMessage({ channel: 'C0TEST', text });
     return { handle, state, post };

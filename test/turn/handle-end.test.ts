@@ -9,14 +9,12 @@
  * handle, its writes through a real WebClient to the fake Web API, with a
  * lease that counts what it is asked to do.
  */
-import { WebClient } from '@slack/web-api';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LeaseLostError } from '../../lib/errors/index.js';
-import { silentLogger, slackLogger } from '../../lib/log/index.js';
-import { createRateLimitFetch, guardedClients } from '../../lib/ratelimit/index.js';
 import type { ReleaseReply } from '../../lib/store/index.js';
-import { DEAD_NOTE, partMetadata, RETRYING_NOTE, SKIPPED_NOTE, TurnHandle, type TurnFence } from '../../lib/turn/index.js';
+import { DEAD_NOTE, partMetadata, RETRYING_NOTE, SKIPPED_NOTE, type TurnFence } from '../../lib/turn/index.js';
 import { useFakeWebApi } from '../support/fixtures.js';
+import { copyClients, turnHandle } from '../support/handles.js';
 
 /** A lease that keeps what the handle asks of it, and answers a fail with `failReply`. */
 function countingLease(failReply: ReleaseReply = 'retry', attempts = 1) {
@@ -52,16 +50,9 @@ describe('the handle ends the turn that ran', () => {
   });
 
   function handleOn(lease: TurnFence | undefined) {
-    const rateLimit = createRateLimitFetch();
-    const client = new WebClient('xoxb-test', { slackApiUrl: api.url, retryConfig: { retries: 0 }, fetch: rateLimit, logger: slackLogger(silentLogger) });
-    const handle = new TurnHandle({
-      lease: () => lease,
-      clientFor: guardedClients(client, rateLimit.fenced),
-      plain: client,
-      closed: rateLimit.closed,
-      copy: { role: 'hub', instance: 'hub-test' },
-      log: silentLogger,
-    });
+    const clients = copyClients(api.url);
+    const client = clients.plain;
+    const handle = turnHandle(clients, { lease: () => lease });
     const answer = (takeTurn: () => unknown) =>
       handle.answer(
         {

@@ -3,13 +3,11 @@
  * was refused does not ask again in that conversation; another copy in the
  * same process keeps its own memory (one set per copy, like noStream).
  */
-import { WebClient } from '@slack/web-api';
 import { afterEach, describe, expect, it } from 'vitest';
-import { silentLogger, slackLogger } from '../../lib/log/index.js';
-import { createRateLimitFetch, guardedClients } from '../../lib/ratelimit/index.js';
-import { StatusBook, TurnHandle } from '../../lib/turn/index.js';
+import { StatusBook } from '../../lib/turn/index.js';
 import { eventually } from '../support/copies.js';
 import { useFakeWebApi } from '../support/fixtures.js';
+import { copyClients, turnHandle } from '../support/handles.js';
 
 describe('the thinking status is remembered per copy where Slack refuses it', () => {
   const api = useFakeWebApi();
@@ -19,22 +17,12 @@ describe('the thinking status is remembered per copy where Slack refuses it', ()
 
   /** A copy's turn handles: its own client and its own status book, as app/parts.ts builds them. */
   function copy(instance: string) {
-    const rateLimit = createRateLimitFetch();
-    const client = new WebClient('xoxb-test', { slackApiUrl: api.url, retryConfig: { retries: 0 }, fetch: rateLimit, logger: slackLogger(silentLogger) });
-    const clientFor = guardedClients(client, rateLimit.fenced);
+    const clients = copyClients(api.url);
     const book = new StatusBook();
     let n = 0;
     const answer = async () => {
       n += 1;
-      const handle = new TurnHandle({
-        lease: () => undefined,
-        clientFor,
-        plain: client,
-        closed: rateLimit.closed,
-        copy: { role: 'hub', instance },
-        log: silentLogger,
-        ai: { bot: {}, book },
-      });
+      const handle = turnHandle(clients, { copy: { role: 'hub', instance }, ai: { bot: {}, book } });
       const ts = `1700900000.${String(n).padStart(6, '0')}`;
       await handle.answer(
         {

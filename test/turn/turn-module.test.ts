@@ -4,7 +4,6 @@
  * start-up with one line naming AUTOHUB_TURN and the path, from `npm start`
  * itself as well as from the loader.
  */
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../lib/errors/index.js';
 import { parseAppConfig } from '../../lib/config/index.js';
 import { loadTurnModule, projectRoot } from '../../app/turn-module.js';
+import { startToExit } from '../support/child-app.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'autohub-turn-'));
 const write = (name: string, source: string) => {
@@ -152,20 +152,7 @@ describe('AUTOHUB_TURN as a setting', () => {
 });
 
 describe('`npm start` with AUTOHUB_TURN', () => {
-  const run = (env: Record<string, string>) =>
-    spawnSync(process.execPath, ['--import', 'tsx', 'app/main.ts'], {
-      env: {
-        PATH: process.env.PATH ?? '',
-        AUTOHUB_ENV_FILE: 'none',
-        AUTOHUB_ROLE: 'hub',
-        SLACK_BOT_TOKEN: 'xoxb-1',
-        SLACK_SIGNING_SECRET: 's',
-        PORT: '0',
-        ...env,
-      },
-      encoding: 'utf8',
-      timeout: 20_000,
-    });
+  const run = (env: Record<string, string>) => startToExit(env);
 
   it('a module without takeTurn stops start-up with exit 1 and one line, before anything listens', () => {
     mkdirSync(join(dir, 'bot'), { recursive: true });
