@@ -3,7 +3,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signedHeaders } from '../../lib/slack/index.js';
 import { eventually } from '../support/copies.js';
 import { CLOSED_URL } from '../support/fake-copy.js';
-import { eventually } from '../support/copies.js';
 import { useFakeCopies, useFakeCopy } from '../support/fixtures.js';
 import { bundleWorker, WORKER_COMPATIBILITY_DATE } from '../support/worker-bundle.js';
 
