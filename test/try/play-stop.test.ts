@@ -1,0 +1,114 @@
+/**
+ * `npm run play` ends everything it started: its two copies, tsx's transform
+ * services and its own redis-server, whichever way it is stopped. Run as a
+ * person runs it (npm, sh, tsx, the playground), each run in a process group
+ * of its own so that a failed test can still end it.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { alive, descendantsOf, readProcessTable } from '../../try/process-tree.js';
+import { eventually } from '../support/copies.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const BOT = 'test/support/slow-bot.mjs';
+
+interface Run {
+  npm: ChildProcess;
+  url: string;
+  /** Every process below npm once the page is up: sh, tsx, the playground, its copies, its redis-server. */
+  tree: Array<{ pid: number; args: string }>;
+  /** What npm and the playground printed so far. */
+  output(): string;
+}
+
+const runs: Run[] = [];
+
+async function startPlay(): Promise<Run> {
+  const npm = spawn('npm', ['run', 'play', '--', '--port', '0', '--turn', BOT], {
+    cwd: ROOT,
+    detached: true,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  npm.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  npm.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  const run: Run = { npm, url: '', tree: [], output: () => out };
+  runs.push(run);
+  await eventually(() => /play: open (\S+)/.test(out) || npm.exitCode !== null, 'the playground to open', 90_000);
+  run.url = /play: open (\S+)/.exec(out)?.[1] ?? '';
+  expect(run.url, out).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+  const table = readProcessTable();
+  run.tree = descendantsOf(table, npm.pid!)
+    .map((pid) => ({ pid, args: table.find((r) => r.pid === pid)!.args }))
+    // The playground's own look at the table, if it caught one: ends by itself, and its pid may be reused.
+    .filter((p) => !p.args.startsWith('ps '));
+  // What there is to end: the copies (app/main.ts, twice) and the private redis-server, below tsx.
+  expect(
+    run.tree.filter((p) => p.args.includes('app/main.ts')),
+    JSON.stringify(run.tree),
+  ).toHaveLength(2);
+  expect(
+    run.tree.some((p) => p.args.startsWith('redis-server')),
+    JSON.stringify(run.tree),
+  ).toBe(true);
+  return run;
+}
+
+/** A mention in flight: the stop finds a turn streaming. */
+async function mention(run: Run): Promise<void> {
+  const said = await fetch(new URL('/api/say', run.url), { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"text":"count"}' });
+  expect(said.status).toBe(200);
+}
+
+const gone = (run: Run) => run.tree.every((p) => !alive(p.pid));
+/** Every process of the run ended, within 20 s (a copy's drain is bounded at 5 s); else which did not, and what it printed. */
+const allGone = (run: Run) =>
+  eventually(() => gone(run), 'the processes to end', 20_000).catch((error: unknown) => {
+    throw new Error(`still running: ${left(run)}`, { cause: error });
+  });
+const left = (run: Run) => `${JSON.stringify(run.tree.filter((p) => alive(p.pid)))} ; it printed:\n${run.output()}`;
+const playPid = (run: Run) => run.tree.find((p) => p.args.includes('preflight.cjs') && p.args.includes('try/play.ts'))!.pid;
+
+afterEach(() => {
+  // A run a failed test left: its whole group, by the group's own id (this test started it).
+  for (const run of runs.splice(0)) {
+    try {
+      process.kill(-run.npm.pid!, 'SIGKILL');
+    } catch {
+      /* ended */
+    }
+    for (const p of run.tree) if (alive(p.pid)) process.kill(p.pid, 'SIGKILL');
+  }
+});
+
+describe('npm run play, stopped', () => {
+  it('Ctrl-C (SIGINT to its process group) mid-answer: every process it started is gone', async () => {
+    const run = await startPlay();
+    await mention(run);
+    process.kill(-run.npm.pid!, 'SIGINT');
+    await allGone(run);
+  }, 120_000);
+
+  it('SIGINT to the playground alone: its copies, tsx services and redis-server end with it, and it says so', async () => {
+    const run = await startPlay();
+    await mention(run);
+    process.kill(playPid(run), 'SIGINT');
+    await allGone(run);
+    expect(run.output()).toMatch(/play: stopping \(SIGINT\)[^\n]*\nplay: stopped/);
+  }, 120_000);
+
+  it('SIGTERM to the playground alone: the same', async () => {
+    const run = await startPlay();
+    process.kill(playPid(run), 'SIGTERM');
+    await allGone(run);
+  }, 120_000);
+
+  it('kill of the npm process alone (its sh passes no signal on): the playground notices and ends everything', async () => {
+    const run = await startPlay();
+    process.kill(run.npm.pid!, 'SIGTERM');
+    await allGone(run);
+    expect(run.output()).toMatch(/which started it, is gone/);
+  }, 120_000);
+});
