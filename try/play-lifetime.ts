@@ -71,7 +71,10 @@ export function stopWithProcess(say: (line: string) => void, o: LifetimeOptions 
       const closed = await Promise.race([
         playground.close().then(
           () => true,
-          (error: unknown) => (say(`closing failed: ${(error as Error).message}`), false),
+          (error: unknown) => {
+            say(`closing failed: ${(error as Error).message}`);
+            return false;
+          },
         ),
         new Promise<false>((resolve) => (timer = setTimeout(resolve, CLOSE_MS, false))),
       ]);
