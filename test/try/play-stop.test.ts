@@ -7,7 +7,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { alive, descendantsOf, readProcessTable } from '../../try/process-tree.js';
+import { alive, descendantsOf, parseProcessTable, readProcessTable, watchedAncestors } from '../../try/process-tree.js';
 import { eventually } from '../support/copies.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -111,4 +111,38 @@ describe('npm run play, stopped', () => {
     await allGone(run);
     expect(run.output()).toMatch(/which started it, is gone/);
   }, 120_000);
+});
+
+describe('the process table, read as the playground reads it', () => {
+  // A terminal's shell, npm, its sh, tsx, the playground, and what the playground started; and a stranger.
+  const table = parseProcessTable(`    1     0 init
+  100     1 -bash
+  200   100 npm run play
+  210   200 sh -c tsx try/play.ts
+  220   210 node node_modules/.bin/tsx try/play.ts
+  230   220 node --require preflight.cjs try/play.ts
+  240   230 redis-server 127.0.0.1:40000
+  250   230 node --import tsx app/main.ts
+  251   250 esbuild --service
+  260   230 node --import tsx app/main.ts
+  300   100 vim notes.md
+`);
+
+  it('what the playground started: its children and theirs, and nothing else', () => {
+    expect(descendantsOf(table, 230).sort()).toEqual([240, 250, 251, 260]);
+  });
+
+  it('started by npm run play: it watches every process up to npm, not the shell that ran npm', () => {
+    expect(watchedAncestors(table, 230, true)).toEqual([220, 210, 200]);
+  });
+
+  it('started some other way: it watches its parent alone', () => {
+    expect(watchedAncestors(table, 230, false)).toEqual([220]);
+  });
+
+  it('npm as Node runs it (node .../bin/npm, npm-cli.js) is npm too; pid 1 is never watched', () => {
+    const other = parseProcessTable('  1 0 init\n 50 1 node /usr/lib/node_modules/npm/bin/npm-cli.js run play\n 60 50 sh -c tsx\n 70 60 play\n 80 1 orphan');
+    expect(watchedAncestors(other, 70, true)).toEqual([60, 50]);
+    expect(watchedAncestors(other, 80, true)).toEqual([]);
+  });
 });
