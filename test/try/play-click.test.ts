@@ -51,7 +51,9 @@ describe('findClicked', () => {
   it('finds nothing the message does not show: another value, another action, an answered question', () => {
     expect(findClicked(FEEDBACK, { actionId: 'fb', value: 'meh' })).toBeUndefined();
     expect(findClicked(FEEDBACK, { actionId: 'other', value: 'good' })).toBeUndefined();
-    expect(findClicked([{ type: 'section', text: { type: 'mrkdwn', text: 'Deploy?' } }], { actionId: `autohub_ask:${QID}:0`, value: `${QID}:0` })).toBeUndefined();
+    expect(
+      findClicked([{ type: 'section', text: { type: 'mrkdwn', text: 'Deploy?' } }], { actionId: `autohub_ask:${QID}:0`, value: `${QID}:0` }),
+    ).toBeUndefined();
   });
 });
 
