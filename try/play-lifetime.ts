@@ -30,7 +30,7 @@ export interface LifetimeOptions {
 }
 
 /** Call before starting the playground; `run` it once started: it resolves when everything has stopped. */
-export function stopWithProcess(say: (line: string) => void, o: LifetimeOptions = {}): { run(playground: Closable): Promise<void> } {
+export function stopWithProcess(say: (line: string) => void, o: LifetimeOptions = {}): { run(playground: Closable): Promise<void>; abandon(): void } {
   const pid = o.pid ?? process.pid;
   const table = o.table ?? readProcessTable;
   const startedByNpm = o.startedByNpm ?? process.env.npm_lifecycle_event === 'play';
@@ -52,6 +52,11 @@ export function stopWithProcess(say: (line: string) => void, o: LifetimeOptions 
   for (const s of SIGNALS) process.prependListener(s, onSignal);
 
   return {
+    /** The start failed: end whatever it had started (a copy, the redis-server), so nothing outlives it. */
+    abandon() {
+      killAll(descendantsOf(table(), pid));
+      for (const s of SIGNALS) process.removeListener(s, onSignal);
+    },
     async run(playground) {
       up = true;
       for (const s of SIGNALS) {

@@ -12,7 +12,7 @@
  * click on one goes to the app as Slack's signed block_actions (try/play-click.ts).
  */
 import { readFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { UsageError } from '../lib/errors/index.js';
 import { helpAsked, parseCli, wholeNumber } from '../app/cli/args.js';
@@ -56,12 +56,24 @@ export async function startPlayground(o: { turn: string | undefined; port?: numb
     timeline.push(entry);
     if (timeline.length > 400) timeline.splice(0, timeline.length - 400);
   };
+  // The port first: taken, it is one line before any copy starts (and none is left behind).
+  const server: Server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      reject(error.code === 'EADDRINUSE' ? new UsageError(`port ${o.port} is taken (another playground?): pass --port N, or --port 0 for a free one`) : error),
+    );
+    server.listen(o.port ?? 0, '127.0.0.1', resolve);
+  });
+  const { port } = server.address() as AddressInfo;
   const conversation = await startConversation({
     turn: o.turn,
     onLog: (instance, line) => {
       const entry = timelineEntry(instance, line);
       if (entry) note(entry);
     },
+  }).catch((error: unknown) => {
+    server.close();
+    throw error;
   });
   const { api } = conversation.h;
   const said: Said[] = [];
@@ -125,14 +137,14 @@ export async function startPlayground(o: { turn: string | undefined; port?: numb
     return [200, { status: answer.status }];
   };
 
-  const server: Server = createServer((req, res) => {
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const send = (status: number, body: unknown, type = 'application/json') => {
       res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' });
       res.end(typeof body === 'string' ? body : JSON.stringify(body));
     };
     const refused = refusal(
       { method: req.method ?? 'GET', host: req.headers.host, origin: req.headers.origin, contentType: req.headers['content-type'] },
-      (server.address() as AddressInfo).port,
+      port,
     );
     if (refused) {
       req.resume();
@@ -181,11 +193,6 @@ export async function startPlayground(o: { turn: string | undefined; port?: numb
       if (!res.headersSent) send(error instanceof UsageError || error instanceof SyntaxError ? 400 : 500, { error: (error as Error).message });
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(o.port ?? 0, '127.0.0.1', resolve);
-  });
-  const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/`,
     conversation,
@@ -213,7 +220,14 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   process.stderr.write(`play: starting ${turn ?? 'the demo turn'} in a hub and a cloud copy behind the edge, against a simulated Slack...\n`);
   const lifetime = stopWithProcess((line) => process.stderr.write(`play: ${line}\n`));
-  const playground = await startPlayground({ turn, port });
+  let playground: Playground;
+  try {
+    playground = await startPlayground({ turn, port });
+  } catch (error) {
+    process.stderr.write(`play: ${(error as Error).message}\n`);
+    lifetime.abandon();
+    return error instanceof UsageError ? 2 : 1;
+  }
   process.stdout.write(`play: open ${playground.url} (Ctrl-C to stop)\n`);
   await lifetime.run(playground);
   return 0;
@@ -222,4 +236,6 @@ async function main(argv: readonly string[]): Promise<number> {
 if (isMain(import.meta.url)) {
   const argv = process.argv.slice(2);
   process.exitCode = helpAsked(argv, PLAY_USAGE) ? 0 : await main(argv);
+  // Stopped or failed, nothing of it should keep the process up; a handle a failed start left open would.
+  setTimeout(() => process.exit(), 1000).unref();
 }

@@ -5,6 +5,8 @@
  * of its own so that a failed test can still end it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { alive, descendantsOf, parseProcessTable, readProcessTable, watchedAncestors } from '../../try/process-tree.js';
@@ -111,6 +113,37 @@ describe('npm run play, stopped', () => {
     await allGone(run);
     expect(run.output()).toMatch(/which started it, is gone/);
   }, 120_000);
+});
+
+describe('npm run play, not started', () => {
+  it('its port taken: one line naming it and what to do, exit 2, and no copy started', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as AddressInfo).port;
+    try {
+      const play = spawn(process.execPath, ['--import', 'tsx', 'try/play.ts', '--port', String(port), '--turn', BOT], {
+        cwd: ROOT,
+        env: { PATH: process.env.PATH ?? '' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let err = '';
+      const started = new Set<string>();
+      play.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+      // Every copy it would start is a child of it: count any that appear while it runs.
+      const look = setInterval(() => {
+        const table = readProcessTable();
+        for (const pid of descendantsOf(table, play.pid!)) started.add(table.find((r) => r.pid === pid)?.args ?? '');
+      }, 200);
+      const code = await new Promise<number | null>((resolve) => play.once('exit', resolve));
+      clearInterval(look);
+      expect(code).toBe(2);
+      expect(err).toContain(`play: port ${port} is taken (another playground?): pass --port N, or --port 0 for a free one`);
+      expect(err).not.toMatch(/\n\s+at /);
+      expect([...started].filter((args) => args.includes('app/main.ts') || args.startsWith('redis-server'))).toEqual([]);
+    } finally {
+      taken.close();
+    }
+  }, 60_000);
 });
 
 describe('the process table, read as the playground reads it', () => {
