@@ -35,6 +35,8 @@ export function stopWithProcess(say: (line: string) => void, o: LifetimeOptions 
   const table = o.table ?? readProcessTable;
   const startedByNpm = o.startedByNpm ?? process.env.npm_lifecycle_event === 'play';
   const before = new Map(SIGNALS.map((s) => [s, new Set(process.listeners(s))]));
+  // Read now, before the slow start: npm killed meanwhile would leave no chain to read (tsx re-parented to pid 1).
+  const watched = watchedAncestors(table(), pid, startedByNpm);
   let up = false;
   let stopping = false;
   let wake: (why: string) => void = () => {};
@@ -62,7 +64,6 @@ export function stopWithProcess(say: (line: string) => void, o: LifetimeOptions 
       for (const s of SIGNALS) {
         for (const l of process.listeners(s)) if (l !== onSignal && !before.get(s)!.has(l)) process.removeListener(s, l);
       }
-      const watched = watchedAncestors(table(), pid, startedByNpm);
       const watch = setInterval(() => {
         const gone = watched.find((p) => !alive(p));
         if (gone !== undefined) wake(`process ${gone}, which started it, is gone`);

@@ -228,8 +228,10 @@ async function main(argv: readonly string[]): Promise<number> {
     lifetime.abandon();
     return error instanceof UsageError ? 2 : 1;
   }
+  // Its signal handling is in place (run's first, synchronous, part) before the URL says it is up.
+  const stopped = lifetime.run(playground);
   process.stdout.write(`play: open ${playground.url} (Ctrl-C to stop)\n`);
-  await lifetime.run(playground);
+  await stopped;
   return 0;
 }
 
