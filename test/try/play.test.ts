@@ -59,6 +59,10 @@ describe('npm run play at 1,440 px', () => {
     // The bot's `status` and one of its `loadingMessages`, under the thread while it thinks (assistant.threads.setStatus).
     await expect.poll(() => thread().locator('#status').textContent(), { timeout: 30_000, interval: 50 }).toContain('is thinking it over...');
     expect(await thread().locator('#status .loading').textContent()).toMatch(/Reading your message|Finding my fingers|Counting them twice/);
+    // Wide: the thread opens beside the conversation, the switches beside it, nothing overlapping.
+    const [main, side, aside] = await Promise.all(['main', '#thread', 'aside'].map(async (q) => (await page.locator(q).boundingBox())!));
+    expect([main!.x + main!.width, side!.x + side!.width]).toEqual([side!.x, aside!.x]);
+    expect(main!.width).toBeGreaterThan(380);
     // Its tasks (task_update chunks) and its text, streaming, with Slack's Stop.
     await expect.poll(() => thread().locator('.reply .text.open').count(), { timeout: 30_000, interval: 50 }).toBe(1);
     expect(await thread().locator('.reply .task .title').allTextContents()).toEqual(['Read your message', 'Count to ten']);
