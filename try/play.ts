@@ -5,24 +5,35 @@
  * each part of the system and a timeline of what each copy did.
  *
  * The page polls GET /api/state; it writes with POST /api/say, /api/stop,
- * /api/feedback and /api/switch (JSON bodies). Loopback only: nothing here
- * is for another machine.
+ * /api/action and /api/switch (JSON bodies). Only the page itself may use
+ * them (try/play-guard.ts: no other Host, no other Origin, JSON only).
+ * It shows what the bot shows in Slack (try/play-view.ts): its thinking
+ * status and loading messages, its tasks, its own blocks and buttons; a
+ * click on one goes to the app as Slack's signed block_actions (try/play-click.ts).
  */
 import { readFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { UsageError } from '../lib/errors/index.js';
 import { helpAsked, parseCli, wholeNumber } from '../app/cli/args.js';
 import { isMain } from '../app/cli/is-main.js';
 import { deliver } from '../drill/sim/slack-events.js';
 import { DRILL_SECRET } from '../drill/harness.js';
-import { resolveTurn, startConversation, type Conversation, type Said } from './conversation.js';
+import { resolveTurn, startConversation, TRY_FACTOR, type Conversation, type Said } from './conversation.js';
+import { blockActionsForm, findClicked } from './play-click.js';
+import { refusal } from './play-guard.js';
+import { messageView, threadStatus } from './play-view.js';
+import { stopWithProcess } from './play-lifetime.js';
 import { INITIAL, isSwitch, setSwitch, SWITCHES, type SwitchState } from './switches.js';
 import { timelineEntry, type TimelineEntry } from './timeline.js';
 
 export const PLAY_USAGE = 'usage: npm run play -- [--turn FILE] [--port N]';
 
 const PAGE = new URL('./page.html', import.meta.url);
+/** The person the page writes as (the id the simulated Slack's mentions carry). */
+const PERSON = 'U0PERSON';
+/** A response_url lives 30 minutes (https://docs.slack.dev/interactivity/handling-user-interaction), compressed as the run's retries are. */
+const RESPONSE_URL_MS = (30 * 60_000) / TRY_FACTOR;
 
 export interface Playground {
   url: string;
@@ -38,23 +49,6 @@ async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> 
   return parsed as Record<string, unknown>;
 }
 
-/** A feedback button pressed on a message, as Slack sends it: a signed block_actions form post (https://docs.slack.dev/reference/interaction-payloads/block_actions-payload). */
-function feedbackForm(said: Said, messageTs: string, value: string, n: number): string {
-  const payload = {
-    type: 'block_actions',
-    team: { id: 'T0AUTOHUB' },
-    user: { id: 'U0PERSON', team_id: 'T0AUTOHUB' },
-    api_app_id: 'A0AUTOHUB',
-    token: 'legacy-verification-token',
-    trigger_id: `play-trigger-${Date.now()}-${n}`,
-    container: { type: 'message', message_ts: messageTs, channel_id: said.channel, is_ephemeral: false },
-    channel: { id: said.channel },
-    message: { type: 'message', ts: messageTs, thread_ts: said.thread },
-    actions: [{ type: 'feedback_buttons', action_id: 'feedback', block_id: 'feedback', value, action_ts: String(Date.now() / 1000) }],
-  };
-  return new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
-}
-
 export async function startPlayground(o: { turn: string | undefined; port?: number }): Promise<Playground> {
   const timeline: TimelineEntry[] = [];
   const started = Date.now();
@@ -62,46 +56,100 @@ export async function startPlayground(o: { turn: string | undefined; port?: numb
     timeline.push(entry);
     if (timeline.length > 400) timeline.splice(0, timeline.length - 400);
   };
+  // The port first: taken, it is one line before any copy starts (and none is left behind).
+  const server: Server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      reject(error.code === 'EADDRINUSE' ? new UsageError(`port ${o.port} is taken (another playground?): pass --port N, or --port 0 for a free one`) : error),
+    );
+    server.listen(o.port ?? 0, '127.0.0.1', resolve);
+  });
+  const { port } = server.address() as AddressInfo;
   const conversation = await startConversation({
     turn: o.turn,
     onLog: (instance, line) => {
       const entry = timelineEntry(instance, line);
       if (entry) note(entry);
     },
+  }).catch((error: unknown) => {
+    server.close();
+    throw error;
   });
+  const { api } = conversation.h;
   const said: Said[] = [];
   const switches: SwitchState = { ...INITIAL };
   let clicks = 0;
   const find = (ts: unknown) => said.find((s) => s.ts === ts);
 
-  const state = () => ({
-    bot: o.turn ?? 'the demo turn',
-    store: conversation.h.storeKind,
-    startedAt: started,
-    switches,
-    choices: SWITCHES,
-    messages: said.map((s) => {
-      const view = conversation.reply(s);
-      const attempts = conversation.attempts(s);
-      return {
-        ts: s.ts,
-        thread: s.thread,
-        channel: s.channel,
-        dm: s.dm,
-        text: s.text,
-        sentAt: s.sentAt,
-        routes: attempts.map((a) => `${a.route ?? 'nowhere'} ${a.status}`),
-        reply: view,
-      };
-    }),
-    timeline,
-  });
+  const state = () => {
+    const statuses: Record<string, ReturnType<typeof threadStatus>> = {};
+    for (const s of said) statuses[s.thread] ??= threadStatus(api, s.channel, s.thread);
+    return {
+      bot: o.turn ?? 'the demo turn',
+      store: conversation.h.storeKind,
+      startedAt: started,
+      switches,
+      choices: SWITCHES,
+      statuses,
+      messages: said.map((s) => {
+        const view = conversation.reply(s);
+        return {
+          ts: s.ts,
+          thread: s.thread,
+          channel: s.channel,
+          dm: s.dm,
+          text: s.text,
+          sentAt: s.sentAt,
+          routes: conversation.attempts(s).map((a) => `${a.route ?? 'nowhere'} ${a.status}`),
+          reply: { ...view, parts: view.parts.map((p) => ({ ...p, shows: messageView(api, p.ts)?.shows ?? [{ text: p.text }] })) },
+        };
+      }),
+      timeline,
+    };
+  };
 
-  const server: Server = createServer((req, res) => {
+  /** A click on one of the bot's own elements, delivered as Slack delivers it: 409 when the message no longer shows it. */
+  const click = async (body: Record<string, unknown>): Promise<[number, unknown]> => {
+    const ts = String(body.ts ?? '');
+    const s = said.find((m) => conversation.reply(m).parts.some((p) => p.ts === ts));
+    const view = s && messageView(api, ts);
+    if (!s || !view) return [400, { error: 'no such message' }];
+    const clicked = findClicked(view.blocks, { actionId: String(body.action_id ?? ''), value: typeof body.value === 'string' ? body.value : undefined });
+    if (!clicked) return [409, { error: 'that button is no longer on the message' }];
+    clicks += 1;
+    const text = view.shows.map((x) => ('text' in x ? x.text : '')).join('');
+    const form = blockActionsForm({
+      clicked,
+      user: PERSON,
+      channel: s.channel,
+      ts,
+      thread: s.thread,
+      text,
+      blocks: view.blocks,
+      metadata: view.metadata,
+      triggerId: `play-trigger-${started}-${clicks}`,
+      responseUrl: api.responseUrl(`play-click-${clicks}`, RESPONSE_URL_MS),
+      now: Date.now(),
+    });
+    const answer = await deliver(conversation.h.edgeUrl, form, { signingSecret: DRILL_SECRET });
+    await answer.arrayBuffer();
+    note({ at: Date.now(), who: 'you', what: `clicked "${clicked.label}" (Slack's post answered ${answer.status})` });
+    return [200, { status: answer.status }];
+  };
+
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const send = (status: number, body: unknown, type = 'application/json') => {
       res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' });
       res.end(typeof body === 'string' ? body : JSON.stringify(body));
     };
+    const refused = refusal(
+      { method: req.method ?? 'GET', host: req.headers.host, origin: req.headers.origin, contentType: req.headers['content-type'] },
+      port,
+    );
+    if (refused) {
+      req.resume();
+      return send(refused.status, `${refused.reason}\n`, 'text/plain; charset=utf-8');
+    }
     const route = `${req.method} ${(req.url ?? '/').split('?')[0]}`;
     (async () => {
       switch (route) {
@@ -122,19 +170,13 @@ export async function startPlayground(o: { turn: string | undefined; port?: numb
         }
         case 'POST /api/stop': {
           const body = await readJson(req);
-          const pressed = conversation.h.api.pressStop(String(body.ts ?? ''));
+          const pressed = api.pressStop(String(body.ts ?? ''));
           if (pressed) note({ at: Date.now(), who: 'you', what: 'pressed Stop' });
           return send(pressed ? 200 : 409, { pressed });
         }
-        case 'POST /api/feedback': {
-          const body = await readJson(req);
-          const s = find(body.of);
-          if (!s) return send(400, { error: 'no such message' });
-          const value = body.value === 'negative' ? 'negative' : 'positive';
-          const answer = await deliver(conversation.h.edgeUrl, feedbackForm(s, String(body.ts ?? ''), value, ++clicks), { signingSecret: DRILL_SECRET });
-          await answer.arrayBuffer();
-          note({ at: Date.now(), who: 'you', what: `pressed ${value === 'positive' ? 'Good answer' : 'Bad answer'} (answered ${answer.status})` });
-          return send(200, { status: answer.status });
+        case 'POST /api/action': {
+          const [status, answer] = await click(await readJson(req));
+          return send(status, answer);
         }
         case 'POST /api/switch': {
           const body = await readJson(req);
@@ -151,11 +193,6 @@ export async function startPlayground(o: { turn: string | undefined; port?: numb
       if (!res.headersSent) send(error instanceof UsageError || error instanceof SyntaxError ? 400 : 500, { error: (error as Error).message });
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(o.port ?? 0, '127.0.0.1', resolve);
-  });
-  const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/`,
     conversation,
@@ -182,17 +219,25 @@ async function main(argv: readonly string[]): Promise<number> {
     return 2;
   }
   process.stderr.write(`play: starting ${turn ?? 'the demo turn'} in a hub and a cloud copy behind the edge, against a simulated Slack...\n`);
-  const playground = await startPlayground({ turn, port });
+  const lifetime = stopWithProcess((line) => process.stderr.write(`play: ${line}\n`));
+  let playground: Playground;
+  try {
+    playground = await startPlayground({ turn, port });
+  } catch (error) {
+    process.stderr.write(`play: ${(error as Error).message}\n`);
+    lifetime.abandon();
+    return error instanceof UsageError ? 2 : 1;
+  }
+  // Its signal handling is in place (run's first, synchronous, part) before the URL says it is up.
+  const stopped = lifetime.run(playground);
   process.stdout.write(`play: open ${playground.url} (Ctrl-C to stop)\n`);
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
-  });
-  await playground.close();
+  await stopped;
   return 0;
 }
 
 if (isMain(import.meta.url)) {
   const argv = process.argv.slice(2);
   process.exitCode = helpAsked(argv, PLAY_USAGE) ? 0 : await main(argv);
+  // Stopped or failed, nothing of it should keep the process up; a handle a failed start left open would.
+  setTimeout(() => process.exit(), 1000).unref();
 }

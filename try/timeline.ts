@@ -34,9 +34,15 @@ const WORDS: Record<string, (f: Record<string, unknown>) => string> = {
   'lease.renew_failed': () => 'could not renew its lease',
   'ratelimit.refusal': () => 'Slack refused a write (rate limited): waiting',
   'store.write_failed': () => 'the store did not answer a write',
-  'catchup.found': () => 'caught up a mention Slack gave up on',
+  // A question's answer runs the turn again under its own event id (lib/ask), injected as a catch-up find is.
+  'catchup.found': (f) => (String(f.eventId ?? '').startsWith('Ev-ask-') ? 'claimed the run the answer resumes' : 'caught up a mention Slack gave up on'),
   'delivery.shed': () => 'too busy: sent the delivery back',
   'app.started': () => 'started',
+  'turn.parked': () => 'asked a question: the turn waits for a click (parked)',
+  'ask.answered': () => 'took the answer: the turn runs again from the top',
+  'ask.not_yours': () => 'refused a click from someone not asked',
+  'feedback.heard': (f) => `heard a feedback click (${f.positive ? 'positive' : 'negative'})`,
+  'feedback.unheard': () => 'got a feedback click; the bot exports no onFeedback',
 };
 
 export function timelineEntry(instance: string, line: string): TimelineEntry | undefined {
