@@ -48,8 +48,8 @@ export interface Waits {
   acks: number[];
   /** Mentions whose answer was not whole 30 s after the last was sent, and deliveries not answered 200. */
   missing: number;
-  /** Per probe: store requests that reached the store before the first visible sign, and how many were in turn. */
-  probes: Array<{ requests: number; inTurn: number; commands: string[] }>;
+  /** Per probe (a mention alone): what reached the store before its first visible sign, and before its whole answer. */
+  probes: Array<{ first: StoreTrace; whole: StoreTrace; slack: string }>;
 }
 
 /** One answer of a child over IPC: the next message that has `key`. */
@@ -124,7 +124,14 @@ async function openLoop(server: Server, api: ChildProcess, n: number, everyMs: n
   }
 }
 
-/** One mention alone: the store's requests and commands between its delivery and its first visible sign. */
+/** What reached the store in a window of a lone mention's turn: requests, how many in turn, the commands. */
+export interface StoreTrace {
+  requests: number;
+  inTurn: number;
+  commands: string[];
+}
+
+/** One mention alone: the store's requests from its delivery to its first visible sign, and to its whole answer. */
 async function probe(server: Server, api: ChildProcess, store: ChildProcess, storeMs: number): Promise<Waits['probes'][number]> {
   const [d] = await deliveries(1);
   const from = await ask<number>(api, 'mark', 'mark');
@@ -135,9 +142,13 @@ async function probe(server: Server, api: ChildProcess, store: ChildProcess, sto
   await post(server.port, d!);
   const s = (await seenWhole(api, [d!.ts], from, 30_000)).get(d!.ts)!;
   const trace = await ask<{ requests: number[]; commands: Array<[number, string]> }>(store, 'untrace', 'trace');
-  const before = (t: number) => t >= at && t <= (s.first ?? Number.POSITIVE_INFINITY);
-  const requests = trace.requests.filter(before);
-  return { requests: requests.length, inTurn: inTurn(requests, storeMs), commands: trace.commands.filter(([t]) => before(t)).map(([, name]) => name) };
+  const until = (end: number | undefined): StoreTrace => {
+    const within = (t: number) => t >= at && t <= (end ?? Number.POSITIVE_INFINITY);
+    const requests = trace.requests.filter(within);
+    return { requests: requests.length, inTurn: inTurn(requests, storeMs), commands: trace.commands.filter(([t]) => within(t)).map(([, name]) => name) };
+  };
+  const slack = s.calls.map(([method, t]) => `${method.replace(/^(chat|assistant\.threads)\./, '')} +${fmt(t - at, 0)}`).join(', ');
+  return { first: until(s.first), whole: until(s.last), slack };
 }
 
 const empty = (): Waits => ({ first: [], whole: [], acks: [], missing: 0, probes: [] });
@@ -179,8 +190,19 @@ export function printWaits(waits: Map<string, Waits>, options: WaitsOptions = {}
     return [label, fmt(a, 1), fmt(b, 1), minus(a, b), goal, fmt(c, 1), minus(a, c)];
   };
   const median = (xs: number[]) => summarize(xs).p50;
-  const probes = (w: Waits) =>
-    `${fmt(median(w.probes.map((p) => p.inTurn)), 0)} in turn (${fmt(median(w.probes.map((p) => p.requests)), 0)} requests: ${w.probes[0]?.commands.join(', ') || 'none'})`;
+  /** The first probe's commands, each name once with its count (`2x evalsha autohub:claim:...`). */
+  const commands = (t: StoreTrace | undefined) => {
+    const counts = new Map<string, number>();
+    for (const c of t?.commands ?? []) counts.set(c, (counts.get(c) ?? 0) + 1);
+    return [...counts].map(([c, n]) => (n > 1 ? `${n}x ${c}` : c)).join(', ') || 'none';
+  };
+  const probeRow = (name: string, w: Waits): string[] => {
+    const at = (when: 'first' | 'whole') => {
+      const traces = w.probes.map((p) => p[when]);
+      return [fmt(median(traces.map((t) => t.inTurn)), 0), fmt(median(traces.map((t) => t.requests)), 0), commands(traces[0])];
+    };
+    return [name, ...at('first'), ...at('whole'), w.probes[0]?.slack ?? '-'];
+  };
   printTable(
     `turn, far away: each mention's wait with the store ${storeMs} ms and Slack ${options.slackMs ?? 120} ms round trip away, ${ours.first.length + ours.missing} mentions a server, one every ${options.everyMs ?? 100} ms, from the delivery sent to the call reaching Slack`,
     [
@@ -198,8 +220,25 @@ export function printWaits(waits: Map<string, Waits>, options: WaitsOptions = {}
       row('whole answer p50 (ms)', (w) => w.whole, 'p50', true),
       row('whole answer p99 (ms)', (w) => w.whole, 'p99', true),
       row('ack p50 (ms)', (w) => w.acks, 'p50', false),
-      ['store requests before the first sign, one mention alone (median of probes)', probes(ours), probes(stock), '-', '-', probes(like), '-'],
       ['answers missing or not whole', String(ours.missing), String(stock.missing), '-', '0', String(like.missing), '-'],
+    ],
+  );
+  printTable(
+    `turn, far away: what reached the store of one mention alone, from its delivery to its first visible sign and to its whole answer, and its calls to Slack (median of ${ours.probes.length} probes; commands: the first probe's)`,
+    [
+      [
+        'server',
+        'before the first sign: round trips in turn',
+        'requests',
+        'commands',
+        'before the whole answer: round trips in turn',
+        'requests',
+        'commands',
+        'Slack calls (ms after the delivery)',
+      ],
+      probeRow('autohub', ours),
+      probeRow('stock Bolt', stock),
+      probeRow(LIKE, like),
     ],
   );
 }

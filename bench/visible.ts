@@ -23,6 +23,8 @@ export interface Seen {
   last?: number;
   /** Whether the reply is complete: its stream stopped, or a post made without a stream. */
   whole: boolean;
+  /** Every call that reached Slack for this mention and was taken, in order: its method and when. */
+  calls: Array<[string, number]>;
 }
 
 /** A status a person sees: setStatus with text (an empty status clears it). */
@@ -39,7 +41,7 @@ const WRITES = new Set(['chat.postMessage', 'chat.startStream', 'chat.appendStre
  */
 export function seenByThread(calls: readonly SeenCall[], threads: readonly string[]): Map<string, Seen> {
   const wanted = new Set(threads);
-  const seen = new Map<string, Seen>(threads.map((t) => [t, { whole: false }]));
+  const seen = new Map<string, Seen>(threads.map((t) => [t, { whole: false, calls: [] }]));
   /** A reply's ts -> the thread it is in (appends, the stop and an update name the message, not the thread). */
   const replyThread = new Map<string, string>();
   /** Threads whose reply was streamed: a post in them is not the whole answer by itself. */
@@ -54,6 +56,7 @@ export function seenByThread(calls: readonly SeenCall[], threads: readonly strin
     const thread = FIRST_WORDS.has(c.method) || c.method === STATUS ? c.params.thread_ts : replyThread.get(c.params.ts ?? '');
     if (thread === undefined || !wanted.has(thread)) continue;
     const s = seen.get(thread)!;
+    s.calls.push([c.method, c.at]);
     const visible = (c.method === STATUS && (c.params.status ?? '') !== '') || FIRST_WORDS.has(c.method);
     if (visible && s.first === undefined) s.first = c.at;
     if (!WRITES.has(c.method)) continue;

@@ -40,7 +40,15 @@ describe('what a person saw of each answer', () => {
       [call('chat.startStream', 10, { channel: 'C1', thread_ts: 'T1' }, ok({ ts: 'S1' })), call('chat.appendStream', 20, { channel: 'C1', ts: 'S1' })],
       ['T1'],
     ).get('T1');
-    expect(seen).toEqual({ first: 10, last: 20, whole: false });
+    expect(seen).toMatchObject({
+      first: 10,
+      last: 20,
+      whole: false,
+      calls: [
+        ['chat.startStream', 10],
+        ['chat.appendStream', 20],
+      ],
+    });
   });
 
   it("an empty status clears and shows nothing; a refused call shows nothing; another thread's calls are not this one's", () => {
@@ -55,20 +63,20 @@ describe('what a person saw of each answer', () => {
       ],
       ['T1'],
     );
-    expect(seen.get('T1')).toEqual({ first: 9, last: 12, whole: true });
+    expect(seen.get('T1')).toMatchObject({ first: 9, last: 12, whole: true });
     expect(seen.has('T2')).toBe(false);
   });
 
   it('a streamed answer is whole only once its stream stops, whatever else is posted in the thread meanwhile', () => {
     const started = call('chat.startStream', 10, { channel: 'C1', thread_ts: 'T1' }, ok({ ts: 'S1' }));
     const note = call('chat.postMessage', 15, { channel: 'C1', thread_ts: 'T1' }, ok({ ts: 'P1' }));
-    expect(seenByThread([started, note], ['T1']).get('T1')).toEqual({ first: 10, last: 15, whole: false });
+    expect(seenByThread([started, note], ['T1']).get('T1')).toMatchObject({ first: 10, last: 15, whole: false });
     const stopped = call('chat.stopStream', 30, { channel: 'C1', ts: 'S1' });
-    expect(seenByThread([started, note, stopped], ['T1']).get('T1')).toEqual({ first: 10, last: 30, whole: true });
+    expect(seenByThread([started, note, stopped], ['T1']).get('T1')).toMatchObject({ first: 10, last: 30, whole: true });
   });
 
   it('a mention nothing reached Slack for has no sign and is not whole', () => {
-    expect(seenByThread([], ['T9']).get('T9')).toEqual({ whole: false });
+    expect(seenByThread([], ['T9']).get('T9')).toEqual({ whole: false, calls: [] });
   });
 });
 
