@@ -12,8 +12,10 @@
  * The aim: autohub's waits <= the like-for-like baseline's + one store round trip.
  *
  * A few probes, one mention alone on a quiet server, count the store requests
- * that reached the store between the delivery and the first visible sign, and
- * how many of them were one after another (round trips waited on in turn).
+ * that reached the store between the delivery and the first visible sign (and
+ * the whole answer), and how many of them were sent one after another (each
+ * after the one before had answered: before the first sign, round trips the
+ * person waits on; before the whole answer, one may go beside a Slack call).
  */
 import type { ChildProcess } from 'node:child_process';
 import { fmt, printTable, summarize } from './stats.js';
@@ -124,7 +126,7 @@ async function openLoop(server: Server, api: ChildProcess, n: number, everyMs: n
   }
 }
 
-/** What reached the store in a window of a lone mention's turn: requests, how many in turn, the commands. */
+/** What reached the store in a window of a lone mention's turn: requests, how many one after another, the commands. */
 export interface StoreTrace {
   requests: number;
   inTurn: number;
@@ -170,8 +172,11 @@ export async function measureWaits(servers: Server[], api: ChildProcess, store: 
   }
   for (const s of servers) {
     for (let i = 0; i < (options.probes ?? 5); i++) {
+      // Quiet first: the turns before ended, and their last store commands (a copy's finish comes
+      // after the stream's stop) answered, so the trace holds this mention's own.
+      while ((await s.busy()) > 0) await sleep(10);
+      await sleep(500);
       waits.get(s.name)!.probes.push(await probe(s, api, store, options.storeMs ?? 40));
-      await sleep(200);
     }
   }
   return waits;
@@ -228,11 +233,11 @@ export function printWaits(waits: Map<string, Waits>, options: WaitsOptions = {}
     [
       [
         'server',
-        'before the first sign: round trips in turn',
-        'requests',
+        'before the first sign: store requests one after another',
+        'all requests',
         'commands',
-        'before the whole answer: round trips in turn',
-        'requests',
+        'before the whole answer: one after another',
+        'all requests',
         'commands',
         'Slack calls (ms after the delivery)',
       ],
