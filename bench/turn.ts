@@ -27,112 +27,20 @@
  * copy over the same load, and its top self-time functions. `--pin`: each
  * server on a core of its own, the rest on the other (TurnBenchOptions.pin).
  * `--slots N`: the copy's turn slots (TurnBenchOptions.slots).
+ * Then the far part (bench/turn-waits.ts): the same three servers started
+ * again with the store 40 ms and Slack 120 ms a round trip away, and the time a
+ * person waits for the first visible sign and for the whole answer.
  */
-import { fork, type ChildProcess } from 'node:child_process';
-import { execFileSync } from 'node:child_process';
+import { type ChildProcess, execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
-import { Agent, request } from 'node:http';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { mentionEnvelope } from '../drill/sim/slack-events.js';
-import { signedHeaders } from '../lib/slack/index.js';
 import { createUpstashClient } from '../lib/store/index.js';
 import { BENCH_SECRET as SECRET, BENCH_TOKEN } from './children.js';
 import { closedLoop } from './closed-loop.js';
 import { fmt, printTable, summarize } from './stats.js';
-
-/**
- * The like-for-like baseline: stock Bolt plus what a user would write for two of autohub's jobs (no
- * duplicate answers: a `SET NX` claim per event id; a thinking status), over the same store.
- */
-const LIKE = 'stock Bolt + SET NX + status';
-
-const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
-const ROOT = fileURLToPath(new URL('../', import.meta.url));
-
-interface Usage {
-  cpuUs: number;
-  heapKb: number;
-  rssKb: number;
-  busy: number;
-}
-
-interface Server {
-  name: string;
-  port: number;
-  child: ChildProcess;
-  usage(gc?: boolean): Promise<Usage>;
-  /** Turns taken and not yet ended. */
-  busy(): Promise<number>;
-  stop(): Promise<void>;
-}
-
-/** A child that says `{ready: port}` (or `{url}`) once it serves, and answers `usage` over IPC. */
-async function spawnChild(file: string, arg: Record<string, string>, execArgv: string[]): Promise<{ child: ChildProcess; ready: Record<string, unknown> }> {
-  const child = fork(file, [JSON.stringify(arg)], { execArgv, stdio: ['ignore', 'ignore', 'inherit', 'ipc'], cwd: ROOT });
-  const ready = await new Promise<Record<string, unknown>>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`${file} exited with ${code}`)));
-    child.once('message', (m) => resolve(m as Record<string, unknown>));
-  });
-  return { child, ready };
-}
-
-async function startServer(name: string, file: string, arg: Record<string, string>, execArgv: string[] = []): Promise<Server> {
-  const { child, ready } = await spawnChild(file, arg, ['--expose-gc', ...execArgv]);
-  return {
-    name,
-    port: ready.ready as number,
-    child,
-    usage: (gc = false) =>
-      new Promise((resolve) => {
-        child.once('message', (m) => resolve(m as Usage));
-        if (gc) child.send('gc');
-        child.send('usage');
-      }),
-    busy: () =>
-      new Promise((resolve) => {
-        child.once('message', (m) => resolve((m as { busy: number }).busy));
-        child.send('busy');
-      }),
-    stop: async () => {
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
-}
-
-let batch = 0;
-
-/** Signed deliveries, each a fresh event and message (no claim sees a duplicate). */
-async function deliveries(n: number): Promise<Array<{ body: string; headers: Record<string, string> }>> {
-  batch += 1;
-  return Promise.all(
-    Array.from({ length: n }, async (_, i) => {
-      const body = JSON.stringify(mentionEnvelope({ eventId: `Ev-turn-${batch}-${i}`, ts: `${1_700_800_000 + batch}.${String(i).padStart(6, '0')}` }));
-      return {
-        body,
-        headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...(await signedHeaders(SECRET, body, Date.now())) },
-      };
-    }),
-  );
-}
-
-/** Loopback keep-alive connections, as Slack's own deliveries reuse theirs; node:http, the least client work. */
-const agent = new Agent({ keepAlive: true, maxSockets: 64 });
-
-function post(port: number, d: { body: string; headers: Record<string, string> }): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path: '/slack/events', method: 'POST', headers: d.headers, agent }, (res) => {
-      res.resume();
-      res.on('error', (e) => reject(new Error(`the server on port ${port} broke its answer off: ${e.message}`)));
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
-    req.on('error', (e) => reject(new Error(`the server on port ${port} refused the delivery: ${e.message}`)));
-    req.end(d.body);
-  });
-}
+import { measureWaits, printWaits, type Waits, type WaitsOptions } from './turn-waits.js';
+import { deliveries, here, LIKE, post, ROOT, type Server, spawnChild, startServer } from './turn-servers.js';
 
 /** Long enough to send every delivery of the heap figure and weigh the heap; the turns then end. */
 const HOLD_MS = 8_000;
@@ -295,6 +203,11 @@ export interface TurnBenchOptions {
    * @default the copy's own default
    */
   slots?: number;
+  /**
+   * The far part (bench/turn-waits.ts): each server again with the store and Slack a round trip
+   * away, and the time a person waits for an answer. False leaves it out. @default its own defaults
+   */
+  far?: WaitsOptions | false;
 }
 
 /** Every thread of `pid` on `cores` (Linux's taskset, from util-linux). */
@@ -324,11 +237,14 @@ export async function benchTurn(options: TurnBenchOptions = {}): Promise<void> {
   };
   const totals = new Map<string, Totals>();
   let roundTrip = NaN;
+  let waits: Map<string, Waits> | undefined;
   try {
-    const store = await started(spawnChild(here('./bridge-child.ts'), {}, tsx));
+    const far = options.far === false ? undefined : { storeMs: 40, slackMs: 120, ...options.far };
+    // Each with a delay proxy in front for the far part (slowUrl), used by its servers alone.
+    const store = await started(spawnChild(here('./bridge-child.ts'), far ? { slowMs: far.storeMs } : {}, tsx));
     const { url: bridgeUrl, token: bridgeToken } = store.ready as { url: string; token: string };
     roundTrip = await storeRoundTrip(bridgeUrl, bridgeToken);
-    const api = await started(spawnChild(here('./api-child.ts'), {}, tsx));
+    const api = await started(spawnChild(here('./api-child.ts'), far ? { slowMs: far.slackMs } : {}, tsx));
     const apiUrl = api.ready.url as string;
     const copyEnv = {
       AUTOHUB_ENV_FILE: 'none',
@@ -380,6 +296,21 @@ export async function benchTurn(options: TurnBenchOptions = {}): Promise<void> {
       }
     }
     for (const s of servers) totals.get(s.name)!.heapPerTurn = await heapPerTurn(s, api.child, 200);
+    if (far) {
+      // The near servers stopped first (the copy writes its profile as it exits): the far ones alone.
+      for (const s of servers) await s.stop();
+      const farApi = api.ready.slowUrl as string;
+      const farStore = store.ready.slowUrl as string;
+      const farServers = [
+        await started(startServer('autohub', here('./turn-copy.mjs'), { ...copyEnv, SLACK_API_URL: farApi, UPSTASH_REDIS_REST_URL: farStore })),
+        await started(startServer('stock Bolt', here('./turn-stock.mjs'), { secret: SECRET, apiUrl: farApi })),
+        await started(
+          startServer(LIKE, here('./turn-stock.mjs'), { secret: SECRET, apiUrl: farApi, claimUrl: farStore, claimToken: bridgeToken, status: 'yes' }),
+        ),
+      ];
+      if (options.pin) for (const s of farServers) pinTo(s.child.pid!, '0');
+      waits = await measureWaits(farServers, api.child, store.child, far);
+    }
   } finally {
     // The servers first (the copy writes its profile as it exits), then the store and the Web API.
     for (const c of children.reverse()) {
@@ -436,6 +367,7 @@ export async function benchTurn(options: TurnBenchOptions = {}): Promise<void> {
       ['non-200 answers', String(ours.failures), String(base.failures), '-', '0', String(like.failures), '-'],
     ],
   );
+  if (waits) printWaits(waits, { storeMs: 40, slackMs: 120, ...(options.far || {}) });
   if (profileDir) {
     const file = readdirSync(profileDir).find((f) => f.endsWith('.cpuprofile'));
     if (!file) console.log('(no CPU profile was written)');
