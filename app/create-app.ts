@@ -216,6 +216,7 @@ export function createAutohub(options: AutohubOptions): Autohub {
     leaseMs: config.lease.leaseMs,
     storeAllowance: config.storeAllowance,
     inbox: { look: () => inboxRef.drainer?.look(), drainNow: (reason) => void inboxRef.drainer?.drain(reason).catch(() => {}) },
+    questions: { look: (throttled) => questions.look(throttled) },
   });
 
   const peerView = peer
@@ -225,7 +226,7 @@ export function createAutohub(options: AutohubOptions): Autohub {
   const clientOptions = { ...slack.clientOptions, fetch: late.fetchFor(slack.clientOptions.fetch ?? ((input, init) => fetch(input, init as RequestInit))) };
   const { app, registered } = buildApp({ config, receiver, clientOptions, client, health, store, bot, log, peer: peerView, ai });
   // ctx.ask: a question's click, on either copy, resumes its parked turn once (lib/ask); so does its deadline.
-  registerAsk(app, { turn: bot.takeTurn, log, store, client, inject: (envelope) => runner.inject(envelope) });
+  registerAsk(app, { turn: bot.takeTurn, log, store, client, inject: (envelope) => runner.inject(envelope), answered: (qid) => questions.answered(qid) });
   const questions = new QuestionWatch({ store, client, log, now, inject: (envelope) => runner.inject(envelope), everyMs: config.askWatchMs });
   // The edge's inbox: drained at start, when the peer answers again, and on the looks (one ZCARD an hour).
   inboxRef.drainer = buildInboxDrainer({ config, runner, store, line, log, now, ...(options.fetch ? { fetch: options.fetch } : {}) });

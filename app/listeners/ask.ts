@@ -20,6 +20,8 @@ export function registerAsk(
     store: Pick<Records, 'read'>;
     client: WebClient;
     inject: (envelope: Record<string, unknown>) => Promise<string>;
+    /** A question settled by a click here: the deadline watch forgets it. */
+    answered?: (qid: string) => void;
   },
 ): void {
   app.event(RESUME_EVENT_TYPE, async ({ event, body, context }: Args) => {
@@ -46,6 +48,7 @@ export function registerAsk(
         (error: unknown) => o.log.warn('ask.tell_failed', { question: parsed.qid, error }),
       );
     const outcome = await answerQuestion({ qid: parsed.qid, index: parsed.index, user, store: o.store, client: o.client, inject: o.inject, log: o.log });
+    if (outcome === 'resumed' || outcome === 'answered_already' || outcome === 'gone') o.answered?.(parsed.qid);
     if (outcome === 'not_yours') await tell('This question is not yours to answer.');
     else if (outcome === 'answered_already' || outcome === 'gone') await tell('This question has been answered already.');
     else if (outcome === 'unsure') await tell('I could not take your answer just now: please click again in a moment.');
