@@ -11,7 +11,7 @@ import { useFakeWebApi } from '../support/fixtures.js';
 import { useRedisBridge } from '../support/redis-fixture.js';
 import { SHORT_LEASE } from '../support/child-app.js';
 import type { TurnModule } from '../../lib/turn/index.js';
-import { clickForm } from './click-form.js';
+import { clickForm } from '../../drill/sim/ask-click.js';
 
 describe('ctx.ask on real copies', () => {
   const fx = useRedisBridge();
