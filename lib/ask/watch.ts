@@ -35,6 +35,12 @@ export interface QuestionWatchOptions {
   after?: After;
   /** @default 600000 */
   everyMs?: number;
+  /**
+   * Settles when the clicks kept for this copy while it was down have been taken (the start drain of the edge's
+   * inbox): until then no question is timed out, so a click made before its deadline, kept by the edge while
+   * both copies were down, is not beaten by the deadline that passed meanwhile. @default settled
+   */
+  ready?: Promise<unknown>;
 }
 
 const realAfter: After = (ms, fn) => {
@@ -55,6 +61,7 @@ export class QuestionWatch {
   #lastRead = Number.NEGATIVE_INFINITY;
   #reading = false;
   #readFailed = false;
+  #ready = false;
 
   constructor(private readonly o: QuestionWatchOptions) {
     this.#now = o.now ?? Date.now;
@@ -130,6 +137,12 @@ export class QuestionWatch {
         if (!qid || !Number.isFinite(deadline) || this.#done.has(qid) || now - deadline > FORGET_AFTER_MS) continue;
         this.#deadlines.set(qid, deadline);
       }
+    }
+    // The kept clicks first (a click made in time, kept by the edge, wins over a deadline that passed while down).
+    if (!this.#ready) {
+      await this.o.ready?.catch(() => {});
+      this.#ready = true;
+      if (!this.#running) return;
     }
     const unsettled: string[] = [];
     for (const [qid, deadline] of [...this.#deadlines]) {
