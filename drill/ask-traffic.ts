@@ -91,7 +91,15 @@ export class AskDrill {
       /** A click, sent once (Slack never retries one); whether it was answered 200. */
       const click = async (user: string, n: number) => {
         const id = `${this.tag}-ask-${plan.i}-${n}`;
-        const form = clickForm({ triggerId: `trig-${id}`, user, channel: c.params.channel ?? '', messageTs: q.ts, threadTs: q.thread, actionId: q.actionId, value: q.value });
+        const form = clickForm({
+          triggerId: `trig-${id}`,
+          user,
+          channel: c.params.channel ?? '',
+          messageTs: q.ts,
+          threadTs: q.thread,
+          actionId: q.actionId,
+          value: q.value,
+        });
         await this.slack.interact(`click:${id}`, id, form);
         return this.slack.attempts.some((a) => a.eventId === id && a.status === 200);
       };
@@ -134,10 +142,13 @@ export class AskDrill {
       const mine = replies.filter((r) => r.mention === ts);
       if (mine.length === 0 && process.env.DRILL_DEBUG_ASK) {
         const inThread = this.h.api.posts().filter((c) => c.params.thread_ts === ts || (c.params.metadata ?? '').includes(`-${plan.i}"`));
-        console.error(`ASKDEBUG ${plan.i} ${ts}`, JSON.stringify(inThread.map((c) => ({ at: c.at, th: c.params.thread_ts, t: c.params.text?.slice(0, 80), m: c.params.metadata }))));
+        console.error(
+          `ASKDEBUG ${plan.i} ${ts}`,
+          JSON.stringify(inThread.map((c) => ({ at: c.at, th: c.params.thread_ts, t: c.params.text?.slice(0, 80), m: c.params.metadata }))),
+        );
       }
       if (mine.length !== 1) continue; // lost or doubled: scored as such
-      const text = mine[0]!.text ?? "";
+      const text = mine[0]!.text ?? '';
       const expected = plan.timeout ? TIMED_OUT : `Yes, chosen by <@${PERSON}>.`;
       if (ownBot) continue;
       // A caught-up turn's answer begins with the late note: the answer is its last line.
@@ -161,6 +172,7 @@ export class AskDrill {
     if (told < this.#strangerAcked || told > this.#strangerClicks) {
       unmet.push(`${this.#strangerClicks} clicks by someone else (${this.#strangerAcked} answered 200), ${told} told "not yours" (one each)`);
     }
+    this.figures = { asked: this.#seen.size, askChosen: chosen, askTimedOut: timedOut };
     // Said in the progress line: what the questions came to.
     this.summary = `${this.#seen.size} questions: ${chosen} chosen by their person (${this.#strangerClicks} clicked by someone else first, ${this.#personRetries} clicked again after Slack showed an error), ${timedOut} timed out`;
     return { unmet, notExercised: [] };
@@ -168,4 +180,5 @@ export class AskDrill {
 
   /** What the questions came to, once finished. */
   summary = '';
+  figures: { asked: number; askChosen: number; askTimedOut: number } | undefined;
 }

@@ -229,11 +229,7 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
     // scenario.hangs: the bot is asked to hang on this share, alternately ignoring its signal and waiting for it.
     const hang = scenario.hangs !== undefined && inShare(i, scenario.hangs, 3);
     if (hang) hanging.add(ts);
-    const text = quirks
-      ? `<@UAUTOHUB> hello, question ${i}`
-      : hang
-        ? `<@UAUTOHUB> hang: ${hanging.size % 2 ? 'ignore' : 'listen'} (${i})`
-        : asking?.text(i);
+    const text = quirks ? `<@UAUTOHUB> hello, question ${i}` : hang ? `<@UAUTOHUB> hang: ${hanging.size % 2 ? 'ignore' : 'listen'} (${i})` : asking?.text(i);
     asking?.sent(i, ts);
     const envelope = mentionEnvelope({
       eventId,
@@ -353,10 +349,12 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
     notExercised.push(...asked.notExercised);
     if (asking.summary) options.onProgress?.(`${scenario.name}: ${asking.summary}`);
   }
+  let slotFigures: { slots: number; slotsTwice: number; slotsLost: number } | undefined;
   if (scenario.schedule) {
     const ticked = scheduleScore(h.api.posts(), windows, scenario.schedule, startedAt, options.ownBot === true);
     unmet.push(...ticked.unmet);
     notExercised.push(...ticked.notExercised);
+    slotFigures = { slots: ticked.figures.slots, slotsTwice: ticked.figures.slotsTwice, slotsLost: ticked.figures.slotsLost };
     options.onProgress?.(
       `${scenario.name}: ${ticked.figures.slots} slots, ${ticked.figures.slotsTwice} twice, ${ticked.figures.slotsLost} lost, ${ticked.figures.byCloudWhileHubDark} fired by the cloud copy while the hub was dark`,
     );
@@ -422,6 +420,8 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
       ...(scenario.edgeInbox ? { keptByEdge, notKeptByEdge } : {}),
       eventsDisabled: slack.eventsDisabledAt !== undefined,
       ...(formFigures ? formFigures.figures : {}),
+      ...(asking?.figures ?? {}),
+      ...(slotFigures ?? {}),
     },
     attempts: slack.attempts,
     replies,

@@ -660,7 +660,7 @@ SCENARIOS.push(
   {
     name: 'ask',
     summary:
-      "each turn files a ticket in a ctx.step, then asks its person (ctx.ask) and waits, parked; the drill clicks as the person, a quarter first clicked by a stranger (told \"not yours\"), a quarter never (they time out); the hub is SIGKILLed while turns wait, then both copies go down while they wait (the clicks kept by the edge's inbox): each turn resumed once, with its person's choice or its timeout, its ticket filed once",
+      'each turn files a ticket in a ctx.step, then asks its person (ctx.ask) and waits, parked; the drill clicks as the person, a quarter first clicked by a stranger (told "not yours"), a quarter never (they time out); the hub is SIGKILLed while turns wait, then both copies go down while they wait (the clicks kept by the edge\'s inbox): each turn resumed once, with its person\'s choice or its timeout, its ticket filed once',
     drillBot: 'drill/bots/ask-bot.ts',
     // Ten minutes of Slack's time; the watch's gap, the waits and the clicks in the drill's own compressed time.
     sendSimMs: 10 * 60_000,

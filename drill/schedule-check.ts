@@ -41,7 +41,9 @@ export function scheduleScore(
   const figures: ScheduleFigures = { slots: 0, slotsTwice: 0, slotsLost: 0, byCloudWhileHubDark: 0 };
   if (ticks.length === 0) {
     const what = 'no schedule fired: this bot exports no `schedules` (the drill schedule bot does: run the drill without --turn)';
-    return ownBot ? { figures, unmet: [], notExercised: [what] } : { figures, unmet: ['no schedule fired: the scenario did not test what it says'], notExercised: [] };
+    return ownBot
+      ? { figures, unmet: [], notExercised: [what] }
+      : { figures, unmet: ['no schedule fired: the scenario did not test what it says'], notExercised: [] };
   }
   const bySlot = new Map<number, number>();
   for (const t of ticks) bySlot.set(t.slot, (bySlot.get(t.slot) ?? 0) + 1);
@@ -59,7 +61,13 @@ export function scheduleScore(
   figures.byCloudWhileHubDark = ticks.filter((t) => t.by.includes('cloud') && dark.some((w) => t.slot >= w.start && t.slot <= w.end)).length;
   const unmet: string[] = [];
   if (figures.slotsTwice > 0) unmet.push(`${figures.slotsTwice} slots run twice`);
-  if (lost.length > 0) unmet.push(`${lost.length} slots lost while a copy was up: ${lost.slice(0, 5).map((s) => new Date(s).toISOString()).join(', ')}`);
+  if (lost.length > 0)
+    unmet.push(
+      `${lost.length} slots lost while a copy was up: ${lost
+        .slice(0, 5)
+        .map((s) => new Date(s).toISOString())
+        .join(', ')}`,
+    );
   for (const w of down) {
     // 'latest': of the slots missed while both were down, the latest runs once, late, when a copy returns.
     const inside = slots.filter((s) => s > w.start && s <= w.end);

@@ -9,9 +9,7 @@ import { fileTicket } from './ticket.js';
 export const TICK_CHANNEL = 'C0TICK';
 export const TICK_NAME = 'drill-tick';
 
-export const schedules: NonNullable<TurnModule['schedules']> = [
-  { name: TICK_NAME, everyMs: Number(process.env.DRILL_TICK_MS ?? 1000), channel: TICK_CHANNEL },
-];
+export const schedules: NonNullable<TurnModule['schedules']> = [{ name: TICK_NAME, everyMs: Number(process.env.DRILL_TICK_MS ?? 1000), channel: TICK_CHANNEL }];
 
 export const takeTurn: TakeTurn = async (request, ctx) => {
   if (request.via !== 'schedule' || !request.schedule) return `Hi <@${request.user}>, answered by ${request.copy.instance}.`;
