@@ -38,7 +38,7 @@ export function registerAsk(
   app.action({ action_id: new RegExp(`^${ASK_ACTION_PREFIX}:`) }, async ({ ack, body, action }) => {
     await ack();
     const parsed = parseAction((action as { action_id?: unknown }).action_id);
-    const payload = body as unknown as { user?: { id?: string }; channel?: { id?: string }; container?: { channel_id?: string } };
+    const payload = body as unknown as { user?: { id?: string }; channel?: { id?: string }; container?: { channel_id?: string; message_ts?: string } };
     const user = payload.user?.id;
     const channel = payload.channel?.id ?? payload.container?.channel_id;
     if (!parsed || !user || !channel) return;
@@ -47,7 +47,17 @@ export function registerAsk(
         () => undefined,
         (error: unknown) => o.log.warn('ask.tell_failed', { question: parsed.qid, error }),
       );
-    const outcome = await answerQuestion({ qid: parsed.qid, index: parsed.index, user, store: o.store, client: o.client, inject: o.inject, log: o.log });
+    const messageTs = payload.container?.message_ts;
+    const outcome = await answerQuestion({
+      qid: parsed.qid,
+      index: parsed.index,
+      user,
+      store: o.store,
+      client: o.client,
+      inject: o.inject,
+      log: o.log,
+      ...(messageTs ? { message: { channel, ts: messageTs } } : {}),
+    });
     if (outcome === 'resumed' || outcome === 'answered_already' || outcome === 'gone') o.answered?.(parsed.qid);
     if (outcome === 'not_yours') await tell('This question is not yours to answer.');
     else if (outcome === 'answered_already' || outcome === 'gone') await tell('This question has been answered already.');

@@ -41,7 +41,7 @@ describe('ctx.ask with the asker SIGKILLed while the turn waits', () => {
     const ts = '1700000400.000100';
     expect((await deliver(`${hub.url}/slack/events`, mentionEnvelope({ eventId, ts }), { signingSecret: SECRET })).status).toBe(200);
     const question = () => api.posts().find((c) => c.params.thread_ts === ts && (c.params.blocks ?? '').includes('autohub_ask:'));
-    await eventually(() => question() !== undefined && hub!.output().includes('"turn.parked"'), 'the turn parked on its question');
+    await eventually(() => question() !== undefined && hub!.output().includes('"turn.parked"'), 'the turn parked on its question', 15_000);
     hub.child.kill('SIGKILL');
     await hub.exited;
     const q = question()!;
@@ -56,7 +56,7 @@ describe('ctx.ask with the asker SIGKILLed while the turn waits', () => {
       value: button.value,
     });
     expect((await deliver(cloud.eventsUrl, click, { signingSecret: SECRET })).status).toBe(200);
-    await eventually(() => repliesTo(api, eventId).length === 1, 'the resumed turn answered');
+    await eventually(() => repliesTo(api, eventId).length === 1, 'the resumed turn answered', 15_000);
     await quiescent([cloud]);
     expect(repliesTo(api, eventId).map((c) => c.params.text)).toEqual(['Deployed v2, chosen by <@U0PERSON>, on cloud-test.']);
     // Each step once: prepare by the killed hub before it asked, act by the cloud copy after the click.
