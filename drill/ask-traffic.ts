@@ -10,6 +10,7 @@ import type { Harness } from './harness.js';
 import type { RecordedCall } from './sim/fake-web-api.js';
 import { inShare } from './scenarios.js';
 import type { SlackSim } from './slack-sim.js';
+import { TIMED_OUT } from './bots/ask-bot.js';
 
 export interface AskTraffic {
   /** This share of the questions is never clicked: each must time out (`quick` in the mention's text). */
@@ -26,8 +27,6 @@ const STRANGER = 'U0STRANGER';
 const NOT_YOURS = 'This question is not yours to answer.';
 /** How often the person clicks, each time Slack shows them the click failed. */
 const PERSON_TRIES = 3;
-/** The ask bot's reply on a timeout (drill/bots/ask-bot.ts). */
-const TIMED_OUT = 'No answer in time: not filed.';
 
 interface Planned {
   i: number;
@@ -140,13 +139,6 @@ export class AskDrill {
     let chosen = 0;
     for (const [ts, plan] of this.#plans) {
       const mine = replies.filter((r) => r.mention === ts);
-      if (mine.length === 0 && process.env.DRILL_DEBUG_ASK) {
-        const inThread = this.h.api.posts().filter((c) => c.params.thread_ts === ts || (c.params.metadata ?? '').includes(`-${plan.i}"`));
-        console.error(
-          `ASKDEBUG ${plan.i} ${ts}`,
-          JSON.stringify(inThread.map((c) => ({ at: c.at, th: c.params.thread_ts, t: c.params.text?.slice(0, 80), m: c.params.metadata }))),
-        );
-      }
       if (mine.length !== 1) continue; // lost or doubled: scored as such
       const text = mine[0]!.text ?? '';
       const expected = plan.timeout ? TIMED_OUT : `Yes, chosen by <@${PERSON}>.`;
@@ -155,13 +147,7 @@ export class AskDrill {
       if (text.endsWith(expected)) {
         if (plan.timeout) timedOut += 1;
         else chosen += 1;
-      } else {
-        wrong.push(`${plan.i}: "${text.slice(0, 60)}"`);
-        if (process.env.DRILL_DEBUG_ASK) {
-          const tries = this.slack.attempts.filter((a) => a.eventId.includes(`-ask-${plan.i}-`));
-          console.error(`ASKDEBUG wrong ${plan.i}`, JSON.stringify(tries.map((a) => ({ id: a.eventId, s: a.status, r: a.route, at: a.sentAt }))));
-        }
-      }
+      } else wrong.push(`${plan.i}: "${text.slice(0, 60)}"`);
     }
     if (wrong.length) unmet.push(`${wrong.length} turns ended otherwise than asked (the person's choice, or the timeout): ${wrong.slice(0, 5).join('; ')}`);
     if (this.#seen.size < this.#plans.size) unmet.push(`${this.#plans.size - this.#seen.size} of ${this.#plans.size} turns never asked their question`);
