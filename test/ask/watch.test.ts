@@ -18,7 +18,7 @@ const settle = async () => {
   for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
 };
 
-function rig() {
+function rig(o: { ready?: Promise<unknown> } = {}) {
   const clock = manualClock(T0);
   const list: string[] = [];
   const records = new Map<string, string>();
@@ -41,6 +41,7 @@ function rig() {
     now: clock.now,
     after: clock.after,
     everyMs: EVERY_MS,
+    ...(o.ready ? { ready: o.ready } : {}),
     inject: async (envelope) => {
       injected.push(envelope);
       return 'claimed';
@@ -139,5 +140,20 @@ describe('the deadline watch, lazy', () => {
     await r.advance(DAY_MS);
     expect(r.injected).toEqual([]);
     expect(r.calls).toEqual({ range: 1, read: 0 });
+  });
+
+  it('times out a question whose deadline passed while the copy was down only once the clicks kept meanwhile are taken', async () => {
+    let taken: () => void = () => {};
+    const r = rig({ ready: new Promise<void>((resolve) => (taken = resolve)) });
+    // Parked before the outage; its deadline passed while both copies were down.
+    r.park('q4', T0 - 60_000);
+    r.watch.start();
+    await r.advance(1000);
+    expect(r.calls.range).toBe(1);
+    expect(r.injected).toEqual([]);
+    // The start drain has run the kept clicks (one of them may have answered q4): now the deadline may take it.
+    taken();
+    await settle();
+    expect(r.injected.map((e) => e.event_id)).toEqual(['Ev-ask-q4']);
   });
 });
