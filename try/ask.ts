@@ -6,7 +6,7 @@
  */
 import { clickForm } from '../drill/sim/ask-click.js';
 import type { RecordedCall } from '../drill/sim/fake-web-api.js';
-import type { Conversation, Said } from './conversation.js';
+import type { Conversation, ReplyView, Said } from './conversation.js';
 
 interface Shown {
   ts: string;
@@ -37,12 +37,12 @@ export class TryAsker {
     private readonly o: { answer?: string | undefined; out: (s: string) => void; warn: (s: string) => void },
   ) {}
 
-  /** A question newly posted in the message's thread: shown, and its choice clicked. */
-  look(said: Said): void {
+  /** A question newly shown in `view` (printed already, as its note): its buttons shown, and its choice clicked. */
+  look(said: Said, view: Pick<ReplyView, 'parts'>): void {
     for (const call of this.c.h.api.posts()) {
       if (call.params.channel !== said.channel || call.params.thread_ts !== said.thread || call.at < said.sentAt) continue;
       const q = questionOf(call);
-      if (!q || this.#clicked.has(q.ts)) continue;
+      if (!q || this.#clicked.has(q.ts) || !view.parts.some((p) => p.ts === q.ts)) continue;
       this.#clicked.add(q.ts);
       // The question itself printed as the turn's note, just before: here its buttons.
       this.o.out(`buttons: ${q.buttons.map((b) => `[${b.label}]`).join(' ')}\n`);

@@ -125,7 +125,7 @@ async function exchange(c: Conversation, said: Said, o: { out: (s: string) => vo
   // Until the answer is whole, or the turn is a dead letter (no answer will come: say why now, not in a minute).
   for (; !view.done && o.turns.dead(said.eventId) === undefined && Date.now() < deadline; view = c.reply(said)) {
     print(view);
-    o.asker?.look(said);
+    o.asker?.look(said, view);
     await sleep(25);
   }
   print(view);
