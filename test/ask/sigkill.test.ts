@@ -61,5 +61,6 @@ describe('ctx.ask with the asker SIGKILLed while the turn waits', () => {
     expect(repliesTo(api, eventId).map((c) => c.params.text)).toEqual(['Deployed v2, chosen by <@U0PERSON>, on cloud-test.']);
     // Each step once: prepare by the killed hub before it asked, act by the cloud copy after the click.
     expect(readFileSync(steps, 'utf8').trim().split('\n')).toEqual([`prepare ${eventId} hub-child`, `act ${eventId} cloud-test`]);
-  });
+    // The spawned hub's start, then each wait's own bound.
+  }, 60_000);
 });

@@ -155,7 +155,7 @@ describe('npm run try, end to end', () => {
     expect(stdout).toContain('autohub: Cancelled by <@U0PERSON>: I did nothing.');
     expect(stdout).toMatch(/answered once by the (hub|cloud)/);
     expect(code).toBe(0);
-  });
+  }, 180_000);
 
   it('a bot that cannot load is one line and exit 2, before any copy starts', async () => {
     const { code, stderr } = await runTry(['--turn', 'no-such-bot.mjs', 'hi']);
