@@ -50,6 +50,19 @@ import { QuestionWatch } from '../lib/ask/index.js';
 import type { InboxDrainer } from '../lib/inbox/index.js';
 
 /** The package's version, found from here whether this runs from app/ (tsx) or dist/node/app/ (built). */
+/**
+ * How long a starting copy's question timeouts wait, at most, for the runs of the clicks its start drain took
+ * (a busy copy may never be idle: then they go on after this).
+ */
+const KEPT_CLICKS_MAX_WAIT_MS = 10_000;
+
+/** Settles when `idle()` holds (checked every 100 ms), or after `maxMs`. */
+async function settled(idle: () => boolean, maxMs: number): Promise<void> {
+  for (let waited = 0; !idle() && waited < maxMs; waited += 100) {
+    await new Promise((r) => setTimeout(r, 100).unref());
+  }
+}
+
 function packageVersion(): string {
   for (let dir = new URL('./', import.meta.url); ; dir = new URL('../', dir)) {
     try {
@@ -215,6 +228,7 @@ export function createAutohub(options: AutohubOptions): Autohub {
     leaseMs: config.lease.leaseMs,
     storeAllowance: config.storeAllowance,
     inbox: { look: () => inboxRef.drainer?.look(), drainNow: (reason) => void inboxRef.drainer?.drain(reason).catch(() => {}) },
+    questions: { look: (throttled) => questions.look(throttled) },
   });
 
   const peerView = peer
@@ -224,8 +238,19 @@ export function createAutohub(options: AutohubOptions): Autohub {
   const clientOptions = { ...slack.clientOptions, fetch: late.fetchFor(slack.clientOptions.fetch ?? ((input, init) => fetch(input, init as RequestInit))) };
   const { app, registered } = buildApp({ config, receiver, clientOptions, client, health, store, bot, log, peer: peerView, ai });
   // ctx.ask: a question's click, on either copy, resumes its parked turn once (lib/ask); so does its deadline.
-  registerAsk(app, { turn: bot.takeTurn, log, store, client, inject: (envelope) => runner.inject(envelope) });
-  const questions = new QuestionWatch({ store, client, log, now, inject: (envelope) => runner.inject(envelope), everyMs: config.askWatchMs });
+  registerAsk(app, { turn: bot.takeTurn, log, store, client, inject: (envelope) => runner.inject(envelope), answered: (qid) => questions.answered(qid) });
+  // Its timeouts wait for the clicks the edge kept while this copy was down (the start drain, then their runs).
+  let keptTaken: () => void = () => {};
+  const keptClicksTaken = new Promise<void>((resolve) => (keptTaken = resolve));
+  const questions = new QuestionWatch({
+    store,
+    client,
+    log,
+    now,
+    inject: (envelope) => runner.inject(envelope),
+    everyMs: config.askWatchMs,
+    ready: keptClicksTaken,
+  });
   // The edge's inbox: drained at start, when the peer answers again, and on the looks (one ZCARD an hour).
   inboxRef.drainer = buildInboxDrainer({ config, runner, store, line, log, now, ...(options.fetch ? { fetch: options.fetch } : {}) });
 
@@ -257,7 +282,10 @@ export function createAutohub(options: AutohubOptions): Autohub {
       keeper.start();
       reaper.start();
       void runner.runKept('start');
-      void inboxRef.drainer?.drain('start').catch(() => {});
+      void Promise.resolve(inboxRef.drainer?.drain('start'))
+        .catch(() => {})
+        .then(() => settled(() => runner.inFlight + runner.queued === 0, KEPT_CLICKS_MAX_WAIT_MS))
+        .finally(keptTaken);
       peer?.start();
       legs?.start();
       scheduler.start();

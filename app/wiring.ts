@@ -93,6 +93,8 @@ export interface WiredParts {
   storeAllowance: number;
   /** The edge's inbox, drained when a look's hourly check finds it holds something. @default none */
   inbox?: { look(): void; drainNow?(reason: string): void };
+  /** ctx.ask's deadline watch: reads the parked questions when the other copy may have left some to this one. @default none */
+  questions?: { look(throttled?: boolean): void };
 }
 
 /** How far to look when another copy's leases will have lapsed: a lease and a little. */
@@ -107,13 +109,16 @@ export function wire(parts: WiredParts | (() => WiredParts)): Wakes {
     // lookIn only moves a look earlier: many hints, one look.
     hint: () => p().reaper.lookIn(lapsedInMs()),
     // The hub's leases lapse within a lease, so look then.
+    // The other copy's parked questions may be this one's to time out now (the watch reads at most once a gap).
     failover: (reason) => {
       p().reaper.lookIn(lapsedInMs());
       p().noteFailover(reason);
+      p().questions?.look(true);
     },
     peerLost: (reason) => {
       p().log.warn('peer.lost', { reason, lookInMs: lapsedInMs() });
       p().reaper.lookIn(lapsedInMs());
+      p().questions?.look();
     },
     peerBack: () => p().inbox?.drainNow?.('peer back'),
     inboxKept: () => p().inbox?.drainNow?.('edge kept'),

@@ -10,6 +10,7 @@
  *   - a dead owner's turns: how long after a SIGKILL another copy answers, with the peer URL, and with only
  *     the edge's hint (no peer URL, no traffic after);
  *   - a schedule's firing: the turn's own commands, and what the other copy's try adds (bench/schedule-cost.ts);
+ *   - a turn parked on ctx.ask: to park, while it waits, the click's resumed run (bench/ask-cost.ts);
  *   - CPU per store command, this client against @upstash/redis's defaults.
  */
 import { fork } from 'node:child_process';
@@ -26,6 +27,7 @@ import type { AddressInfo } from 'node:net';
 import { BENCH_SECRET as SECRET, copyEnv, startBenchCopy, type BenchCopy } from './children.js';
 import { fmt, printTable, summarize } from './stats.js';
 import { scheduleCost } from './schedule-cost.js';
+import { askCost } from './ask-cost.js';
 
 const DAY_S = 86_400;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -376,6 +378,11 @@ export async function benchCost(options: { idleSeconds?: number; mentions?: numb
   printTable('cost: a schedule, Upstash commands a firing (between firings: none)', [
     ['setup', 'commands in the window', 'firings', 'commands a firing'],
     ...(await scheduleCost()),
+  ]);
+  console.error('bench cost: a turn parked on ctx.ask, its watch reading every 500 ms ...');
+  printTable('cost: a turn parked on ctx.ask, Upstash commands (per day at the default 10-minute watch gap)', [
+    ['phase', 'commands', 'over', 'per day at the default gap'],
+    ...(await askCost()),
   ]);
   console.error("bench cost: the edge hint's extra looks per mention ...");
   printTable('cost: per mention through the edge, which hints the copy that did not ack (its reaper looks once when the lease would lapse)', [

@@ -25,6 +25,8 @@ import { SlackSim, type Attempt } from './slack-sim.js';
 import { FEEDBACK_CHANNEL } from './assistant-bot.js';
 import { formsScore, sendForms, type SentForm } from './forms.js';
 import { AssistantThreadsDrill } from './assistant-traffic.js';
+import { AskDrill } from './ask-traffic.js';
+import { scheduleScore } from './schedule-check.js';
 
 export interface FaultWindow {
   label: string;
@@ -93,6 +95,8 @@ export async function runScenario(h: Harness, scenario: Scenario, options: RunOp
   if (scenario.events !== undefined) options = { ...options, events: scenario.events };
   // The tickets a turn's step files go to the harness's desk, whose address is known only now.
   if (scenario.tickets) scenario = { ...scenario, copyEnv: { ...scenario.copyEnv, AUTOHUB_DEMO_TICKET_URL: h.tickets.url } };
+  // The scenario's own bot (ask, schedule), unless the drill runs yours.
+  if (scenario.drillBot && !options.ownBot) scenario = { ...scenario, copyEnv: { ...scenario.copyEnv, AUTOHUB_TURN: scenario.drillBot } };
   if (scenario.hubEnv || scenario.copyEnv) await h.hub.reconfigure({ ...scenario.copyEnv, ...scenario.hubEnv });
   if (scenario.copyEnv) await h.cloud.reconfigure(scenario.copyEnv);
   if (scenario.extraReplicas) await h.addReplicas(scenario.extraReplicas);
@@ -139,6 +143,7 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
   const rate = scenario.rate ?? options.rate ?? 20;
   const sendMs = Math.max(1000, (options.events / rate) * 1000, (scenario.sendSimMs ?? 0) / options.factor);
   const startedAt = Date.now();
+  const asking = scenario.asks ? new AskDrill(h, slack, scenario.asks, `${scenario.name}-${startedAt}`, startedAt) : undefined;
   const mentions: string[] = [];
   const windows: FaultWindow[] = [];
   // A thread holds replies to several mentions: a reply is the mention's its metadata names (a caught-up
@@ -224,7 +229,8 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
     // scenario.hangs: the bot is asked to hang on this share, alternately ignoring its signal and waiting for it.
     const hang = scenario.hangs !== undefined && inShare(i, scenario.hangs, 3);
     if (hang) hanging.add(ts);
-    const text = quirks ? `<@UAUTOHUB> hello, question ${i}` : hang ? `<@UAUTOHUB> hang: ${hanging.size % 2 ? 'ignore' : 'listen'} (${i})` : undefined;
+    const text = quirks ? `<@UAUTOHUB> hello, question ${i}` : hang ? `<@UAUTOHUB> hang: ${hanging.size % 2 ? 'ignore' : 'listen'} (${i})` : asking?.text(i);
+    asking?.sent(i, ts);
     const envelope = mentionEnvelope({
       eventId,
       ts,
@@ -299,7 +305,8 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
   let quietMs = 3000;
   while (Date.now() < deadline) {
     const replies = repliesNow();
-    const answered = new Set(replies.map((c) => mentionOf(c.params)));
+    // A note of the turn (a question it waits on, say) is not its answer.
+    const answered = new Set(replies.filter((c) => !isContinuation(textOf(c.params), c.params.metadata)).map((c) => mentionOf(c.params)));
     // A long answer is in when all of it is: its first message alone is not the reply (a Stop press ends it early).
     const stopped = quirks ? new Set([...h.api.streams.values()].filter((st) => st.state === 'stopped_by_user').map((st) => st.thread_ts ?? '')) : undefined;
     const threads = quirks ? threadsOf(replies) : undefined;
@@ -312,8 +319,8 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
     if (replies.length !== last) {
       last = replies.length;
       quietSince = Date.now();
-    } else if (Date.now() - quietSince > quietMs && !((await h.pending()) ?? 0)) {
-      // Quiet, and no turn is still leased or waiting for a retry: nothing more will come.
+    } else if (Date.now() - quietSince > quietMs && !((await h.pending()) ?? 0) && !asking?.waiting(answered)) {
+      // Quiet, and no turn is still leased or waiting for a retry (or parked on its question): nothing more will come.
       break;
     }
     options.onProgress?.(`${scenario.name}: waiting for replies, ${answered.size}/${mentions.length} answered`);
@@ -334,6 +341,23 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
   if (assistant) {
     const answers = final.filter((c) => !isContinuation(textOf(c.params), c.params.metadata) && mentions.includes(mentionOf(c.params)));
     unmet.push(...(await assistant.finish(answers)));
+  }
+  const notExercised: string[] = [];
+  if (asking) {
+    const asked = await asking.finish(replies, options.ownBot === true);
+    unmet.push(...asked.unmet);
+    notExercised.push(...asked.notExercised);
+    if (asking.summary) options.onProgress?.(`${scenario.name}: ${asking.summary}`);
+  }
+  let slotFigures: { slots: number; slotsTwice: number; slotsLost: number } | undefined;
+  if (scenario.schedule) {
+    const ticked = scheduleScore(h.api.posts(), windows, scenario.schedule, startedAt, options.ownBot === true);
+    unmet.push(...ticked.unmet);
+    notExercised.push(...ticked.notExercised);
+    slotFigures = { slots: ticked.figures.slots, slotsTwice: ticked.figures.slotsTwice, slotsLost: ticked.figures.slotsLost };
+    options.onProgress?.(
+      `${scenario.name}: ${ticked.figures.slots} slots, ${ticked.figures.slotsTwice} twice, ${ticked.figures.slotsLost} lost, ${ticked.figures.byCloudWhileHubDark} fired by the cloud copy while the hub was dark`,
+    );
   }
   const deadLetters = (await h.deadLetters()) - deadBefore;
   const formFigures = scenario.forms ? formsScore(h, slack, forms, FEEDBACK_CHANNEL, scenario.copyEnv?.AUTOHUB_OWNER) : undefined;
@@ -359,7 +383,6 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
         stepRepeats: h.tickets.repeats.filter((t) => t.at >= startedAt).length,
       }
     : undefined;
-  const notExercised: string[] = [];
   if (tickets?.sideEffects === 0) {
     // The demo turn files one in every turn: with it, none filed means the scenario broke. A bot of your own may have no step.
     if (options.ownBot)
@@ -397,6 +420,8 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
       ...(scenario.edgeInbox ? { keptByEdge, notKeptByEdge } : {}),
       eventsDisabled: slack.eventsDisabledAt !== undefined,
       ...(formFigures ? formFigures.figures : {}),
+      ...(asking?.figures ?? {}),
+      ...(slotFigures ?? {}),
     },
     attempts: slack.attempts,
     replies,

@@ -7,6 +7,8 @@ import { request } from 'node:http';
 import { signedHeaders } from '../lib/slack/index.js';
 import { DRILL_SECRET, type Harness } from './harness.js';
 import type { AssistantTraffic } from './assistant-traffic.js';
+import type { AskTraffic } from './ask-traffic.js';
+import type { ScheduleTraffic } from './schedule-check.js';
 
 export interface Fault {
   label: string;
@@ -79,6 +81,15 @@ export interface Scenario {
    * must be answered once (in its HTTP answer, at its response_url, or by DM), each click heard once.
    */
   forms?: { commands: number; clicks: number };
+  /**
+   * Each mention's turn asks its person (ctx.ask; drill/bots/ask-bot.ts unless --turn): the drill clicks as a person
+   * would, a share first by a stranger, a share never (drill/ask-traffic.ts). Each turn ends once, as answered.
+   */
+  asks?: AskTraffic;
+  /** The bot runs a schedule (drill/bots/schedule-bot.ts unless --turn): each slot once, none lost (drill/schedule-check.ts). */
+  schedule?: ScheduleTraffic;
+  /** The bot the copies run for this scenario, unless the drill runs your bot (--turn): then yours, and the scenario may not be exercised. */
+  drillBot?: string;
 }
 
 export interface Quirks {
@@ -657,6 +668,56 @@ export const SCENARIOS: Scenario[] = [
     noDeadLetters: true,
   },
 ];
+
+/** The hub SIGKILLed (no drain, no goodbye) at `from`, for `forMs`, then started again. */
+const killHub = (label: string, from: number, forMs: number): Fault => ({
+  label,
+  from,
+  to: 'end',
+  forMs,
+  start: (h) => h.hub.kill(),
+  stop: (h) => h.hub.restart(),
+});
+
+/** Both copies down (`bothCopiesDown`) from `from` for `forMs`, whatever the sending time. */
+const bothCopiesDownFor = (from: number, forMs: number): Fault => ({ ...bothCopiesDown(from, from), to: 'end', forMs });
+
+/** ctx.ask across failover (issue 44): the drill's own entries, kept apart for merges. */
+SCENARIOS.push(
+  {
+    name: 'ask',
+    summary:
+      'each turn files a ticket in a ctx.step, then asks its person (ctx.ask) and waits, parked; the drill clicks as the person, a quarter first clicked by a stranger (told "not yours"), a quarter never (they time out); the hub is SIGKILLed while turns wait, then both copies go down while they wait (the clicks kept by the edge\'s inbox): each turn resumed once, with its person\'s choice or its timeout, its ticket filed once',
+    drillBot: 'drill/bots/ask-bot.ts',
+    // Ten minutes of Slack's time; the watch's gap, the waits and the clicks in the drill's own compressed time.
+    sendSimMs: 10 * 60_000,
+    edgeInbox: 'kept',
+    tickets: true,
+    noDeadLetters: true,
+    // A wait of 8 s, at 20 mentions a second, keeps about 160 questions waiting: under the 200 the copies allow.
+    copyEnv: { AUTOHUB_ASK_WATCH_MS: '500', DRILL_ASK_QUICK_MS: '1500', DRILL_ASK_LONG_MS: '8000' },
+    asks: { timeouts: 1 / 4, strangers: 1 / 4, clickAfterMs: 300 },
+    faults: [killHub('hub killed (SIGKILL) while turns wait', 0.2, 1500), bothCopiesDownFor(0.6, 1500)],
+  },
+  {
+    name: 'schedule',
+    summary:
+      'a schedule every second (each firing files a ticket in a ctx.step, then posts its slot); the hub is SIGKILLed through four slots (the cloud copy fires them), then both copies are down over two (the latest runs once, late, when they return): each slot once, none lost while a copy was up, each ticket filed once',
+    drillBot: 'drill/bots/schedule-bot.ts',
+    sendSimMs: 20 * 60_000,
+    tickets: true,
+    noDeadLetters: true,
+    edgeInbox: 'kept',
+    copyEnv: { DRILL_TICK_MS: '1000', AUTOHUB_SCHEDULE_GRACE_MS: '300' },
+    schedule: {
+      everyMs: 1000,
+      channel: 'C0TICK',
+      hubDarkLabel: 'hub killed (SIGKILL) through four slots',
+      bothDownLabel: 'both copies down (stopped), started again after',
+    },
+    faults: [killHub('hub killed (SIGKILL) through four slots', 0.05, 4000), bothCopiesDownFor(0.6, 2500)],
+  },
+);
 
 export function findScenario(name: string): Scenario | undefined {
   return SCENARIOS.find((s) => s.name === name);

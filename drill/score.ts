@@ -56,6 +56,14 @@ export interface ScenarioScore {
    * a copy frozen between the step's check and its request, woken after a takeover (docs/steps.md). Not a failure.
    */
   stepRepeats?: number;
+  /** The `ask` scenario (drill/ask-traffic.ts): questions asked, turns resumed by their person's click, by their timeout. */
+  asked?: number;
+  askChosen?: number;
+  askTimedOut?: number;
+  /** The `schedule` scenario (drill/schedule-check.ts): slots run, run twice, lost while a copy was up. */
+  slots?: number;
+  slotsTwice?: number;
+  slotsLost?: number;
   /** Deliveries the edge kept in its inbox (answered 200, x-autohub-route: inbox), where the scenario gives it one. */
   keptByEdge?: number;
   /** Deliveries the edge could not keep (its store write timed out or failed, or the inbox was full): answered 503. */

@@ -1,5 +1,5 @@
 /**
- * `npm run try -- [--turn FILE] [--dm] [--thread] [--fail FAULT] TEXT...`
+ * `npm run try -- [--turn FILE] [--dm] [--thread] [--fail FAULT] [--answer CHOICE] TEXT...`
  *
  * Your bot answering once, offline: a hub and a cloud copy (started as
  * `npm start` starts them, reading no .env) behind the edge, a claim store
@@ -9,6 +9,7 @@
  * the store commands the message cost. Exit 0 when answered once, 1 when
  * not (or twice), 2 for a usage error or a bot that cannot load.
  */
+import { TryAsker } from './ask.js';
 import { UsageError } from '../lib/errors/index.js';
 import { helpAsked, parseCli } from '../app/cli/args.js';
 import { isMain } from '../app/cli/is-main.js';
@@ -16,20 +17,22 @@ import { resolveTurn, startConversation, type Conversation, type ReplyView, type
 import { STAGED, TRY_FAULTS, type TryFault } from './faults.js';
 import { retriesPhrase, TurnLog } from './turn-log.js';
 
-export const TRY_USAGE = `usage: npm run try -- [--turn FILE] [--dm] [--thread] [--fail ${TRY_FAULTS.join('|')}] TEXT...`;
+export const TRY_USAGE = `usage: npm run try -- [--turn FILE] [--dm] [--thread] [--fail ${TRY_FAULTS.join('|')}] [--answer CHOICE] TEXT...`;
 
 export interface TryArgs {
   turn?: string;
   dm: boolean;
   thread: boolean;
   fail?: TryFault;
+  /** The choice clicked when the bot asks (ctx.ask, try/ask.ts). @default the first */
+  answer?: string;
   text: string;
 }
 
 export function parseTryArgs(argv: readonly string[]): TryArgs {
   const { values, positionals } = parseCli(
     argv,
-    { turn: { type: 'string' }, dm: { type: 'boolean' }, thread: { type: 'boolean' }, fail: { type: 'string' } },
+    { turn: { type: 'string' }, dm: { type: 'boolean' }, thread: { type: 'boolean' }, fail: { type: 'string' }, answer: { type: 'string' } },
     TRY_USAGE,
     true,
   );
@@ -44,6 +47,7 @@ export function parseTryArgs(argv: readonly string[]): TryArgs {
     dm: values.dm === true,
     thread: values.thread === true,
     ...(fail !== undefined ? { fail: fail as TryFault } : {}),
+    ...(values.answer !== undefined ? { answer: values.answer } : {}),
     text,
   };
 }
@@ -106,7 +110,7 @@ export function summaryLine(o: {
 }
 
 /** Sends one message and prints its answer as it streams; true when it was answered once. */
-async function exchange(c: Conversation, said: Said, o: { out: (s: string) => void; turns: TurnLog; fault?: TryFault }): Promise<boolean> {
+async function exchange(c: Conversation, said: Said, o: { out: (s: string) => void; turns: TurnLog; fault?: TryFault; asker?: TryAsker }): Promise<boolean> {
   o.out(`you${said.dm ? ' (DM)' : ' (#general)'}${said.thread !== said.ts ? ' in the thread' : ''}: ${said.dm ? '' : '@autohub '}${said.text}\n`);
   const staged = o.fault ? STAGED[o.fault].during(c, said) : undefined;
   let fault: string | undefined;
@@ -121,6 +125,7 @@ async function exchange(c: Conversation, said: Said, o: { out: (s: string) => vo
   // Until the answer is whole, or the turn is a dead letter (no answer will come: say why now, not in a minute).
   for (; !view.done && o.turns.dead(said.eventId) === undefined && Date.now() < deadline; view = c.reply(said)) {
     print(view);
+    o.asker?.look(said, view);
     await sleep(25);
   }
   print(view);
@@ -179,11 +184,12 @@ export async function runTry(args: TryArgs, out: (s: string) => void = (s) => vo
       `try: ready (claim store: ${c.h.storeKind === 'redis-server' ? 'a private redis-server behind an Upstash REST bridge' : 'in-process'})\n`,
     );
     if (args.fail) STAGED[args.fail].before(c);
+    const asker = new TryAsker(c, { answer: args.answer, out, warn: (s) => void process.stderr.write(s) });
     const first = c.say({ text: args.text, dm: args.dm });
-    let ok = await exchange(c, first, { out, turns, ...(args.fail ? { fault: args.fail } : {}) });
+    let ok = await exchange(c, first, { out, turns, asker, ...(args.fail ? { fault: args.fail } : {}) });
     if (args.thread && ok) {
       const followUp = c.say({ text: args.text, dm: args.dm, threadTs: first.thread });
-      ok = await exchange(c, followUp, { out, turns });
+      ok = await exchange(c, followUp, { out, turns, asker });
     }
     return ok ? 0 : 1;
   } finally {

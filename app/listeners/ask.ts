@@ -20,6 +20,8 @@ export function registerAsk(
     store: Pick<Records, 'read'>;
     client: WebClient;
     inject: (envelope: Record<string, unknown>) => Promise<string>;
+    /** A question settled by a click here: the deadline watch forgets it. */
+    answered?: (qid: string) => void;
   },
 ): void {
   app.event(RESUME_EVENT_TYPE, async ({ event, body, context }: Args) => {
@@ -36,7 +38,7 @@ export function registerAsk(
   app.action({ action_id: new RegExp(`^${ASK_ACTION_PREFIX}:`) }, async ({ ack, body, action }) => {
     await ack();
     const parsed = parseAction((action as { action_id?: unknown }).action_id);
-    const payload = body as unknown as { user?: { id?: string }; channel?: { id?: string }; container?: { channel_id?: string } };
+    const payload = body as unknown as { user?: { id?: string }; channel?: { id?: string }; container?: { channel_id?: string; message_ts?: string } };
     const user = payload.user?.id;
     const channel = payload.channel?.id ?? payload.container?.channel_id;
     if (!parsed || !user || !channel) return;
@@ -45,7 +47,18 @@ export function registerAsk(
         () => undefined,
         (error: unknown) => o.log.warn('ask.tell_failed', { question: parsed.qid, error }),
       );
-    const outcome = await answerQuestion({ qid: parsed.qid, index: parsed.index, user, store: o.store, client: o.client, inject: o.inject, log: o.log });
+    const messageTs = payload.container?.message_ts;
+    const outcome = await answerQuestion({
+      qid: parsed.qid,
+      index: parsed.index,
+      user,
+      store: o.store,
+      client: o.client,
+      inject: o.inject,
+      log: o.log,
+      ...(messageTs ? { message: { channel, ts: messageTs } } : {}),
+    });
+    if (outcome === 'resumed' || outcome === 'answered_already' || outcome === 'gone') o.answered?.(parsed.qid);
     if (outcome === 'not_yours') await tell('This question is not yours to answer.');
     else if (outcome === 'answered_already' || outcome === 'gone') await tell('This question has been answered already.');
     else if (outcome === 'unsure') await tell('I could not take your answer just now: please click again in a moment.');

@@ -27,8 +27,11 @@ export async function resolveQuestion(o: {
   client: WebClient;
   inject: (envelope: Record<string, unknown>) => Promise<string>;
   log: Logger;
+  /** The clicked message, when the record was kept before its question was posted (its asker died right after). */
+  message?: { channel: string; ts: string } | undefined;
 }): Promise<AnswerOutcome> {
-  const { record, answer, log } = o;
+  const { answer, log } = o;
+  const record = !o.record.ts && o.message?.ts ? { ...o.record, ...o.message } : o.record;
   const claim = await o.inject(resumeEnvelope(record, answer)).catch(() => 'fail-open');
   if (claim === 'duplicate') return 'answered_already';
   if (claim !== 'claimed') return 'unsure';
@@ -50,6 +53,8 @@ export async function answerQuestion(o: {
   client: WebClient;
   inject: (envelope: Record<string, unknown>) => Promise<string>;
   log: Logger;
+  /** The message clicked (its channel and ts). */
+  message?: { channel: string; ts: string } | undefined;
 }): Promise<AnswerOutcome> {
   const record = await readQuestion(o.store, o.qid);
   if (record === undefined) return 'unsure';
@@ -60,5 +65,5 @@ export async function answerQuestion(o: {
   }
   const choice = record.choices[o.index];
   if (choice === undefined) return 'gone';
-  return resolveQuestion({ record, answer: { choice, user: o.user }, client: o.client, inject: o.inject, log: o.log });
+  return resolveQuestion({ record, answer: { choice, user: o.user }, client: o.client, inject: o.inject, log: o.log, message: o.message });
 }

@@ -47,6 +47,22 @@ export async function parkTurn(o: {
   // The bound on parked turns: questions whose deadline has not passed (answered or not), across the copies.
   const waiting = (await o.records.range(ASK_DEADLINES_KEY, MAX_PARKED)).filter((entry) => Number(entry.split('|')[0]) > o.now).length;
   if (waiting >= MAX_PARKED) throw new TooManyQuestionsError(waiting);
+  const record: QuestionRecord = {
+    qid,
+    eventId: request.eventId,
+    channel: target.channel,
+    ts: '',
+    text: question.text,
+    choices: [...question.choices],
+    from,
+    deadline,
+    envelope: o.envelope,
+    resume: { ...o.resume, keys: [...o.resume.keys, o.key] },
+  };
+  const ttl = Math.ceil((deadline - o.now) / 1000) + RECORD_MARGIN_S;
+  // Kept before the question is posted: a click on it finds its place even when the asker dies right after the
+  // post (it would be told "answered already", and the turn, taken over, would wait on a question nobody clicks again).
+  if (!o.sleeping) await o.records.note(askKey(qid), JSON.stringify(record), ttl);
   const posted = o.sleeping
     ? { channel: target.channel, ts: '' }
     : await o.client.chat.postMessage({
@@ -57,20 +73,9 @@ export async function parkTurn(o: {
         // A note of the turn: never taken for its reply by a taker-over's thread check.
         metadata: noteMetadata(target.eventId),
       });
-  const record: QuestionRecord = {
-    qid,
-    eventId: request.eventId,
-    channel: posted.channel ?? target.channel,
-    ts: posted.ts ?? '',
-    text: question.text,
-    choices: [...question.choices],
-    from,
-    deadline,
-    envelope: o.envelope,
-    resume: { ...o.resume, keys: [...o.resume.keys, o.key] },
-  };
-  const ttl = Math.ceil((deadline - o.now) / 1000) + RECORD_MARGIN_S;
-  await o.records.note(askKey(qid), JSON.stringify(record), ttl);
+  // Again with the question's message, whose buttons the answer replaces.
+  const placed: QuestionRecord = { ...record, channel: posted.channel ?? target.channel, ts: posted.ts ?? '' };
+  await o.records.note(askKey(qid), JSON.stringify(placed), ttl);
   await o.records.push(ASK_DEADLINES_KEY, [`${deadline}|${qid}`], MAX_PARKED);
   return { qid, deadline };
 }

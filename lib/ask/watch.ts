@@ -3,10 +3,16 @@
  * past its deadline resumes its turn with `{ timedOut: true }`, once across
  * the copies (the same claim a click takes: whichever comes first).
  *
- * The copy reads the list of deadlines (`ASK_DEADLINES_KEY`, one command) at
- * start and every `everyMs` (10 minutes: 144 commands a day a copy), and
- * knows at once the questions it posts itself (`noted`); one timer to the
- * earliest deadline it knows. No command per second, none per question waiting.
+ * Lazy: a copy reads the list of deadlines (`ASK_DEADLINES_KEY`, one
+ * command) once at start, and again only when it may have missed one: when
+ * the other copy stops answering (`peerLost`: the hub parked a question and
+ * died, its deadline is this copy's now) or the edge sends a delivery here
+ * because the other copy failed (`failover`, at most once an `everyMs`).
+ * It knows at once the questions it posts itself (`noted`) and forgets those
+ * answered here (`answered`). While it knows of a question still waiting, it
+ * reads again every `everyMs` (10 minutes) and keeps one timer to the
+ * earliest deadline; knowing of none, it holds no timer and sends nothing:
+ * a bot that never asks costs one command at start, none a day after.
  */
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../log/index.js';
@@ -17,6 +23,8 @@ import { ASK_DEADLINES_KEY, MAX_PARKED } from './question.js';
 
 /** Past this, a question's record has lapsed (its deadline and a day): nothing left to time out. */
 const FORGET_AFTER_MS = 24 * 3_600_000;
+/** A timeout the store did not take is tried again no sooner than this. */
+const RETRY_MS = 1000;
 
 export interface QuestionWatchOptions {
   store: Pick<Records, 'read'> & Pick<Lists, 'range'>;
@@ -27,6 +35,12 @@ export interface QuestionWatchOptions {
   after?: After;
   /** @default 600000 */
   everyMs?: number;
+  /**
+   * Settles when the clicks kept for this copy while it was down have been taken (the start drain of the edge's
+   * inbox): until then no question is timed out, so a click made before its deadline, kept by the edge while
+   * both copies were down, is not beaten by the deadline that passed meanwhile. @default settled
+   */
+  ready?: Promise<unknown>;
 }
 
 const realAfter: After = (ms, fn) => {
@@ -43,6 +57,11 @@ export class QuestionWatch {
   #cancel: (() => void) | undefined;
   #running = false;
   #nextRead = 0;
+  /** When the last read was made (a `failover` wake reads at most once an `everyMs`). */
+  #lastRead = Number.NEGATIVE_INFINITY;
+  #reading = false;
+  #readFailed = false;
+  #ready = false;
 
   constructor(private readonly o: QuestionWatchOptions) {
     this.#now = o.now ?? Date.now;
@@ -52,7 +71,23 @@ export class QuestionWatch {
   start(): void {
     if (this.#running) return;
     this.#running = true;
-    void this.#tick();
+    void this.#tick(true);
+  }
+
+  /**
+   * The other copy may have parked questions this copy does not know of (it stopped answering, or the edge
+   * failed it over): one read now. `throttled` (a failover, told once a delivery): not within `everyMs` of the last.
+   */
+  look(throttled = false): void {
+    if (!this.#running || this.#reading) return;
+    if (throttled && this.#now() - this.#lastRead < this.#everyMs) return;
+    void this.#tick(true);
+  }
+
+  /** A question answered on this copy (a click took it): nothing left to time out here. */
+  answered(qid: string): void {
+    this.#done.add(qid);
+    if (this.#deadlines.delete(qid)) this.#arm();
   }
 
   stop(): void {
@@ -72,12 +107,30 @@ export class QuestionWatch {
     return this.#deadlines.size;
   }
 
-  async #tick(): Promise<void> {
+  get #everyMs(): number {
+    return this.o.everyMs ?? 600_000;
+  }
+
+  /** `read`: read the list now, whatever the schedule (start, a look); otherwise only when a read is due and a question known. */
+  async #tick(read = false): Promise<void> {
     if (!this.#running) return;
     const now = this.#now();
-    if (now >= this.#nextRead) {
-      this.#nextRead = now + (this.o.everyMs ?? 600_000);
-      const entries = await this.o.store.range(ASK_DEADLINES_KEY, MAX_PARKED).catch(() => []);
+    if (read || ((this.#deadlines.size > 0 || this.#readFailed) && now >= this.#nextRead)) {
+      this.#nextRead = now + this.#everyMs;
+      this.#lastRead = now;
+      this.#reading = true;
+      const entries = await this.o.store.range(ASK_DEADLINES_KEY, MAX_PARKED).then(
+        (list) => {
+          this.#readFailed = false;
+          return list;
+        },
+        () => {
+          // The store did not answer: read again a gap on, even knowing of no question.
+          this.#readFailed = true;
+          return [] as string[];
+        },
+      );
+      this.#reading = false;
       for (const entry of entries) {
         const [at, qid] = entry.split('|');
         const deadline = Number(at);
@@ -85,30 +138,43 @@ export class QuestionWatch {
         this.#deadlines.set(qid, deadline);
       }
     }
-    for (const [qid, deadline] of this.#deadlines) {
+    // The kept clicks first (a click made in time, kept by the edge, wins over a deadline that passed while down).
+    if (!this.#ready) {
+      await this.o.ready?.catch(() => {});
+      this.#ready = true;
+      if (!this.#running) return;
+    }
+    const unsettled: string[] = [];
+    for (const [qid, deadline] of [...this.#deadlines]) {
       if (deadline > this.#now()) continue;
       this.#deadlines.delete(qid);
       this.#done.add(qid);
-      await this.#timeOut(qid);
+      if (!(await this.#timeOut(qid))) unsettled.push(qid);
     }
+    // Not sure it was taken (the store did not answer): tried again at the next read's time.
+    for (const qid of unsettled) this.#deadlines.set(qid, Math.max(this.#nextRead, this.#now() + RETRY_MS));
     this.#arm();
   }
 
-  async #timeOut(qid: string): Promise<void> {
+  /** Whether the timeout is settled (resumed, answered already, or nothing left to resume). */
+  async #timeOut(qid: string): Promise<boolean> {
     const record = await readQuestion(this.o.store, qid).catch(() => undefined);
     if (record === undefined) {
-      // The store did not answer: tried again at the next read.
       this.#done.delete(qid);
-      return;
+      return false;
     }
-    if (record === null) return;
+    if (record === null) return true;
     const outcome = await resolveQuestion({ record, answer: { timedOut: true }, client: this.o.client, inject: this.o.inject, log: this.o.log });
-    if (outcome === 'unsure') this.#done.delete(qid);
+    if (outcome !== 'unsure') return true;
+    this.#done.delete(qid);
+    return false;
   }
 
   #arm(): void {
     this.#cancel?.();
     if (!this.#running) return;
+    // Knowing of no question waiting, and the last read answered: no timer, no command until told of one.
+    if (this.#deadlines.size === 0 && !this.#readFailed) return;
     const now = this.#now();
     let due = this.#nextRead;
     for (const deadline of this.#deadlines.values()) due = Math.min(due, deadline);

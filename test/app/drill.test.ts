@@ -60,8 +60,8 @@ describe('the failover drill, every scenario end to end (fewer mentions than `np
   beforeAll(async () => {
     drill = await runDrill({ scenarios: SCENARIOS, events: 12, factor: 120, onScenario: showLive(lines) });
     // both-down-long alone holds its copies down for 60 s (two hours of Slack's time at factor 120), then restarts
-    // them; inbox-commands 20 s. The bound is the setup's, not a figure: a run on CI's two cores takes about 5 minutes.
-  }, 540_000);
+    // them; inbox-commands 20 s; ask and schedule restart their copies three times each. The bound is the setup's, not a figure: a run on CI's two cores takes about 5 minutes.
+  }, 600_000);
 
   it('says a line as each scenario starts and one as it ends, with its verdict (the drill was silent for 70 s in CI)', () => {
     const n = SCENARIOS.length;
@@ -168,6 +168,22 @@ describe('the failover drill, every scenario end to end (fewer mentions than `np
     expect(r.score.keptByEdge).toBe(0);
     expect(r.score.caughtUp).toBeGreaterThanOrEqual(1);
     expect(r.score.lost).toBe(0);
+  });
+
+  it('ask: every turn asked and was resumed once, by its person or its timeout, the hub SIGKILLed and both copies down meanwhile; each ticket filed once', () => {
+    const s = result('ask').score;
+    expect(s.asked).toBe(12);
+    expect((s.askChosen ?? 0) + (s.askTimedOut ?? 0)).toBe(12);
+    expect(s.askTimedOut).toBeGreaterThan(0);
+    expect([s.sideEffects, s.sideEffectsTwice]).toEqual([12, 0]);
+    expect(result('ask').unmet).toBeUndefined();
+  });
+
+  it('schedule: each slot once, none lost while a copy was up (the cloud copy fires while the hub is dark); each ticket filed once', () => {
+    const s = result('schedule').score;
+    expect(s.slots).toBeGreaterThan(4);
+    expect([s.slotsTwice, s.slotsLost, s.sideEffectsTwice]).toEqual([0, 0, 0]);
+    expect(result('schedule').unmet).toBeUndefined();
   });
 
   it('hub-dies-mid-turn: the hub is killed with a post in flight, and the cloud copy takes that turn over', () => {

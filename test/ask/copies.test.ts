@@ -11,7 +11,7 @@ import { useFakeWebApi } from '../support/fixtures.js';
 import { useRedisBridge } from '../support/redis-fixture.js';
 import { SHORT_LEASE } from '../support/child-app.js';
 import type { TurnModule } from '../../lib/turn/index.js';
-import { clickForm } from './click-form.js';
+import { clickForm } from '../../drill/sim/ask-click.js';
 
 describe('ctx.ask on real copies', () => {
   const fx = useRedisBridge();
@@ -131,8 +131,9 @@ describe('ctx.ask on real copies', () => {
 
   it('times out on the copy that did not ask, after the asker stopped: resumed once with timedOut, the buttons say so', async () => {
     const hub = await start('hub');
-    // The cloud copy reads the deadlines every 200 ms (AUTOHUB_ASK_WATCH_MS): it knows only what the store lists.
-    const cloud = await start('cloud', { AUTOHUB_ASK_WATCH_MS: '200' });
+    // The cloud copy started before the question was parked: it reads the deadlines again only when its peer
+    // watch finds the hub gone (lib/ask/watch.ts, lazy), then every 200 ms while one waits.
+    const cloud = await start('cloud', { AUTOHUB_ASK_WATCH_MS: '200', AUTOHUB_PEER_URL: hub.url, AUTOHUB_PEER_CHECK_MS: '200' });
     const eventId = `Ev-ask-${++n}`;
     const ts = `1700000300.${String(n).padStart(6, '0')}`;
     counts.prepared = 0;
@@ -153,7 +154,7 @@ describe('ctx.ask on real copies', () => {
 
   it('ctx.sleep parks the turn and resumes it once when the time is up, on the copy that is up then', async () => {
     const hub = await start('hub');
-    const cloud = await start('cloud', { AUTOHUB_ASK_WATCH_MS: '200' });
+    const cloud = await start('cloud', { AUTOHUB_ASK_WATCH_MS: '200', AUTOHUB_PEER_URL: hub.url, AUTOHUB_PEER_CHECK_MS: '200' });
     const eventId = `Ev-ask-${++n}`;
     const ts = `1700000300.${String(n).padStart(6, '0')}`;
     counts.prepared = 0;

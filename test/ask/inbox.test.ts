@@ -3,7 +3,7 @@
  * it resumes the parked turn once, its earlier step not run again.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { clickForm } from './click-form.js';
+import { clickForm } from '../../drill/sim/ask-click.js';
 import { deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
 import { createEdgeKeeper, createInboxStore, parseInboxSettings } from '../../lib/inbox/index.js';
 import { signedHeaders } from '../../lib/slack/index.js';

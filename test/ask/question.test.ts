@@ -1,6 +1,6 @@
 /** ctx.ask's question checked before anything is posted: clear errors for what Slack or the bound would refuse; the bound on parked turns. */
 import { describe, expect, it } from 'vitest';
-import { checkQuestion, MAX_PARKED, parkTurn, questionId, resumeEnvelope, TooManyQuestionsError, type ResumeState } from '../../lib/ask/index.js';
+import { askKey, checkQuestion, MAX_PARKED, parkTurn, questionId, resumeEnvelope, TooManyQuestionsError, type ResumeState } from '../../lib/ask/index.js';
 import type { TurnRequest } from '../../lib/turn/types.js';
 
 describe('a question checked', () => {
@@ -68,5 +68,45 @@ describe('the bound on parked turns', () => {
     const past = park(Array.from({ length: MAX_PARKED }, (_, i) => `${500_000 + i}|q${i}`));
     await expect(past.run).resolves.toMatchObject({ qid: questionId('Ev1', 0) });
     expect(past.posted).toHaveLength(1);
+  });
+});
+
+describe("a question's place", () => {
+  it('is kept before the question is posted: a click right after the post finds it though the asker dies there', async () => {
+    const kept = new Map<string, string>();
+    const request = { user: 'U1', eventId: 'Ev2' } as TurnRequest;
+    let keptWhenPosted: string | undefined;
+    const died = new Error('the asker died right after the post');
+    const run = parkTurn({
+      question: { text: 'Deploy?', choices: ['Deploy'] },
+      index: 0,
+      request,
+      target: { channel: 'C1', threadTs: '1.1', eventId: 'Ev2' },
+      envelope: {},
+      resume: { eventId: 'Ev2', answers: [], keys: [], type: 'app_mention' },
+      key: 'k2',
+      client: {
+        chat: {
+          postMessage: async () => {
+            keptWhenPosted = kept.get(askKey(questionId('Ev2', 0)));
+            return { ok: true, ts: '2.2', channel: 'C1' };
+          },
+        },
+      } as never,
+      records: {
+        note: async (key: string, value: string) => {
+          // The first write lands; the asker dies before the second (the question's message in it).
+          if (kept.has(key)) throw died;
+          kept.set(key, value);
+        },
+        push: async () => {},
+        range: async () => [],
+      },
+      now: 1_000_000,
+    });
+    await expect(run).rejects.toBe(died);
+    expect(keptWhenPosted).toBeDefined();
+    // A click's answer resumes from it: its from, its choices, the asking run's step book.
+    expect(JSON.parse(kept.get(askKey(questionId('Ev2', 0)))!)).toMatchObject({ from: ['U1'], choices: ['Deploy'], resume: { keys: ['k2'] } });
   });
 });

@@ -149,6 +149,14 @@ describe('npm run try, end to end', () => {
     expect(code).toBe(0);
   }, 180_000);
 
+  it('a bot that asks (ctx.ask): its question shows with its buttons, --answer clicks one, and the resumed turn answers once', async () => {
+    const { code, stdout } = await runTry(['--turn', 'examples/approval.ts', '--answer', 'cancel', 'restart billing']);
+    expect(stdout).toContain('(I would *restart* `billing`. Go ahead?)\nbuttons: [Go ahead] [Cancel]\nyou click: Cancel\n');
+    expect(stdout).toContain('autohub: Cancelled by <@U0PERSON>: I did nothing.');
+    expect(stdout).toMatch(/answered once by the (hub|cloud)/);
+    expect(code).toBe(0);
+  }, 180_000);
+
   it('a bot that cannot load is one line and exit 2, before any copy starts', async () => {
     const { code, stderr } = await runTry(['--turn', 'no-such-bot.mjs', 'hi']);
     expect(stderr).toMatch(/^try: AUTOHUB_TURN is invalid: .*no file at .*no-such-bot\.mjs/m);
