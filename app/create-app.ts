@@ -201,7 +201,7 @@ export function createAutohub(options: AutohubOptions): Autohub {
     schedules,
     role: config.role,
     instance: config.instance,
-    inject: (envelope) => runner.inject(envelope),
+    inject: (envelope) => runner.inject(envelope, { via: 'schedule' }),
     log,
     now,
     graceMs: config.scheduleGraceMs,
@@ -238,7 +238,14 @@ export function createAutohub(options: AutohubOptions): Autohub {
   const clientOptions = { ...slack.clientOptions, fetch: late.fetchFor(slack.clientOptions.fetch ?? ((input, init) => fetch(input, init as RequestInit))) };
   const { app, registered } = buildApp({ config, receiver, clientOptions, client, health, store, bot, log, peer: peerView, ai });
   // ctx.ask: a question's click, on either copy, resumes its parked turn once (lib/ask); so does its deadline.
-  registerAsk(app, { turn: bot.takeTurn, log, store, client, inject: (envelope) => runner.inject(envelope), answered: (qid) => questions.answered(qid) });
+  registerAsk(app, {
+    turn: bot.takeTurn,
+    log,
+    store,
+    client,
+    inject: (envelope) => runner.inject(envelope, { via: 'answer' }),
+    answered: (qid) => questions.answered(qid),
+  });
   // Its timeouts wait for the clicks the edge kept while this copy was down (the start drain, then their runs).
   let keptTaken: () => void = () => {};
   const keptClicksTaken = new Promise<void>((resolve) => (keptTaken = resolve));
@@ -247,7 +254,7 @@ export function createAutohub(options: AutohubOptions): Autohub {
     client,
     log,
     now,
-    inject: (envelope) => runner.inject(envelope),
+    inject: (envelope) => runner.inject(envelope, { via: 'answer' }),
     everyMs: config.askWatchMs,
     ready: keptClicksTaken,
   });

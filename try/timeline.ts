@@ -35,7 +35,7 @@ const WORDS: Record<string, (f: Record<string, unknown>) => string> = {
   'ratelimit.refusal': () => 'Slack refused a write (rate limited): waiting',
   'store.write_failed': () => 'the store did not answer a write',
   // A question's answer runs the turn again under its own event id (lib/ask), injected as a catch-up find is.
-  'catchup.found': (f) => (String(f.eventId ?? '').startsWith('Ev-ask-') ? 'claimed the run the answer resumes' : 'caught up a mention Slack gave up on'),
+  'catchup.found': () => 'caught up a mention Slack gave up on',
   'delivery.shed': () => 'too busy: sent the delivery back',
   'app.started': () => 'started',
   'turn.parked': () => 'asked a question: the turn waits for a click (parked)',

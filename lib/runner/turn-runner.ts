@@ -643,7 +643,10 @@ export class TurnRunner {
    * the message, and a live delivery of it may be running unrecorded (its
    * own claim failed open), so it is left for the next sweep.
    */
-  async inject(envelope: Record<string, unknown>, options: { recovered?: boolean; kept?: { arrivedAt: number } } = {}): Promise<ClaimKind> {
+  async inject(
+    envelope: Record<string, unknown>,
+    options: { recovered?: boolean; kept?: { arrivedAt: number }; via?: 'catchup' | 'schedule' | 'answer' } = {},
+  ): Promise<ClaimKind> {
     const { o } = this;
     // An event's envelope, or a slash command's or an interaction's body marked with its kind (the edge's inbox, the journal).
     const delivery = storedDelivery(envelope);
@@ -662,9 +665,12 @@ export class TurnRunner {
       return 'fail-open';
     }
     const lease = this.leaseFor(delivery, outcome, receivedAt);
-    const how = options.recovered ? { recovered: true } : options.kept ? { kept: true } : { catchup: true };
+    const via = options.via ?? 'catchup';
+    const how = options.recovered ? { recovered: true } : options.kept ? { kept: true } : via === 'catchup' ? { catchup: true } : { via };
     const logFields = { kind: delivery.kind, eventId: workIdOf(delivery), claim: outcome.kind, ...how };
-    if (!options.recovered) o.log.info(options.kept ? 'inbox.found' : 'catchup.found', logFields);
+    // A schedule's slot and a question's answer are logged by their own rooms (schedule.fired, ask.answered).
+    if (options.kept) o.log.info('inbox.found', logFields);
+    else if (!options.recovered && via === 'catchup') o.log.info('catchup.found', logFields);
     this.run({
       delivery,
       gate: AckGate.detached(),
