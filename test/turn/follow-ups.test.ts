@@ -104,6 +104,7 @@ describe('followUps: { minutes: 30 }, across two copies', () => {
     await sent(hub.eventsUrl, mention({ eventId: 'Ev-fu-hold', ts, channel: 'C0FOLLOW5', text: '<@UAUTOHUB> hold' }));
     await eventually(() => seen.includes(`${ts} hold`), 'the first turn to start');
     await sent(cloud.eventsUrl, channelMessage({ eventId: 'Ev-fu-next', ts: '1700070041.000100', threadTs: ts, channel: 'C0FOLLOW5', text: 'and then?' }));
+    await eventually(() => cloud.runner.conversing === 1, 'the reply to wait behind the running turn');
     release();
     await quiescent([hub, cloud]);
     expect(seen.filter((s) => s.startsWith(ts))).toEqual([`${ts} hold`, `${ts} and then?`]);
