@@ -397,25 +397,18 @@ function defaultAnswer(
     }
     case 'conversations.history': {
       const channel = history.get(params.channel ?? '');
-      // This app's own top-level messages are in the channel's history too (https://docs.slack.dev/reference/methods/conversations.history).
+      // This app's own top-level messages are in the channel's history too, among people's, newest first
+      // (https://docs.slack.dev/reference/methods/conversations.history): the catch-up's filter of the bot's own is read against them.
       const own = replies.filter((r) => r.thread_ts === '' && r.channel === params.channel);
-      if (own.length > 0) {
-        const withMetadata = truthy(params.include_all_metadata);
-        const all = [
-          ...(channel?.messages ?? []).map((m) => ({ ts: m.ts, message: { type: 'message', ...m } as Record<string, unknown> })),
-          ...own.map((r) => ({ ts: r.ts, message: topLevelMessage(r, withMetadata) })),
-        ].sort((a, b) => compareTs(b.ts, a.ts));
-        const paging = paged(
-          method,
-          all.filter(inRange(params)).map((m) => m.message),
-          params,
-        );
-        if (!paging) return { ok: false, error: 'invalid_cursor' };
-        return { ok: true, messages: paging.page, has_more: paging.next !== '', response_metadata: { next_cursor: paging.next } };
-      }
-      if (!channel) return { ok: false, error: 'channel_not_found' };
-      channel.newestFirst ??= [...channel.messages].sort((a, b) => compareTs(b.ts, a.ts));
-      const inWindow = channel.newestFirst.filter(inRange(params));
+      if (!channel && own.length === 0) return { ok: false, error: 'channel_not_found' };
+      const withMetadata = truthy(params.include_all_metadata);
+      const people = channel ? (channel.newestFirst ??= [...channel.messages].sort((a, b) => compareTs(b.ts, a.ts))) : [];
+      type Listed = { ts: string } & Record<string, unknown>;
+      const all: readonly Listed[] =
+        own.length === 0
+          ? (people as readonly Held[] as unknown as readonly Listed[])
+          : [...(people as unknown as Listed[]), ...own.map((r) => topLevelMessage(r, withMetadata) as Listed)].sort((a, b) => compareTs(b.ts, a.ts));
+      const inWindow = all.filter(inRange(params));
       const paging = paged(method, inWindow, params);
       if (!paging) return { ok: false, error: 'invalid_cursor' };
       const { page, next } = paging;
@@ -433,7 +426,7 @@ function defaultAnswer(
       }
       // And people's replies (https://docs.slack.dev/reference/methods/conversations.history: top-level messages only).
       for (const m of page) {
-        for (const r of channel.threads.get(m.ts) ?? []) {
+        for (const r of channel?.threads.get(m.ts) ?? []) {
           const t = threads.get(m.ts) ?? { count: 0, users: new Set<string>(), latest: r.ts };
           t.count += 1;
           t.users.add(r.user ?? '');

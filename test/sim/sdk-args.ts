@@ -7,7 +7,9 @@
  * out (or one it does not require, listed), fails the typecheck. test/sim/sdk-types.test.ts then holds the fake's table (drill/sim/slack-methods.ts)
  * to this list: an argument the fake accepts that is not here fails there.
  */
+import type { types as SlackTypes } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
+import type { mentionEvent } from '../../drill/sim/slack-events.js';
 
 /** The WebClient member at a dotted method name (`chat.postMessage`), or never when the SDK has none. */
 type MethodAt<P extends string, T = WebClient> = P extends `${infer H}.${infer R}`
@@ -63,3 +65,13 @@ export const SDK_ARGS = [
   sdkArgs('conversations.list', ['types', 'exclude_archived', 'limit', 'cursor'], []),
   sdkArgs('users.list', ['limit', 'cursor'], []),
 ];
+
+/**
+ * The fake's mention and message events (drill/sim/slack-events.ts) hold only fields @slack/types 3.2 (as Bolt re-exports it) gives an
+ * AppMentionEvent or a GenericMessageEvent, but `app_id`, which a bot's message carries
+ * (https://docs.slack.dev/reference/objects/message-object) and the types leave out: a field the SDK does
+ * not know fails the typecheck here.
+ */
+type SlackEventKey = keyof SlackTypes.AppMentionEvent | keyof SlackTypes.GenericMessageEvent | 'app_id';
+type UntypedEventKey = Exclude<keyof ReturnType<typeof mentionEvent>, SlackEventKey>;
+export const EVENT_FIELDS_TYPED: [UntypedEventKey] extends [never] ? true : { notInSlackTypes: UntypedEventKey } = true;

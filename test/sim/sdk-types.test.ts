@@ -8,6 +8,7 @@
  */
 import { WebClient } from '@slack/web-api';
 import { describe, expect, it } from 'vitest';
+import { dmMentionPair, mentionEnvelope } from '../../drill/sim/slack-events.js';
 import { SLACK_METHODS } from '../../drill/sim/slack-methods.js';
 import { useFakeWebApi } from '../support/fixtures.js';
 import { methodsCalled } from '../support/methods-called.js';
@@ -42,5 +43,37 @@ describe('the fake refuses what the SDK would not send', () => {
       error?: string;
     };
     expect(answer).toMatchObject({ ok: false, error: 'invalid_arguments' });
+  });
+});
+
+describe("the fake's event envelopes, shaped as @slack/types' events (tsc checks their fields: test/sim/sdk-args.ts)", () => {
+  it("carry authorizations, event.team, a person's client_msg_id (the same on a message's two events) and its rich_text blocks", () => {
+    const [mention, im] = dmMentionPair({ eventIds: ['Ev-sdk-1', 'Ev-sdk-2'], ts: '1700080000.000100', text: '<@UAUTOHUB> hi there' });
+    expect(mention).toMatchObject({
+      authorizations: [{ team_id: 'T0AUTOHUB', user_id: 'UAUTOHUB', is_bot: true }],
+      event: {
+        team: 'T0AUTOHUB',
+        client_msg_id: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-8[0-9a-f]{3}-[0-9a-f]{12}$/),
+        blocks: [
+          {
+            type: 'rich_text',
+            elements: [
+              {
+                type: 'rich_text_section',
+                elements: [
+                  { type: 'user', user_id: 'UAUTOHUB' },
+                  { type: 'text', text: ' hi there' },
+                ],
+              },
+            ],
+          },
+        ],
+      },
+    });
+    expect((im.event as { client_msg_id?: string }).client_msg_id).toBe((mention.event as { client_msg_id?: string }).client_msg_id);
+    // An app's message has no client_msg_id; a Slack Connect person's event names their own team.
+    const byApp = mentionEnvelope({ eventId: 'Ev-sdk-3', ts: '1.1', by: { user: 'U0B', bot_id: 'B0B', app_id: 'A0B' } });
+    expect(byApp.event).not.toHaveProperty('client_msg_id');
+    expect(mentionEnvelope({ eventId: 'Ev-sdk-4', ts: '1.2', userTeam: 'T0THEIRS' }).event).toMatchObject({ team: 'T0THEIRS', user_team: 'T0THEIRS' });
   });
 });
