@@ -77,6 +77,13 @@ export interface FakeWebApi {
    */
   enforceInterval(method: string, intervalMs: number, shape?: '429' | '200' | 'both', retryAfter?: 'fraction' | 'whole', per?: 'method' | 'channel'): void;
   /**
+   * Answer as Slack answers a commercially distributed app outside the Marketplace created since 2025-05-29
+   * (https://docs.slack.dev/apis/web-api/rate-limits, "App types and rate limits"): conversations.history and
+   * conversations.replies take 1 request a minute (past it 429 with a whole-second Retry-After) and give at
+   * most 15 objects a page (`limit` cut to 15). `false` lifts it. Internal and Marketplace apps keep Tier 3.
+   */
+  nonMarketplace(on: boolean): void;
+  /**
    * Hold each chat.postMessage and chat.startStream (a reply's first write) this long before it lands; one whose
    * connection drops meanwhile (its sender died) never lands. 0 to stop.
    */
@@ -378,6 +385,10 @@ function topLevelMessage(r: ThreadReply, withMetadata: boolean): Record<string, 
 
 const truthy = (v: string | undefined) => v === 'true' || v === '1';
 
+/** The methods Slack limits for non-Marketplace apps, and the objects a page gives them (https://docs.slack.dev/apis/web-api/rate-limits). */
+const HISTORY_METHODS = new Set(['conversations.history', 'conversations.replies']);
+const NON_MARKETPLACE_OBJECTS = 15;
+
 function defaultAnswer(
   method: string,
   params: Record<string, string>,
@@ -510,6 +521,8 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
     { intervalMs: number; shape: '429' | '200' | 'both'; last: Map<string, number>; refusals: number; whole: boolean; perChannel: boolean }
   >();
   const outages = new Map<string, ScriptedAnswer>();
+  /** The non-Marketplace page cap on history and replies (nonMarketplace), when on. */
+  let objectCap: number | undefined;
   const history = new Map<string, HeldConversation>();
   const streams = new Map<string, FakeStream>();
   /** Replies other apps put in threads, by ts. */
@@ -866,6 +879,8 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
           }
         }
         let truncated = false;
+        // "limit ... maximum of 15 objects" for those apps: the page is cut, as Slack cuts it (the call is not refused).
+        if (objectCap !== undefined && HISTORY_METHODS.has(method)) params.limit = String(Math.min(Number(params.limit || objectCap), objectCap));
         if (!answer) {
           const check = checked(method, params);
           answer = check.answer;
@@ -909,6 +924,13 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
     calls,
     script: (method, ...answers) => {
       scripts.set(method, [...(scripts.get(method) ?? []), ...answers]);
+    },
+    nonMarketplace: (on) => {
+      objectCap = on ? NON_MARKETPLACE_OBJECTS : undefined;
+      for (const method of HISTORY_METHODS) {
+        if (on) windows.set(method, { intervalMs: 60_000, shape: '429', last: new Map(), refusals: 0, whole: true, perChannel: false });
+        else windows.delete(method);
+      }
     },
     enforceInterval: (method, intervalMs, shape = '429', retryAfter = 'fraction', per = 'method') => {
       if (intervalMs <= 0) windows.delete(method);
