@@ -62,9 +62,13 @@ export async function readBack(o: ReadBackOptions): Promise<{ conversations: num
   const conversations: Conversation[] = [];
   const list = (cursor: string | undefined) =>
     client.users.conversations({ types: 'public_channel,private_channel,mpim,im', exclude_archived: true, limit: 200, ...(cursor ? { cursor } : {}) });
-  await eachPage(() => beforeCall('users.conversations'), list, (page) => {
-    for (const c of (page.channels ?? []) as Array<{ id?: string; is_im?: boolean }>) if (c.id) conversations.push({ id: c.id, im: c.is_im === true });
-  });
+  await eachPage(
+    () => beforeCall('users.conversations'),
+    list,
+    (page) => {
+      for (const c of (page.channels ?? []) as Array<{ id?: string; is_im?: boolean }>) if (c.id) conversations.push({ id: c.id, im: c.is_im === true });
+    },
+  );
   let threads = 0;
   for (const conversation of conversations) threads += await readConversation(o, conversation, me);
   return { conversations: conversations.length, threads };
@@ -97,14 +101,18 @@ async function readConversation(o: ReadBackOptions, conversation: Conversation, 
         ...(cursor ? { cursor } : {}),
       }),
     )();
-  await eachPage(() => beforeCall('conversations.history'), history, async (page) => {
-    for (const m of (page.messages ?? []) as SlackMessage[]) {
-      if (threadToRead(m, window.from, me)) threads.push(m.ts!);
-      if (!inWindow(m.ts, window)) continue;
-      seen.add(m.ts!);
-      if (answeredLive(m, conversation, me)) await o.found(conversation, m, me, repliedInThread(m, me));
-    }
-  });
+  await eachPage(
+    () => beforeCall('conversations.history'),
+    history,
+    async (page) => {
+      for (const m of (page.messages ?? []) as SlackMessage[]) {
+        if (threadToRead(m, window.from, me)) threads.push(m.ts!);
+        if (!inWindow(m.ts, window)) continue;
+        seen.add(m.ts!);
+        if (answeredLive(m, conversation, me)) await o.found(conversation, m, me, repliedInThread(m, me));
+      }
+    },
+  );
   for (const thread of threads) {
     const replies = (cursor: string | undefined) =>
       paged('conversations.replies', (asked) =>
@@ -119,14 +127,18 @@ async function readConversation(o: ReadBackOptions, conversation: Conversation, 
         }),
       )();
     try {
-      await eachPage(() => beforeCall('conversations.replies'), replies, async (page) => {
-        for (const m of (page.messages ?? []) as SlackMessage[]) {
-          // The parent comes first on a read of its thread; a reply also sent to the channel was in the history.
-          if (!m.ts || m.ts === thread || seen.has(m.ts) || !inWindow(m.ts, window)) continue;
-          seen.add(m.ts);
-          if (answeredLive(m, conversation, me)) await o.found(conversation, m, me, false);
-        }
-      });
+      await eachPage(
+        () => beforeCall('conversations.replies'),
+        replies,
+        async (page) => {
+          for (const m of (page.messages ?? []) as SlackMessage[]) {
+            // The parent comes first on a read of its thread; a reply also sent to the channel was in the history.
+            if (!m.ts || m.ts === thread || seen.has(m.ts) || !inWindow(m.ts, window)) continue;
+            seen.add(m.ts);
+            if (answeredLive(m, conversation, me)) await o.found(conversation, m, me, false);
+          }
+        },
+      );
     } catch (error) {
       // Slack refused this thread for good (thread_not_found: it went meanwhile): the others are still read.
       // Anything else (a 5xx, a dropped connection) ends the sweep, and its window is read again.
