@@ -100,7 +100,8 @@ export class AssistantThreadsDrill {
       const dm = { channel: `D0AGENT${k}`, ts: '', agent: true };
       drill.#threads.push(dm);
       const eventTs = `${base}.${String(500 + k).padStart(6, '0')}`;
-      const opened = (id: string) => JSON.stringify(agentEnvelope({ eventId: id, type: 'app_home_opened', channel: dm.channel, viewing: `C0VIEWA${k}`, eventTs }));
+      const opened = (id: string) =>
+        JSON.stringify(agentEnvelope({ eventId: id, type: 'app_home_opened', channel: dm.channel, viewing: `C0VIEWA${k}`, eventTs }));
       const id = `Ev-${tag}-agent-${k}`;
       void slack.deliver(`open:${dm.channel}`, id, opened(id));
       void slack.deliver(`open:${dm.channel}`, `${id}-b`, opened(`${id}-b`), `${h.cloudTunnel.url}/slack/events`);
