@@ -34,7 +34,8 @@ export function mentionEnvelope(o: MentionOptions): Record<string, unknown> {
     type: 'event_callback' as const,
     event_id: o.eventId,
     event_time: Math.floor(Number(o.ts)),
-    // Whom the event is for: this app's bot user in its workspace (https://docs.slack.dev/apis/events-api, "authorizations").
+    // Whom the event is for: one installation, this app's bot user in its workspace (Slack truncates the list to one;
+    // https://docs.slack.dev/apis/events-api#authorizations, and Bolt's EnvelopedEvent: https://docs.slack.dev/tools/bolt-js/reference/interfaces/EnvelopedEvent).
     authorizations: [{ enterprise_id: null, team_id: team, user_id: 'UAUTOHUB', is_bot: true, is_enterprise_install: false }],
     is_ext_shared_channel: false,
     event_context: `4-${o.eventId}`,
