@@ -22,6 +22,7 @@ import type { LoopDelay, Sleep } from '../lib/time/index.js';
 import {
   AssistantThreads,
   BotLoops,
+  FollowUpThreads,
   StatusBook,
   TurnHandle,
   type TurnHandleOptions,
@@ -406,7 +407,13 @@ export function buildApp(o: {
     log.debug('bolt.error', { code: error.code });
     throw error;
   });
-  registerConversation(app, log, { turn: bot.takeTurn, allowBots: o.config.allowBots, loops: new BotLoops({ store: o.store }), edits: bot.edits });
+  registerConversation(app, log, {
+    turn: bot.takeTurn,
+    allowBots: o.config.allowBots,
+    loops: new BotLoops({ store: o.store }),
+    edits: bot.edits,
+    followUps: bot.followUps ? new FollowUpThreads({ store: o.store, followUps: bot.followUps }) : undefined,
+  });
   if (bot.schedules?.length) registerSchedules(app, log, bot.takeTurn);
   if (o.ai) registerAssistant(app, { bot, threads: o.ai.threads, client: o.client, log });
   // Your module's own listeners: every delivery they see was claimed first, and events hold a lease.

@@ -19,7 +19,7 @@ import { parseConcurrency } from '../lib/conversation/index.js';
 import { ConfigError } from '../lib/errors/index.js';
 import type { AppConfig } from '../lib/config/index.js';
 import type { TurnModule } from '../lib/turn/types.js';
-import { TASK_DISPLAY_MODES, type TaskDisplayMode } from '../lib/turn/index.js';
+import { parseFollowUps, TASK_DISPLAY_MODES, type TaskDisplayMode } from '../lib/turn/index.js';
 import { aiExportsOf, aiExportsProblem } from '../lib/turn/ai-exports.js';
 import { parseSchedules } from '../lib/schedule/index.js';
 import { demoTurn, type DemoTurnOptions } from './turn.js';
@@ -138,7 +138,13 @@ export async function loadTurnModule(path: string | undefined, options: LoadTurn
 // --- Conversations and tasks (docs/tasks-and-conversations.md): kept apart from the checks above. ---
 
 /** `concurrency`, checked once here: a wrong value stops start-up with one line. */
-function conversationExports(exports: Record<string, unknown>, path: string, file: string): Pick<TurnModule, 'concurrency' | 'taskDisplayMode' | 'edits'> {
+function conversationExports(
+  exports: Record<string, unknown>,
+  path: string,
+  file: string,
+): Pick<TurnModule, 'concurrency' | 'taskDisplayMode' | 'edits' | 'followUps'> {
+  const followUps = parseFollowUps(exports.followUps);
+  if (!followUps.ok) throw invalid(path, `${followUps.expected} in ${file}`);
   const edits = exports.edits;
   if (edits !== undefined && edits !== 'answer' && edits !== 'ignore') {
     throw invalid(path, `edits, when exported, to be one of answer, ignore, but it is ${JSON.stringify(edits) ?? typeof edits} in ${file}`);
@@ -156,6 +162,7 @@ function conversationExports(exports: Record<string, unknown>, path: string, fil
     ...(exports.concurrency === undefined ? {} : { concurrency: concurrency.mode }),
     ...(mode === undefined ? {} : { taskDisplayMode: mode as TaskDisplayMode }),
     ...(edits === undefined ? {} : { edits }),
+    ...(followUps.value === undefined ? {} : { followUps: followUps.value }),
   };
 }
 

@@ -76,7 +76,7 @@ export interface WiredParts {
   reaper: { lookIn(ms: number): void; slotFree(): void };
   keeper: { readonly size: number };
   /** Undefined without AUTOHUB_CATCHUP. */
-  sweeper: { maybeSweep(look: Look): Promise<SweepRecord | undefined> } | undefined;
+  sweeper: { maybeSweep(look: Look): Promise<SweepRecord | undefined>; noticeRefusal?(record: RefusalRecord): void } | undefined;
   notices: { raise(cause: NoticeCause, detail: string): void };
   status: { refusal(record: RefusalRecord): void };
   /** The refusal log (AUTOHUB_REFUSAL_LOG). */
@@ -163,6 +163,8 @@ export function wire(parts: WiredParts | (() => WiredParts)): Wakes {
     },
     refused: (record) => {
       p().refusals(record);
+      // A history method refused for most of a minute: the sweep takes the non-Marketplace pace.
+      p().sweeper?.noticeRefusal?.(record);
       p().status.refusal(record);
     },
     tell: (text, cause) => p().owners.notice(text, cause),

@@ -1,22 +1,29 @@
 /**
- * The `assistant` scenario's traffic beside its mentions: split-view threads
- * opened (each `assistant_thread_started` delivered twice, under two event
- * ids, once through the edge and once straight to the cloud copy), the
- * person moving around Slack (`assistant_thread_context_changed`), messages in
- * those threads as the scenario's mentions, and a feedback click on answers,
- * handed to both copies. What it checks: each thread's prompts set once, each
- * thread titled once, each click heard once.
+ * The `assistant` scenario's traffic beside its mentions, in both of Slack's AI
+ * experiences: split-view threads opened (the Assistant one: each
+ * `assistant_thread_started` delivered twice, under two event ids, once
+ * through the edge and once straight to the cloud copy), and DMs opened (the
+ * Agent messaging one, https://docs.slack.dev/ai/migrating-to-agent-messaging:
+ * `app_home_opened` with `tab: "messages"`, delivered twice alike); the person
+ * moving around Slack (`assistant_thread_context_changed`, or
+ * `app_context_changed`); messages in those threads, and top-level messages in
+ * those DMs (no assistant thread), as the scenario's mentions; and a feedback
+ * click on answers, handed to both copies. What it checks: each thread's and
+ * each opened DM's prompts set once, each thread titled once, each click heard
+ * once.
  */
 import type { RecordedCall } from './sim/fake-web-api.js';
-import { assistantThreadEnvelope, feedbackClickForm } from './sim/slack-events.js';
+import { agentEnvelope, assistantThreadEnvelope, feedbackClickForm } from './sim/slack-events.js';
 import { FEEDBACK_CHANNEL } from './assistant-bot.js';
 import type { Harness } from './harness.js';
 import { inShare } from './scenarios.js';
 import { SLACK_DEADLINE_MS, type Attempt, type SlackSim } from './slack-sim.js';
 
 export interface AssistantTraffic {
-  /** Split-view threads the mentions are spread over. */
+  /** Split-view threads (the Assistant experience) the mentions are spread over. */
   threads: number;
+  /** DMs opened in the Agent messaging experience the mentions are spread over too, as top-level messages. @default 0 */
+  agentDms?: number;
   /** The share of mentions sent right after the person moved to another channel. */
   contextChanges: number;
   /** The share of answered mentions whose answer gets a feedback click. */
@@ -63,7 +70,8 @@ export function clickFigures(attempts: readonly Attempt[], clicks: number): stri
 }
 
 export class AssistantThreadsDrill {
-  readonly #threads: Array<{ channel: string; ts: string }> = [];
+  /** Where the mentions go: split-view threads, and agent DMs (`ts` '': a DM's prompts have no thread). */
+  readonly #threads: Array<{ channel: string; ts: string; agent: boolean }> = [];
   #changes = 0;
 
   private constructor(
@@ -78,7 +86,7 @@ export class AssistantThreadsDrill {
     const drill = new AssistantThreadsDrill(h, slack, traffic, tag);
     const base = Math.floor(Date.now() / 1000) - 60;
     for (let k = 0; k < traffic.threads; k++) {
-      const thread = { channel: `D0ASSIST${k}`, ts: `${base}.${String(k).padStart(6, '0')}` };
+      const thread = { channel: `D0ASSIST${k}`, ts: `${base}.${String(k).padStart(6, '0')}`, agent: false };
       drill.#threads.push(thread);
       h.api.addMessage(thread.channel, { ts: thread.ts, user: 'UAUTOHUB', text: 'How can I help?', im: true });
       const started = (id: string) =>
@@ -87,26 +95,37 @@ export class AssistantThreadsDrill {
       void slack.deliver(`open:${thread.ts}`, id, started(id));
       void slack.deliver(`open:${thread.ts}`, `${id}-b`, started(`${id}-b`), `${h.cloudTunnel.url}/slack/events`);
     }
+    for (let k = 0; k < (traffic.agentDms ?? 0); k++) {
+      // One opening of the DM, delivered twice (two event ids, one event_ts): its prompts set once, with no thread_ts.
+      const dm = { channel: `D0AGENT${k}`, ts: '', agent: true };
+      drill.#threads.push(dm);
+      const eventTs = `${base}.${String(500 + k).padStart(6, '0')}`;
+      const opened = (id: string) =>
+        JSON.stringify(agentEnvelope({ eventId: id, type: 'app_home_opened', channel: dm.channel, viewing: `C0VIEWA${k}`, eventTs }));
+      const id = `Ev-${tag}-agent-${k}`;
+      void slack.deliver(`open:${dm.channel}`, id, opened(id));
+      void slack.deliver(`open:${dm.channel}`, `${id}-b`, opened(`${id}-b`), `${h.cloudTunnel.url}/slack/events`);
+    }
     const until = Date.now() + 15_000;
     while (drill.#threads.some((t) => !h.api.promptsOf(t.channel, t.ts)) && Date.now() < until) await sleep(50);
     return drill;
   }
 
-  /** Where mention `i` is written: a message in one of the threads (a DM thread); sometimes after the person moved. */
-  mention(i: number): { channel: string; threadTs: string } {
+  /**
+   * Where mention `i` is written: a message in one of the split-view threads (a DM thread), or a top-level
+   * message in an agent DM (no thread); sometimes after the person moved.
+   */
+  mention(i: number): { channel: string; threadTs?: string } {
     const thread = this.#threads[i % this.#threads.length]!;
     if (inShare(i, this.traffic.contextChanges, 3)) {
       const id = `Ev-${this.tag}-move-${this.#changes++}`;
-      const moved = assistantThreadEnvelope({
-        eventId: id,
-        type: 'assistant_thread_context_changed',
-        channel: thread.channel,
-        threadTs: thread.ts,
-        viewing: `C0MOVED${this.#changes}`,
-      });
-      void this.slack.deliver(`move:${thread.ts}`, id, JSON.stringify(moved));
+      const viewing = `C0MOVED${this.#changes}`;
+      const moved = thread.agent
+        ? agentEnvelope({ eventId: id, type: 'app_context_changed', viewing })
+        : assistantThreadEnvelope({ eventId: id, type: 'assistant_thread_context_changed', channel: thread.channel, threadTs: thread.ts, viewing });
+      void this.slack.deliver(`move:${thread.channel}:${thread.ts}`, id, JSON.stringify(moved));
     }
-    return { channel: thread.channel, threadTs: thread.ts };
+    return thread.agent ? { channel: thread.channel } : { channel: thread.channel, threadTs: thread.ts };
   }
 
   /**
@@ -179,8 +198,10 @@ export class AssistantThreadsDrill {
     if (twice) unmet.push(`${twice} of ${clicked.length} feedback clicks heard twice`);
     if (never) unmet.push(`${never} of ${clicked.length} feedback clicks never heard`);
     const prompts = this.#threads.map((t) => h.api.promptsOf(t.channel, t.ts)?.calls ?? 0);
-    if (prompts.some((n) => n !== 1)) unmet.push(`suggested prompts set ${prompts.join(', ')} times in the ${prompts.length} threads (once each expected)`);
-    const titled = this.#threads.map((t) => h.api.titleOf(t.channel, t.ts)?.calls ?? 0);
+    if (prompts.some((n) => n !== 1))
+      unmet.push(`suggested prompts set ${prompts.join(', ')} times in the ${prompts.length} threads and opened DMs (once each expected)`);
+    // An agent DM has no thread to title.
+    const titled = this.#threads.filter((t) => !t.agent).map((t) => h.api.titleOf(t.channel, t.ts)?.calls ?? 0);
     if (titled.some((n) => n !== 1)) unmet.push(`titles set ${titled.join(', ')} times in the ${titled.length} threads (once each expected)`);
     return unmet;
   }

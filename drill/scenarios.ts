@@ -658,9 +658,9 @@ export const SCENARIOS: Scenario[] = [
   {
     name: 'assistant',
     summary:
-      'split-view threads (each opened on both copies), context switches, messages in them as turns, posts taking 800 ms and the hub killed mid-turn, then a feedback click on answers handed to both copies: prompts and titles set once a thread, each click heard once',
+      'both AI experiences: split-view threads and agent DMs (app_home_opened, tab messages), each opened on both copies, context switches, messages in the threads and top-level messages in the DMs as turns, posts taking 800 ms and the hub killed mid-turn, then a feedback click on answers handed to both copies: prompts set once a thread and a DM opening, titles once a thread, each click heard once',
     copyEnv: { AUTOHUB_TURN: 'drill/assistant-bot.ts' },
-    assistant: { threads: 3, contextChanges: 1 / 4, clicks: 1 / 2 },
+    assistant: { threads: 3, agentDms: 2, contextChanges: 1 / 4, clicks: 1 / 2 },
     faults: [
       { label: 'posts take 800 ms', from: 0, to: 'end', start: (h) => h.api.holdPosts(800), stop: (h) => h.api.holdPosts(0) },
       killHubMidTurn('hub process dead mid-turn', 0.5),

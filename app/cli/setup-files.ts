@@ -52,9 +52,26 @@ const EVENTS_PATH = '/slack/events';
  * manifest.json with its three URLs (events, interactivity, /autohub) at the edge, and in the Agent messaging
  * experience (agentView); everything else as it was.
  */
-export function manifestWith(manifest: string, edgeUrl: string): string {
+export function manifestWith(manifest: string, edgeUrl: string, o: { followUps?: boolean } = {}): string {
   const url = `${edgeUrl}${EVENTS_PATH}`;
-  return agentView(manifest.replace(/("(?:request_url|url)":\s*")[^"]*(")/g, (_m, before: string, after: string) => `${before}${url}${after}`));
+  const moved = agentView(manifest.replace(/("(?:request_url|url)":\s*")[^"]*(")/g, (_m, before: string, after: string) => `${before}${url}${after}`));
+  return o.followUps ? withFollowUpEvents(moved) : moved;
+}
+
+/**
+ * The message events a bot with `followUps` needs (a reply with no mention comes only as one of them:
+ * https://docs.slack.dev/reference/events/message.channels, message.groups, message.mpim), each under the
+ * history scope the manifest already asks for. Added only then: off, the app is not sent every message of
+ * every channel it is in. The bot_events line is rewritten sorted; the rest of the file keeps its layout.
+ */
+export const FOLLOW_UP_EVENTS = ['message.channels', 'message.groups', 'message.mpim'] as const;
+
+export function withFollowUpEvents(manifest: string): string {
+  const parsed = JSON.parse(manifest) as { settings?: { event_subscriptions?: { bot_events?: string[] } } };
+  const events = parsed.settings?.event_subscriptions?.bot_events;
+  if (!Array.isArray(events)) throw new Error('manifest.json: settings.event_subscriptions.bot_events is missing, so the follow-up events cannot be added');
+  const all = [...new Set([...events, ...FOLLOW_UP_EVENTS])].sort();
+  return manifest.replace(/("bot_events"\s*:\s*)\[[^\]]*\]/, (_m, before: string) => `${before}[${all.map((e) => JSON.stringify(e)).join(', ')}]`);
 }
 
 /**

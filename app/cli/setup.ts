@@ -12,14 +12,17 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { homedir } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
-import { UsageError } from '../../lib/errors/index.js';
-import { projectRoot } from '../turn-module.js';
+import { loadEnv } from '../../lib/config/load-env.js';
+import type { Env } from '../../lib/env/index.js';
+import { ConfigError, UsageError } from '../../lib/errors/index.js';
+import { loadTurnModule, projectRoot } from '../turn-module.js';
 import { helpAsked, parseCli, wholeNumber } from './args.js';
 import { isMain } from './is-main.js';
 import {
   cloudflaredConfig,
   hubAgent,
   hubEnvLines,
+  FOLLOW_UP_EVENTS,
   manifestWith,
   railwayCommand,
   railwayRawLines,
@@ -154,11 +157,23 @@ export function binDirsFor(values: { node?: string | undefined; cloudflared?: st
   return [node, cloudflared].filter((d): d is string => d !== undefined);
 }
 
+/**
+ * Whether the bot (AUTOHUB_TURN, from the environment or the project's .env) asks for follow-ups: then
+ * manifest.json subscribes to channels' messages. The module is loaded as a copy loads it; one that
+ * cannot be stops setup with the copy's own line.
+ */
+async function wantsFollowUps(project: string, env: Env): Promise<boolean> {
+  const turn = loadEnv(env, join(project, '.env')).AUTOHUB_TURN?.trim();
+  if (!turn) return false;
+  return (await loadTurnModule(turn, { root: project })).followUps !== undefined;
+}
+
 export async function runSetup(
   argv: readonly string[],
   out: Out = console,
   home: string = homedir(),
   platform: NodeJS.Platform = process.platform,
+  env: Env = process.env,
 ): Promise<number> {
   let plan: SetupPlan;
   try {
@@ -173,8 +188,9 @@ export async function runSetup(
     mkdirSync(deploy, { recursive: true });
     const paths = { project, binDirs: binDirsFor(values, platform), logs: join(home, 'Library', 'Logs') };
     const tunnelConfig = join(deploy, 'cloudflared.yml');
+    const followUps = await wantsFollowUps(project, env);
     const files: [string, string][] = [
-      [join(project, 'manifest.json'), manifestWith(readFileSync(join(project, 'manifest.json'), 'utf8'), names.edgeUrl)],
+      [join(project, 'manifest.json'), manifestWith(readFileSync(join(project, 'manifest.json'), 'utf8'), names.edgeUrl, { followUps })],
       [tomlPath, wranglerWith(readFileSync(tomlPath, 'utf8'), names)],
       [tunnelConfig, cloudflaredConfig(names)],
       [join(deploy, 'com.autohub.hub.plist'), hubAgent(paths)],
@@ -188,6 +204,9 @@ export async function runSetup(
         ...files.map(([path]) => `  ${path}`),
         '',
         `The edge: ${names.edgeUrl}/slack/events (in manifest.json). Next, in this order:`,
+        ...(followUps
+          ? [`Your bot's followUps: manifest.json subscribes to ${FOLLOW_UP_EVENTS.join(', ')} (every message of a channel the bot is in reaches it).`]
+          : []),
         '',
         '1. The Worker, before Slack checks its URL (until its secret is set it answers 503 "not configured", and its log names the secret):',
         '     npx wrangler login   # once',
@@ -219,7 +238,7 @@ export async function runSetup(
     );
     return 0;
   } catch (error) {
-    if (error instanceof UsageError) {
+    if (error instanceof UsageError || error instanceof ConfigError) {
       out.error(`setup: ${error.message}`);
       return 2;
     }

@@ -9,6 +9,7 @@ import type { Logger } from '../../lib/log/index.js';
 import type { AutohubContext } from '../turn-context.js';
 import {
   authorOf,
+  channelMessageKind,
   editedPrompt,
   isDirect,
   isTurnOf,
@@ -18,6 +19,7 @@ import {
   type ChangedEvent,
   type BotLoops,
   type EnvelopeFields,
+  type FollowUpThreads,
   type MessageEvent,
   type TakeTurn,
 } from '../../lib/turn/index.js';
@@ -50,6 +52,11 @@ export interface ConversationOptions {
   loops?: Pick<BotLoops, 'verdict'> | undefined;
   /** The module's `edits`: `answer` answers a person's edit of a DM as a new message of its thread. @default 'ignore' */
   edits?: 'answer' | 'ignore' | undefined;
+  /**
+   * The module's `followUps`, over the shared store: a person's reply with no mention in a channel thread
+   * the bot answered in lately is a turn (lib/turn/follow-ups.ts). @default off
+   */
+  followUps?: FollowUpThreads | undefined;
 }
 
 type Args = { event: unknown; body: unknown; context: AutohubContext & { botUserId?: string; botId?: string; botToken?: string } };
@@ -79,7 +86,27 @@ export function registerConversation(app: App<AutohubContext>, log: Logger, opti
         return;
       }
     }
+    // The thread is open for follow-ups from now (the mark written while the turn runs, before it ends: a reply
+    // waiting behind this turn in the conversation's order reads it only after).
+    const where = { team: envelope.team_id, channel: message.channel, event: message };
+    const marked = options.followUps && !isDirect(message) ? options.followUps.answered(where) : undefined;
     await handle.answer({ event: message, body: envelope, context }, options.turn);
+    await marked;
+  };
+  /** A `message` outside a DM (only with channels' message events subscribed): its mention's twin, or a follow-up. */
+  const channelMessage = async (args: Args): Promise<void> => {
+    const message = args.event as MessageEvent & AuthoredEvent;
+    const kind = channelMessageKind(message, args.context.botUserId);
+    // The same message's app_mention is claimed under the same message key: whichever of the two wins answers it.
+    if (kind === 'mention') return answer(args);
+    if (kind !== 'reply' || !options.followUps) return;
+    const envelope = args.body as EnvelopeFields;
+    const author = authorOf(message, { appId: envelope.api_app_id, botId: args.context.botId, botUserId: args.context.botUserId });
+    // Only a person's reply: this app's own messages and other apps' (listed or not) never open a turn without a mention.
+    if (author.kind !== 'person') return;
+    const open = await options.followUps.isOpen({ team: envelope.team_id, channel: message.channel, event: message });
+    if (open === undefined) log.warn('turn.follow_up_unsure', { eventId: envelope.event_id, detail: 'the store did not answer: the reply is not answered' });
+    if (open) await answer(args);
   };
   app.event('app_mention', async (args) => answer(args));
   app.message(async (args) => {
@@ -90,7 +117,8 @@ export function registerConversation(app: App<AutohubContext>, log: Logger, opti
       if (edited) await answer({ ...args, event: edited.event });
       return;
     }
-    if (!isDirectMessage(message) || !isDirect(message)) return;
+    if (!isDirect(message)) return channelMessage(args);
+    if (!isDirectMessage(message)) return;
     await answer(args);
   });
 }

@@ -77,6 +77,13 @@ export interface FakeWebApi {
    */
   enforceInterval(method: string, intervalMs: number, shape?: '429' | '200' | 'both', retryAfter?: 'fraction' | 'whole', per?: 'method' | 'channel'): void;
   /**
+   * Answer as Slack answers a commercially distributed app outside the Marketplace created since 2025-05-29
+   * (https://docs.slack.dev/apis/web-api/rate-limits, "App types and rate limits"): conversations.history and
+   * conversations.replies take 1 request a minute (past it 429 with a whole-second Retry-After) and give at
+   * most 15 objects a page (`limit` cut to 15). `false` lifts it. Internal and Marketplace apps keep Tier 3.
+   */
+  nonMarketplace(on: boolean): void;
+  /**
    * Hold each chat.postMessage and chat.startStream (a reply's first write) this long before it lands; one whose
    * connection drops meanwhile (its sender died) never lands. 0 to stop.
    */
@@ -378,6 +385,10 @@ function topLevelMessage(r: ThreadReply, withMetadata: boolean): Record<string, 
 
 const truthy = (v: string | undefined) => v === 'true' || v === '1';
 
+/** The methods Slack limits for non-Marketplace apps, and the objects a page gives them (https://docs.slack.dev/apis/web-api/rate-limits). */
+const HISTORY_METHODS = new Set(['conversations.history', 'conversations.replies']);
+const NON_MARKETPLACE_OBJECTS = 15;
+
 function defaultAnswer(
   method: string,
   params: Record<string, string>,
@@ -397,25 +408,18 @@ function defaultAnswer(
     }
     case 'conversations.history': {
       const channel = history.get(params.channel ?? '');
-      // This app's own top-level messages are in the channel's history too (https://docs.slack.dev/reference/methods/conversations.history).
+      // This app's own top-level messages are in the channel's history too, among people's, newest first
+      // (https://docs.slack.dev/reference/methods/conversations.history): the catch-up's filter of the bot's own is read against them.
       const own = replies.filter((r) => r.thread_ts === '' && r.channel === params.channel);
-      if (own.length > 0) {
-        const withMetadata = truthy(params.include_all_metadata);
-        const all = [
-          ...(channel?.messages ?? []).map((m) => ({ ts: m.ts, message: { type: 'message', ...m } as Record<string, unknown> })),
-          ...own.map((r) => ({ ts: r.ts, message: topLevelMessage(r, withMetadata) })),
-        ].sort((a, b) => compareTs(b.ts, a.ts));
-        const paging = paged(
-          method,
-          all.filter(inRange(params)).map((m) => m.message),
-          params,
-        );
-        if (!paging) return { ok: false, error: 'invalid_cursor' };
-        return { ok: true, messages: paging.page, has_more: paging.next !== '', response_metadata: { next_cursor: paging.next } };
-      }
-      if (!channel) return { ok: false, error: 'channel_not_found' };
-      channel.newestFirst ??= [...channel.messages].sort((a, b) => compareTs(b.ts, a.ts));
-      const inWindow = channel.newestFirst.filter(inRange(params));
+      if (!channel && own.length === 0) return { ok: false, error: 'channel_not_found' };
+      const withMetadata = truthy(params.include_all_metadata);
+      const people = channel ? (channel.newestFirst ??= [...channel.messages].sort((a, b) => compareTs(b.ts, a.ts))) : [];
+      type Listed = { ts: string } & Record<string, unknown>;
+      const all: readonly Listed[] =
+        own.length === 0
+          ? (people as readonly Held[] as unknown as readonly Listed[])
+          : [...(people as unknown as Listed[]), ...own.map((r) => topLevelMessage(r, withMetadata) as Listed)].sort((a, b) => compareTs(b.ts, a.ts));
+      const inWindow = all.filter(inRange(params));
       const paging = paged(method, inWindow, params);
       if (!paging) return { ok: false, error: 'invalid_cursor' };
       const { page, next } = paging;
@@ -433,7 +437,7 @@ function defaultAnswer(
       }
       // And people's replies (https://docs.slack.dev/reference/methods/conversations.history: top-level messages only).
       for (const m of page) {
-        for (const r of channel.threads.get(m.ts) ?? []) {
+        for (const r of channel?.threads.get(m.ts) ?? []) {
           const t = threads.get(m.ts) ?? { count: 0, users: new Set<string>(), latest: r.ts };
           t.count += 1;
           t.users.add(r.user ?? '');
@@ -517,6 +521,8 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
     { intervalMs: number; shape: '429' | '200' | 'both'; last: Map<string, number>; refusals: number; whole: boolean; perChannel: boolean }
   >();
   const outages = new Map<string, ScriptedAnswer>();
+  /** The non-Marketplace page cap on history and replies (nonMarketplace), when on. */
+  let objectCap: number | undefined;
   const history = new Map<string, HeldConversation>();
   const streams = new Map<string, FakeStream>();
   /** Replies other apps put in threads, by ts. */
@@ -873,6 +879,8 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
           }
         }
         let truncated = false;
+        // "limit ... maximum of 15 objects" for those apps: the page is cut, as Slack cuts it (the call is not refused).
+        if (objectCap !== undefined && HISTORY_METHODS.has(method)) params.limit = String(Math.min(Number(params.limit || objectCap), objectCap));
         if (!answer) {
           const check = checked(method, params);
           answer = check.answer;
@@ -916,6 +924,13 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
     calls,
     script: (method, ...answers) => {
       scripts.set(method, [...(scripts.get(method) ?? []), ...answers]);
+    },
+    nonMarketplace: (on) => {
+      objectCap = on ? NON_MARKETPLACE_OBJECTS : undefined;
+      for (const method of HISTORY_METHODS) {
+        if (on) windows.set(method, { intervalMs: 60_000, shape: '429', last: new Map(), refusals: 0, whole: true, perChannel: false });
+        else windows.delete(method);
+      }
     },
     enforceInterval: (method, intervalMs, shape = '429', retryAfter = 'fraction', per = 'method') => {
       if (intervalMs <= 0) windows.delete(method);

@@ -2,6 +2,8 @@
  * Slack deliveries as Slack sends them, signed afresh on every attempt: for
  * the drill, `npm run verify` and the tests.
  */
+import { createHash } from 'node:crypto';
+import type { EnvelopedEvent } from '@slack/bolt';
 import { signedHeaders } from '../../lib/slack/index.js';
 
 export interface MentionOptions {
@@ -25,33 +27,74 @@ export interface MentionOptions {
 
 export function mentionEnvelope(o: MentionOptions): Record<string, unknown> {
   const team = o.team ?? 'T0AUTOHUB';
-  return {
+  const envelope = {
     token: 'legacy-verification-token',
     team_id: team,
     api_app_id: 'A0AUTOHUB',
-    type: 'event_callback',
+    type: 'event_callback' as const,
     event_id: o.eventId,
     event_time: Math.floor(Number(o.ts)),
-    event: {
-      type: o.type ?? 'app_mention',
-      user: o.user ?? 'U0PERSON',
-      text: o.text ?? '<@UAUTOHUB> hello',
-      ts: o.ts,
-      channel: o.channel ?? 'C0GENERAL',
-      event_ts: o.ts,
-      ...(o.threadTs ? { thread_ts: o.threadTs } : {}),
-      ...(o.channelType ? { channel_type: o.channelType } : {}),
-      ...(o.userTeam ? { user_team: o.userTeam, source_team: o.userTeam } : {}),
-      ...(o.by
-        ? {
-            user: o.by.user,
-            bot_id: o.by.bot_id,
-            app_id: o.by.app_id,
-            bot_profile: { id: o.by.bot_id, app_id: o.by.app_id, name: o.by.name ?? 'a bot', team_id: team, deleted: false },
-          }
-        : {}),
-    },
+    // Whom the event is for: one installation, this app's bot user in its workspace (Slack truncates the list to one;
+    // https://docs.slack.dev/apis/events-api#authorizations, and Bolt's EnvelopedEvent: https://docs.slack.dev/tools/bolt-js/reference/interfaces/EnvelopedEvent).
+    authorizations: [{ enterprise_id: null, team_id: team, user_id: 'UAUTOHUB', is_bot: true, is_enterprise_install: false }],
+    is_ext_shared_channel: false,
+    event_context: `4-${o.eventId}`,
+    event: mentionEvent(o),
+  } satisfies Omit<EnvelopedEvent, 'event'> & { event: Record<string, unknown> };
+  return envelope;
+}
+
+/**
+ * The event of a mention or a message, with the fields @slack/types 3.2's AppMentionEvent and
+ * GenericMessageEvent give it (test/sim/sdk-args.ts checks with tsc that it has no other, but `app_id`).
+ */
+export function mentionEvent(o: MentionOptions) {
+  const team = o.team ?? 'T0AUTOHUB';
+  const text = o.text ?? '<@UAUTOHUB> hello';
+  const channel = o.channel ?? 'C0GENERAL';
+  return {
+    type: o.type ?? 'app_mention',
+    user: o.user ?? 'U0PERSON',
+    text,
+    ts: o.ts,
+    channel,
+    event_ts: o.ts,
+    // The writer's team (the person's own, in Slack Connect), which lib/turn/handle.ts reads before the envelope's team_id.
+    team: o.userTeam ?? team,
+    // The rich_text a Slack client sends beside the text (https://docs.slack.dev/reference/block-kit/blocks/rich-text-block).
+    blocks: richText(text, o.eventId),
+    // A person's message carries the id their client gave it, the same on its app_mention and its message event.
+    ...(o.by ? {} : { client_msg_id: clientMsgId(channel, o.ts) }),
+    ...(o.threadTs ? { thread_ts: o.threadTs } : {}),
+    ...(o.channelType ? { channel_type: o.channelType } : {}),
+    ...(o.userTeam ? { user_team: o.userTeam, source_team: o.userTeam } : {}),
+    ...(o.by
+      ? {
+          user: o.by.user,
+          bot_id: o.by.bot_id,
+          app_id: o.by.app_id,
+          bot_profile: { id: o.by.bot_id, app_id: o.by.app_id, name: o.by.name ?? 'a bot', team_id: team, deleted: false },
+        }
+      : {}),
   };
+}
+
+/** A message's text as the rich_text block Slack's clients send: mentions as `user` elements, the rest as `text`. */
+function richText(text: string, id: string): Array<Record<string, unknown>> {
+  const elements = text
+    .split(/(<@[A-Z0-9]+>)/)
+    .filter((part) => part !== '')
+    .map((part) => {
+      const mention = /^<@([A-Z0-9]+)>$/.exec(part);
+      return mention ? { type: 'user', user_id: mention[1] } : { type: 'text', text: part };
+    });
+  return [{ type: 'rich_text', block_id: id.slice(-5), elements: [{ type: 'rich_text_section', elements }] }];
+}
+
+/** A client_msg_id (a UUID) that is the same for every event of one message. */
+function clientMsgId(channel: string, ts: string): string {
+  const h = createHash('sha256').update(`${channel}:${ts}`).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
 /**

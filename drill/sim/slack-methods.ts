@@ -151,7 +151,8 @@ export const SLACK_METHODS: readonly MethodRow[] = [
     tier: 'Tier 4',
     args: {
       channel: { required: true, missing: 'channel_not_found' },
-      user: {},
+      // Required in @slack/web-api 8.2's ChatPostEphemeralArguments ("id of the user who will receive the ephemeral message").
+      user: { required: true },
       text: {},
     },
     limits: [],
@@ -204,7 +205,8 @@ export const SLACK_METHODS: readonly MethodRow[] = [
     tier: 'Tier 2',
     args: {
       channel: { required: true, missing: 'channel_not_found' },
-      thread_ts: {},
+      // Required in @slack/web-api 8.2's ChatStartStreamArguments (it extends ThreadTS), though the page marks it optional: see `silent`.
+      thread_ts: { required: true },
       markdown_text: {},
       // "Array of streaming chunks": markdown_text, task_update and plan_update chunks (lib/turn/tasks.ts).
       chunks: {},
@@ -231,7 +233,7 @@ export const SLACK_METHODS: readonly MethodRow[] = [
       'The errors list has no msg_too_long for a `markdown_text` past 12,000 characters: the fake answers msg_too_long.',
       ...CHUNKS_SILENT,
       'The page lists `task_display_mode` with its two values but no error for a third: the fake answers invalid_arguments.',
-      '`thread_ts` is marked optional; the page says streamed messages "should always be replies to a user request". The fake accepts a top-level stream.',
+      '`thread_ts` is marked optional on the page, which says streamed messages "should always be replies to a user request"; @slack/web-api 8.2 types it required (ChatStartStreamArguments extends ThreadTS, test/sim/sdk-args.ts). The fake follows the SDK: a stream without it is invalid_arguments (the page names no error of its own for it); autohub posts a top-level answer instead (lib/turn/writer.ts).',
     ],
   },
   {

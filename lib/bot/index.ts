@@ -40,4 +40,5 @@ export type { AskAnswer, AskQuestion } from '../ask/index.js';
 export type { ScheduleSpec } from '../schedule/index.js';
 export type { BlocksChunk, MarkdownTextChunk, PlanUpdateChunk, ReplyChunk, TaskDisplayMode, TaskStatus, TaskUpdateChunk } from '../turn/tasks.js';
 export type { StepRun } from '../turn/steps.js';
+export type { FollowUps } from '../turn/follow-ups.js';
 export type { Logger } from '../log/index.js';

@@ -6,3 +6,5 @@ export { answeredLive, envelope, inWindow, repliedInThread, threadToRead, tsMs }
 export type { Conversation, Me, SlackMessage } from './found.js';
 export { sweepWindow, SWEEP_TO_LAG_MS } from './window.js';
 export type { SweepInput, SweepWindow } from './window.js';
+export { HISTORY_METHODS, LIMITED, LIMITED_PACE_MS, LIMITED_RETRY_AFTER_S, limitedByPage, limitedByRefusal } from './history-pace.js';
+export type { HistoryRegime, LimitedBy } from './history-pace.js';

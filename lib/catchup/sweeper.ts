@@ -20,13 +20,18 @@
  * `conversations.replies` are Tier 3 (about 50 a minute); calls are spaced
  * `paceMs` apart (1.2 s), so a sweep of 50 conversations takes about a minute
  * and trips nothing. Every call goes through the rate-limit fetch like any
- * other.
+ * other. A non-Marketplace app's history and replies are allowed once a
+ * minute, 15 objects a page: noticed from Slack's answers (history-pace.ts),
+ * the sweep then asks 15 a page and reads one every 2 minutes.
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../log/index.js';
 import { STATUS_KEYS, SWEEP_LOCK_KEY, type Gap, type Leases, type Look, type Records } from '../store/index.js';
 import { realSleep, withDeadline, type Sleep } from '../time/index.js';
 import { envelope } from './found.js';
+import { retryAfterSeconds } from '../ratelimit/retry-after.js';
+import type { RefusalRecord } from '../ratelimit/refusal-log.js';
+import { HISTORY_METHODS, LIMITED, LIMITED_PACE_MS, limitedByPage, limitedByRefusal, type HistoryRegime, type LimitedBy } from './history-pace.js';
 import { readBack, type HistoryClient } from './read-back.js';
 import { sweepWindow, type SweepWindow } from './window.js';
 
@@ -87,6 +92,10 @@ export class CatchupSweeper {
   readonly #sleep: Sleep;
   /** The store's clock less the copy's, as of the look the running sweep came from. */
   #skew = 0;
+  /** Slack's limit on history and replies for this app, as its answers showed it (history-pace.ts). */
+  #regime: HistoryRegime = 'tier3';
+  /** When the last history or replies call went out (the copy's clock): the limited pace counts from it, across sweeps. */
+  #lastHistoryAt: number | undefined;
 
   constructor(private readonly o: SweeperOptions) {
     this.#now = o.now ?? Date.now;
@@ -134,6 +143,47 @@ export class CatchupSweeper {
       () => false,
     );
     if (!ended) await this.o.store.unlock(SWEEP_LOCK_KEY, this.#holder);
+  }
+
+  /** Slack's limit on conversations.history and .replies for this app, as learnt so far. */
+  get regime(): HistoryRegime {
+    return this.#regime;
+  }
+
+  /**
+   * A rate-limit refusal of any Web API call of this copy (the rate-limit fetch's onRefusal): one of a
+   * history method with a Retry-After near a minute is the non-Marketplace regime, kept from then on.
+   */
+  noticeRefusal(record: Pick<RefusalRecord, 'method' | 'headers'>): void {
+    const retryAfter = retryAfterSeconds(record.headers);
+    if (limitedByRefusal(record.method, retryAfter.source === 'header' ? retryAfter.seconds : undefined)) this.#limit('retry_after');
+  }
+
+  #limit(by: LimitedBy): void {
+    if (this.#regime === 'limited') return;
+    this.#regime = 'limited';
+    this.o.log.warn('catchup.paced', {
+      by,
+      paceMs: LIMITED_PACE_MS,
+      pageLimit: LIMITED.objects,
+      detail: 'Slack allows this app conversations.history and conversations.replies once a minute (a non-Marketplace app): the sweep reads slower',
+    });
+  }
+
+  /** How long to wait before a call of `method`: the pace after the first call, and the limited regime's own for history. */
+  #waitBefore(method: string, first: boolean): number {
+    const pace = first ? 0 : (this.o.paceMs ?? 1200);
+    if (this.#regime !== 'limited' || !HISTORY_METHODS.has(method) || this.#lastHistoryAt === undefined) return pace;
+    return Math.max(pace, this.#lastHistoryAt + LIMITED_PACE_MS - this.#now());
+  }
+
+  /** Wait `ms`, keeping the sweep lock on the way (taken again at a third of its life: a 2-minute wait outlives it). */
+  async #pause(ms: number, keep: () => Promise<void>): Promise<void> {
+    const step = Math.max(1, Math.floor(sweepLockMs(this.o.retryWindowMs ?? 360_000) / 3));
+    for (let left = ms; left > 0; left -= step) {
+      await this.#sleep(Math.min(left, step));
+      if (left > step) await keep();
+    }
   }
 
   /** Now on the store's clock: the look's time, plus what the copy's clock says has passed since. */
@@ -219,9 +269,17 @@ export class CatchupSweeper {
       window,
       reachMs: this.o.maxMs,
       log: this.o.log,
-      beforeCall: async () => {
-        if (calls++ > 0) await this.#sleep(this.o.paceMs ?? 1200);
+      beforeCall: async (method) => {
+        const wait = this.#waitBefore(method, calls++ === 0);
+        if (wait > 0) await this.#pause(wait, keep);
         await keep();
+        if (HISTORY_METHODS.has(method)) this.#lastHistoryAt = this.#now();
+      },
+      pageLimit: () => (this.#regime === 'limited' ? LIMITED.objects : 200),
+      onPage: (method, asked, page) => {
+        // Counted from the answer too: a call the rate-limit layer held for its Retry-After went out only then.
+        this.#lastHistoryAt = this.#now();
+        if (limitedByPage(method, asked, page)) this.#limit('page_of_15');
       },
       found: async (conversation, m, me, answeredBefore) => {
         tally.found += 1;

@@ -40,15 +40,21 @@ export type Delivery =
 /** The one event type a message's key is taken under, whichever event carried it. */
 const MESSAGE_KEY_TYPE = 'message';
 
+/** Channel message subtypes that are a message written (a file shared, a reply also sent, another app's post). */
+const WRITTEN_IN_CHANNEL = new Set([undefined, 'file_share', 'thread_broadcast', 'bot_message']);
+
 /**
  * Events that carry a message a turn answers, and so can arrive under two
- * event ids: an @mention anywhere, and a message in a DM. A `message` in a
- * channel (an app subscribed to message.channels) answers nothing: under the
- * message's key it would shut out the @mention that Slack sends beside it.
+ * event ids: an @mention anywhere, a message in a DM, and a message written
+ * in a channel (an app subscribed to message.channels, as `followUps` is):
+ * its listener answers it when it mentions the bot (lib/turn/follow-ups.ts),
+ * so the message and its `app_mention` twin are one key, answered once.
  */
 function answersAMessage(event: Json): boolean {
   if (event.type === 'app_mention') return true;
-  return event.type === 'message' && (event.channel_type === 'im' || (event.channel_type === undefined && String(event.channel ?? '').startsWith('D')));
+  if (event.type !== 'message') return false;
+  if (event.channel_type === 'im' || (event.channel_type === undefined && String(event.channel ?? '').startsWith('D'))) return true;
+  return WRITTEN_IN_CHANNEL.has(event.subtype as string | undefined);
 }
 
 function isObject(value: unknown): value is Json {

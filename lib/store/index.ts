@@ -17,6 +17,7 @@ export {
   botLoopKey,
   eventKey,
   feedbackHeardKey,
+  followUpKey,
   messageKey,
   newestOrderKey,
   noticeLockKey,

@@ -156,3 +156,11 @@ export function agentContextKey(user: string): string {
 export function agentOpenedKey(channel: string, eventTs: string): string {
   return `${PREFIX}:agent:opened:${part(channel)}:${part(eventTs)}`;
 }
+
+/**
+ * A channel thread the bot answered in lately (a module's `followUps`, lib/turn/follow-ups.ts): a reply
+ * with no @mention in it is answered while this lives.
+ */
+export function followUpKey(team: string | undefined, channel: string, threadTs: string): string {
+  return `${PREFIX}:followup:${part(team)}:${part(channel)}:${part(threadTs)}`;
+}

@@ -10,6 +10,8 @@ export { cutAt, noteMetadata, partMetadata, partOf, PART_CHARS, splitText, TURN_
 export type { PartPayload } from './parts.js';
 export { stripMention } from './mention.js';
 export { editedPrompt } from './edits.js';
+export { channelMessageKind, FOLLOW_UP_MAX_MINUTES, FollowUpThreads, parseFollowUps } from './follow-ups.js';
+export type { FollowUps, ThreadWhere } from './follow-ups.js';
 export type { ChangedEvent, EditedPrompt } from './edits.js';
 export { authorOf, BOT_LOOP, BOT_LOOP_NOTE, BotLoops, isTurnOf, loopVerdict, parseAllowBots } from './bots.js';
 export type { AllowBots, Author, AuthoredEvent, LoopVerdict } from './bots.js';

@@ -14,6 +14,7 @@ import type { StepRun } from './steps.js';
 import type { TurnHandle } from './handle.js';
 import type { ScheduleSpec } from '../schedule/spec.js';
 import type { AskAnswer, AskQuestion } from '../ask/question.js';
+import type { FollowUps } from './follow-ups.js';
 
 export type CopyRole = 'hub' | 'cloud';
 
@@ -164,6 +165,14 @@ export interface TurnModule extends AiAppExports {
    * conversation's order (`request.text` is the message as it now reads); `ignore`: edits are not turns. @default 'ignore'
    */
   edits?: 'answer' | 'ignore';
+  /**
+   * Follow-ups without a mention: a person's reply in a channel thread the bot answered in within `minutes`
+   * (1 to 1,440) is answered as if it mentioned the bot, in the conversation's order, once across the copies.
+   * On, `npm run setup` subscribes the app to channels' messages (message.channels, message.groups,
+   * message.mpim), and every message in a channel the bot is in is claimed. @default off
+   * @example export const followUps = { minutes: 30 };
+   */
+  followUps?: FollowUps;
 }
 
 /** What a bot module's `register(app, helpers)` gets besides the Bolt app (app/parts.ts builds it). */

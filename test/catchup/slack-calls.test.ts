@@ -113,4 +113,44 @@ describe('the Slack calls of one catch-up sweep', () => {
     expect(injected).toEqual([mention]);
     expect(record).toMatchObject({ threads: 2, found: 1, answered: 1 });
   });
+
+  it("passes over the bot's own top-level messages and another app's, mention or not, listed among people's; a person's thread beside them is still read (before, the fake's history lost its parents' replies once the bot had posted at the top level)", async () => {
+    const now = Date.now();
+    const person = ((now - 120_000) / 1000).toFixed(6);
+    api.addMessage('C0OWN', { ts: person, user: 'U0PERSON', text: '<@UAUTOHUB> are you there?' });
+    const parent = ((now - 3_600_000) / 1000).toFixed(6);
+    api.addMessage('C0OWN', { ts: parent, user: 'U0OTHER', text: 'plans?' });
+    const inThread = ((now - 60_000) / 1000).toFixed(6);
+    api.addMessage('C0OWN', { ts: inThread, thread_ts: parent, user: 'U0PERSON', text: '<@UAUTOHUB> which one?' });
+    const client = new WebClient('xoxb-test', { slackApiUrl: api.url });
+    // The bot's own top-level post (a schedule's, say), which names itself; and another app's mention.
+    const own = (await client.chat.postMessage({ channel: 'C0OWN', text: 'Reminder from <@UAUTOHUB>: standup' })).ts!;
+    const other = api.addOtherAppReply('C0OWN', '', '<@UAUTOHUB> ping');
+    const injected: string[] = [];
+    const sweeper = new CatchupSweeper({
+      client,
+      store: new MemoryStore(),
+      inject: async (envelope) => {
+        injected.push(String((envelope.event as { ts: string }).ts));
+        return 'claimed';
+      },
+      instance: 'hub',
+      log: silentLogger,
+      maxMs: 24 * 3_600_000,
+      paceMs: 0,
+    });
+    const record = await sweeper.sweep({ from: now - 600_000, to: now + 60_000 });
+    const listed = api.calls
+      .filter((c) => c.method === 'conversations.history' && c.params.channel === 'C0OWN')
+      .flatMap((c) => ((c.answer as { messages?: Array<{ ts: string; bot_id?: string }> }).messages ?? []).map((m) => [m.ts, m.bot_id ?? 'person']));
+    expect(listed).toEqual(
+      expect.arrayContaining([
+        [own, 'BAUTOHUB'],
+        [other, 'B0OTHER'],
+        [person, 'person'],
+      ]),
+    );
+    expect(injected.sort()).toEqual([person, inThread].sort());
+    expect(record).toMatchObject({ found: 2, answered: 2 });
+  });
 });

@@ -195,4 +195,20 @@ describe('npm run setup', () => {
     expect(await runSetup(['--dir', dir, ...Object.entries(good).flat()], c.out, home)).toBe(2);
     expect(c.errors[0]).toMatch(message);
   });
+
+  it("subscribes to channels' messages only for a bot that exports followUps (AUTOHUB_TURN), and says so; a bot that cannot load stops it with its line", async () => {
+    const argv = ['--dir', dir, '--edge-url', EDGE, '--hub-host', 'hub.alice.dev', '--cloud-url', CLOUD];
+    writeFileSync(join(dir, 'plain-bot.mjs'), "export function takeTurn() { return 'ok'; }\n");
+    writeFileSync(join(dir, 'follow-bot.mjs'), "export const followUps = { minutes: 30 };\nexport function takeTurn() { return 'ok'; }\n");
+    const events = () => JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')).settings.event_subscriptions.bot_events;
+    expect(await runSetup(argv, capture().out, home, 'linux', { AUTOHUB_TURN: 'plain-bot.mjs' })).toBe(0);
+    expect(events()).toEqual(['app_context_changed', 'app_home_opened', 'app_mention', 'message.im']);
+    const c = capture();
+    expect(await runSetup(argv, c.out, home, 'linux', { AUTOHUB_TURN: 'follow-bot.mjs' })).toBe(0);
+    expect(events()).toEqual(['app_context_changed', 'app_home_opened', 'app_mention', 'message.channels', 'message.groups', 'message.im', 'message.mpim']);
+    expect(c.lines.join('\n')).toMatch(/followUps: manifest\.json subscribes to message\.channels, message\.groups, message\.mpim/);
+    const bad = capture();
+    expect(await runSetup(argv, bad.out, home, 'linux', { AUTOHUB_TURN: 'no-such-bot.mjs' })).toBe(2);
+    expect(bad.errors[0]).toMatch(/^setup: AUTOHUB_TURN /);
+  });
 });

@@ -17,7 +17,8 @@ describe('a large delivery', () => {
   const copy = useCopy({ role: 'hub', api, redis: fx, env: { AUTOHUB_DEMO_THINK_MS: '1500' } });
 
   it('of 700 KB is stored with its lease, so a taker-over could run it (before: claimed bodiless, lost if its copy died)', async () => {
-    const envelope = mentionEnvelope({ eventId: 'Ev-700k', ts: '1700016000.000001', text: `<@UAUTOHUB> ${'x'.repeat(700_000)}` });
+    // 350,000 characters, twice: in `text` and in its rich_text block, as Slack sends a message: a 700 KB body.
+    const envelope = mentionEnvelope({ eventId: 'Ev-700k', ts: '1700016000.000001', text: `<@UAUTOHUB> ${'x'.repeat(350_000)}` });
     const ack = await deliver(copy.eventsUrl, envelope, { signingSecret: SECRET });
     expect(ack.headers.get('x-autohub-claim')).toBe('claimed');
     let body: string | undefined;

@@ -4,7 +4,7 @@
  * row, and every documented limit and error of a row comes back from the
  * fake to the real WebClient over loopback.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { WebClient } from '@slack/web-api';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -12,29 +12,10 @@ import { AUTOHUB_BOT, OTHER_APP } from '../../drill/sim/fake-web-api.js';
 import { MARKDOWN_TEXT_MAX, SLACK_METHODS, methodRow } from '../../drill/sim/slack-methods.js';
 import { METHOD_SCOPES } from '../../lib/slack/scopes.js';
 import { checkThread, ReplyWriter } from '../../lib/turn/index.js';
-import { SWEEP } from '../../lib/ratelimit/audit.js';
+import { methodsCalled } from '../support/methods-called.js';
 import { useFakeWebApi } from '../support/fixtures.js';
 
 const ROOT = join(import.meta.dirname, '../..');
-
-function sources(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    return statSync(path).isDirectory() ? sources(path) : path.endsWith('.ts') ? [path] : [];
-  });
-}
-
-/** Every Web API method the shipped code calls: `client.x.y(`, and the audit's raw sweep. */
-function methodsCalled(): Set<string> {
-  const found = new Set<string>(SWEEP.map(([method]) => method));
-  for (const file of [...sources(join(ROOT, 'lib')), ...sources(join(ROOT, 'app'))]) {
-    for (const m of readFileSync(file, 'utf8').matchAll(
-      /\bclient\.((?:chat|conversations|assistant\.threads|users|auth|views|reactions|apps|team|bots|files)\.\w+)\(/g,
-    ))
-      found.add(m[1]!);
-  }
-  return found;
-}
 
 const errorOf = async (call: Promise<unknown>): Promise<string | undefined> => {
   try {

@@ -92,6 +92,12 @@ describe('loadTurnModule', () => {
     await expect(loadTurnModule(write('bad-edits.mjs', "export const edits = 'sometimes';\nexport function takeTurn() {}\n"))).rejects.toThrow(
       /expected edits, when exported, to be one of answer, ignore, but it is "sometimes"/,
     );
+    expect(
+      await loadTurnModule(write('follow-ups.mjs', "export const followUps = { minutes: 30 };\nexport function takeTurn() { return 'ok'; }\n")),
+    ).toMatchObject({ followUps: { minutes: 30 } });
+    await expect(loadTurnModule(write('bad-follow-ups.mjs', 'export const followUps = 30;\nexport function takeTurn() {}\n'))).rejects.toThrow(
+      /expected followUps, when exported, to be \{ minutes \} with minutes a whole number from 1 to 1440, but it is 30 in /,
+    );
   });
 
   it('unset, the demo turn answers, with the settings it is given', async () => {
