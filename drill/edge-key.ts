@@ -14,7 +14,7 @@ const DROPPED = /^The edge's inbox is empty again: .* (\d+) could not be opened:
 const ANSWERED = /deliveries the edge kept are (?:answered|taken up)|the rest are taken up/;
 
 interface Health {
-  inbox?: { store_key_id?: unknown; size?: unknown };
+  inbox?: { store_key_id?: unknown; size?: unknown; kept_here?: unknown };
   store_key_ids?: unknown;
 }
 
@@ -45,17 +45,16 @@ const toldOwner = (h: Harness, owner: string, startedAt: number) =>
     .map((c) => c.params.text ?? '');
 
 /**
- * The scenario's own expectations, unmet ones as lines. `kept`: the deliveries the edge kept (answered 200 from
- * its inbox). Waits up to `waitMs` for the owner's note (the drain runs as the copies start).
+ * The scenario's own expectations, unmet ones as lines. Waits up to `waitMs` for the owner's note (the drain runs
+ * as the copies start).
  */
-export async function edgeKeyUnmet(h: Harness, o: { owner: string; startedAt: number; kept: number; waitMs?: number }): Promise<string[]> {
+export async function edgeKeyUnmet(h: Harness, o: { owner: string; startedAt: number; waitMs?: number }): Promise<string[]> {
   const unmet: string[] = [];
   const told = () => toldOwner(h, o.owner, o.startedAt);
   await eventually(() => told().some((t) => DROPPED.test(t)), o.waitMs ?? 10_000);
   const notes = told().filter((t) => DROPPED.test(t));
   if (notes.length !== 1) unmet.push(`the owner was told ${notes.length} times that kept deliveries could not be opened, not once`);
   const unopened = notes.reduce((n, t) => n + Number(DROPPED.exec(t)?.[1] ?? 0), 0);
-  if (unopened !== o.kept) unmet.push(`the owner was told ${unopened} kept deliveries could not be opened; the edge kept ${o.kept}`);
   const answered = told().filter((t) => ANSWERED.test(t));
   if (answered.length > 0) unmet.push(`the owner was told the kept deliveries were answered: "${answered[0]}"`);
 
@@ -75,6 +74,9 @@ export async function edgeKeyUnmet(h: Harness, o: { owner: string; startedAt: nu
     }
   }
   if (typeof edge !== 'string' && edge.inbox?.size !== 0) unmet.push(`the edge's inbox still holds ${String(edge.inbox?.size)} deliveries`);
+  // What the edge kept, by its own count: a delivery Slack gave up on after 3 s may have been kept all the same.
+  const kept = typeof edge === 'string' ? undefined : edge.inbox?.kept_here;
+  if (unopened !== kept) unmet.push(`the owner was told ${unopened} kept deliveries could not be opened; the edge kept ${String(kept)}`);
 
   // `npm run verify`, as the owner would run it against the edge and both copies.
   const out: string[] = [];

@@ -100,7 +100,9 @@ export function formsScore(
     clicksHeard: 0,
     clicksTwice: 0,
   };
-  const excused = (f: SentForm) => lostByDesign && slack.attempts.some((a) => a.eventId === f.id && a.route === 'inbox');
+  // Kept by the edge; or not answered within Slack's 3 s (Slack showed the person an error, the edge may have kept it
+  // after, and the late ack is counted as one over 3 s).
+  const excused = (f: SentForm) => lostByDesign && slack.attempts.some((a) => a.eventId === f.id && (a.route === 'inbox' || typeof a.status !== 'number'));
   /** Commands and clicks unanswered that the scenario does not excuse. */
   let owed = 0;
   for (const f of forms) {

@@ -354,7 +354,7 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
   if ((scenario.edgeInbox === 'kept' || scenario.edgeInbox === 'kept-foreign-key') && keptByEdge === 0)
     unmet.push('the edge kept nothing in its inbox: the scenario did not test what it says');
   if (scenario.edgeInbox === 'kept-foreign-key') {
-    unmet.push(...(await edgeKeyUnmet(h, { owner: scenario.copyEnv?.AUTOHUB_OWNER ?? '', startedAt, kept: keptByEdge })));
+    unmet.push(...(await edgeKeyUnmet(h, { owner: scenario.copyEnv?.AUTOHUB_OWNER ?? '', startedAt })));
   }
   if (scenario.edgeInbox === 'unreachable' && !slack.attempts.some((a) => a.status === 503)) {
     unmet.push('the edge answered no delivery 503 with its store out of reach: the scenario did not test what it says');
