@@ -100,9 +100,10 @@ export function formsScore(
     clicksHeard: 0,
     clicksTwice: 0,
   };
-  // Kept by the edge; or not answered within Slack's 3 s (Slack showed the person an error, the edge may have kept it
-  // after, and the late ack is counted as one over 3 s).
-  const excused = (f: SentForm) => lostByDesign && slack.attempts.some((a) => a.eventId === f.id && (a.route === 'inbox' || typeof a.status !== 'number'));
+  // Kept by the edge; or not accepted (Slack never retries a form: one answered 503 because the edge's keep failed,
+  // or not within Slack's 3 s, is lost whatever the key, and is counted as such: not kept, or over 3 s).
+  const excused = (f: SentForm) =>
+    lostByDesign && slack.attempts.some((a) => a.eventId === f.id && (a.route === 'inbox' || typeof a.status !== 'number' || a.status >= 300));
   /** Commands and clicks unanswered that the scenario does not excuse. */
   let owed = 0;
   for (const f of forms) {

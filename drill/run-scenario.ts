@@ -39,7 +39,7 @@ export interface ScenarioResult {
   name: string;
   summary: string;
   duplicatesPossible?: string;
-  /** What the scenario loses by design, said up front (Scenario.lostByDesign): its lost mentions are counted, not failed. */
+  /** What the scenario loses by design, said up front (Scenario.lostByDesign): the commands and clicks its edge kept, counted, not failed. */
   lostByDesign?: string;
   startedAt: number;
   endedAt: number;

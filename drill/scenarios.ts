@@ -25,8 +25,9 @@ export interface Scenario {
   /** Said up front when duplicates cannot be ruled out (the store itself down at the moment of a claim). */
   duplicatesPossible?: string;
   /**
-   * Said up front when mentions, commands and clicks are lost by the scenario's design (a misconfiguration no copy
-   * can mend): what is lost is then counted, not failed, and the scenario checks instead that the owner is told.
+   * Said up front when the scenario's design loses what its edge keeps (a misconfiguration no copy can mend): the
+   * slash commands and clicks kept are counted, not failed (drill/forms.ts), and the scenario checks instead that
+   * the owner is told. A lost mention still fails it: the catch-up sweep reads mentions back from Slack's history.
    */
   lostByDesign?: string;
   /** Each mention is delivered a second time under a new event_id, with no retry headers. */
