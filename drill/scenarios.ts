@@ -473,6 +473,9 @@ export const SCENARIOS: Scenario[] = [
     edgeInbox: 'kept-foreign-key',
     // 10 minutes of Slack's time (5 s at the drill's factor): enough outage to keep a few of each kind, and short.
     sendSimMs: 10 * 60_000,
+    // A personal bot's pace: at the drill's 20 a second (and a command or click beside half of them) every delivery
+    // is sealed and kept through the REST bridge in the drill's own process, whose keeps then outlast their 400 ms.
+    rate: 5,
     dms: 0.2,
     forms: { commands: 0.3, clicks: 0.2 },
     copyEnv: { AUTOHUB_TURN: 'drill/assistant-bot.ts', AUTOHUB_OWNER: DRILL_OWNER },
