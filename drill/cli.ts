@@ -158,7 +158,7 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   if (args.json) {
     process.stdout.write(
-      `${JSON.stringify({ factor: drill.factor, store: drill.store, scenarios: drill.results.map((r) => ({ name: r.name, ...r.score, duplicatesPossible: r.duplicatesPossible ?? null, faultErrors: r.faults.filter((f) => f.error).map((f) => `${f.label}: ${f.error}`), ...(r.unmet ? { unmet: r.unmet } : {}), ...(r.notExercised ? { notExercised: r.notExercised } : {}), passed: !failed(r) })) })}\n`,
+      `${JSON.stringify({ factor: drill.factor, store: drill.store, scenarios: drill.results.map((r) => ({ name: r.name, ...r.score, duplicatesPossible: r.duplicatesPossible ?? null, lostByDesign: r.lostByDesign ?? null, faultErrors: r.faults.filter((f) => f.error).map((f) => `${f.label}: ${f.error}`), ...(r.unmet ? { unmet: r.unmet } : {}), ...(r.notExercised ? { notExercised: r.notExercised } : {}), passed: !failed(r) })) })}\n`,
     );
   } else {
     process.stdout.write(`${renderTable(drill.results, Boolean(process.stdout.isTTY))}\n${legend()}\n${summaryLine(drill.results, args.report)}\n`);

@@ -66,13 +66,18 @@ export function sendForms(
   return sent;
 }
 
-/** What became of the forms so far; `pending`: those not yet answered or heard, and the owner's notes not yet told. */
+/**
+ * What became of the forms so far; `pending`: those not yet answered or heard, and the owner's notes not yet told.
+ * `lostByDesign` (Scenario.lostByDesign): a form the edge kept cannot be answered, so it is neither waited for nor
+ * failed as unanswered (the others still must be, each once), and the owner's notes are the scenario's own to check.
+ */
 export function formsScore(
   h: Harness,
   slack: SlackSim,
   forms: readonly SentForm[],
   feedbackChannel: string,
   owner: string | undefined,
+  lostByDesign = false,
 ): { figures: FormFigures; unmet: string[]; pending: number } {
   const posts = h.api.posts();
   const live = (id: string) => {
@@ -95,6 +100,12 @@ export function formsScore(
     clicksHeard: 0,
     clicksTwice: 0,
   };
+  // Kept by the edge; or not accepted (Slack never retries a form: one answered 503 because the edge's keep failed,
+  // or not within Slack's 3 s, is lost whatever the key, and is counted as such: not kept, or over 3 s).
+  const excused = (f: SentForm) =>
+    lostByDesign && slack.attempts.some((a) => a.eventId === f.id && (a.route === 'inbox' || typeof a.status !== 'number' || a.status >= 300));
+  /** Commands and clicks unanswered that the scenario does not excuse. */
+  let owed = 0;
   for (const f of forms) {
     if (f.kind === 'command') {
       const byLive = live(f.id);
@@ -104,6 +115,7 @@ export function formsScore(
       figures.commands += 1;
       if (n > 0) figures.commandsAnswered += 1;
       if (n > 1) figures.commandsTwice += 1;
+      if (n === 0 && !excused(f)) owed += 1;
       figures.commandsLive += byLive;
       figures.commandsByResponseUrl += byHook;
       figures.commandsByDm += byDm;
@@ -112,9 +124,16 @@ export function formsScore(
       figures.clicks += 1;
       if (n > 0) figures.clicksHeard += 1;
       if (n > 1) figures.clicksTwice += 1;
+      if (n === 0 && !excused(f)) owed += 1;
     }
   }
   const unmet: string[] = [];
+  if (lostByDesign) {
+    if (owed > 0) unmet.push(`${owed} slash commands and clicks the edge did not keep were never answered or heard`);
+    if (figures.commandsTwice > 0) unmet.push(`${figures.commandsTwice} of ${figures.commands} slash commands answered twice`);
+    if (figures.clicksTwice > 0) unmet.push(`${figures.clicksTwice} of ${figures.clicks} clicks heard twice`);
+    return { figures, unmet, pending: owed };
+  }
   if (figures.commandsAnswered < figures.commands)
     unmet.push(`${figures.commands - figures.commandsAnswered} of ${figures.commands} slash commands never answered`);
   if (figures.commandsTwice > 0) unmet.push(`${figures.commandsTwice} of ${figures.commands} slash commands answered twice`);

@@ -3,6 +3,7 @@
  * the hub behind a cuttable tunnel, the cloud copy behind a fault injector,
  * and the edge router serving both.
  */
+import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
@@ -41,7 +42,8 @@ export interface Harness {
   /**
    * The edge's inbox from the next resetEdge on: `none` (no store settings: 503 when no copy answers), `kept` (the
    * shared store, as the Worker's UPSTASH_REDIS_REST_URL/_TOKEN secrets give it), `unreachable` (set, but the
-   * store cannot be reached from the edge). `kept` needs redis-server (the REST bridge): without it, no inbox.
+   * store cannot be reached from the edge), `kept-foreign-key` (as `kept`, sealed with an AUTOHUB_STORE_KEY the copies
+   * do not hold: a Worker given another key than the copies). `kept*` needs redis-server (the REST bridge): without it, no inbox.
    */
   edgeInbox(mode: EdgeInboxMode): void;
   /** What the edge logged since its last reset, counted by event (`edge.inbox_failed` also by its reason: `edge.inbox_failed: store timeout`). */
@@ -82,7 +84,7 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export type EdgeInboxMode = 'none' | 'kept' | 'unreachable';
+export type EdgeInboxMode = 'none' | 'kept' | 'kept-foreign-key' | 'unreachable';
 
 /**
  * A store the edge cannot reach: every connection is reset at once (a fixed closed port may instead be dropped
@@ -146,8 +148,12 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     CLOUD_URL: cloudTunnel.url,
     SLACK_SIGNING_SECRET: DRILL_SECRET,
     EDGE_DOWN_TTL_MS: String(Math.max(1, Math.round(30_000 / options.factor))),
+    // The edge's full health body (its inbox's store key id among it) to the drill alone, as the copies'.
+    AUTOHUB_HEALTH_TOKEN: DRILL_HEALTH_TOKEN,
   });
   const unreachable = await startUnreachableStore();
+  // The copies derive theirs from the signing secret (they are given no AUTOHUB_STORE_KEY): a random one is not it.
+  const foreignKey = randomBytes(32).toString('hex');
   let inboxMode: EdgeInboxMode = 'none';
   const edgeEvents = new Map<string, number>();
   const log = (event: string, fields: Record<string, unknown>) => {
@@ -157,9 +163,14 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
   const newRouter = (): EdgeRouter => {
     edgeEvents.clear();
     // Without redis-server there is no REST bridge to keep in: no inbox (the scenario's fault says it is not staged).
-    if (inboxMode === 'none' || (inboxMode === 'kept' && !bridge)) return createEdgeRouter({ settings, log });
-    const url = inboxMode === 'kept' ? bridge!.url : unreachable.url;
-    const inbox = parseInboxSettings({ UPSTASH_REDIS_REST_URL: url, UPSTASH_REDIS_REST_TOKEN: bridge?.token ?? 'unreachable' })!;
+    const kept = inboxMode === 'kept' || inboxMode === 'kept-foreign-key';
+    if (inboxMode === 'none' || (kept && !bridge)) return createEdgeRouter({ settings, log });
+    const url = kept ? bridge!.url : unreachable.url;
+    const inbox = parseInboxSettings({
+      UPSTASH_REDIS_REST_URL: url,
+      UPSTASH_REDIS_REST_TOKEN: bridge?.token ?? 'unreachable',
+      ...(inboxMode === 'kept-foreign-key' ? { AUTOHUB_STORE_KEY: foreignKey } : {}),
+    })!;
     return createEdgeRouter({ settings, log, inbox: createEdgeKeeper({ settings: inbox, signingSecret: DRILL_SECRET }) });
   };
   let router = newRouter();

@@ -7,7 +7,7 @@
  * retries ringed, lost and doubled turns marked.
  */
 import type { ScenarioResult } from './run-scenario.js';
-import { COLUMNS, failed, notes, verdict } from './report-table.js';
+import { COLUMNS, failed, lostByDesign, notes, verdict } from './report-table.js';
 
 const COLOURS = { hub: '#2f6fdf', cloud: '#e8871e', none: '#d2283c', reply: '#4a4a4a' } as const;
 const LANES = ['attempts answered by the hub', 'attempts answered by the cloud copy', 'attempts no copy accepted', 'replies posted', 'lost / doubled'] as const;
@@ -122,7 +122,7 @@ function timeline(r: ScenarioResult): string {
   return `<svg class="timeline" data-scenario="${esc(r.name)}" viewBox="0 0 ${W} ${height}" width="${W}" height="${height}" role="img" aria-label="timeline of ${esc(r.name)}">${parts.join('')}</svg>`;
 }
 
-const rowClass = (r: ScenarioResult) => (failed(r) ? 'fail' : r.score.duplicateReplies > 0 ? 'dups' : 'pass');
+const rowClass = (r: ScenarioResult) => (failed(r) ? 'fail' : r.score.duplicateReplies > 0 || lostByDesign(r) ? 'dups' : 'pass');
 
 function row(r: ScenarioResult): string {
   const cells = COLUMNS.map((c, i) => {
@@ -135,6 +135,7 @@ function row(r: ScenarioResult): string {
 function section(r: ScenarioResult): string {
   const lines = [
     ...(r.duplicatesPossible ? [`Stated up front: ${r.duplicatesPossible}.`] : []),
+    ...(r.lostByDesign ? [`Lost by design (${lostByDesign(r) ?? 'none'}), stated up front: ${r.lostByDesign}.`] : []),
     ...r.faults.filter((f) => f.error).map((f) => `Fault not staged: ${f.label}: ${f.error}.`),
     ...(r.unmet ?? []).map((u) => `Unmet: ${u}.`),
     ...(r.notExercised ?? []).map((u) => `Not exercised by this bot: ${u}.`),

@@ -22,11 +22,28 @@ export function failed(result: ScenarioResult, options: { slowAcks?: boolean } =
   );
 }
 
-/** What a scenario's verdict says: a FAIL, what this bot never does (not a failure), a pass with duplicates it stated up front, or a plain pass. */
-export function verdict(result: ScenarioResult): 'FAIL' | 'not exercised' | 'ok (dups stated)' | 'ok' {
+/**
+ * What a scenario lost that it said up front it would (Scenario.lostByDesign; its forms score excused them): the
+ * slash commands never answered and clicks never heard, beside its lost mentions (which fail it all the same).
+ */
+export function lostByDesign(result: ScenarioResult): string | undefined {
+  const s = result.score;
+  if (!result.lostByDesign) return undefined;
+  const lost: Array<[number, number, string]> = [
+    [s.lost, s.sent, 'mentions'],
+    [(s.commands ?? 0) - (s.commandsAnswered ?? 0), s.commands ?? 0, 'slash commands'],
+    [(s.clicks ?? 0) - (s.clicksHeard ?? 0), s.clicks ?? 0, 'clicks'],
+  ];
+  const said = lost.filter(([n]) => n > 0).map(([n, of, what]) => `${n} of ${of} ${what}`);
+  return said.length ? said.join(', ') : undefined;
+}
+
+/** What a scenario's verdict says: a FAIL, what this bot never does (not a failure), a pass with duplicates or losses it stated up front, or a plain pass. */
+export function verdict(result: ScenarioResult): 'FAIL' | 'not exercised' | 'ok (dups stated)' | 'ok (loss stated)' | 'ok' {
   if (failed(result)) return 'FAIL';
   if ((result.notExercised?.length ?? 0) > 0) return 'not exercised';
-  return result.score.duplicateReplies > 0 ? 'ok (dups stated)' : 'ok';
+  if (result.score.duplicateReplies > 0) return 'ok (dups stated)';
+  return lostByDesign(result) ? 'ok (loss stated)' : 'ok';
 }
 
 export interface Column {
@@ -68,7 +85,8 @@ export const COLUMNS: readonly Column[] = [
   { header: '>3s', means: "acks later than Slack's 3 s (Slack would retry)", cell: (r) => String(r.score.deadlineMisses) },
   {
     header: 'verdict',
-    means: 'ok, ok (dups stated: the scenario said up front it may answer twice), not exercised (by this bot: it never does what the scenario tests), or FAIL',
+    means:
+      'ok, ok (dups stated: the scenario said up front it may answer twice), ok (loss stated: it said up front what it loses), not exercised (by this bot: it never does what the scenario tests), or FAIL',
     cell: verdict,
   },
 ];
@@ -77,6 +95,7 @@ export const COLUMNS: readonly Column[] = [
 export function notes(results: readonly ScenarioResult[]): string[] {
   return [
     ...results.filter((r) => r.duplicatesPossible).map((r) => `note: ${r.name}: ${r.duplicatesPossible}`),
+    ...results.filter((r) => r.lostByDesign).map((r) => `note: ${r.name}: lost by design (${lostByDesign(r) ?? 'none'}): ${r.lostByDesign}`),
     ...results.flatMap((r) => r.faults.filter((f) => f.error).map((f) => `fault not staged: ${r.name}: ${f.label}: ${f.error}`)),
     ...results.flatMap((r) => (r.unmet ?? []).map((u) => `unmet: ${r.name}: ${u}`)),
     ...results.flatMap((r) => (r.notExercised ?? []).map((u) => `not exercised by this bot: ${r.name}: ${u}`)),
@@ -103,7 +122,7 @@ export function renderTable(results: readonly ScenarioResult[], colour: boolean)
   rows.forEach((cells, i) => {
     const r = results[i]!;
     const text = line(cells);
-    out.push(failed(r) ? paint(31, text) : r.score.duplicateReplies > 0 ? paint(33, text) : paint(32, text));
+    out.push(failed(r) ? paint(31, text) : r.score.duplicateReplies > 0 || lostByDesign(r) ? paint(33, text) : paint(32, text));
   });
   out.push(...notes(results));
   return out.join('\n');

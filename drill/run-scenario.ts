@@ -27,6 +27,7 @@ import { formsScore, sendForms, type SentForm } from './forms.js';
 import { AssistantThreadsDrill } from './assistant-traffic.js';
 import { AskDrill } from './ask-traffic.js';
 import { scheduleScore } from './schedule-check.js';
+import { edgeKeyUnmet } from './edge-key.js';
 
 export interface FaultWindow {
   label: string;
@@ -40,6 +41,8 @@ export interface ScenarioResult {
   name: string;
   summary: string;
   duplicatesPossible?: string;
+  /** What the scenario loses by design, said up front (Scenario.lostByDesign): the commands and clicks its edge kept, counted, not failed. */
+  lostByDesign?: string;
   startedAt: number;
   endedAt: number;
   score: ScenarioScore;
@@ -162,6 +165,7 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
   let threaded = 0;
   const quirks = scenario.quirks;
   const unmet: string[] = [];
+  const lost = scenario.lostByDesign !== undefined;
   /** Mentions whose person presses Stop (by ts; the stream's thread). */
   const stoppers = new Set<string>();
   let dmPairs = 0;
@@ -311,7 +315,7 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
     const stopped = quirks ? new Set([...h.api.streams.values()].filter((st) => st.state === 'stopped_by_user').map((st) => st.thread_ts ?? '')) : undefined;
     const threads = quirks ? threadsOf(replies) : undefined;
     const whole = (m: string) => !threads || stopped!.has(m) || wholeAnswer(threads.get(m) ?? [], options.ownBot);
-    const formsDone = !scenario.forms || formsScore(h, slack, forms, FEEDBACK_CHANNEL, scenario.copyEnv?.AUTOHUB_OWNER).pending === 0;
+    const formsDone = !scenario.forms || formsScore(h, slack, forms, FEEDBACK_CHANNEL, scenario.copyEnv?.AUTOHUB_OWNER, lost).pending === 0;
     if (mentions.every((m) => answered.has(m) && whole(m)) && formsDone && Date.now() - quietSince > 300) break;
     quietMs = Math.max(3000, sweepMs);
     // Quiet is counted from the end of the last fault too: nothing can be caught up while it lasts.
@@ -360,7 +364,7 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
     );
   }
   const deadLetters = (await h.deadLetters()) - deadBefore;
-  const formFigures = scenario.forms ? formsScore(h, slack, forms, FEEDBACK_CHANNEL, scenario.copyEnv?.AUTOHUB_OWNER) : undefined;
+  const formFigures = scenario.forms ? formsScore(h, slack, forms, FEEDBACK_CHANNEL, scenario.copyEnv?.AUTOHUB_OWNER, lost) : undefined;
   if (formFigures) unmet.push(...formFigures.unmet);
   // Slack's disable rule (drill/slack-sim.ts): the app's events turned off is a failure whatever else held.
   if (slack.eventsDisabledAt !== undefined) {
@@ -371,7 +375,11 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
   const keptByEdge = slack.attempts.filter((a) => a.route === 'inbox').length;
   // Not a failure by itself: Slack retries an event the edge answered 503; a command or click it could not keep is lost, and counted so.
   const notKeptByEdge = [...h.edgeEvents()].filter(([event]) => event.startsWith('edge.inbox_')).reduce((n, [, c]) => n + c, 0);
-  if (scenario.edgeInbox === 'kept' && keptByEdge === 0) unmet.push('the edge kept nothing in its inbox: the scenario did not test what it says');
+  if ((scenario.edgeInbox === 'kept' || scenario.edgeInbox === 'kept-foreign-key') && keptByEdge === 0)
+    unmet.push('the edge kept nothing in its inbox: the scenario did not test what it says');
+  if (scenario.edgeInbox === 'kept-foreign-key') {
+    unmet.push(...(await edgeKeyUnmet(h, { owner: scenario.copyEnv?.AUTOHUB_OWNER ?? '', startedAt })));
+  }
   if (scenario.edgeInbox === 'unreachable' && !slack.attempts.some((a) => a.status === 503)) {
     unmet.push('the edge answered no delivery 503 with its store out of reach: the scenario did not test what it says');
   }
@@ -406,6 +414,7 @@ async function sendAndScore(h: Harness, scenario: Scenario, options: RunOptions)
     name: scenario.name,
     summary: scenario.summary,
     ...(scenario.duplicatesPossible ? { duplicatesPossible: scenario.duplicatesPossible } : {}),
+    ...(scenario.lostByDesign ? { lostByDesign: scenario.lostByDesign } : {}),
     startedAt,
     endedAt: Date.now(),
     score: {

@@ -26,6 +26,12 @@ export interface Scenario {
   faults: Fault[];
   /** Said up front when duplicates cannot be ruled out (the store itself down at the moment of a claim). */
   duplicatesPossible?: string;
+  /**
+   * Said up front when the scenario's design loses what its edge keeps (a misconfiguration no copy can mend): the
+   * slash commands and clicks kept are counted, not failed (drill/forms.ts), and the scenario checks instead that
+   * the owner is told. A lost mention still fails it: the catch-up sweep reads mentions back from Slack's history.
+   */
+  lostByDesign?: string;
   /** Each mention is delivered a second time under a new event_id, with no retry headers. */
   redeliverUnderNewId?: boolean;
   /** This share of the mentions sent while a fault is on is in threads: by turns one people started before, and the bot's own. */
@@ -67,10 +73,11 @@ export interface Scenario {
   /** The mentions are messages in split-view threads (drill/assistant-traffic.ts), with context changes and feedback clicks. */
   assistant?: AssistantTraffic;
   /**
-   * The edge's inbox (drill/harness.ts): `kept`, the shared store as the Worker's secrets give it; `unreachable`,
-   * set but out of the edge's reach. Unset: no inbox (the edge answers 503 when no copy does).
+   * The edge's inbox (drill/harness.ts): `kept`, the shared store as the Worker's secrets give it; `kept-foreign-key`,
+   * the same, sealed with a store key the copies do not hold; `unreachable`, set but out of the edge's reach. Unset:
+   * no inbox (the edge answers 503 when no copy does).
    */
-  edgeInbox?: 'kept' | 'unreachable';
+  edgeInbox?: 'kept' | 'kept-foreign-key' | 'unreachable';
   /** The mentions are sent over at least this much of Slack's time (ms, divided by the drill's factor, as its retries are). */
   sendSimMs?: number;
   /** This share of the mentions are direct messages (one `message.im` event each). */
@@ -469,6 +476,26 @@ export const SCENARIOS: Scenario[] = [
     copyEnv: { AUTOHUB_TURN: 'drill/assistant-bot.ts', AUTOHUB_OWNER: DRILL_OWNER, DRILL_FLAKY_COMMANDS: '1', AUTOHUB_TURN_RETRY_DELAY_MS: '200' },
     noDeadLetters: true,
     faults: [bothCopiesDown(0.05, 0.95)],
+  },
+  {
+    name: 'both-down-edge-key',
+    summary:
+      "both copies down for 10 minutes of Slack's time while mentions, DMs, slash commands and clicks arrive; the edge keeps each in its inbox, sealed with an AUTOHUB_STORE_KEY the copies do not hold (a Worker given another key): no copy can open them, each is counted as not opened, the owner is told once how many and that `npm run verify` compares the keys (never that they were answered), verify flags both copies; the mentions and DMs are read back from Slack's history by the catch-up sweep and answered once, late; the commands and clicks kept are lost",
+    edgeInbox: 'kept-foreign-key',
+    // 10 minutes of Slack's time (5 s at the drill's factor): enough outage to keep a few of each kind, and short.
+    sendSimMs: 10 * 60_000,
+    // A personal bot's pace: at the drill's 20 a second (and a command or click beside half of them) every delivery
+    // is sealed and kept through the REST bridge in the drill's own process, whose keeps then outlast their 400 ms.
+    rate: 5,
+    dms: 0.2,
+    forms: { commands: 0.3, clicks: 0.2 },
+    copyEnv: { AUTOHUB_TURN: 'drill/assistant-bot.ts', AUTOHUB_OWNER: DRILL_OWNER },
+    lostByDesign:
+      'the edge seals what it keeps with a store key the copies do not hold, so no copy can open it: the slash commands and clicks it kept are lost (Slack keeps no history of them to read back); counted, and told to the owner',
+    noDeadLetters: true,
+    // From 0.2: the first mentions are answered live, so the store has a claim on record, as a bot in use has (a
+    // fresh store that never served has no last claim for the catch-up sweep to read back from).
+    faults: [bothCopiesDown(0.2, 0.9)],
   },
   {
     name: 'both-down-edge-store',

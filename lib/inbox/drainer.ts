@@ -62,15 +62,17 @@ export interface DrainResult {
 }
 
 /**
- * The owner's note when the inbox is empty again. Each kept delivery was taken up with the life of a live one:
- * answered, or retried and, when it cannot be answered, a dead letter told on its own (never "answered" unasked).
+ * The owner's note when the inbox is empty again, told once an outage across the copies. Each kept delivery was
+ * taken up with the life of a live one: answered, or retried and, when it cannot be answered, a dead letter told on
+ * its own (never "answered" unasked); or dropped, because no copy could run it: `dropped` across the copies, of them
+ * `unopened` sealed with another key (lib/inbox/store.ts counts each once, however many copies drained it).
  */
-export function outageEndText(count: number, dropped = 0): string {
-  if (dropped > 0) {
-    const lost = Math.min(dropped, count);
-    return `The edge's inbox is empty again: of the ${count} deliveries it kept, ${lost} could not be run (told above); the rest are taken up, each answered or told to you as a dead letter.`;
-  }
-  return `All ${count} deliveries the edge kept are taken up: each is answered, or told to you as a dead letter if it cannot be.`;
+export function outageEndText(count: number, dropped = 0, unopened = 0): string {
+  if (dropped === 0) return `All ${count} deliveries the edge kept are taken up: each is answered, or told to you as a dead letter if it cannot be.`;
+  const why = droppedWhy(unopened);
+  // None taken up: "the rest are taken up" would tell the owner of answers that never came.
+  if (dropped >= count) return `The edge's inbox is empty again: none of the ${count} deliveries it kept could be run, and they are lost.${why}`;
+  return `The edge's inbox is empty again: of the ${count} deliveries it kept, ${dropped} could not be run and are lost; the rest are taken up, each answered or told to you as a dead letter.${why}`;
 }
 
 /** The owner's note when the edge refused deliveries because its inbox was full (a count since the store began). */
@@ -78,13 +80,11 @@ export function refusedText(refused: number): string {
   return `The edge's inbox was full (AUTOHUB_INBOX_MAX): ${refused} ${refused === 1 ? 'delivery was' : 'deliveries were'} refused with 503 so far. Slack retries an event for a while; a refused slash command or click is lost.`;
 }
 
-/** The owner's note when a drain dropped deliveries it could not run (counted here, never only logged). */
-export function droppedText(dropped: number, unopened: number): string {
-  const why =
-    unopened > 0
-      ? ` ${unopened} could not be opened: the edge seals with another key than this copy's (AUTOHUB_STORE_KEY, or SLACK_SIGNING_SECRET without one); \`npm run verify\` compares them.`
-      : '';
-  return `${dropped} ${dropped === 1 ? 'delivery' : 'deliveries'} the edge kept could not be run and ${dropped === 1 ? 'is' : 'are'} lost.${why}`;
+/** Why kept deliveries were dropped, when some could not be opened: the way to check (never only logged). */
+function droppedWhy(unopened: number): string {
+  return unopened > 0
+    ? ` ${unopened} could not be opened: the edge seals with another key than the copies' (AUTOHUB_STORE_KEY, or SLACK_SIGNING_SECRET without one); \`npm run verify\` compares them.`
+    : '';
 }
 
 export class InboxDrainer {
@@ -93,8 +93,6 @@ export class InboxDrainer {
   #next: Promise<DrainResult> | undefined;
   #lastCheck = Number.NEGATIVE_INFINITY;
   #last: InboxStats | undefined;
-  /** Deliveries this copy dropped since the owner was last told an outage ended: that note counts them. */
-  #dropped = 0;
 
   constructor(ports: DrainerPorts) {
     this.#p = ports;
@@ -155,7 +153,6 @@ export class InboxDrainer {
     }
     p.log.info('inbox.drain', { reason, size: stats.size, oldestAt: stats.oldestAt });
     const seen = new Set<string>();
-    const unopened = { count: 0 };
     for (;;) {
       let taken: Awaited<ReturnType<DrainerPorts['store']['take']>>;
       try {
@@ -170,36 +167,37 @@ export class InboxDrainer {
       let progressed = false;
       for (const { member } of batch) {
         seen.add(member);
-        const outcome = await this.#one(member, unopened).catch(() => 'retry' as const);
+        const outcome = await this.#one(member).catch(() => 'retry' as const);
         if (outcome === 'retry') {
           result.left += 1;
           continue;
         }
         progressed = true;
+        if (outcome === 'dropped' || outcome === 'unopened') {
+          // Counted where the outage's end reads it, by the one copy whose drop removed it (another may drain it too).
+          if (await p.store.drop(member, outcome === 'unopened').catch(() => false)) result.dropped += 1;
+          continue;
+        }
         result[outcome] += 1;
         await p.store.remove(member).catch(() => {});
       }
       if (!progressed) break;
-    }
-    this.#dropped += result.dropped;
-    if (result.dropped > 0) {
-      // Never silent: a delivery no copy can run is lost, and the owner hears why (most often a store key that differs).
-      p.log.error('inbox.dropped_told', { reason, dropped: result.dropped, unopened: unopened.count });
-      await p.tellOwner(droppedText(result.dropped, unopened.count)).catch(() => {});
     }
     const after = await p.store.stats().catch(() => undefined);
     if (after) this.#last = after;
     p.log.info('inbox.drained', { reason, ...result, size: after?.size });
     const told = after?.size === 0 ? await p.endOutage().catch(() => undefined) : undefined;
     if (told !== undefined) {
-      p.log.info('inbox.outage_answered', { size: told });
-      await p.tellOwner(outageEndText(told, this.#dropped)).catch(() => {});
-      this.#dropped = 0;
+      // Never silent: what no copy could run is lost, and the owner hears how many and why, once across the copies.
+      const lost = await p.store.takeLost().catch(() => ({ dropped: 0, unopened: 0 }));
+      if (lost.dropped > 0) p.log.error('inbox.dropped_told', { reason, ...lost, size: told });
+      else p.log.info('inbox.outage_answered', { size: told });
+      await p.tellOwner(outageEndText(told, lost.dropped, lost.unopened)).catch(() => {});
     }
     return result;
   }
 
-  async #one(member: string, unopened: { count: number }): Promise<'ran' | 'alreadyRun' | 'dropped' | 'retry'> {
+  async #one(member: string): Promise<'ran' | 'alreadyRun' | 'dropped' | 'unopened' | 'retry'> {
     const p = this.#p;
     const opened = p.open(member);
     const kept = opened === undefined ? undefined : parseKept(opened);
@@ -207,8 +205,7 @@ export class InboxDrainer {
       // Sealed under a key this copy does not hold, or not a kept delivery: nothing here can run it.
       // The key it was sealed under is written in it (seal.ts): named, so the owner can tell which side differs.
       p.log.error('inbox.dropped', { reason: 'cannot open', sealedWith: member.split('.')[1] });
-      unopened.count += 1;
-      return 'dropped';
+      return 'unopened';
     }
     const signature = await checkSignature({
       signingSecret: p.signingSecret,

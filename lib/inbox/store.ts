@@ -50,6 +50,27 @@ table.insert(out, 1, tostring(expired))
 return out`,
 });
 
+/**
+ * Drops a kept delivery no copy can run: removes it and, only when this call removed it (two copies draining at once
+ * both try), counts it in the outage's lost counts, in one step, so a copy ending the outage never reads them half
+ * counted. Returns 1 when it removed it, else 0.
+ */
+export const DROP_SCRIPT = `local removed = redis.call('ZREM', KEYS[1], ARGV[1])
+if removed == 1 then
+  redis.call('HINCRBY', KEYS[2], 'dropped', 1)
+  if ARGV[2] == '1' then redis.call('HINCRBY', KEYS[2], 'unopened', 1) end
+end
+return removed`;
+
+/** The outage's lost counts, read and reset: {dropped, unopened}. */
+export const TAKE_LOST_SCRIPT = `local dropped = redis.call('HGET', KEYS[1], 'dropped') or '0'
+local unopened = redis.call('HGET', KEYS[1], 'unopened') or '0'
+redis.call('DEL', KEYS[1])
+return {tostring(dropped), tostring(unopened)}`;
+
+/** Kept deliveries dropped since the last outage's end was told: `dropped`, and of them `unopened` (another store key). */
+export const INBOX_LOST_KEY = 'autohub:inbox:lost';
+
 /** {size, oldest score or '' when empty, expired ever, refused ever}, as strings (the REST encoding turns every string alike). */
 export const STATS_SCRIPT = defineScript({
   keys: ['set', 'expiredKey', 'refusedKey'],
@@ -105,6 +126,10 @@ export interface InboxStore {
   /** The oldest `count` entries (past `maxAgeMs`, when set, dropped and counted first). */
   take(count: number): Promise<KeptMember[]>;
   remove(member: string): Promise<void>;
+  /** Removes a delivery no copy can run, counted as lost (and `unopened`) when this call removed it: true then. */
+  drop(member: string, unopened: boolean): Promise<boolean>;
+  /** The lost counts since they were last taken, reset: for the one copy that tells the owner an outage's end. */
+  takeLost(): Promise<{ dropped: number; unopened: number }>;
   /** One command. */
   stats(): Promise<InboxStats>;
 }
@@ -159,6 +184,13 @@ export function createInboxStore(settings: InboxStoreSettings): InboxStore {
     },
     async remove(member) {
       await command(['ZREM', INBOX_KEY, member]);
+    },
+    async drop(member, unopened) {
+      return Number(await command(['EVAL', DROP_SCRIPT, 2, INBOX_KEY, INBOX_LOST_KEY, member, unopened ? '1' : '0'])) === 1;
+    },
+    async takeLost() {
+      const [dropped, unopened] = ((await command(['EVAL', TAKE_LOST_SCRIPT, 1, INBOX_LOST_KEY])) as [string, string] | null) ?? ['0', '0'];
+      return { dropped: Number(dropped), unopened: Number(unopened) };
     },
     async stats() {
       const checkedAt = now();

@@ -86,6 +86,16 @@ describe("the drill's HTML report", () => {
     expect(html).toContain('fault not staged: unstaged: hub frozen: runs in this process');
   });
 
+  it('says a pass with losses stated up front (lostByDesign) as such, with what was lost; a lost mention still fails it', () => {
+    const why = { lostByDesign: 'the edge seals with another key' };
+    const stated = scenarioResult('lost', { commands: 3, commandsAnswered: 1, clicks: 1, clicksHeard: 0 }, [], why);
+    const mentions = scenarioResult('mentions', { commands: 3, commandsAnswered: 1, lost: 1, lostMentions: ['1.000001'] }, [], why);
+    const html = renderHtml([stated, mentions], META);
+    expect(textCells(html.match(/<tbody>[\s\S]*?<\/tbody>/)![0]).filter((c) => /^ok|^FAIL/.test(c))).toEqual(['ok (loss stated)', 'FAIL']);
+    expect(html).toContain('note: lost: lost by design (2 of 3 slash commands, 1 of 1 clicks): the edge seals with another key');
+    expect(renderTable([stated], false)).toContain('note: lost: lost by design (2 of 3 slash commands, 1 of 1 clicks)');
+  });
+
   it('at 22 scenarios, links each row of the table to that scenario’s own timeline', () => {
     const names = Array.from({ length: 22 }, (_, i) => `scenario-no-${i + 1}`);
     const html = renderHtml(

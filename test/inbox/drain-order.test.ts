@@ -18,6 +18,12 @@ function fakeInbox() {
       const at = members.findIndex((m) => m.member === member);
       if (at >= 0) members.splice(at, 1);
     },
+    drop: async (member) => {
+      const at = members.findIndex((m) => m.member === member);
+      if (at >= 0) members.splice(at, 1);
+      return at >= 0;
+    },
+    takeLost: async () => ({ dropped: 0, unopened: 0 }),
     // The first read is held until the test lets it go, and sees the inbox as it was when it was sent.
     stats: async () => {
       const size = members.length;

@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { mentionEnvelope } from '../../drill/sim/slack-events.js';
-import { createEdgeKeeper, droppedText, outageEndText, parseInboxSettings, refusedText } from '../../lib/inbox/index.js';
+import { createEdgeKeeper, outageEndText, parseInboxSettings, refusedText } from '../../lib/inbox/index.js';
 import { signedHeaders } from '../../lib/slack/index.js';
 import { eventually, SECRET } from '../support/copies.js';
 import { useCopiesPerTest, useFakeWebApi } from '../support/fixtures.js';
@@ -40,10 +40,27 @@ describe("the owner hears what became of the edge's kept deliveries", () => {
     expect(await keep(otherKey, 'Ev-other-key-2', '1700000800.000002')).toBe('kept');
     const copy = await copies.start('hub');
     await copy.inbox!.drain('test');
-    await eventually(() => told().includes(droppedText(2, 2)), 'the owner told of the two lost');
-    await eventually(() => told().includes(outageEndText(2, 2)), 'the end of the outage, counting the lost');
+    await eventually(() => told().includes(outageEndText(2, 2, 2)), 'the end of the outage, counting the lost and why');
+    expect(outageEndText(2, 2, 2)).toMatch(/none of the 2 .* 2 could not be opened: .*`npm run verify` compares them/);
     expect(told()).not.toContain(outageEndText(2));
+    // None of them was run: no note may say any was taken up (the end note once said "the rest are taken up").
+    expect(told().filter((t) => /taken up/.test(t))).toEqual([]);
     expect(copy.lines.filter((l) => l.event === 'inbox.dropped' && l.level === 'error')).toHaveLength(2);
+  });
+
+  it('two copies draining unopenable deliveries at once tell the owner once, each counted once', async () => {
+    // Bug caught (drill both-down-edge-key): both copies dropped the same 13, each told the owner its own count
+    // (24 in all), and the one that ended the outage, having dropped 11, said "the rest are taken up".
+    const otherKey = { AUTOHUB_STORE_KEY: 'cd'.repeat(32) };
+    const before = told().length;
+    const toldHere = () => told().slice(before);
+    for (let i = 1; i <= 6; i++) expect(await keep(otherKey, `Ev-both-${i}`, `1700001000.00000${i}`)).toBe('kept');
+    const [hub, cloud] = await Promise.all([copies.start('hub'), copies.start('cloud')]);
+    await Promise.all([hub.inbox!.drain('test'), cloud.inbox!.drain('test')]);
+    await eventually(() => toldHere().some((t) => /could not be opened/.test(t)), 'the owner told of the lost');
+    await Promise.all([hub.inbox!.drain('again'), cloud.inbox!.drain('again')]);
+    expect(toldHere().filter((t) => /could not be opened/.test(t))).toEqual([outageEndText(6, 6, 6)]);
+    expect(toldHere().filter((t) => /taken up/.test(t))).toEqual([]);
   });
 
   it('a full inbox that refused a delivery is told to the owner once and shown on health (before: only in the edge log)', async () => {
