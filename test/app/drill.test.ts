@@ -61,7 +61,7 @@ describe('the failover drill, every scenario end to end (fewer mentions than `np
     drill = await runDrill({ scenarios: SCENARIOS, events: 12, factor: 120, onScenario: showLive(lines) });
     // both-down-long alone holds its copies down for 60 s (two hours of Slack's time at factor 120), then restarts
     // them; inbox-commands 20 s, both-down-edge-key 5 s; ask and schedule restart their copies three times each. The bound is the
-    // setup's, not a figure: a run on CI's two cores took about 5 minutes for 32 scenarios; 37 now, and a loaded machine takes longer.
+    // setup's, not a figure: a run on CI's two cores took about 5 minutes for 32 scenarios; 36 now, and a loaded machine takes longer.
   }, 900_000);
 
   it('says a line as each scenario starts and one as it ends, with its verdict (the drill was silent for 70 s in CI)', () => {
