@@ -13,7 +13,7 @@ import { createAutohub, type Autohub } from '../app/create-app.js';
 import { loadTurnModule } from '../app/turn-module.js';
 import type { SharedStore } from '../lib/store/index.js';
 import { parseAppConfig, type Role } from '../lib/config/index.js';
-import { createLogger, silentLogger } from '../lib/log/index.js';
+import { createLogger, silentLogger, type Level } from '../lib/log/index.js';
 import { freePort } from './sim/free-port.js';
 
 /** The drill's health token (see harness.ts); defined here so the copies need not import the harness. */
@@ -50,8 +50,10 @@ export interface CopyEnv {
    * never the copy's own (AUTOHUB_*, SLACK_*, UPSTASH_*, PORT), which the drill sets.
    */
   botEnv?: Record<string, string>;
-  /** Each line a child copy logs (its JSON log lines, at info and above), with the copy's instance; unset: its logs are dropped. */
+  /** Each line a child copy logs (its JSON log lines, at `logLevel` and above), with the copy's instance; unset: its logs are dropped. */
   onLog?: (instance: string, line: string) => void;
+  /** The level the copies log at when `onLog` takes their lines. @default 'info' */
+  logLevel?: Level;
 }
 
 /** The copy's own settings: what the drill sets, never passed through from a developer's shell. */
@@ -200,7 +202,7 @@ export async function startChildCopy(role: Role, o: CopyEnv): Promise<CopyHandle
     if (overrides) extra = overrides;
     const onLog = o.onLog;
     const instance = o.instance ?? `drill-${role}`;
-    child = spawnCopy({ AUTOHUB_JOURNAL: journal, ...env(role, port, o), ...(onLog ? { AUTOHUB_LOG_LEVEL: 'info' } : {}), ...extra }, port, {
+    child = spawnCopy({ AUTOHUB_JOURNAL: journal, ...env(role, port, o), ...(onLog ? { AUTOHUB_LOG_LEVEL: o.logLevel ?? 'info' } : {}), ...extra }, port, {
       ...(onLog ? { onLine: (line: string) => onLog(instance, line) } : {}),
     }).child;
     await waitHealthy(url, child);
@@ -245,7 +247,7 @@ export async function startInProcessCopy(role: Role, o: CopyEnv, store: SharedSt
     // With onLog, its lines go there as a child copy's do (try reads a turn's retries and dead letter from them).
     const onLog = o.onLog;
     const instance = o.instance ?? `drill-${role}`;
-    const log = onLog ? createLogger({ level: 'info', base: { instance }, write: (line) => onLog(instance, line) }) : silentLogger;
+    const log = onLog ? createLogger({ level: o.logLevel ?? 'info', base: { instance }, write: (line) => onLog(instance, line) }) : silentLogger;
     copy = createAutohub({ config, log, store, turn });
     await copy.start();
   };

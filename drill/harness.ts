@@ -18,6 +18,7 @@ import { startTunnel, type Tunnel } from './sim/tunnel.js';
 import { startUpstashBridge, type UpstashBridge } from './sim/upstash-bridge.js';
 import { botEnvOf, DRILL_HEALTH_TOKEN, startChildCopy, startInProcessCopy, type CopyHandle } from './copies.js';
 import { hangable } from './hangable-store.js';
+import type { Level } from '../lib/log/index.js';
 
 export const DRILL_SECRET = 'drill-signing-secret';
 /** Your bot under the drill's pacing, as the copies' AUTOHUB_TURN. */
@@ -79,6 +80,8 @@ export interface Harness {
   streaming(timeoutMs: number): Promise<void>;
   /** Resolves once `copy`'s health says it has a turn in flight; rejects after `timeoutMs`. */
   busy(copy: CopyHandle, timeoutMs: number): Promise<void>;
+  /** A line of the drill's own about the scenario (a figure beside its table row), kept with the copies' logs (onLog, as `drill`). */
+  note(line: string): void;
   close(): Promise<void>;
 }
 
@@ -103,6 +106,8 @@ export interface HarnessOptions {
   paced?: boolean;
   /** Each line a child copy logs, with its instance (the copies then log at info). */
   onLog?: (instance: string, line: string) => void;
+  /** The level the copies log at when `onLog` takes their lines. @default 'info' */
+  logLevel?: Level;
 }
 
 export async function startHarness(options: HarnessOptions): Promise<Harness> {
@@ -131,6 +136,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
         ? { turn: PACED_TURN, botEnv: { ...botEnvOf(), AUTOHUB_DRILL_BOT: options.turn } }
         : { turn: options.turn, botEnv: botEnvOf() }),
     ...(options.onLog ? { onLog: options.onLog } : {}),
+    ...(options.logLevel ? { logLevel: options.logLevel } : {}),
   };
   const memory = bridge ? undefined : new MemoryStore();
   const shared = memory ? hangable(memory) : undefined;
@@ -194,6 +200,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
       return typeof at === 'number' ? at : undefined;
     },
     storeCommands: () => bridge?.commands,
+    note: (line) => options.onLog?.('drill', line),
     bridge,
     addReplicas: async (n) => {
       const added = await Promise.all(
