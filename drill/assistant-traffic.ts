@@ -140,7 +140,12 @@ export class AssistantThreadsDrill {
     }
     await slack.settled();
     // Beside the scenario's row, in its log: the acks and claims of the clicks alone (the table's acks count every delivery).
-    h.note(`assistant: ${clickFigures(slack.attempts.filter((a) => a.mention.startsWith(CLICK_PREFIX)), clicked.length)}`);
+    h.note(
+      `assistant: ${clickFigures(
+        slack.attempts.filter((a) => a.mention.startsWith(CLICK_PREFIX)),
+        clicked.length,
+      )}`,
+    );
     // onFeedback's lines (`feedback <messageTs> <value>`), counted by the answer clicked.
     const wanted = new Set(clicked);
     const tally = () => {

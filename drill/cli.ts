@@ -159,7 +159,9 @@ async function main(argv: readonly string[]): Promise<number> {
   const unprogress = () => {
     if (tty) process.stderr.write('\r\x1b[2K');
   };
-  say(`${args.scenarios.length} scenario(s), ${args.events} mention(s) each, time factor ${args.factor} (Slack's retries after ${(60 / args.factor).toFixed(2)} s and ${(300 / args.factor).toFixed(2)} s)`);
+  say(
+    `${args.scenarios.length} scenario(s), ${args.events} mention(s) each, time factor ${args.factor} (Slack's retries after ${(60 / args.factor).toFixed(2)} s and ${(300 / args.factor).toFixed(2)} s)`,
+  );
   say(`the bot: ${turn ?? 'the demo turn'}`);
   if (args.noisy > 0) say(`${args.noisy} busy process(es) beside the system`);
   const logPath = copyLogPath(args.report);
@@ -221,7 +223,8 @@ async function main(argv: readonly string[]): Promise<number> {
       `${JSON.stringify({ factor: drill.factor, store: drill.store, tookMs, ...(logged > 0 ? { copyLog: logPath } : {}), scenarios: drill.results.map((r) => ({ name: r.name, ...r.score, duplicatesPossible: r.duplicatesPossible ?? null, faultErrors: r.faults.filter((f) => f.error).map((f) => `${f.label}: ${f.error}`), ...(r.unmet ? { unmet: r.unmet } : {}), ...(r.notExercised ? { notExercised: r.notExercised } : {}), problems: problems(r), copyLogLines: drill.logs[r.name]?.lines ?? 0, passed: !failed(r) })) })}\n`,
     );
   }
-  const store = drill.store === 'redis-server' ? 'a private redis-server behind an Upstash REST bridge' : 'in-process, shared by both copies (no redis-server found)';
+  const store =
+    drill.store === 'redis-server' ? 'a private redis-server behind an Upstash REST bridge' : 'in-process, shared by both copies (no redis-server found)';
   table.write(
     `${[...legend(), ...wrap(`claim store: ${store}`), ...wrap(summaryLine(drill.results, args.report, { tookMs, ...(logNote ? { log: logNote } : {}) }))].join('\n')}\n`,
   );

@@ -41,6 +41,10 @@ export class CopyLogBook {
   }
 
   summary(): CopyLog {
-    return { lines: this.#lines, events: [...this.#events.values()].sort((a, b) => b.count - a.count || a.event.localeCompare(b.event)), first: [...this.#first] };
+    return {
+      lines: this.#lines,
+      events: [...this.#events.values()].sort((a, b) => b.count - a.count || a.event.localeCompare(b.event)),
+      first: [...this.#first],
+    };
   }
 }

@@ -72,7 +72,8 @@ export const COLUMNS: readonly Column[] = [
   { header: '>3s', means: "acks later than Slack's 3 s (Slack would retry)", cell: (r) => String(r.score.deadlineMisses) },
   {
     header: 'verdict',
-    means: 'ok; ok with duplicates the scenario stated up front; not exercised (by this bot: it never does what the scenario tests), and what; or FAIL, and what failed',
+    means:
+      'ok; ok with duplicates the scenario stated up front; not exercised (by this bot: it never does what the scenario tests), and what; or FAIL, and what failed',
     cell: (r) => verdictText(r),
   },
 ];

@@ -5,15 +5,19 @@
  * `npm start` starts them, reading no .env) behind the edge, a claim store
  * and a simulated Slack, on loopback. The words are sent as a person writes
  * them; the answer prints as the person would read it while it streams, then
- * one line says which copy answered, by which route, how long it took and
- * the store commands the message cost. Exit 0 when answered once, 1 when
- * not (or twice), 2 for a usage error or a bot that cannot load.
+ * one line says which copy answered, by which route, how long to the whole
+ * answer, its retries and the store commands the message cost, and one line
+ * what the bot showed beside it (its status, tasks and prompts). `--dm` opens
+ * the DM first, as a person does (the bot's prompts show then). A dead letter
+ * ends it at once, saying why. Exit 0 when answered once, 1 when not (or
+ * twice), 2 for a usage error or a bot that cannot load.
  */
 import { UsageError } from '../lib/errors/index.js';
 import { helpAsked, parseCli } from '../app/cli/args.js';
 import { isMain } from '../app/cli/is-main.js';
 import { resolveTurn, startConversation, type Conversation, type ReplyView, type Said } from './conversation.js';
 import { STAGED, TRY_FAULTS, type TryFault } from './faults.js';
+import { shownLine } from './shown.js';
 import { retriesPhrase, TurnLog } from './turn-log.js';
 
 export const TRY_USAGE = `usage: npm run try -- [--turn FILE] [--dm] [--thread] [--fail ${TRY_FAULTS.join('|')}] TEXT...`;
@@ -148,7 +152,7 @@ async function exchange(c: Conversation, said: Said, o: { out: (s: string) => vo
     dead,
     ...(fault ? { fault } : {}),
   });
-  o.out(`${line}\n`);
+  o.out(`${line}\n${shownLine(c.shown(said, view))}\n`);
   if (faultError) process.stderr.write(`try: the fault was not staged: ${faultError}\n`);
   if (dead !== undefined) process.stderr.write(`try: the turn is a dead letter: ${dead}\n`);
   else if (!view.done) process.stderr.write(`try: no complete answer within ${ANSWER_WITHIN_MS / 1000} s\n`);
@@ -179,6 +183,8 @@ export async function runTry(args: TryArgs, out: (s: string) => void = (s) => vo
       `try: ready (claim store: ${c.h.storeKind === 'redis-server' ? 'a private redis-server behind an Upstash REST bridge' : 'in-process'})\n`,
     );
     if (args.fail) STAGED[args.fail].before(c);
+    // A person opens the DM before writing in it: the bot's prompts (and greeting) show then, as in Slack.
+    if (args.dm) await c.openDm();
     const first = c.say({ text: args.text, dm: args.dm });
     let ok = await exchange(c, first, { out, turns, ...(args.fail ? { fault: args.fail } : {}) });
     if (args.thread && ok) {

@@ -208,16 +208,23 @@ describe('npm run drill -- --report PATH', () => {
     expect(out[2]).toMatch(/^sent: mentions sent; lost: /);
     // The run ends saying what it proved, how long it took, and where the report and the log are (wrapped, not cut).
     const log = join(dir, 'reports', 'today', 'drill.log');
-    const last = out.slice(out.findIndex((l) => l.startsWith('1/1 scenarios ok'))).join(' ').replace(/ {3}/g, ' ');
+    const last = out
+      .slice(out.findIndex((l) => l.startsWith('1/1 scenarios ok')))
+      .join(' ')
+      .replace(/ {3}/g, ' ');
     expect(last).toMatch(
-      new RegExp(`^1/1 scenarios ok in \\d+\\.\\d s: 2 mentions, 0 lost, 0 answered twice, 0 half-written, no ack over 3 s; report: ${path}; copies' log: ${log} \\(\\d+ line\\(s\\) at info and above\\)$`),
+      new RegExp(
+        `^1/1 scenarios ok in \\d+\\.\\d s: 2 mentions, 0 lost, 0 answered twice, 0 half-written, no ack over 3 s; report: ${path}; copies' log: ${log} \\(\\d+ line\\(s\\) at info and above\\)$`,
+      ),
     );
     expect(readFileSync(log, 'utf8')).toMatch(/^steady drill-hub \{"event":"app.started"/m);
     const html = readFileSync(path, 'utf8');
     expect(html).toContain('<svg class="timeline" data-scenario="steady"');
     expect(html).toMatch(/<details class="log"><summary>The copies' log: \d+ line\(s\) at info and above: [^<]*app\.started \(info\) ×2/);
     // A sample of the replies, as the person read them: the demo's greeting.
-    expect(html).toMatch(/<ul class="sample"[^>]*><li><span class="by hub">hub<\/span> Hi &#60;@U0PERSON&#62;, I got that\. Answered by the hub \(drill-hub\)\.<\/li>/);
+    expect(html).toMatch(
+      /<ul class="sample"[^>]*><li><span class="by hub">hub<\/span> Hi &#60;@U0PERSON&#62;, I got that\. Answered by the hub \(drill-hub\)\.<\/li>/,
+    );
   }, 150_000);
 
   it('--turn runs your bot in the copies: its words in the report, each reply put to the copy that wrote it (the copies got only PATH, so the demo answered)', () => {
@@ -371,7 +378,9 @@ describe("the copies' log", () => {
     expect(log.first).toHaveLength(SHOWN_LINES);
     expect(log.first[0]).toBe('drill-hub {"event":"store.unreachable","level":"error","i":0}');
     const html = renderHtml([scenarioResult('redis-hang')], { ...META, logs: { 'redis-hang': log }, logLevel: 'error', logFile: 'drill.log' });
-    expect(html).toContain(`<summary>The copies' log: ${SHOWN_LINES + 7} line(s) at error and above: store.unreachable (error) ×${SHOWN_LINES + 5}, not JSON (-) ×1, turn.dead_letter (error) ×1</summary>`);
+    expect(html).toContain(
+      `<summary>The copies' log: ${SHOWN_LINES + 7} line(s) at error and above: store.unreachable (error) ×${SHOWN_LINES + 5}, not JSON (-) ×1, turn.dead_letter (error) ×1</summary>`,
+    );
     expect(html).toContain('<p class="log">…and 7 more line(s) in drill.log.</p>');
     expect(renderHtml([scenarioResult('steady')], { ...META, logs: { steady: new CopyLogBook().summary() }, logLevel: 'error' })).toContain(
       '<p class="log">The copies logged nothing at error and above.</p>',
