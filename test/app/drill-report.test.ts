@@ -340,11 +340,12 @@ describe("the drill's terminal table, 100 columns wide", () => {
 
   it('a coloured row is the plain row in its colour: red for FAIL, yellow for stated duplicates, green for ok', () => {
     const layout = tableLayout(['steady'], 30);
-    const paint = (r: ScenarioResult) => tableRow(r, layout, true).match(/^\x1b\[(\d+)m/)?.[1];
+    const ESC = String.fromCharCode(27);
+    const paint = (r: ScenarioResult) => tableRow(r, layout, true).match(new RegExp(`^${ESC}\\[(\\d+)m`))?.[1];
     expect(paint(scenarioResult('steady'))).toBe('32');
     expect(paint(scenarioResult('steady', { lost: 1 }))).toBe('31');
     expect(paint({ ...scenarioResult('steady', { duplicateReplies: 1 }), duplicatesPossible: 'said' })).toBe('33');
-    expect(tableRow(scenarioResult('steady'), layout, true).replace(/\x1b\[\d+m/g, '')).toBe(tableRow(scenarioResult('steady'), layout));
+    expect(tableRow(scenarioResult('steady'), layout, true).replaceAll(new RegExp(`${ESC}\\[\\d+m`, 'g'), '')).toBe(tableRow(scenarioResult('steady'), layout));
   });
 });
 
