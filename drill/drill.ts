@@ -5,6 +5,7 @@ import { CopyLogBook, type CopyLog } from './copy-log.js';
 import { startHarness } from './harness.js';
 import { runScenario, type ScenarioResult } from './run-scenario.js';
 import type { Scenario } from './scenarios.js';
+import type { ScenarioScore } from './score.js';
 
 export interface DrillOptions {
   scenarios: readonly Scenario[];
@@ -53,6 +54,30 @@ function spinner(): ChildProcess {
   return child;
 }
 
+/** The result of a scenario that stopped before its end: every count zero, and why it stopped as its unmet expectation. */
+export function brokenOff(scenario: Pick<Scenario, 'name' | 'summary'>, startedAt: number, error: unknown, now = Date.now()): ScenarioResult {
+  const score: ScenarioScore = {
+    sent: 0,
+    answered: 0,
+    lost: 0,
+    duplicateReplies: 0,
+    retries: 0,
+    servedByHub: 0,
+    servedByCloud: 0,
+    takenOver: 0,
+    ackP50Ms: 0,
+    ackP99Ms: 0,
+    deadlineMisses: 0,
+    lostMentions: [],
+    doubledMentions: [],
+    late: 0,
+    maxWaitMs: 0,
+    caughtUp: 0,
+  };
+  const why = error instanceof Error ? error.message : String(error);
+  return { name: scenario.name, summary: scenario.summary, startedAt, endedAt: now, score, attempts: [], replies: [], faults: [], unmet: [`stopped: ${why}`] };
+}
+
 export async function runDrill(options: DrillOptions): Promise<DrillResult> {
   const noise = Array.from({ length: options.noisy ?? 0 }, spinner);
   const logs: Record<string, CopyLog> = {};
@@ -70,19 +95,26 @@ export async function runDrill(options: DrillOptions): Promise<DrillResult> {
       // A harness of its own for each scenario, as when it runs alone. One harness for the whole run kept every call of
       // every scenario in its fake Slack, whose scans grew with the run on the event loop that also carries the store's
       // bridge and the edge: late in a whole drill, claims timed out there and scenarios that hold alone failed.
-      const harness = await startHarness({
-        factor: options.factor,
-        inProcess: options.inProcess,
-        onLog,
-        logLevel: options.logLevel ?? 'error',
-        ...(options.turn !== undefined ? { turn: options.turn, paced: true } : {}),
-      });
       let result: ScenarioResult;
+      const startedAt = Date.now();
       try {
-        store = harness.storeKind;
-        result = await runScenario(harness, scenario, { ...options, ownBot: options.turn !== undefined });
-      } finally {
-        await harness.close();
+        const harness = await startHarness({
+          factor: options.factor,
+          inProcess: options.inProcess,
+          onLog,
+          logLevel: options.logLevel ?? 'error',
+          ...(options.turn !== undefined ? { turn: options.turn, paced: true } : {}),
+        });
+        try {
+          store = harness.storeKind;
+          result = await runScenario(harness, scenario, { ...options, ownBot: options.turn !== undefined });
+        } finally {
+          await harness.close();
+        }
+      } catch (error) {
+        // A scenario that could not run to its end (a copy that never became healthy on a loaded machine) fails
+        // with why, and the run goes on: before, the whole drill ended in a stack trace, its copies left running.
+        result = brokenOff(scenario, startedAt, error);
       }
       results.push(result);
       logs[scenario.name] = book.summary();

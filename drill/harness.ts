@@ -140,9 +140,20 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
   };
   const memory = bridge ? undefined : new MemoryStore();
   const shared = memory ? hangable(memory) : undefined;
-  const [hub, cloud] = await Promise.all(
+  const started = await Promise.allSettled(
     (['hub', 'cloud'] as const).map((role) => (shared ? startInProcessCopy(role, copyEnv, shared) : startChildCopy(role, copyEnv))),
   );
+  const failed = started.find((s) => s.status === 'rejected');
+  if (failed) {
+    // A copy that did not start (a slow machine, a bot that fails at start): what did start is stopped, the
+    // redis-server too, so a caller that goes on (the drill's next scenario) leaves nothing running.
+    await Promise.all(started.map((s) => (s.status === 'fulfilled' ? s.value.stop() : undefined)));
+    await Promise.all([api.close(), tickets.close()]);
+    await bridge?.close();
+    await redis?.stop();
+    throw failed.reason;
+  }
+  const [hub, cloud] = started.map((s) => (s as PromiseFulfilledResult<CopyHandle>).value);
   const hubTunnel = await startTunnel(hub!.url);
   const cloudTunnel = await startTunnel(cloud!.url);
 

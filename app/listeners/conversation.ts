@@ -19,8 +19,8 @@ import {
   type BotLoops,
   type EnvelopeFields,
   type MessageEvent,
-  type TakeTurn,
 } from '../../lib/turn/index.js';
+import type { TakeTurn } from '../../lib/bot/index.js';
 
 export { LATE_NOTE } from '../../lib/turn/index.js';
 

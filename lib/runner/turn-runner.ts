@@ -24,7 +24,7 @@ import { TurnLease, type DeadTurn, type LeaseKeeper, type StreamDetail, type Tur
 import { runStartOf, type DeliveryTracer } from '../telemetry/index.js';
 import { AckGate } from './ack-gate.js';
 import type { LateAnswers } from './late-answers.js';
-import { deadlineGraceMs, type AdmitVerdict, type Turn, type TurnContext } from './turn.js';
+import { deadlineGraceMs, type AdmitVerdict, type Turn, type BoltTurnContext } from './turn.js';
 
 export interface TurnRunnerOptions {
   /**
@@ -457,7 +457,7 @@ export class TurnRunner {
     const { o } = this;
     const claimHeader = { 'x-autohub-claim': t.logFields.claim as string };
     const handle = this.#handle(t);
-    const context: TurnContext = {
+    const context: BoltTurnContext = {
       autohubClaim: t.claim,
       autohubInstance: o.instance,
       autohubRole: o.role,

@@ -10,7 +10,7 @@ import type { AckGate } from './ack-gate.js';
 import type { RunTrace } from '../telemetry/index.js';
 
 /** Keys Bolt adds to every listener's `context`. */
-export interface TurnContext {
+export interface BoltTurnContext {
   autohubClaim: ClaimKind;
   autohubInstance: string;
   autohubRole: Role;

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { copyLogLevel, copyLogPath, drillHelp, prepareReportPath } from '../../drill/cli.js';
 import { CopyLogBook, SHOWN_LINES } from '../../drill/copy-log.js';
+import { brokenOff, runDrill } from '../../drill/drill.js';
 import { renderHtml } from '../../drill/report-html.js';
 import { failed, problems, renderTable, summaryLine, tableHeader, tableLayout, tableRow, verdict, verdictText } from '../../drill/report-table.js';
 import { SCENARIOS } from '../../drill/scenarios.js';
@@ -346,6 +347,32 @@ describe("the drill's terminal table, 100 columns wide", () => {
     expect(paint(scenarioResult('steady', { lost: 1 }))).toBe('31');
     expect(paint({ ...scenarioResult('steady', { duplicateReplies: 1 }), duplicatesPossible: 'said' })).toBe('33');
     expect(tableRow(scenarioResult('steady'), layout, true).replaceAll(new RegExp(`${ESC}\\[\\d+m`, 'g'), '')).toBe(tableRow(scenarioResult('steady'), layout));
+  });
+});
+
+describe('a scenario that stops before its end', () => {
+  it('fails with why, in its row, and the run goes on (before: the whole drill ended in a stack trace, its copies left running)', async () => {
+    const missing = join(tmp(), 'no-such-bot.mjs');
+    const drill = await runDrill({
+      scenarios: SCENARIOS.filter((s) => s.name === 'steady' || s.name === 'hub-offline'),
+      events: 2,
+      factor: 120,
+      inProcess: true,
+      turn: missing,
+    });
+    expect(drill.results.map((r) => r.name)).toEqual(['steady', 'hub-offline']);
+    for (const r of drill.results) {
+      expect(failed(r)).toBe(true);
+      expect(verdictText(r)).toMatch(/^FAIL: stopped: .*no-such-bot\.mjs/);
+    }
+    const layout = tableLayout(['steady'], 2);
+    expect(tableRow(drill.results[0]!, layout)).toMatch(/^steady +0 +0 +0 +0 +0 +- +0\.0 s +FAIL: stopped: /);
+  }, 60_000);
+
+  it('a broken-off result counts nothing and names why', () => {
+    const r = brokenOff({ name: 'hub-crash', summary: 'the hub is killed' }, 1000, new Error('the copy at http://127.0.0.1:1 did not become healthy'), 4000);
+    expect(r).toMatchObject({ name: 'hub-crash', startedAt: 1000, endedAt: 4000, unmet: ['stopped: the copy at http://127.0.0.1:1 did not become healthy'] });
+    expect(problems(r)).toEqual(['stopped: the copy at http://127.0.0.1:1 did not become healthy']);
   });
 });
 

@@ -7,7 +7,7 @@
 import { WebClient } from '@slack/web-api';
 import type { Logger } from '../../lib/log/index.js';
 import type { TurnRunnerOptions } from '../../lib/runner/index.js';
-import { TurnHandle } from '../../lib/turn/index.js';
+import { TurnHandle } from '../../lib/turn/handle.js';
 
 export function bareHandles(log: Logger, copy: { role: 'hub' | 'cloud'; instance: string }): TurnRunnerOptions['handleFor'] {
   const client = new WebClient('xoxb-test', { slackApiUrl: 'http://127.0.0.1:9/api/', retryConfig: { retries: 0 } });

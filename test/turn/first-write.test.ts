@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { TurnDeadlineError } from '../../lib/errors/index.js';
 import { silentLogger, slackLogger } from '../../lib/log/index.js';
 import { createRateLimitFetch, guardedClients } from '../../lib/ratelimit/index.js';
-import { TurnHandle, type TurnFence } from '../../lib/turn/index.js';
+import { TurnHandle, type TurnFence } from '../../lib/turn/handle.js';
 import { useFakeWebApi } from '../support/fixtures.js';
 
 /** A promise the test settles. */

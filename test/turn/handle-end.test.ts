@@ -15,7 +15,8 @@ import { LeaseLostError } from '../../lib/errors/index.js';
 import { silentLogger, slackLogger } from '../../lib/log/index.js';
 import { createRateLimitFetch, guardedClients } from '../../lib/ratelimit/index.js';
 import type { ReleaseReply } from '../../lib/store/index.js';
-import { DEAD_NOTE, partMetadata, RETRYING_NOTE, SKIPPED_NOTE, TurnHandle, type TurnFence } from '../../lib/turn/index.js';
+import { DEAD_NOTE, RETRYING_NOTE, SKIPPED_NOTE, TurnHandle, type TurnFence } from '../../lib/turn/handle.js';
+import { partMetadata } from '../../lib/turn/parts.js';
 import { useFakeWebApi } from '../support/fixtures.js';
 
 /** A lease that keeps what the handle asks of it, and answers a fail with `failReply`. */

@@ -7,7 +7,8 @@ import { WebClient } from '@slack/web-api';
 import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger, slackLogger } from '../../lib/log/index.js';
 import { createRateLimitFetch, guardedClients } from '../../lib/ratelimit/index.js';
-import { StatusBook, TurnHandle } from '../../lib/turn/index.js';
+import { StatusBook } from '../../lib/turn/status.js';
+import { TurnHandle } from '../../lib/turn/handle.js';
 import { eventually } from '../support/copies.js';
 import { useFakeWebApi } from '../support/fixtures.js';
 
