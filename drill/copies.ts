@@ -105,10 +105,13 @@ function env(role: Role, port: number, o: CopyEnv): Record<string, string> {
   };
 }
 
+/** How long a copy may take to answer its health check after it starts (a loaded machine's tsx start included). */
+const HEALTHY_WITHIN_MS = 20_000;
+
 async function waitHealthy(url: string, child?: ChildProcess): Promise<void> {
-  const until = Date.now() + 20_000;
+  const until = Date.now() + HEALTHY_WITHIN_MS;
   for (;;) {
-    if (child && child.exitCode !== null) throw new Error(`the copy at ${url} exited with ${child.exitCode}`);
+    if (child && child.exitCode !== null) throw new Error(`a copy exited with ${child.exitCode} before it was healthy (${url})`);
     try {
       const response = await fetch(`${url}/slack/health`);
       await response.arrayBuffer();
@@ -116,7 +119,7 @@ async function waitHealthy(url: string, child?: ChildProcess): Promise<void> {
     } catch {
       /* not up yet */
     }
-    if (Date.now() > until) throw new Error(`the copy at ${url} did not become healthy`);
+    if (Date.now() > until) throw new Error(`a copy did not become healthy within ${HEALTHY_WITHIN_MS / 1000} s (${url})`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }
