@@ -170,7 +170,14 @@ export async function runTry(args: TryArgs, out: (s: string) => void = (s) => vo
   process.stderr.write(`try: starting ${turn ?? 'the demo turn'} in a hub and a cloud copy behind the edge, against a simulated Slack...\n`);
   // The copies' log lines: each turn's retries and dead letter, read from them (they are not printed).
   const turns = new TurnLog();
-  const c = await startConversation({ turn, onLog: (instance, line) => turns.take(instance, line) });
+  let c: Conversation;
+  try {
+    c = await startConversation({ turn, onLog: (instance, line) => turns.take(instance, line) });
+  } catch (error) {
+    // A copy that did not start (a machine too busy to start it in time): one line, not a stack trace; what started is stopped.
+    process.stderr.write(`try: the system did not start: ${(error as Error).message}\n`);
+    return 1;
+  }
   // Stopped early (Ctrl-C, a timeout's SIGTERM): the copies and the redis-server it started go with it.
   const stop = (signal: NodeJS.Signals) => {
     process.stderr.write(`try: ${signal}: stopping the system\n`);
