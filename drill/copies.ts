@@ -217,7 +217,14 @@ export async function startChildCopy(role: Role, o: CopyEnv): Promise<CopyHandle
     c.kill(signal);
     await exited;
   };
-  await launch();
+  try {
+    await launch();
+  } catch (error) {
+    // Started but never healthy: nobody gets a handle to stop it, so it is stopped here (a drill that went on to its
+    // next scenario left two such copies a scenario running, each loading the machine further).
+    await end('SIGKILL');
+    throw error;
+  }
   return {
     role,
     instance: o.instance ?? `drill-${role}`,

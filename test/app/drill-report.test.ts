@@ -370,8 +370,18 @@ describe('a scenario that stops before its end', () => {
   }, 60_000);
 
   it('a broken-off result counts nothing and names why', () => {
-    const r = brokenOff({ name: 'hub-crash', summary: 'the hub is killed' }, 1000, new Error('a copy did not become healthy within 20 s (http://127.0.0.1:1)'), 4000);
-    expect(r).toMatchObject({ name: 'hub-crash', startedAt: 1000, endedAt: 4000, unmet: ['stopped: a copy did not become healthy within 20 s (http://127.0.0.1:1)'] });
+    const r = brokenOff(
+      { name: 'hub-crash', summary: 'the hub is killed' },
+      1000,
+      new Error('a copy did not become healthy within 20 s (http://127.0.0.1:1)'),
+      4000,
+    );
+    expect(r).toMatchObject({
+      name: 'hub-crash',
+      startedAt: 1000,
+      endedAt: 4000,
+      unmet: ['stopped: a copy did not become healthy within 20 s (http://127.0.0.1:1)'],
+    });
     expect(problems(r)).toEqual(['stopped: a copy did not become healthy within 20 s (http://127.0.0.1:1)']);
   });
 });
