@@ -188,14 +188,24 @@ async function main(argv: readonly string[]): Promise<number> {
       },
       onLog: (scenario, instance, line) => {
         // Opened at the first line: a run whose copies logged nothing leaves no file.
-        log ??= createWriteStream(logPath, { flags: process.env.DRILL_COPY_LOG ? 'a' : 'w' });
-        log.write(`${scenario} ${instance} ${line}\n`);
-        logged += 1;
+        if (log === undefined) {
+          log = createWriteStream(logPath, { flags: process.env.DRILL_COPY_LOG ? 'a' : 'w' });
+          // A log that cannot be written costs the log, not the run: said once, under the rows.
+          log.once('error', (error) => {
+            unprogress();
+            say(`the copies' log ${logPath}: not written: ${error.message}`);
+            logged = 0;
+          });
+        }
+        if (log.writable) {
+          log.write(`${scenario} ${instance} ${line}\n`);
+          logged += 1;
+        }
       },
     });
   } finally {
     unprogress();
-    await new Promise<void>((resolve) => (log ? log.end(resolve) : resolve()));
+    await new Promise<void>((resolve) => (log?.writable ? log.end(resolve) : resolve()));
   }
   const logNote = logged > 0 ? `${logPath} (${logged} line(s) at ${logLevel} and above)` : undefined;
   if (args.report !== undefined) {

@@ -228,6 +228,20 @@ describe('npm run drill -- --report PATH', () => {
     );
   }, 150_000);
 
+  it("a copies' log that cannot be written is said once, and the run goes on (it was an unhandled error)", () => {
+    const log = join(tmp(), 'no', 'such', 'folder', 'copies.log');
+    const result = spawnSync(process.execPath, ['--import', 'tsx', 'drill/cli.ts', '--scenario', 'steady', '--events', '2'], {
+      env: { PATH: process.env.PATH ?? '', AUTOHUB_ENV_FILE: 'none', DRILL_COPY_LOG: log },
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+    // Wrapped to 100 columns: read as one line.
+    expect(result.stderr.replaceAll('\n  ', ' ')).toContain(`drill: the copies' log ${log}: not written: ENOENT`);
+    expect(result.stdout).toMatch(/^steady +2 +0 +0 +0 +0 +100% .* ok$/m);
+    expect(result.stdout).not.toContain("copies' log:");
+    expect(result.status).toBe(0);
+  }, 150_000);
+
   it('--turn runs your bot in the copies: its words in the report, each reply put to the copy that wrote it (the copies got only PATH, so the demo answered)', () => {
     const dir = tmp();
     const path = join(dir, 'drill.html');
