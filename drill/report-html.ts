@@ -191,7 +191,7 @@ body{font:13px/1.4 system-ui,-apple-system,Segoe UI,sans-serif;margin:20px;color
 h1{font-size:20px;margin:0 0 4px} h2{font-size:15px;margin:18px 0 2px} a{color:inherit} a.up{font-size:11px;font-weight:normal;color:#777;margin-left:8px}
 .summary{color:#555;margin:0 0 4px} .meta{color:#555;margin:2px 0} .note{color:#8a5a00;margin:2px 0}
 table{border-collapse:collapse;margin:10px 0} th,td{padding:3px 7px;border-bottom:1px solid #ddd;text-align:right;white-space:nowrap} th{font-weight:600;border-bottom:2px solid #bbb}
-th:first-child,td:first-child{text-align:left} td:first-child a{text-decoration:none;border-bottom:1px dotted #999}
+th:first-child,td:first-child{text-align:left} th:last-child,td:last-child{text-align:left;white-space:normal;min-width:14em} td:first-child a{text-decoration:none;border-bottom:1px dotted #999}
 tr.fail td{color:#d2283c;font-weight:600} tr.dups td{color:#8a5a00} tbody tr:nth-child(even){background:#f7f7f8}
 .verdict{font-size:12px;font-weight:600;padding:1px 6px;border-radius:4px} .verdict.pass{background:#e3f3e6;color:#1f7a35} .verdict.dups{background:#fbf0d9;color:#8a5a00} .verdict.fail{background:#fbe0e3;color:#d2283c}
 .legend span{display:inline-block;margin-right:14px} .dot{display:inline-block;width:10px;height:10px;border-radius:50%;margin-right:4px;vertical-align:middle}
