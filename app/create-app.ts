@@ -19,7 +19,8 @@ import { createStore, MemoryStore, type SharedStore } from '../lib/store/index.j
 import { LoopDelay, type Sleep } from '../lib/time/index.js';
 import { conversationAdmit, ConversationGate } from '../lib/conversation/index.js';
 import { createLegChecker } from './legs.js';
-import type { StatusTimers, TakeTurn, TurnModule } from '../lib/turn/index.js';
+import type { StatusTimers } from '../lib/turn/index.js';
+import type { TakeTurn, TurnModule } from '../lib/bot/index.js';
 import {
   botOf,
   buildAi,
@@ -94,7 +95,7 @@ export interface AutohubOptions {
   timers?: StatusTimers | undefined;
 }
 
-export type { RegisterHelpers } from '../lib/turn/types.js';
+export type { RegisterHelpers } from '../lib/bot/index.js';
 
 export interface Autohub {
   app: App;

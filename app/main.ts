@@ -9,7 +9,7 @@ import { ConfigError } from '../lib/errors/index.js';
 import { createLogger } from '../lib/log/index.js';
 // Not through lib/slack's index: the Worker imports that, and this brings the WebClient.
 import { checkToken } from '../lib/slack/token-check.js';
-import type { TurnModule } from '../lib/turn/types.js';
+import type { TurnModule } from '../lib/bot/index.js';
 import { createAutohub } from './create-app.js';
 import { loadBot } from './turn-module.js';
 

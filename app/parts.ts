@@ -4,7 +4,7 @@
  * answers each call); app/create-app.ts lists the parts and wires them.
  */
 import type { conversationAdmit } from '../lib/conversation/index.js';
-import type { TaskDisplayMode } from '../lib/turn/index.js';
+import type { TaskDisplayMode } from '../lib/bot/index.js';
 import { App } from '@slack/bolt';
 import { WebClient, type WebClientOptions } from '@slack/web-api';
 import type { AppConfig } from '../lib/config/index.js';
@@ -19,17 +19,8 @@ import { OwnerNotices, type NoticeCause } from '../lib/notice/index.js';
 import { STATUS_KEYS, type CopyRecord, type PeerView } from '../lib/status/index.js';
 import { createSealer, storeKeyId, type SharedStore } from '../lib/store/index.js';
 import type { LoopDelay, Sleep } from '../lib/time/index.js';
-import {
-  AssistantThreads,
-  BotLoops,
-  FollowUpThreads,
-  StatusBook,
-  TurnHandle,
-  type TurnHandleOptions,
-  type StatusTimers,
-  type TakeTurn,
-  type TurnModule,
-} from '../lib/turn/index.js';
+import { AssistantThreads, BotLoops, FollowUpThreads, StatusBook, TurnHandle, type TurnHandleOptions, type StatusTimers } from '../lib/turn/index.js';
+import type { TakeTurn, TurnModule } from '../lib/bot/index.js';
 import { resilientAuthorize } from './authorize.js';
 import { announceDeadLetter, announceNotice, type OwnerLine } from './listeners/announce.js';
 import type { DeliveryTracer } from '../lib/telemetry/index.js';
@@ -39,7 +30,7 @@ import { registerSchedules } from './listeners/schedule.js';
 import { registerHome } from './listeners/home.js';
 import { registerAssistant } from './listeners/assistant.js';
 import { demoTurn } from './turn.js';
-import type { RegisterHelpers } from '../lib/turn/types.js';
+import type { RegisterHelpers } from '../lib/bot/index.js';
 import { turnOf, type AutohubContext } from './turn-context.js';
 import type { Wakes } from './wiring.js';
 

@@ -9,11 +9,11 @@
  * renewals), AUTOHUB_DEMO_CHUNK_MS slows its stream, AUTOHUB_DEMO_TICKET_URL
  * has it file a ticket in a ctx.step.
  */
-import type { TakeTurn, TurnContext, TurnRequest } from '../lib/turn/types.js';
+import type { TakeTurn, TurnContext, TurnRequest } from '../lib/bot/index.js';
 import { realSleep as pause } from '../lib/time/index.js';
 
-export type { TurnRequest } from '../lib/turn/types.js';
-export type { TurnReply } from '../lib/turn/types.js';
+export type { TurnRequest } from '../lib/bot/index.js';
+export type { TurnReply } from '../lib/bot/index.js';
 
 export interface DemoTurnOptions {
   /** How long the turn pretends to think before its first chunk. @default 0 */

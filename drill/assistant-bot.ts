@@ -7,7 +7,7 @@
 import type { App } from '@slack/bolt';
 import { demoTurn } from '../app/turn.js';
 import { RetryableError } from '../lib/errors/index.js';
-import type { AssistantThread, Feedback, FeedbackHelpers, TurnContext, TurnRequest } from '../lib/turn/types.js';
+import type { AssistantThread, Feedback, FeedbackHelpers, TurnContext, TurnRequest } from '../lib/bot/index.js';
 import { feedbackBlocks } from './sim/slack-events.js';
 
 /** Where onFeedback says it heard a click: `feedback <messageTs> <value>`. */

@@ -158,12 +158,12 @@ export class AssistantThreadsDrill {
       void slack.interact(`${CLICK_PREFIX}${ts}`, `click-${i}-b`, form, `${h.cloudTunnel.url}/slack/events`);
     }
     await slack.settled();
-    // Beside the scenario's line: the acks and claims of the clicks alone (the table's acks count every delivery).
-    process.stderr.write(
-      `drill: assistant: ${clickFigures(
+    // Beside the scenario's row, in its log: the acks and claims of the clicks alone (the table's acks count every delivery).
+    h.note(
+      `assistant: ${clickFigures(
         slack.attempts.filter((a) => a.mention.startsWith(CLICK_PREFIX)),
         clicked.length,
-      )}\n`,
+      )}`,
     );
     // onFeedback's lines (`feedback <messageTs> <value>`), counted by the answer clicked.
     const wanted = new Set(clicked);

@@ -8,19 +8,26 @@
  * said up front that it may), leaves one half-written or acks a delivery
  * after Slack's 3 s; 2 for a usage error, or a report that cannot be written
  * (checked before the run: a missing folder is made, as `mkdir -p` makes it).
- * A line per scenario as it starts and as it ends goes to stderr, so a log
- * shows life; on a terminal a line below it counts the mentions meanwhile.
- * The table ends with a legend of its columns and one line saying what the
- * run proved. `--turn FILE` (else AUTOHUB_TURN) runs your bot, not the demo.
+ * The table prints a row as each scenario ends, every line within 100
+ * columns, a failing row saying what failed; on a terminal a line below it
+ * counts the mentions meanwhile. It ends with a legend of its columns and
+ * one sentence saying what the run proved and how long it took. The copies'
+ * log lines go to a file beside the report (`drill.html`: `drill.log`; at
+ * DRILL_LOG_LEVEL, default error) and into each scenario's section of the
+ * report, never to the terminal. `--turn FILE` (else AUTOHUB_TURN) runs your
+ * bot, not the demo.
  */
-import { accessSync, constants, mkdirSync, statSync } from 'node:fs';
+import { accessSync, constants, createWriteStream, mkdirSync, statSync, type WriteStream } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
-import { runDrill } from './drill.js';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { runDrill, type DrillResult } from './drill.js';
 import { renderHtml } from './report-html.js';
-import { failed, legend, renderTable, summaryLine } from './report-table.js';
+import { failed, legend, problems, summaryLine, tableHeader, tableLayout, tableRow } from './report-table.js';
 import { findScenario, SCENARIOS, type Scenario } from './scenarios.js';
+import { clip, TERMINAL_WIDTH, wrap } from './wrap.js';
 import { UsageError } from '../lib/errors/index.js';
+import type { Level } from '../lib/log/index.js';
 import { helpAsked, parseCli, wholeNumber } from '../app/cli/args.js';
 import { isMain } from '../app/cli/is-main.js';
 import { loadTurnModule } from '../app/turn-module.js';
@@ -36,16 +43,16 @@ export interface DrillArgs {
   turn?: string;
 }
 
-const USAGE = 'usage: npm run drill -- [--scenario NAME] [--events N] [--factor F] [--noisy N] [--turn FILE] [--json] [--report FILE.html]';
+const USAGE = 'usage: npm run drill -- [--scenario NAME] [--events N] [--factor F] [--noisy N]\n       [--turn FILE] [--json] [--report FILE.html]';
 
-/** --help: the usage line, then every scenario with what it stages. */
+/** --help: the usage line, then every scenario with what it stages, within 100 columns. */
 export function drillHelp(): string {
   const width = Math.max(...SCENARIOS.map((s) => s.name.length));
   return [
     USAGE,
     '',
-    `--turn FILE runs your bot (else AUTOHUB_TURN, else the demo turn). Scenarios (--scenario NAME, repeatable; default: all ${SCENARIOS.length}):`,
-    ...SCENARIOS.map((s) => `  ${s.name.padEnd(width)}  ${s.summary}`),
+    ...wrap(`--turn FILE runs your bot (else AUTOHUB_TURN, else the demo turn). Scenarios (--scenario NAME, repeatable; default: all ${SCENARIOS.length}):`),
+    ...SCENARIOS.flatMap((s) => wrap(`  ${s.name.padEnd(width)}  ${s.summary}`, TERMINAL_WIDTH, ' '.repeat(width + 4))),
   ].join('\n');
 }
 
@@ -107,11 +114,30 @@ export function prepareReportPath(path: string, flag = '--report'): void {
   }
 }
 
+/** Where the copies' log goes: DRILL_COPY_LOG, else beside the report (`drill.html`: `drill.log`), else a file in the system's temporary folder. */
+export function copyLogPath(report: string | undefined, env: NodeJS.ProcessEnv = process.env, now = Date.now()): string {
+  if (env.DRILL_COPY_LOG) return env.DRILL_COPY_LOG;
+  if (report !== undefined) return `${report.replace(/\.html?$/i, '')}.log`;
+  return join(tmpdir(), `autohub-drill-${now}.log`);
+}
+
+const LEVELS: readonly Level[] = ['debug', 'info', 'warn', 'error'];
+
+/** The copies' log level: DRILL_LOG_LEVEL, else info when DRILL_COPY_LOG asks for their log, else error (what went wrong). */
+export function copyLogLevel(env: NodeJS.ProcessEnv = process.env): Level {
+  const given = env.DRILL_LOG_LEVEL;
+  if (given === undefined || given === '') return env.DRILL_COPY_LOG ? 'info' : 'error';
+  if (!(LEVELS as readonly string[]).includes(given)) throw new UsageError(`DRILL_LOG_LEVEL ${JSON.stringify(given)}: one of ${LEVELS.join(', ')}`);
+  return given as Level;
+}
+
 async function main(argv: readonly string[]): Promise<number> {
   let args: DrillArgs;
   let turn: string | undefined;
+  let logLevel: Level;
   try {
     args = parseDrillArgs(argv);
+    logLevel = copyLogLevel();
     if (args.report !== undefined) prepareReportPath(args.report);
     // Loaded here first, so a bot that cannot load is one line, not 22 copies that fail to start.
     turn = args.turn ?? (process.env.AUTOHUB_TURN || undefined);
@@ -120,49 +146,98 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stderr.write(`drill: ${(error as Error).message}\n`);
     return 2;
   }
+  const startedAt = Date.now();
   const tty = Boolean(process.stderr.isTTY);
-  // On a terminal the counting line is redrawn in place, under the lines that stay.
+  // The table goes to stdout, a row as each scenario ends; with --json stdout is the JSON's, and the rows go to stderr.
+  const table = args.json ? process.stderr : process.stdout;
+  const colour = Boolean(table.isTTY);
+  const say = (text: string) => process.stderr.write(`${wrap(`drill: ${text}`).join('\n')}\n`);
+  // On a terminal a counting line is redrawn in place under the rows; it is cleared before each row.
   const progress = (line: string) => {
-    if (tty) process.stderr.write(`\r\x1b[2K${line}`);
+    if (tty) process.stderr.write(`\r\x1b[2K${clip(line, TERMINAL_WIDTH)}`);
   };
-  const step = (line: string) => process.stderr.write(`${tty ? '\r\x1b[2K' : ''}drill: ${line}\n`);
-  process.stderr.write(
-    `drill: ${args.scenarios.length} scenario(s), ${args.events} mention(s) each; time factor ${args.factor} ` +
-      `(Slack's 1- and 5-minute retries after ${(60 / args.factor).toFixed(2)} s and ${(300 / args.factor).toFixed(2)} s)\n`,
+  const unprogress = () => {
+    if (tty) process.stderr.write('\r\x1b[2K');
+  };
+  say(
+    `${args.scenarios.length} scenario(s), ${args.events} mention(s) each, time factor ${args.factor} (Slack's retries after ${(60 / args.factor).toFixed(2)} s and ${(300 / args.factor).toFixed(2)} s)`,
   );
-  process.stderr.write(`drill: the bot: ${turn ?? 'the demo turn'}\n`);
-  if (args.noisy > 0) process.stderr.write(`drill: ${args.noisy} busy process(es) beside the system\n`);
-  const drill = await runDrill({
-    scenarios: args.scenarios,
-    events: args.events,
-    factor: args.factor,
-    noisy: args.noisy,
-    ...(turn !== undefined ? { turn } : {}),
-    onProgress: progress,
-    onScenario: step,
-  });
-  if (tty) process.stderr.write('\r\x1b[2K');
-  process.stderr.write(
-    `drill: claim store: ${drill.store === 'redis-server' ? 'a private redis-server behind an Upstash REST bridge' : 'in-process, shared by both copies in this process (no redis-server found)'}\n`,
+  say(`the bot: ${turn ?? 'the demo turn'}`);
+  if (args.noisy > 0) say(`${args.noisy} busy process(es) beside the system`);
+  const logPath = copyLogPath(args.report);
+  let log: WriteStream | undefined;
+  let logged = 0;
+  const layout = tableLayout(
+    args.scenarios.map((s) => s.name),
+    args.events,
   );
-
+  table.write(`${colour ? `\x1b[1m${tableHeader(layout)}\x1b[0m` : tableHeader(layout)}\n`);
+  let drill: DrillResult;
+  try {
+    drill = await runDrill({
+      scenarios: args.scenarios,
+      events: args.events,
+      factor: args.factor,
+      noisy: args.noisy,
+      ...(turn !== undefined ? { turn } : {}),
+      logLevel,
+      onProgress: progress,
+      onResult: (result) => {
+        unprogress();
+        table.write(`${tableRow(result, layout, colour)}\n`);
+      },
+      onLog: (scenario, instance, line) => {
+        // Opened at the first line: a run whose copies logged nothing leaves no file.
+        if (log === undefined) {
+          log = createWriteStream(logPath, { flags: process.env.DRILL_COPY_LOG ? 'a' : 'w' });
+          // A log that cannot be written costs the log, not the run: said once, under the rows.
+          log.once('error', (error) => {
+            unprogress();
+            say(`the copies' log ${logPath}: not written: ${error.message}`);
+            logged = 0;
+          });
+        }
+        if (log.writable) {
+          log.write(`${scenario} ${instance} ${line}\n`);
+          logged += 1;
+        }
+      },
+    });
+  } finally {
+    unprogress();
+    await new Promise<void>((resolve) => (log?.writable ? log.end(resolve) : resolve()));
+  }
+  const logNote = logged > 0 ? `${logPath} (${logged} line(s) at ${logLevel} and above)` : undefined;
   if (args.report !== undefined) {
     try {
-      await writeFile(args.report, renderHtml(drill.results, { factor: drill.factor, store: drill.store, generatedAt: new Date().toISOString() }));
+      await writeFile(
+        args.report,
+        renderHtml(drill.results, {
+          factor: drill.factor,
+          store: drill.store,
+          generatedAt: new Date().toISOString(),
+          logs: drill.logs,
+          logLevel,
+          ...(logged > 0 ? { logFile: logPath } : {}),
+        }),
+      );
     } catch (error) {
       // Checked before the run; a folder taken away meanwhile still ends in one line, not a stack trace.
-      process.stderr.write(`drill: --report ${args.report}: not written: ${(error as Error).message}\n`);
+      say(`--report ${args.report}: not written: ${(error as Error).message}`);
       return 2;
     }
-    process.stderr.write(`drill: report written to ${args.report}\n`);
   }
+  const tookMs = Date.now() - startedAt;
   if (args.json) {
     process.stdout.write(
-      `${JSON.stringify({ factor: drill.factor, store: drill.store, scenarios: drill.results.map((r) => ({ name: r.name, ...r.score, duplicatesPossible: r.duplicatesPossible ?? null, lostByDesign: r.lostByDesign ?? null, faultErrors: r.faults.filter((f) => f.error).map((f) => `${f.label}: ${f.error}`), ...(r.unmet ? { unmet: r.unmet } : {}), ...(r.notExercised ? { notExercised: r.notExercised } : {}), passed: !failed(r) })) })}\n`,
+      `${JSON.stringify({ factor: drill.factor, store: drill.store, tookMs, ...(logged > 0 ? { copyLog: logPath } : {}), scenarios: drill.results.map((r) => ({ name: r.name, ...r.score, duplicatesPossible: r.duplicatesPossible ?? null, lostByDesign: r.lostByDesign ?? null, faultErrors: r.faults.filter((f) => f.error).map((f) => `${f.label}: ${f.error}`), ...(r.unmet ? { unmet: r.unmet } : {}), ...(r.notExercised ? { notExercised: r.notExercised } : {}), problems: problems(r), copyLogLines: drill.logs[r.name]?.lines ?? 0, passed: !failed(r) })) })}\n`,
     );
-  } else {
-    process.stdout.write(`${renderTable(drill.results, Boolean(process.stdout.isTTY))}\n${legend()}\n${summaryLine(drill.results, args.report)}\n`);
   }
+  const store =
+    drill.store === 'redis-server' ? 'a private redis-server behind an Upstash REST bridge' : 'in-process, shared by both copies (no redis-server found)';
+  table.write(
+    `${[...legend(), ...wrap(`claim store: ${store}`), ...wrap(summaryLine(drill.results, args.report, { tookMs, ...(logNote ? { log: logNote } : {}) }))].join('\n')}\n`,
+  );
   return drill.results.some((r) => failed(r)) ? 1 : 0;
 }
 

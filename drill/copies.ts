@@ -13,7 +13,7 @@ import { createAutohub, type Autohub } from '../app/create-app.js';
 import { loadTurnModule } from '../app/turn-module.js';
 import type { SharedStore } from '../lib/store/index.js';
 import { parseAppConfig, type Role } from '../lib/config/index.js';
-import { createLogger, silentLogger } from '../lib/log/index.js';
+import { createLogger, silentLogger, type Level } from '../lib/log/index.js';
 import { freePort } from './sim/free-port.js';
 
 /** The drill's health token (see harness.ts); defined here so the copies need not import the harness. */
@@ -50,8 +50,10 @@ export interface CopyEnv {
    * never the copy's own (AUTOHUB_*, SLACK_*, UPSTASH_*, PORT), which the drill sets.
    */
   botEnv?: Record<string, string>;
-  /** Each line a child copy logs (its JSON log lines, at info and above), with the copy's instance; unset: its logs are dropped. */
+  /** Each line a child copy logs (its JSON log lines, at `logLevel` and above), with the copy's instance; unset: its logs are dropped. */
   onLog?: (instance: string, line: string) => void;
+  /** The level the copies log at when `onLog` takes their lines. @default 'info' */
+  logLevel?: Level;
 }
 
 /** The copy's own settings: what the drill sets, never passed through from a developer's shell. */
@@ -103,10 +105,13 @@ function env(role: Role, port: number, o: CopyEnv): Record<string, string> {
   };
 }
 
+/** How long a copy may take to answer its health check after it starts (a loaded machine's tsx start included). */
+const HEALTHY_WITHIN_MS = 20_000;
+
 async function waitHealthy(url: string, child?: ChildProcess): Promise<void> {
-  const until = Date.now() + 20_000;
+  const until = Date.now() + HEALTHY_WITHIN_MS;
   for (;;) {
-    if (child && child.exitCode !== null) throw new Error(`the copy at ${url} exited with ${child.exitCode}`);
+    if (child && child.exitCode !== null) throw new Error(`a copy exited with ${child.exitCode} before it was healthy (${url})`);
     try {
       const response = await fetch(`${url}/slack/health`);
       await response.arrayBuffer();
@@ -114,7 +119,7 @@ async function waitHealthy(url: string, child?: ChildProcess): Promise<void> {
     } catch {
       /* not up yet */
     }
-    if (Date.now() > until) throw new Error(`the copy at ${url} did not become healthy`);
+    if (Date.now() > until) throw new Error(`a copy did not become healthy within ${HEALTHY_WITHIN_MS / 1000} s (${url})`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }
@@ -200,7 +205,7 @@ export async function startChildCopy(role: Role, o: CopyEnv): Promise<CopyHandle
     if (overrides) extra = overrides;
     const onLog = o.onLog;
     const instance = o.instance ?? `drill-${role}`;
-    child = spawnCopy({ AUTOHUB_JOURNAL: journal, ...env(role, port, o), ...(onLog ? { AUTOHUB_LOG_LEVEL: 'info' } : {}), ...extra }, port, {
+    child = spawnCopy({ AUTOHUB_JOURNAL: journal, ...env(role, port, o), ...(onLog ? { AUTOHUB_LOG_LEVEL: o.logLevel ?? 'info' } : {}), ...extra }, port, {
       ...(onLog ? { onLine: (line: string) => onLog(instance, line) } : {}),
     }).child;
     await waitHealthy(url, child);
@@ -212,7 +217,14 @@ export async function startChildCopy(role: Role, o: CopyEnv): Promise<CopyHandle
     c.kill(signal);
     await exited;
   };
-  await launch();
+  try {
+    await launch();
+  } catch (error) {
+    // Started but never healthy: nobody gets a handle to stop it, so it is stopped here (a drill that went on to its
+    // next scenario left two such copies a scenario running, each loading the machine further).
+    await end('SIGKILL');
+    throw error;
+  }
   return {
     role,
     instance: o.instance ?? `drill-${role}`,
@@ -245,7 +257,7 @@ export async function startInProcessCopy(role: Role, o: CopyEnv, store: SharedSt
     // With onLog, its lines go there as a child copy's do (try reads a turn's retries and dead letter from them).
     const onLog = o.onLog;
     const instance = o.instance ?? `drill-${role}`;
-    const log = onLog ? createLogger({ level: 'info', base: { instance }, write: (line) => onLog(instance, line) }) : silentLogger;
+    const log = onLog ? createLogger({ level: o.logLevel ?? 'info', base: { instance }, write: (line) => onLog(instance, line) }) : silentLogger;
     copy = createAutohub({ config, log, store, turn });
     await copy.start();
   };

@@ -19,6 +19,7 @@ import { startTunnel, type Tunnel } from './sim/tunnel.js';
 import { startUpstashBridge, type UpstashBridge } from './sim/upstash-bridge.js';
 import { botEnvOf, DRILL_HEALTH_TOKEN, startChildCopy, startInProcessCopy, type CopyHandle } from './copies.js';
 import { hangable } from './hangable-store.js';
+import type { Level } from '../lib/log/index.js';
 
 export const DRILL_SECRET = 'drill-signing-secret';
 /** Your bot under the drill's pacing, as the copies' AUTOHUB_TURN. */
@@ -81,6 +82,8 @@ export interface Harness {
   streaming(timeoutMs: number): Promise<void>;
   /** Resolves once `copy`'s health says it has a turn in flight; rejects after `timeoutMs`. */
   busy(copy: CopyHandle, timeoutMs: number): Promise<void>;
+  /** A line of the drill's own about the scenario (a figure beside its table row), kept with the copies' logs (onLog, as `drill`). */
+  note(line: string): void;
   close(): Promise<void>;
 }
 
@@ -105,6 +108,8 @@ export interface HarnessOptions {
   paced?: boolean;
   /** Each line a child copy logs, with its instance (the copies then log at info). */
   onLog?: (instance: string, line: string) => void;
+  /** The level the copies log at when `onLog` takes their lines. @default 'info' */
+  logLevel?: Level;
 }
 
 export async function startHarness(options: HarnessOptions): Promise<Harness> {
@@ -133,12 +138,24 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
         ? { turn: PACED_TURN, botEnv: { ...botEnvOf(), AUTOHUB_DRILL_BOT: options.turn } }
         : { turn: options.turn, botEnv: botEnvOf() }),
     ...(options.onLog ? { onLog: options.onLog } : {}),
+    ...(options.logLevel ? { logLevel: options.logLevel } : {}),
   };
   const memory = bridge ? undefined : new MemoryStore();
   const shared = memory ? hangable(memory) : undefined;
-  const [hub, cloud] = await Promise.all(
+  const started = await Promise.allSettled(
     (['hub', 'cloud'] as const).map((role) => (shared ? startInProcessCopy(role, copyEnv, shared) : startChildCopy(role, copyEnv))),
   );
+  const failed = started.find((s) => s.status === 'rejected');
+  if (failed) {
+    // A copy that did not start (a slow machine, a bot that fails at start): what did start is stopped, the
+    // redis-server too, so a caller that goes on (the drill's next scenario) leaves nothing running.
+    await Promise.all(started.map((s) => (s.status === 'fulfilled' ? s.value.stop() : undefined)));
+    await Promise.all([api.close(), tickets.close()]);
+    await bridge?.close();
+    await redis?.stop();
+    throw failed.reason;
+  }
+  const [hub, cloud] = started.map((s) => (s as PromiseFulfilledResult<CopyHandle>).value);
   const hubTunnel = await startTunnel(hub!.url);
   const cloudTunnel = await startTunnel(cloud!.url);
 
@@ -205,6 +222,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
       return typeof at === 'number' ? at : undefined;
     },
     storeCommands: () => bridge?.commands,
+    note: (line) => options.onLog?.('drill', line),
     bridge,
     addReplicas: async (n) => {
       const added = await Promise.all(

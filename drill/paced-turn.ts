@@ -6,7 +6,7 @@
  * own speed. The drill points AUTOHUB_TURN here when it runs your bot.
  */
 import { loadTurnModule } from '../app/turn-module.js';
-import type { ReplyChunk, ReplyText, TakeTurn, TurnReply } from '../lib/turn/types.js';
+import type { ReplyChunk, ReplyText, TakeTurn, TurnReply } from '../lib/bot/index.js';
 
 const bot = process.env.AUTOHUB_DRILL_BOT;
 if (!bot) throw new Error('AUTOHUB_DRILL_BOT: the path of the bot the drill runs');

@@ -7,6 +7,7 @@
  * retries ringed, lost and doubled turns marked.
  */
 import type { ScenarioResult } from './run-scenario.js';
+import type { CopyLog } from './copy-log.js';
 import { COLUMNS, failed, lostByDesign, notes, verdict } from './report-table.js';
 
 const COLOURS = { hub: '#2f6fdf', cloud: '#e8871e', none: '#d2283c', reply: '#4a4a4a' } as const;
@@ -132,7 +133,31 @@ function row(r: ScenarioResult): string {
   return `<tr class="${rowClass(r)}">${cells.join('')}</tr>`;
 }
 
-function section(r: ScenarioResult): string {
+/** The report's facts about the run, beside the results. */
+export interface ReportMeta {
+  factor: number;
+  store: string;
+  generatedAt: string;
+  /** What the copies logged, by scenario. */
+  logs?: Record<string, CopyLog>;
+  /** The level they logged at. */
+  logLevel?: string;
+  /** The file that holds every line they logged (beside the report). */
+  logFile?: string;
+}
+
+/** What the copies logged in a scenario: each event counted, the first lines as logged, the rest in the log file. */
+function copyLog(log: CopyLog | undefined, meta: ReportMeta): string {
+  if (log === undefined) return '';
+  const level = meta.logLevel ? ` at ${esc(meta.logLevel)} and above` : '';
+  if (log.lines === 0) return `<p class="log">The copies logged nothing${level}.</p>`;
+  const counts = log.events.map((e) => `${esc(e.event)} (${esc(e.level)}) ×${e.count}`).join(', ');
+  const more = log.lines - log.first.length;
+  const rest = more > 0 ? `<p class="log">…and ${more} more line(s)${meta.logFile ? ` in ${esc(meta.logFile)}` : ''}.</p>` : '';
+  return `<details class="log"><summary>The copies' log: ${log.lines} line(s)${level}: ${counts}</summary><pre>${log.first.map(esc).join('\n')}</pre>${rest}</details>`;
+}
+
+function section(r: ScenarioResult, meta: ReportMeta): string {
   const lines = [
     ...(r.duplicatesPossible ? [`Stated up front: ${r.duplicatesPossible}.`] : []),
     ...(r.lostByDesign ? [`Lost by design (${lostByDesign(r) ?? 'none'}), stated up front: ${r.lostByDesign}.`] : []),
@@ -140,7 +165,7 @@ function section(r: ScenarioResult): string {
     ...(r.unmet ?? []).map((u) => `Unmet: ${u}.`),
     ...(r.notExercised ?? []).map((u) => `Not exercised by this bot: ${u}.`),
   ];
-  return `<section id="${sectionId(r.name)}"><h2>${esc(r.name)} <span class="verdict ${rowClass(r)}">${esc(verdict(r))}</span> <a class="up" href="#summary">↑ table</a></h2><p class="summary">${esc(r.summary)}</p>${lines.map((l) => `<p class="note">${esc(l)}</p>`).join('')}${timeline(r)}${sample(r)}</section>`;
+  return `<section id="${sectionId(r.name)}"><h2>${esc(r.name)} <span class="verdict ${rowClass(r)}">${esc(verdict(r))}</span> <a class="up" href="#summary">↑ table</a></h2><p class="summary">${esc(r.summary)}</p>${lines.map((l) => `<p class="note">${esc(l)}</p>`).join('')}${timeline(r)}${sample(r)}${copyLog(meta.logs?.[r.name], meta)}</section>`;
 }
 
 /** How many replies each scenario shows as they were written. */
@@ -157,7 +182,7 @@ function sample(r: ScenarioResult): string {
     .join('')}</ul>`;
 }
 
-export function renderHtml(results: readonly ScenarioResult[], meta: { factor: number; store: string; generatedAt: string }): string {
+export function renderHtml(results: readonly ScenarioResult[], meta: ReportMeta): string {
   const failures = results.filter((r) => failed(r)).length;
   const below = notes(results);
   return `<!doctype html>
@@ -167,7 +192,7 @@ body{font:13px/1.4 system-ui,-apple-system,Segoe UI,sans-serif;margin:20px;color
 h1{font-size:20px;margin:0 0 4px} h2{font-size:15px;margin:18px 0 2px} a{color:inherit} a.up{font-size:11px;font-weight:normal;color:#777;margin-left:8px}
 .summary{color:#555;margin:0 0 4px} .meta{color:#555;margin:2px 0} .note{color:#8a5a00;margin:2px 0}
 table{border-collapse:collapse;margin:10px 0} th,td{padding:3px 7px;border-bottom:1px solid #ddd;text-align:right;white-space:nowrap} th{font-weight:600;border-bottom:2px solid #bbb}
-th:first-child,td:first-child{text-align:left} td:first-child a{text-decoration:none;border-bottom:1px dotted #999}
+th:first-child,td:first-child{text-align:left} th:last-child,td:last-child{text-align:left;white-space:normal;min-width:14em} td:first-child a{text-decoration:none;border-bottom:1px dotted #999}
 tr.fail td{color:#d2283c;font-weight:600} tr.dups td{color:#8a5a00} tbody tr:nth-child(even){background:#f7f7f8}
 .verdict{font-size:12px;font-weight:600;padding:1px 6px;border-radius:4px} .verdict.pass{background:#e3f3e6;color:#1f7a35} .verdict.dups{background:#fbf0d9;color:#8a5a00} .verdict.fail{background:#fbe0e3;color:#d2283c}
 .legend span{display:inline-block;margin-right:14px} .dot{display:inline-block;width:10px;height:10px;border-radius:50%;margin-right:4px;vertical-align:middle}
@@ -175,16 +200,17 @@ svg.timeline{border:1px solid #e3e3e3;border-radius:6px;background:#fcfcfc;max-w
 .fault{fill:#999;fill-opacity:.14} .fault-label{font-size:11px;fill:#555} .fault-label.error{fill:#d2283c} .lane{font-size:11px;fill:#333} .grid{stroke:#e6e6e6} .tick{stroke:#bbb}
 .sample{margin:6px 0 0;padding:0;list-style:none;color:#333} .sample li{margin:2px 0;white-space:nowrap;overflow:hidden;text-overflow:ellipsis;max-width:1100px}
 .sample .by{display:inline-block;min-width:76px;font-size:11px;color:#555} .sample .by.hub{color:${COLOURS.hub}} .sample .by.cloud{color:${COLOURS.cloud}}
+.log{color:#555;margin:6px 0 0} .log summary{cursor:pointer} .log pre{font:11px/1.35 ui-monospace,Menlo,monospace;white-space:pre-wrap;word-break:break-all;background:#f7f7f8;padding:6px;margin:4px 0;max-height:320px;overflow:auto}
 .axis{font-size:10px;fill:#777;text-anchor:middle} .axis.end{text-anchor:end} .mark{font-size:13px;text-anchor:middle} .lost{fill:#d2283c} .doubled{fill:#8a5a00} .retry{stroke-width:2}
 </style></head><body>
 <h1>autohub failover drill</h1>
-<p class="meta">${results.length} scenario(s), ${failures === 0 ? 'all passed' : `${failures} failed`}. Time factor ${meta.factor} (Slack's 1- and 5-minute retries arrive after ${(60 / meta.factor).toFixed(2)} s and ${(300 / meta.factor).toFixed(2)} s). Claim store: ${esc(meta.store)}. Generated ${esc(meta.generatedAt)}.</p>
+<p class="meta">${results.length} scenario(s), ${failures === 0 ? 'all passed' : `${failures} failed`}. Time factor ${meta.factor} (Slack's 1- and 5-minute retries arrive after ${(60 / meta.factor).toFixed(2)} s and ${(300 / meta.factor).toFixed(2)} s). Claim store: ${esc(meta.store)}.${meta.logFile ? ` The copies' log: ${esc(meta.logFile)}.` : ''} Generated ${esc(meta.generatedAt)}.</p>
 <p class="meta">dup: duplicate replies; dead: dead letters; half: replies left half-written; caught up: answered by the catch-up sweep after Slack gave up; late: answered over 10 s after it was sent; max wait: the longest wait for a first reply; &gt;3s: acks later than Slack's 3 s.</p>
 <table id="summary"><thead><tr>${COLUMNS.map((c) => `<th>${esc(c.header)}</th>`).join('')}</tr></thead>
 <tbody>${results.map(row).join('')}</tbody></table>
 ${below.map((l) => `<p class="note">${esc(l)}</p>`).join('')}
 <p class="legend"><span><i class="dot" style="background:${COLOURS.hub}"></i>hub</span><span><i class="dot" style="background:${COLOURS.cloud}"></i>cloud copy</span><span><i class="dot" style="background:${COLOURS.none}"></i>not accepted (Slack retries)</span><span>ringed: a Slack retry</span><span>shaded: a fault</span><span>✕ lost, ② answered twice</span></p>
-${results.map(section).join('\n')}
+${results.map((r) => section(r, meta)).join('\n')}
 </body></html>
 `;
 }

@@ -1,5 +1,9 @@
-/** The drill's table for a terminal: colour on a TTY, plain otherwise. */
+/**
+ * The drill's verdicts and its table: the report's columns (report-html.ts), and the terminal's narrower
+ * table, a row a scenario within 100 columns, coloured on a TTY.
+ */
 import type { ScenarioResult } from './run-scenario.js';
+import { clip, TERMINAL_WIDTH, wrap } from './wrap.js';
 
 /**
  * A scenario fails on a fault it could not stage, a mention lost, answered and dead-lettered too, or left
@@ -86,8 +90,8 @@ export const COLUMNS: readonly Column[] = [
   {
     header: 'verdict',
     means:
-      'ok, ok (dups stated: the scenario said up front it may answer twice), ok (loss stated: it said up front what it loses), not exercised (by this bot: it never does what the scenario tests), or FAIL',
-    cell: verdict,
+      'ok; ok with duplicates the scenario stated up front; not exercised (by this bot: it never does what the scenario tests), and what; or FAIL, and what failed',
+    cell: (r) => verdictText(r),
   },
 ];
 
@@ -112,34 +116,123 @@ export function notes(results: readonly ScenarioResult[]): string[] {
   ];
 }
 
-export function renderTable(results: readonly ScenarioResult[], colour: boolean): string {
-  const paint = (code: number, text: string) => (colour ? `\x1b[${code}m${text}\x1b[0m` : text);
-  const header = COLUMNS.map((c) => c.header);
-  const rows = results.map((r) => COLUMNS.map((c) => c.cell(r)));
-  const widths = header.map((_, i) => Math.max(header[i]!.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ');
-  const out = [paint(1, line(header)), widths.map((w) => '-'.repeat(w)).join('  ')];
-  rows.forEach((cells, i) => {
-    const r = results[i]!;
-    const text = line(cells);
-    out.push(failed(r) ? paint(31, text) : r.score.duplicateReplies > 0 || lostByDesign(r) ? paint(33, text) : paint(32, text));
-  });
-  out.push(...notes(results));
-  return out.join('\n');
+/**
+ * What went wrong in a scenario, most serious first, each in a few words (`2 lost`, `1 ack over 3 s`,
+ * `fault not staged: hub frozen`): what its row says after FAIL, so a failing row is never only zeros.
+ */
+export function problems(result: ScenarioResult, options: { slowAcks?: boolean } = {}): string[] {
+  const s = result.score;
+  const count = (n: number | undefined, one: string, many = one) => ((n ?? 0) > 0 ? [`${n} ${n === 1 ? one : many}`] : []);
+  return [
+    ...count(s.lost, 'lost'),
+    ...(result.duplicatesPossible ? [] : count(s.duplicateReplies, 'answered twice')),
+    ...count(s.halfWritten, 'half-written'),
+    ...count(s.answeredThenDead, 'answered and dead-lettered'),
+    ...count(s.sideEffectsTwice, 'step run twice', 'steps run twice'),
+    ...count(s.outOfOrder, 'follow-up out of order', 'follow-ups out of order'),
+    ...count(s.spinningTasks, 'task left spinning', 'tasks left spinning'),
+    ...(options.slowAcks === false ? [] : count(s.deadlineMisses, 'ack over 3 s', 'acks over 3 s')),
+    ...result.faults.filter((f) => f.error !== undefined).map((f) => `fault not staged: ${f.label}`),
+    ...(result.unmet ?? []),
+  ];
 }
 
-/** The legend under the terminal's table: what each column counts. */
-export function legend(): string {
-  return `legend: ${COLUMNS.filter((c) => c.header !== 'scenario')
-    .map((c) => `${c.header}: ${c.means}`)
-    .join('; ')}`;
+/** The verdict as the terminal's row says it: the verdict, then what failed, what was not exercised, or the duplicates stated. */
+export function verdictText(result: ScenarioResult): string {
+  const v = verdict(result);
+  if (v === 'FAIL') return `FAIL: ${problems(result).join(', ')}`;
+  if (v === 'not exercised') return `not exercised: ${(result.notExercised ?? []).join('; ')}`;
+  if (v === 'ok (dups stated)') return `ok: ${result.score.duplicateReplies} dup(s), stated up front`;
+  if (v === 'ok (loss stated)') return `ok: lost ${lostByDesign(result)}, stated up front`;
+  return v;
+}
+
+/** The report's column headed `header`. */
+const column = (header: string): Column => COLUMNS.find((c) => c.header === header)!;
+
+/**
+ * The terminal's columns: the report's most telling ones, the same cells under shorter headers where need be,
+ * so that with the scenario's name and its verdict a row fits 100 columns.
+ */
+export const TERMINAL_COLUMNS: readonly Column[] = [
+  column('sent'),
+  column('lost'),
+  column('dup'),
+  column('half'),
+  column('>3s'),
+  { ...column('hub'), means: 'share answered by the hub (the rest: the cloud copy)' },
+  { ...column('max wait'), header: 'wait' },
+];
+
+/** Where each of the terminal table's cells sits: known before the first scenario ends, so each row prints as it ends. */
+export interface TableLayout {
+  name: number;
+  widths: number[];
+  /** What is left of the 100 columns for the verdict. */
+  verdict: number;
+}
+
+const GAP = '  ';
+
+/**
+ * The table's layout for scenarios `names` of `events` mentions each: the name column as wide as the longest
+ * name, a count as wide as twice the mentions (follow-ups and retries come on top), the verdict the rest.
+ */
+export function tableLayout(names: readonly string[], events: number): TableLayout {
+  const name = Math.max('scenario'.length, ...names.map((n) => n.length));
+  const digits = String(events * 2).length;
+  // A share is at most `100%`; a wait at most `999.9 s`.
+  const widths = TERMINAL_COLUMNS.map((c) => Math.max(c.header.length, c.header === 'hub' ? 4 : c.header === 'wait' ? 7 : digits));
+  const used = name + widths.reduce((a, w) => a + GAP.length + w, 0) + GAP.length;
+  return { name, widths, verdict: Math.max(8, TERMINAL_WIDTH - used) };
+}
+
+const cells = (layout: TableLayout, name: string, values: readonly string[], last: string) =>
+  [name.padEnd(layout.name), ...values.map((v, i) => v.padStart(layout.widths[i]!)), clip(last, layout.verdict)].join(GAP);
+
+/** The table's header. */
+export function tableHeader(layout: TableLayout): string {
+  return cells(
+    layout,
+    'scenario',
+    TERMINAL_COLUMNS.map((c) => c.header),
+    'verdict',
+  );
+}
+
+/** One scenario's row, within 100 columns (the verdict clipped with `…`; the report has it whole); coloured on a terminal. */
+export function tableRow(result: ScenarioResult, layout: TableLayout, colour = false): string {
+  const text = cells(
+    layout,
+    result.name,
+    TERMINAL_COLUMNS.map((c) => c.cell(result)),
+    verdictText(result),
+  );
+  if (!colour) return text;
+  const code = failed(result) ? 31 : result.score.duplicateReplies > 0 || lostByDesign(result) || verdict(result) === 'not exercised' ? 33 : 32;
+  return `\x1b[${code}m${text}\x1b[0m`;
+}
+
+/** The whole table: header and a row a scenario. */
+export function renderTable(results: readonly ScenarioResult[], colour: boolean, events = Math.max(1, ...results.map((r) => r.score.sent))): string {
+  const layout = tableLayout(
+    results.map((r) => r.name),
+    events,
+  );
+  return [colour ? `\x1b[1m${tableHeader(layout)}\x1b[0m` : tableHeader(layout), ...results.map((r) => tableRow(r, layout, colour))].join('\n');
+}
+
+/** The legend under the terminal's table: what each column counts, within 100 columns. */
+export function legend(): string[] {
+  return wrap(`${TERMINAL_COLUMNS.map((c) => `${c.header}: ${c.means}`).join('; ')}.`, TERMINAL_WIDTH);
 }
 
 /**
- * The drill's last line: what the run proved, in one sentence, and where its report is
- * (`22/22 scenarios ok: 660 mentions, 0 lost, 0 answered twice, 0 half-written, no ack over 3 s; report: drill.html`).
+ * The drill's last line: what the run proved, in one sentence, how long it took, and where its report and the
+ * copies' log are (`22/22 scenarios ok in 4.8 min: 660 mentions, 0 lost, 0 answered twice, 0 half-written, no
+ * ack over 3 s; report: drill.html`). One sentence; the terminal wraps it.
  */
-export function summaryLine(results: readonly ScenarioResult[], report?: string): string {
+export function summaryLine(results: readonly ScenarioResult[], report?: string, o: { tookMs?: number; log?: string } = {}): string {
   const sum = (f: (r: ScenarioResult) => number) => results.reduce((n, r) => n + f(r), 0);
   const ok = results.filter((r) => !failed(r)).length;
   const late = sum((r) => r.score.deadlineMisses);
@@ -147,10 +240,11 @@ export function summaryLine(results: readonly ScenarioResult[], report?: string)
   const stated = results.filter((r) => r.duplicatesPossible && r.score.duplicateReplies > 0).length;
   const failing = results.filter((r) => failed(r)).map((r) => r.name);
   const idle = results.filter((r) => !failed(r) && (r.notExercised?.length ?? 0) > 0).map((r) => r.name);
+  const took = o.tookMs === undefined ? '' : ` in ${o.tookMs < 60_000 ? `${(o.tookMs / 1000).toFixed(1)} s` : `${(o.tookMs / 60_000).toFixed(1)} min`}`;
   return (
-    `${ok}/${results.length} scenarios ok${failing.length ? ` (FAIL: ${failing.join(', ')})` : ''}${idle.length ? ` (not exercised by this bot: ${idle.join(', ')})` : ''}: ` +
+    `${ok}/${results.length} scenarios ok${took}${failing.length ? ` (FAIL: ${failing.join(', ')})` : ''}${idle.length ? ` (not exercised by this bot: ${idle.join(', ')})` : ''}: ` +
     `${sum((r) => r.score.sent)} mentions, ${sum((r) => r.score.lost)} lost, ${twice} answered twice${stated ? ` (in ${stated} scenario(s) that said so up front)` : ''}, ` +
     `${sum((r) => r.score.halfWritten ?? 0)} half-written, ${late === 0 ? 'no ack over 3 s' : `${late} ack(s) over 3 s`}; ` +
-    `report: ${report ?? '--report FILE.html'}`
+    `report: ${report ?? '--report FILE.html'}${o.log ? `; copies' log: ${o.log}` : ''}`
   );
 }

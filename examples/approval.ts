@@ -8,7 +8,7 @@
 // turn again from the top: ctx.step gives back the plan without proposing it
 // again, and ctx.ask gives back the answer. The action is a step too, with its
 // idempotency key, so it happens once. More: docs/waits-and-schedules.md.
-import type { TakeTurn } from '../lib/turn/types.js';
+import type { TakeTurn } from 'autohub/bot';
 
 interface Plan {
   verb: string;

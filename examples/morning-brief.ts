@@ -7,7 +7,7 @@
 // level of the channel. A slot missed while both copies were down runs once
 // when one returns, late (`request.late`, and the answer says so).
 // More: docs/waits-and-schedules.md.
-import type { TakeTurn, TurnModule } from '../lib/turn/types.js';
+import type { TakeTurn, TurnModule } from 'autohub/bot';
 
 export const schedules: NonNullable<TurnModule['schedules']> = [
   {

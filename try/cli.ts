@@ -5,9 +5,12 @@
  * `npm start` starts them, reading no .env) behind the edge, a claim store
  * and a simulated Slack, on loopback. The words are sent as a person writes
  * them; the answer prints as the person would read it while it streams, then
- * one line says which copy answered, by which route, how long it took and
- * the store commands the message cost. Exit 0 when answered once, 1 when
- * not (or twice), 2 for a usage error or a bot that cannot load.
+ * one line says which copy answered, by which route, how long to the whole
+ * answer, its retries and the store commands the message cost, and one line
+ * what the bot showed beside it (its status, tasks and prompts). `--dm` opens
+ * the DM first, as a person does (the bot's prompts show then). A dead letter
+ * ends it at once, saying why. Exit 0 when answered once, 1 when not (or
+ * twice), 2 for a usage error or a bot that cannot load.
  */
 import { TryAsker } from './ask.js';
 import { UsageError } from '../lib/errors/index.js';
@@ -15,6 +18,7 @@ import { helpAsked, parseCli } from '../app/cli/args.js';
 import { isMain } from '../app/cli/is-main.js';
 import { resolveTurn, startConversation, type Conversation, type ReplyView, type Said } from './conversation.js';
 import { STAGED, TRY_FAULTS, type TryFault } from './faults.js';
+import { shownLine } from './shown.js';
 import { retriesPhrase, TurnLog } from './turn-log.js';
 
 export const TRY_USAGE = `usage: npm run try -- [--turn FILE] [--dm] [--thread] [--fail ${TRY_FAULTS.join('|')}] [--answer CHOICE] TEXT...`;
@@ -153,7 +157,7 @@ async function exchange(c: Conversation, said: Said, o: { out: (s: string) => vo
     dead,
     ...(fault ? { fault } : {}),
   });
-  o.out(`${line}\n`);
+  o.out(`${line}\n${shownLine(c.shown(said, view))}\n`);
   if (faultError) process.stderr.write(`try: the fault was not staged: ${faultError}\n`);
   if (dead !== undefined) process.stderr.write(`try: the turn is a dead letter: ${dead}\n`);
   else if (!view.done) process.stderr.write(`try: no complete answer within ${ANSWER_WITHIN_MS / 1000} s\n`);
@@ -171,7 +175,14 @@ export async function runTry(args: TryArgs, out: (s: string) => void = (s) => vo
   process.stderr.write(`try: starting ${turn ?? 'the demo turn'} in a hub and a cloud copy behind the edge, against a simulated Slack...\n`);
   // The copies' log lines: each turn's retries and dead letter, read from them (they are not printed).
   const turns = new TurnLog();
-  const c = await startConversation({ turn, onLog: (instance, line) => turns.take(instance, line) });
+  let c: Conversation;
+  try {
+    c = await startConversation({ turn, onLog: (instance, line) => turns.take(instance, line) });
+  } catch (error) {
+    // A copy that did not start (a machine too busy to start it in time): one line, not a stack trace; what started is stopped.
+    process.stderr.write(`try: the system did not start: ${(error as Error).message}\n`);
+    return 1;
+  }
   // Stopped early (Ctrl-C, a timeout's SIGTERM): the copies and the redis-server it started go with it.
   const stop = (signal: NodeJS.Signals) => {
     process.stderr.write(`try: ${signal}: stopping the system\n`);
@@ -184,6 +195,8 @@ export async function runTry(args: TryArgs, out: (s: string) => void = (s) => vo
       `try: ready (claim store: ${c.h.storeKind === 'redis-server' ? 'a private redis-server behind an Upstash REST bridge' : 'in-process'})\n`,
     );
     if (args.fail) STAGED[args.fail].before(c);
+    // A person opens the DM before writing in it: the bot's prompts (and greeting) show then, as in Slack.
+    if (args.dm) await c.openDm();
     const asker = new TryAsker(c, { answer: args.answer, out, warn: (s) => void process.stderr.write(s) });
     const first = c.say({ text: args.text, dm: args.dm });
     let ok = await exchange(c, first, { out, turns, asker, ...(args.fail ? { fault: args.fail } : {}) });

@@ -6,9 +6,10 @@
  */
 import { loadTurnModule } from '../app/turn-module.js';
 import { AUTOHUB_BOT, type FakeStream, type RecordedCall } from '../drill/sim/fake-web-api.js';
-import { mentionEnvelope } from '../drill/sim/slack-events.js';
+import { agentEnvelope, mentionEnvelope } from '../drill/sim/slack-events.js';
 import { DRILL_SECRET, startHarness, type Harness } from '../drill/harness.js';
 import { SlackSim, type Attempt } from '../drill/slack-sim.js';
+import { shownFor, type Shown } from './shown.js';
 
 /** Slack's retries come this much sooner than Slack's own schedule (1 and 5 minutes become 3 s and 15 s). */
 export const TRY_FACTOR = 20;
@@ -100,7 +101,15 @@ export interface Conversation {
   /** The bot's module, as given (undefined: the demo turn). */
   turn: string | undefined;
   say(o: SayOptions): Said;
+  /**
+   * The person opens their DM with the bot, as they must before writing in it: Slack sends `app_home_opened`
+   * with `tab: "messages"` (the agent view), and the bot sets its prompts (and greets, when it does). Settles once
+   * Slack is done delivering it.
+   */
+  openDm(): Promise<void>;
   reply(said: Said): ReplyView;
+  /** What the bot showed beside the answer `view`: the thread's status, the answer's tasks, the prompts where the person writes. */
+  shown(said: Said, view: ReplyView): Shown;
   /** Slack's deliveries of a message: the route each took and who acked it. */
   attempts(said: Said): Attempt[];
   /** Store commands that touched this message's keys (its claim, lease, record), so far. */
@@ -191,6 +200,18 @@ export async function startConversation(o: { turn: string | undefined; onLog?: (
       const delivered = slack.deliver(ts, eventId, JSON.stringify(envelope));
       return { ts, eventId, channel, thread: threadTs ?? ts, text, dm, sentAt, delivered };
     },
+    openDm: async () => {
+      n += 1;
+      const eventId = `Ev-try-open-${Date.now()}-${n}`;
+      await slack.deliver(`open:D0PERSON:${n}`, eventId, JSON.stringify(agentEnvelope({ eventId, type: 'app_home_opened', channel: 'D0PERSON' })));
+    },
+    shown: (said, view) =>
+      shownFor(
+        h.api.calls,
+        { channel: said.channel, thread: said.thread, dm: said.dm, since: said.sentAt },
+        view.parts.filter((p) => !p.note).map((p) => p.ts),
+        (ts) => h.api.tasksOf(ts),
+      ),
     reply: (said) => {
       // A message with no turn metadata (a stream the person stopped before it was closed) is this message's by its thread and time.
       const mine = (metadata: string | undefined) => {

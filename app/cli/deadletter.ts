@@ -13,7 +13,7 @@ import { exportEnvFile, loadEnv, parseAppConfig, parseStoreConfig, secretsOf, ty
 import { ConfigError, UsageError } from '../../lib/errors/index.js';
 import { createLogger, silentLogger, type Logger } from '../../lib/log/index.js';
 import { createSealer, createStore, isSealed, parseLeaseRecord, type DeadLetter, type SharedStore } from '../../lib/store/index.js';
-import type { TurnModule } from '../../lib/turn/index.js';
+import type { TurnModule } from '../../lib/bot/index.js';
 import { createAutohub } from '../create-app.js';
 import { loadBot } from '../turn-module.js';
 import { helpAsked, parseCli } from './args.js';

@@ -8,7 +8,8 @@ import type { Logger } from '../../lib/log/index.js';
 import type { Records } from '../../lib/store/index.js';
 import type { AutohubContext } from '../turn-context.js';
 import { answerQuestion, ASK_ACTION_PREFIX, parseAction, RESUME_EVENT_TYPE, resumeOf } from '../../lib/ask/index.js';
-import type { EnvelopeFields, MessageEvent, TakeTurn } from '../../lib/turn/index.js';
+import type { EnvelopeFields, MessageEvent } from '../../lib/turn/index.js';
+import type { TakeTurn } from '../../lib/bot/index.js';
 
 type Args = { event: unknown; body: unknown; context: AutohubContext & { botUserId?: string; botId?: string; botToken?: string } };
 

@@ -21,8 +21,8 @@ import {
   type EnvelopeFields,
   type FollowUpThreads,
   type MessageEvent,
-  type TakeTurn,
 } from '../../lib/turn/index.js';
+import type { TakeTurn } from '../../lib/bot/index.js';
 
 export { LATE_NOTE } from '../../lib/turn/index.js';
 

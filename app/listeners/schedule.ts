@@ -3,7 +3,8 @@ import type { App } from '@slack/bolt';
 import type { Logger } from '../../lib/log/index.js';
 import type { AutohubContext } from '../turn-context.js';
 import { SCHEDULE_EVENT_TYPE } from '../../lib/schedule/index.js';
-import type { EnvelopeFields, MessageEvent, TakeTurn } from '../../lib/turn/index.js';
+import type { EnvelopeFields, MessageEvent } from '../../lib/turn/index.js';
+import type { TakeTurn } from '../../lib/bot/index.js';
 
 type Args = { event: unknown; body: unknown; context: AutohubContext & { botUserId?: string; botId?: string; botToken?: string } };
 

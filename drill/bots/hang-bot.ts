@@ -6,7 +6,7 @@
  * signal does. Either ends at the turn's deadline as a dead letter.
  */
 import { demoTurn } from '../../app/turn.js';
-import type { TakeTurn } from '../../lib/turn/types.js';
+import type { TakeTurn } from '../../lib/bot/index.js';
 
 const demo = demoTurn({ thinkMs: 0 });
 

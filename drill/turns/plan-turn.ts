@@ -5,7 +5,7 @@
  * bot's answers the turn saw in its thread (`saw N`): a follow-up that waited
  * for the turn before it sees at least one.
  */
-import type { TurnContext, TurnRequest } from '../../lib/turn/types.js';
+import type { TurnContext, TurnRequest } from '../../lib/bot/index.js';
 
 export const taskDisplayMode = 'plan';
 

@@ -2,7 +2,7 @@ export { AckGate } from './ack-gate.js';
 export { TurnRunner } from './turn-runner.js';
 export type { TurnRunnerOptions } from './turn-runner.js';
 export { deadlineGraceMs } from './turn.js';
-export type { AdmitVerdict, Turn, TurnContext } from './turn.js';
+export type { AdmitVerdict, Turn, BoltTurnContext } from './turn.js';
 export { TurnJournal } from './journal.js';
 export type { JournalOptions } from './journal.js';
 export { LateAnswers, lateClickText, lateCommandText, RESPONSE_URL_MS } from './late-answers.js';

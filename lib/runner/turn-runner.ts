@@ -27,7 +27,7 @@ import { eventOf, TurnEnds } from './turn-ends.js';
 import { ClaimConfirm } from './claim-confirm.js';
 import type { TurnJournal } from './journal.js';
 import type { LateAnswers } from './late-answers.js';
-import { deadlineGraceMs, type AdmitVerdict, type Turn, type TurnContext } from './turn.js';
+import { deadlineGraceMs, type AdmitVerdict, type Turn, type BoltTurnContext } from './turn.js';
 
 export interface TurnRunnerOptions {
   /**
@@ -425,7 +425,7 @@ export class TurnRunner {
     const { o } = this;
     const claimHeader = { 'x-autohub-claim': t.logFields.claim as string };
     const handle = this.#handle(t);
-    const context: TurnContext = {
+    const context: BoltTurnContext = {
       autohubClaim: t.claim,
       autohubInstance: o.instance,
       autohubRole: o.role,

@@ -11,7 +11,7 @@ import type { ClaimConfirm } from './claim-confirm.js';
 import type { RunTrace } from '../telemetry/index.js';
 
 /** Keys Bolt adds to every listener's `context`. */
-export interface TurnContext {
+export interface BoltTurnContext {
   autohubClaim: ClaimKind;
   autohubInstance: string;
   autohubRole: Role;

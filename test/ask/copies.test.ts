@@ -10,7 +10,7 @@ import { eventually, quiescent, repliesTo, SECRET, startCopy, type RunningCopy }
 import { useFakeWebApi } from '../support/fixtures.js';
 import { useRedisBridge } from '../support/redis-fixture.js';
 import { SHORT_LEASE } from '../support/child-app.js';
-import type { TurnModule } from '../../lib/turn/index.js';
+import type { TurnModule } from '../../lib/bot/index.js';
 import { clickForm } from '../../drill/sim/ask-click.js';
 
 describe('ctx.ask on real copies', () => {

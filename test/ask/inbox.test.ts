@@ -10,7 +10,7 @@ import { signedHeaders } from '../../lib/slack/index.js';
 import { eventually, quiescent, repliesTo, SECRET, startCopy, type RunningCopy } from '../support/copies.js';
 import { useFakeWebApi } from '../support/fixtures.js';
 import { useRedisBridge } from '../support/redis-fixture.js';
-import type { TurnModule } from '../../lib/turn/index.js';
+import type { TurnModule } from '../../lib/bot/index.js';
 
 describe('a click kept by the edge while both copies were down', () => {
   const redis = useRedisBridge();

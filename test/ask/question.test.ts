@@ -1,7 +1,7 @@
 /** ctx.ask's question checked before anything is posted: clear errors for what Slack or the bound would refuse; the bound on parked turns. */
 import { describe, expect, it } from 'vitest';
 import { askKey, checkQuestion, MAX_PARKED, parkTurn, questionId, resumeEnvelope, TooManyQuestionsError, type ResumeState } from '../../lib/ask/index.js';
-import type { TurnRequest } from '../../lib/turn/types.js';
+import type { TurnRequest } from '../../lib/bot/index.js';
 
 describe('a question checked', () => {
   it.each([

@@ -14,7 +14,7 @@ import { eventually, quiescent, repliesTo, SECRET, startCopy, type RunningCopy }
 import { useFakeWebApi } from '../support/fixtures.js';
 import { useRedisBridge } from '../support/redis-fixture.js';
 import { spawnHub, SHORT_LEASE, type ChildApp } from '../support/child-app.js';
-import type { TurnModule } from '../../lib/turn/index.js';
+import type { TurnModule } from '../../lib/bot/index.js';
 
 const BOT = 'test/support/asking-bot.mjs';
 

@@ -16,7 +16,7 @@
 import { describe, expect, it } from 'vitest';
 import { deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
 import { UpstashStore } from '../../lib/store/index.js';
-import type { TakeTurn } from '../../lib/turn/index.js';
+import type { TakeTurn } from '../../lib/bot/index.js';
 import { eventually, quiescent, repliesTo, SECRET } from '../support/copies.js';
 import { useCopy, useFakeWebApi } from '../support/fixtures.js';
 import { freezingStore } from '../support/freezing-store.js';

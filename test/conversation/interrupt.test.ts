@@ -15,7 +15,7 @@
 import { describe, expect, it } from 'vitest';
 import { deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
 import { ErrorCode } from '../../lib/errors/index.js';
-import type { TurnContext, TurnModule, TurnRequest } from '../../lib/turn/index.js';
+import type { TurnContext, TurnModule, TurnRequest } from '../../lib/bot/index.js';
 import { eventually, quiescent, repliesTo, SECRET, turnOver } from '../support/copies.js';
 import { useCopy, useFakeWebApi } from '../support/fixtures.js';
 import { useRedisBridge } from '../support/redis-fixture.js';

@@ -7,9 +7,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
-import { SKIPPED_NOTE } from '../../lib/turn/index.js';
+import { SKIPPED_NOTE } from '../../lib/turn/handle.js';
 import { STORE_LIMITS } from '../../lib/store/index.js';
-import type { TakeTurn } from '../../lib/turn/index.js';
+import type { TakeTurn } from '../../lib/bot/index.js';
 import { eventually, quiescent, repliesTo, SECRET } from '../support/copies.js';
 import { useCopy, useFakeWebApi } from '../support/fixtures.js';
 import { useRedisBridge } from '../support/redis-fixture.js';

@@ -15,7 +15,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { silentLogger } from '../../lib/log/index.js';
 import { MemoryStore } from '../../lib/store/index.js';
 import { StepBook } from '../../lib/turn/steps.js';
-import type { HistoryMessage, TurnContext, TurnRequest } from '../../lib/turn/types.js';
+import type { HistoryMessage, TurnContext, TurnRequest } from '../../lib/bot/index.js';
 import { FEEDBACK_BLOCKS, loadingMessages, onFeedback, prompts, takeTurn, toMessages } from '../../examples/anthropic.js';
 import { useFakeWebApi } from '../support/fixtures.js';
 import { NonRetryableError } from 'autohub/bot';

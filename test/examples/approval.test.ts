@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadTurnModule } from '../../app/turn-module.js';
 import type { AskAnswer } from '../../lib/ask/index.js';
-import type { TurnRequest } from '../../lib/turn/types.js';
+import type { TurnRequest } from '../../lib/bot/index.js';
 
 const request = (text: string): TurnRequest => ({
   text,

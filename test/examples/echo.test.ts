@@ -1,7 +1,7 @@
 /** examples/echo.mjs: loaded through AUTOHUB_TURN's loader, as `npm start` loads it, it says back what it was told. */
 import { describe, expect, it } from 'vitest';
 import { loadTurnModule } from '../../app/turn-module.js';
-import type { TurnFile, TurnRequest } from '../../lib/turn/types.js';
+import type { TurnFile, TurnRequest } from '../../lib/bot/index.js';
 
 const request = (text: string, files: TurnFile[] = []): TurnRequest => ({
   text,

@@ -1,7 +1,7 @@
 /** examples/morning-brief.ts: loaded as `npm start` loads it, its schedule is checked and its brief reads the channel once per slot. */
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadTurnModule } from '../../app/turn-module.js';
-import type { TurnRequest } from '../../lib/turn/types.js';
+import type { TurnRequest } from '../../lib/bot/index.js';
 
 const slot = '2026-12-07T07:00:00.000Z';
 const request: TurnRequest = {

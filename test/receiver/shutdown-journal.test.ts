@@ -66,7 +66,10 @@ describe('SIGTERM while the store refuses', () => {
       await stopping.exited;
       // Started while the store still refuses: the journal's turn fails open and is kept again.
       const next = await rig.startHub({ ...env, AUTOHUB_DEMO_THINK_MS: '0', AUTOHUB_MAX_TURNS: '16' });
-      await eventually(() => next.output().includes('"claim":"fail-open"') && next.output().includes('"journal.drained"'), 'the journal drained, its turn refused');
+      await eventually(
+        () => next.output().includes('"claim":"fail-open"') && next.output().includes('"journal.drained"'),
+        'the journal drained, its turn refused',
+      );
     } finally {
       rig.fx.bridge.mode = 'normal';
     }

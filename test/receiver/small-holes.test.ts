@@ -1,7 +1,8 @@
 /** Smaller holes, each with a real copy, real Bolt and the real WebClient. */
 import { WebClient } from '@slack/web-api';
 import { describe, expect, it } from 'vitest';
-import { checkThread, TURN_EVENT_TYPE, type ReplyTarget } from '../../lib/turn/index.js';
+import { checkThread, type ReplyTarget } from '../../lib/turn/thread.js';
+import { TURN_EVENT_TYPE } from '../../lib/turn/parts.js';
 import { isPersonsDirectMessage } from '../../app/listeners/conversation.js';
 import { deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
 import { parseDelivery } from '../../lib/delivery/index.js';

@@ -10,7 +10,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
-import type { TakeTurn } from '../../lib/turn/index.js';
+import type { TakeTurn } from '../../lib/bot/index.js';
 import { deadlineGraceMs } from '../../lib/runner/index.js';
 import { useRedisBridge } from '../support/redis-fixture.js';
 import { eventually, HEALTH_AUTH, repliesTo, SECRET } from '../support/copies.js';

@@ -14,7 +14,7 @@ import { useRedisBridge } from '../support/redis-fixture.js';
 import { spawnHub, SHORT_LEASE, type ChildApp } from '../support/child-app.js';
 import { scheduleEventId } from '../../lib/schedule/index.js';
 import { pageFor } from '../../lib/status/index.js';
-import type { TurnModule } from '../../lib/turn/index.js';
+import type { TurnModule } from '../../lib/bot/index.js';
 
 const BOT = 'test/support/ticking-bot.mjs';
 const loadBot = async (): Promise<TurnModule> => (await import(pathToFileURL(resolve(BOT)).href)) as TurnModule;

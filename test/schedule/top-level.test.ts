@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { checkTopLevel } from '../../lib/turn/thread.js';
-import { partMetadata } from '../../lib/turn/index.js';
+import { partMetadata } from '../../lib/turn/parts.js';
 
 const EVENT = 'Ev-schedule-brief-2026-12-06T08:00:00.000Z';
 

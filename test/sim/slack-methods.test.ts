@@ -11,7 +11,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { AUTOHUB_BOT, OTHER_APP } from '../../drill/sim/fake-web-api.js';
 import { MARKDOWN_TEXT_MAX, SLACK_METHODS, methodRow } from '../../drill/sim/slack-methods.js';
 import { METHOD_SCOPES } from '../../lib/slack/scopes.js';
-import { checkThread, ReplyWriter } from '../../lib/turn/index.js';
+import { checkThread } from '../../lib/turn/thread.js';
+import { ReplyWriter } from '../../lib/turn/writer.js';
 import { methodsCalled } from '../support/methods-called.js';
 import { useFakeWebApi } from '../support/fixtures.js';
 

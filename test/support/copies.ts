@@ -3,7 +3,8 @@ import { createAutohub, type Autohub } from '../../app/create-app.js';
 import { eventKey, type SharedStore } from '../../lib/store/index.js';
 import { parseAppConfig, secretsOf, type Role } from '../../lib/config/index.js';
 import { createMemoryLogger } from '../../lib/log/index.js';
-import type { StatusTimers, TakeTurn, TurnModule } from '../../lib/turn/index.js';
+import type { StatusTimers } from '../../lib/turn/status.js';
+import type { TakeTurn, TurnModule } from '../../lib/bot/index.js';
 
 export const SECRET = 'test-signing-secret';
 /** The copies' health token in tests: the full health body is shown only with it. */

@@ -7,7 +7,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { startFakeWebApi, type FakeWebApi } from '../../drill/sim/fake-web-api.js';
 import type { SharedStore } from '../../lib/store/index.js';
-import type { TurnModule } from '../../lib/turn/index.js';
+import type { TurnModule } from '../../lib/bot/index.js';
 import { startCopy, type RunningCopy, type StartCopyOptions } from './copies.js';
 import { resetFakeCopy, startFakeCopy, type FakeCopy } from './fake-copy.js';
 import type { RedisFixture } from './redis-fixture.js';

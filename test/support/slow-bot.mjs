@@ -2,7 +2,7 @@
 // of a second apart, so a test can act while it is mid-answer; it offers
 // feedback buttons, and says which copy wrote it.
 
-/** @type {import('../../lib/turn/types.js').TakeTurn} */
+/** @type {import('../../lib/bot/index.js').TakeTurn} */
 export function takeTurn(request, ctx) {
   const words = ['Counting', ' to', ' ten:', ' one', ' two', ' three', ' four', ' five', ' six', ` seven (${request.text.trim()})`];
   async function* pieces() {

@@ -6,7 +6,7 @@
 import { afterEach, expect } from 'vitest';
 import type { FakeWebApi, ScriptedAnswer } from '../../drill/sim/fake-web-api.js';
 import { deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
-import type { TurnModule } from '../../lib/turn/index.js';
+import type { TurnModule } from '../../lib/bot/index.js';
 import { SHORT_LEASE, spawnHub, type ChildApp } from './child-app.js';
 import { eventually, SECRET, type RunningCopy } from './copies.js';
 import { useCopy, useFakeWebApi } from './fixtures.js';

@@ -1,10 +1,8 @@
 /** What the reply writer's task tests share: a WebClient on the fake Web API, fresh reply targets, task chunks. */
 import { WebClient } from '@slack/web-api';
 import { beforeAll } from 'vitest';
-import type { ReplyChunk } from '../../lib/turn/index.js';
+import type { ReplyChunk, TaskStatus } from '../../lib/bot/index.js';
 import type { useFakeWebApi } from './fixtures.js';
-
-export type TaskStatus = 'pending' | 'in_progress' | 'complete' | 'error';
 
 /** A `task_update` chunk, as a turn yields it. */
 export const task = (id: string, status: TaskStatus, title = id): ReplyChunk => ({ type: 'task_update', id, title, status });

@@ -3,7 +3,7 @@
 
 export const schedules = [{ name: 'tick', everyMs: Number(process.env.AUTOHUB_TEST_TICK_MS ?? 1000), channel: 'CTICK' }];
 
-/** @type {import('../../lib/turn/types.js').TakeTurn} */
+/** @type {import('../../lib/bot/index.js').TakeTurn} */
 export async function takeTurn(request) {
   if (request.via !== 'schedule') return 'not a tick';
   // AUTOHUB_TEST_TICK_THINK_MS: each tick thinks this long first (a copy a test kills mid-turn).

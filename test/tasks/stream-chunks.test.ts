@@ -5,7 +5,9 @@
  * tasks before its text, whatever order the turn yielded them in.
  */
 import { describe, expect, it } from 'vitest';
-import { BLOCKS_CHUNK_MAX, ReplyWriter, readChunk, statusOnly, stepTask, TaskBoard, type ReplyChunk } from '../../lib/turn/index.js';
+import { BLOCKS_CHUNK_MAX, readChunk, statusOnly, stepTask, TaskBoard } from '../../lib/turn/tasks.js';
+import { ReplyWriter } from '../../lib/turn/writer.js';
+import type { ReplyChunk } from '../../lib/bot/index.js';
 import { useFakeWebApi } from '../support/fixtures.js';
 import { useTaskWriter } from '../support/task-writer.js';
 

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { TaskBoard, ReplyWriter, type ReplyChunk } from '../../lib/turn/index.js';
+import { TaskBoard } from '../../lib/turn/tasks.js';
+import { ReplyWriter } from '../../lib/turn/writer.js';
+import type { ReplyChunk } from '../../lib/bot/index.js';
 import { PART_CHARS } from '../../lib/turn/parts.js';
 import { eventually } from '../support/copies.js';
 import { useFakeWebApi } from '../support/fixtures.js';

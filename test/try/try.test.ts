@@ -11,6 +11,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseTryArgs, streamPrinter, summaryLine } from '../../try/cli.js';
+import { shownFor, shownLine } from '../../try/shown.js';
+import type { RecordedCall } from '../../drill/sim/fake-web-api.js';
 import type { ReplyView } from '../../try/conversation.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -78,11 +80,76 @@ describe('what try prints', () => {
   });
 });
 
+describe('what the bot showed beside its answer', () => {
+  const call = (method: string, params: Record<string, string>, at = 2000, answer: unknown = { ok: true }): RecordedCall => ({
+    method,
+    params,
+    at,
+    status: 200,
+    refused: false,
+    answer,
+  });
+  const where = { channel: 'C1', thread: '100.000001', dm: false, since: 1000 };
+
+  it("reads the thread's statuses in order, each once, not another thread's, an earlier message's or a refused one", () => {
+    const calls = [
+      call('assistant.threads.setStatus', { channel_id: 'C1', thread_ts: '100.000001', status: 'is thinking...', loading_messages: '["a","b"]' }),
+      call('assistant.threads.setStatus', { channel_id: 'C1', thread_ts: '100.000001', status: 'is thinking...', loading_messages: '["a","b"]' }),
+      call('assistant.threads.setStatus', { channel_id: 'C1', thread_ts: '100.000001', status: '' }),
+      call('assistant.threads.setStatus', { channel_id: 'C1', thread_ts: '100.000001', status: 'is retrying...' }),
+      call('assistant.threads.setStatus', { channel_id: 'C1', thread_ts: '999.000001', status: 'another thread' }),
+      call('assistant.threads.setStatus', { channel_id: 'C1', thread_ts: '100.000001', status: 'too early' }, 500),
+      call('assistant.threads.setStatus', { channel_id: 'C1', thread_ts: '100.000001', status: 'refused' }, 2000, { ok: false, error: 'invalid_arguments' }),
+    ];
+    const shown = shownFor(calls, where, [], () => undefined);
+    expect(shownLine(shown)).toBe('shown: status "is thinking..." (loading: "a", "b"), then "is retrying..."; no tasks; no prompts');
+  });
+
+  it("shows the answer's tasks in their last state, and the prompts last set where the person writes (a DM's have no thread)", () => {
+    const tasks = new Map([['10.000001', new Map([['t1', { title: 'Search', status: 'complete' }]])]]);
+    const prompts = (params: Record<string, string>) =>
+      call('assistant.threads.setSuggestedPrompts', { channel_id: 'D1', prompts: JSON.stringify([{ title: params.p, message: 'm' }]), ...params });
+    const calls = [prompts({ p: 'first' }), prompts({ p: 'last', title: 'Try asking' }), prompts({ p: 'a thread of its own', thread_ts: '5.000001' })];
+    const dm = shownFor(calls, { ...where, channel: 'D1', dm: true }, ['10.000001'], (ts) => tasks.get(ts));
+    expect(shownLine(dm)).toBe('shown: no status; tasks: Search (complete); prompts "Try asking": "last"');
+    // A channel's thread is no DM: the DM's prompts are not its.
+    expect(shownFor(calls, { ...where, channel: 'D1' }, [], () => undefined).prompts).toBeUndefined();
+  });
+});
+
 describe('npm run try, end to end', () => {
   it("prints the echo bot's answer and who answered it, and exits 0", async () => {
     const { code, stdout } = await runTry(['--turn', 'examples/echo.mjs', 'hello']);
     expect(stdout).toContain('you (#general): @autohub hello\nautohub: You said: hello\n');
-    expect(stdout).toMatch(/answered once by the hub \(drill-hub\); route: edge -> hub \(200\); \d+\.\d s; \d+ store commands\n$/);
+    expect(stdout).toMatch(/answered once by the hub \(drill-hub\); route: edge -> hub \(200\); \d+\.\d s; \d+ store commands\n/);
+    // echo's own status; a mention in a channel gets no prompts (they are set when a DM or an assistant thread opens).
+    expect(stdout).toMatch(/\nshown: status "is listening\.\.\."; no tasks; no prompts\n$/);
+    expect(code).toBe(0);
+  }, 180_000);
+
+  it('prints the status, loading messages, tasks and prompts the bot showed (before: only its text)', async () => {
+    const bot = botFile(
+      'shows-everything.mjs',
+      [
+        "export const status = 'is checking...';",
+        "export const loadingMessages = ['Looking it up', 'Writing'];",
+        "export const prompts = [{ title: 'Say hello', message: 'Hello!' }, { title: 'Ask the time', message: 'What time is it?' }];",
+        "export const promptsTitle = 'Try asking';",
+        'export async function* takeTurn() {',
+        "  yield { type: 'task_update', id: 'look', title: 'Look it up', status: 'in_progress' };",
+        "  yield { type: 'task_update', id: 'look', title: 'Look it up', status: 'complete' };",
+        "  yield { type: 'task_update', id: 'check', title: 'Check it', status: 'error' };",
+        "  yield 'found it';",
+        '}',
+        '',
+      ].join('\n'),
+    );
+    // --dm opens the DM first, as a person does: the agent view sets the prompts then.
+    const { code, stdout } = await runTry(['--turn', bot, '--dm', 'hi']);
+    expect(stdout).toContain('autohub: found it\n');
+    expect(stdout).toContain(
+      '\nshown: status "is checking..." (loading: "Looking it up", "Writing"); tasks: Look it up (complete), Check it (error); prompts "Try asking": "Say hello", "Ask the time"\n',
+    );
     expect(code).toBe(0);
   }, 180_000);
 

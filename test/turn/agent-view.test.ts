@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { agentEnvelope, deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
-import type { TurnModule, TurnRequest } from '../../lib/turn/index.js';
+import type { TurnModule, TurnRequest } from '../../lib/bot/index.js';
 import { eventually, quiescent, repliesTo, SECRET } from '../support/copies.js';
 import { useCopy, useFakeWebApi } from '../support/fixtures.js';
 import { useRedisBridge } from '../support/redis-fixture.js';

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { assistantThreadEnvelope, deliver, feedbackBlocks, feedbackClickForm, mentionEnvelope } from '../../drill/sim/slack-events.js';
 import { RespClient } from '../../drill/sim/resp-client.js';
 import { assistantThreadKey } from '../../lib/store/index.js';
-import type { Feedback, TurnModule, TurnRequest } from '../../lib/turn/index.js';
+import type { Feedback, TurnModule, TurnRequest } from '../../lib/bot/index.js';
 import { eventually, quiescent, repliesTo, SECRET } from '../support/copies.js';
 import { useCopy, useFakeWebApi } from '../support/fixtures.js';
 import { useRedisBridge } from '../support/redis-fixture.js';

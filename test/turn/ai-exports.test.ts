@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadTurnModule } from '../../app/turn-module.js';
-import { clampLoadingMessages, clampPrompts, defaultTitle, refreshIn, STATUS_REFRESH_MS, TITLE_MAX } from '../../lib/turn/index.js';
+import { clampLoadingMessages, clampPrompts, defaultTitle, TITLE_MAX } from '../../lib/turn/ai-exports.js';
+import { refreshIn, STATUS_REFRESH_MS } from '../../lib/turn/status.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'autohub-ai-'));
 let n = 0;

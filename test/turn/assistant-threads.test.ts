@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { MemoryStore, type SharedStore } from '../../lib/store/index.js';
-import { AssistantThreads, hearsClick, orderOf } from '../../lib/turn/index.js';
+import { AssistantThreads, hearsClick, orderOf } from '../../lib/turn/assistant-threads.js';
 
 describe('orderOf: an assistant event in the order of its own time', () => {
   it.each([

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { MemoryStore } from '../../lib/store/index.js';
-import { authorOf, BOT_LOOP, BotLoops, isTurnOf, loopVerdict, parseAllowBots } from '../../lib/turn/index.js';
+import { authorOf, BOT_LOOP, BotLoops, isTurnOf, loopVerdict, parseAllowBots } from '../../lib/turn/bots.js';
 
 const me = { appId: 'A0AUTOHUB', botId: 'BAUTOHUB', botUserId: 'UAUTOHUB' };
 const other = { user: 'U0OTHERBOT', bot_id: 'B0OTHER', app_id: 'A0OTHER' };

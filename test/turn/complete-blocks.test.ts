@@ -7,7 +7,7 @@
  */
 import { WebClient } from '@slack/web-api';
 import { describe, expect, it } from 'vitest';
-import { ReplyWriter } from '../../lib/turn/index.js';
+import { ReplyWriter } from '../../lib/turn/writer.js';
 import { useFakeWebApi } from '../support/fixtures.js';
 
 const FEEDBACK = {

@@ -7,7 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import { deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
 import { conversationOf } from '../../lib/conversation/index.js';
-import { editedPrompt, type TurnModule } from '../../lib/turn/index.js';
+import { editedPrompt } from '../../lib/turn/edits.js';
+import type { TurnModule } from '../../lib/bot/index.js';
 import { eventually, quiescent, repliesTo, SECRET } from '../support/copies.js';
 import { useCopy, useFakeWebApi } from '../support/fixtures.js';
 import { useRedisBridge } from '../support/redis-fixture.js';

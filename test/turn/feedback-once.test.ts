@@ -13,7 +13,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { deliver, feedbackClickForm } from '../../drill/sim/slack-events.js';
 import { UpstashStore } from '../../lib/store/index.js';
-import type { Feedback, TurnModule } from '../../lib/turn/index.js';
+import type { Feedback, TurnModule } from '../../lib/bot/index.js';
 import { eventually, quiescent, SECRET } from '../support/copies.js';
 import { useCopy, useFakeWebApi } from '../support/fixtures.js';
 import { freezingStore } from '../support/freezing-store.js';

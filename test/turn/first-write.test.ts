@@ -8,7 +8,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { TurnDeadlineError } from '../../lib/errors/index.js';
-import type { TurnFence } from '../../lib/turn/index.js';
+import type { TurnFence } from '../../lib/turn/handle.js';
 import { useFakeWebApi } from '../support/fixtures.js';
 import { turnHandle } from '../support/handles.js';
 

@@ -8,7 +8,8 @@
 import { describe, expect, it } from 'vitest';
 import { deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
 import { AUTOHUB_BOT, OTHER_APP } from '../../drill/sim/fake-web-api.js';
-import { channelMessageKind, parseFollowUps, type TurnModule } from '../../lib/turn/index.js';
+import { channelMessageKind, parseFollowUps } from '../../lib/turn/index.js';
+import type { TurnModule } from '../../lib/bot/index.js';
 import { eventually, quiescent, repliesTo, SECRET } from '../support/copies.js';
 import { useCopy, useFakeWebApi } from '../support/fixtures.js';
 import { useRedisBridge } from '../support/redis-fixture.js';

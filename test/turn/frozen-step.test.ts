@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
 import { loadTurnModule } from '../../app/turn-module.js';
-import { stepKey } from '../../lib/turn/index.js';
+import { stepKey } from '../../lib/turn/steps.js';
 import { useTakeoverRig } from '../support/takeover-rig.js';
 import { eventually, repliesTo, SECRET, turnOver } from '../support/copies.js';
 

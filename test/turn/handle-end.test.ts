@@ -12,7 +12,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { LeaseLostError } from '../../lib/errors/index.js';
 import type { ReleaseReply } from '../../lib/store/index.js';
-import { DEAD_NOTE, partMetadata, RETRYING_NOTE, SKIPPED_NOTE, type TurnFence } from '../../lib/turn/index.js';
+import { DEAD_NOTE, RETRYING_NOTE, SKIPPED_NOTE, type TurnFence } from '../../lib/turn/handle.js';
+import { partMetadata } from '../../lib/turn/parts.js';
 import { useFakeWebApi } from '../support/fixtures.js';
 import { copyClients, turnHandle } from '../support/handles.js';
 

@@ -8,7 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
 import { RetryableError } from '../../lib/errors/index.js';
 import { MemoryStore } from '../../lib/store/index.js';
-import { RETRYING_NOTE, type TakeTurn } from '../../lib/turn/index.js';
+import { RETRYING_NOTE } from '../../lib/turn/handle.js';
+import type { TakeTurn } from '../../lib/bot/index.js';
 import { eventually, repliesTo, SECRET } from '../support/copies.js';
 import { useCopy, useFakeWebApi } from '../support/fixtures.js';
 

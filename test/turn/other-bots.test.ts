@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { AUTOHUB_BOT, OTHER_APP } from '../../drill/sim/fake-web-api.js';
 import { deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
-import { BOT_LOOP, BOT_LOOP_NOTE } from '../../lib/turn/index.js';
+import { BOT_LOOP, BOT_LOOP_NOTE } from '../../lib/turn/bots.js';
 import { useRedisBridge } from '../support/redis-fixture.js';
 import { eventually, messagesFor, quiescent, repliesTo, SECRET, turnOver, type RunningCopy } from '../support/copies.js';
 import { useCopy, useFakeWebApi } from '../support/fixtures.js';

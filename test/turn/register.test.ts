@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import type { App } from '@slack/bolt';
 import { commandForm, deliver } from '../../drill/sim/slack-events.js';
-import type { TurnModule } from '../../lib/turn/index.js';
+import type { TurnModule } from '../../lib/bot/index.js';
 import { useRedisBridge } from '../support/redis-fixture.js';
 import { SECRET } from '../support/copies.js';
 import { useCopy, useFakeWebApi } from '../support/fixtures.js';

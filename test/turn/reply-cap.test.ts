@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
 import { MemoryStore } from '../../lib/store/index.js';
-import type { TakeTurn } from '../../lib/turn/index.js';
+import type { TakeTurn } from '../../lib/bot/index.js';
 import { ANSWER_CUT_NOTE, capChunks, capText, DEFAULT_MAX_REPLY_CHARS } from '../../lib/turn/reply-cap.js';
 import { fenceAt } from '../../lib/turn/split.js';
 import { messagesFor, SECRET, turnOver } from '../support/copies.js';

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
 import { classifyTurnFailure, ReplyInvalidError } from '../../lib/errors/index.js';
 import { MemoryStore } from '../../lib/store/index.js';
-import type { TakeTurn } from '../../lib/turn/index.js';
+import type { TakeTurn } from '../../lib/bot/index.js';
 import { replyShape } from '../../lib/turn/reply-shape.js';
 import { eventually, SECRET } from '../support/copies.js';
 import { useCopy, useFakeWebApi } from '../support/fixtures.js';

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
-import type { TurnRequest } from '../../lib/turn/index.js';
+import type { TurnRequest } from '../../lib/bot/index.js';
 import { SECRET, turnOver } from '../support/copies.js';
 import { useCopy, useFakeWebApi } from '../support/fixtures.js';
 

@@ -7,7 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import { deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
 import { MemoryStore, eventKey } from '../../lib/store/index.js';
-import { checkThread, isOwnMessage, TURN_EVENT_TYPE } from '../../lib/turn/index.js';
+import { checkThread, isOwnMessage } from '../../lib/turn/thread.js';
+import { TURN_EVENT_TYPE } from '../../lib/turn/parts.js';
 import { eventually, messagesFor, repliesTo, SECRET, turnOver } from '../support/copies.js';
 import { useCopy, useFakeWebApi } from '../support/fixtures.js';
 

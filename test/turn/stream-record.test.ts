@@ -8,7 +8,7 @@
 import { WebClient } from '@slack/web-api';
 import { describe, expect, it } from 'vitest';
 import { LeaseLostError } from '../../lib/errors/index.js';
-import { ReplyWriter, type PartsLedger } from '../../lib/turn/index.js';
+import { ReplyWriter, type PartsLedger } from '../../lib/turn/writer.js';
 import { useFakeWebApi } from '../support/fixtures.js';
 import { eventually } from '../support/copies.js';
 

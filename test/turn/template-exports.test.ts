@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { agentEnvelope, assistantThreadEnvelope, deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
-import type { ReplyChunk, TurnModule } from '../../lib/turn/index.js';
+import type { ReplyChunk, TurnModule } from '../../lib/bot/index.js';
 import { eventually, messagesFor, quiescent, SECRET, turnOver } from '../support/copies.js';
 import { useCopy, useFakeWebApi } from '../support/fixtures.js';
 import { useRedisBridge } from '../support/redis-fixture.js';

@@ -4,7 +4,7 @@
  * same process keeps its own memory (one set per copy, like noStream).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { StatusBook } from '../../lib/turn/index.js';
+import { StatusBook } from '../../lib/turn/status.js';
 import { eventually } from '../support/copies.js';
 import { useFakeWebApi } from '../support/fixtures.js';
 import { copyClients, turnHandle } from '../support/handles.js';

@@ -6,7 +6,7 @@
  */
 import { WebClient } from '@slack/web-api';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { ReplyWriter } from '../../lib/turn/index.js';
+import { ReplyWriter } from '../../lib/turn/writer.js';
 import { useFakeWebApi } from '../support/fixtures.js';
 
 describe('the message a writer leaves unfinished', () => {

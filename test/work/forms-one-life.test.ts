@@ -18,7 +18,7 @@ import { commandForm } from '../../drill/sim/slack-events.js';
 import { createEdgeKeeper, createInboxStore, parseInboxSettings } from '../../lib/inbox/index.js';
 import { RetryableError } from '../../lib/errors/index.js';
 import { signedHeaders } from '../../lib/slack/index.js';
-import type { TurnModule } from '../../lib/turn/index.js';
+import type { TurnModule } from '../../lib/bot/index.js';
 import { eventually, SECRET } from '../support/copies.js';
 import { useCopiesPerTest, useFakeWebApi } from '../support/fixtures.js';
 import { useRedisBridge } from '../support/redis-fixture.js';

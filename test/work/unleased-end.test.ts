@@ -14,7 +14,7 @@ import { commandForm } from '../../drill/sim/slack-events.js';
 import { RespClient } from '../../drill/sim/resp-client.js';
 import { signedHeaders } from '../../lib/slack/index.js';
 import { LEASES_KEY } from '../../lib/store/keys.js';
-import type { TurnModule } from '../../lib/turn/index.js';
+import type { TurnModule } from '../../lib/bot/index.js';
 import { eventually, SECRET } from '../support/copies.js';
 import { useCopy, useFakeWebApi } from '../support/fixtures.js';
 import { useRedisBridge } from '../support/redis-fixture.js';
