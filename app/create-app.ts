@@ -258,6 +258,7 @@ export function createAutohub(options: AutohubOptions): Autohub {
     inject: (envelope) => runner.inject(envelope, { via: 'answer' }),
     everyMs: config.askWatchMs,
     ready: keptClicksTaken,
+    keptRunning: () => runner.keptRunning > 0,
   });
   // The edge's inbox: drained at start, when the peer answers again, and on the looks (one ZCARD an hour).
   inboxRef.drainer = buildInboxDrainer({ config, runner, store, line, log, now, ...(options.fetch ? { fetch: options.fetch } : {}) });

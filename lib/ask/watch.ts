@@ -41,6 +41,11 @@ export interface QuestionWatchOptions {
    * both copies were down, is not beaten by the deadline that passed meanwhile. @default settled
    */
   ready?: Promise<unknown>;
+  /**
+   * Whether deliveries the edge kept are still being run here (a drain's clicks waiting behind its mentions):
+   * no question is timed out meanwhile, for the same reason; asked again a second on. @default never
+   */
+  keptRunning?: () => boolean;
 }
 
 const realAfter: After = (ms, fn) => {
@@ -145,8 +150,14 @@ export class QuestionWatch {
       if (!this.#running) return;
     }
     const unsettled: string[] = [];
+    // A drain's kept deliveries still running (a click made in time may be among them): the timeouts wait a second more.
+    const waitForKept = this.o.keptRunning?.() === true;
     for (const [qid, deadline] of [...this.#deadlines]) {
       if (deadline > this.#now()) continue;
+      if (waitForKept) {
+        this.#deadlines.set(qid, this.#now() + RETRY_MS);
+        continue;
+      }
       this.#deadlines.delete(qid);
       this.#done.add(qid);
       if (!(await this.#timeOut(qid))) unsettled.push(qid);

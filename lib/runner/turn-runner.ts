@@ -109,6 +109,8 @@ export class TurnRunner {
   readonly #here = new Map<string, Turn>();
   /** Turns past their deadline whose work has not returned (a bot that ignores ctx.signal): for the health body. */
   readonly #pastDeadline = new Set<Turn>();
+  /** Deliveries the edge kept, injected here and not yet ended (a question's timeout waits for them: lib/ask). */
+  #keptRunning = 0;
   /** Every end that follows a turn's run (lib/runner/turn-ends.ts). */
   readonly #ends: TurnEnds;
 
@@ -153,6 +155,11 @@ export class TurnRunner {
   /** Turns running now. */
   get inFlight(): number {
     return this.#running.size;
+  }
+
+  /** Deliveries the edge kept that were injected here and have not ended yet. */
+  get keptRunning(): number {
+    return this.#keptRunning;
   }
 
   /** Turns acked and waiting for a free slot. */
@@ -418,7 +425,15 @@ export class TurnRunner {
   #over(t: Turn): void {
     const key = t.delivery.claimKeys[0];
     if (key !== undefined && this.#here.get(key) === t) this.#here.delete(key);
+    this.#keptEnded(t);
     this.o.ended?.(t);
+  }
+
+  /** A kept delivery's turn ended (counted once). */
+  #keptEnded(t: Turn): void {
+    if (!t.kept) return;
+    t.kept = false;
+    this.#keptRunning -= 1;
   }
 
   #start(t: Turn): void {
@@ -480,6 +495,7 @@ export class TurnRunner {
       this.#running.delete(slot);
       const key = t.delivery.claimKeys[0];
       if (key !== undefined && this.#here.get(key) === t) this.#here.delete(key);
+      this.#keptEnded(t);
       o.ended?.(t);
       t.trace?.end(t.cut ? 'cut_off' : 'ran');
       release();
@@ -671,6 +687,7 @@ export class TurnRunner {
     // A schedule's slot and a question's answer are logged by their own rooms (schedule.fired, ask.answered).
     if (options.kept) o.log.info('inbox.found', logFields);
     else if (!options.recovered && via === 'catchup') o.log.info('catchup.found', logFields);
+    if (options.kept) this.#keptRunning += 1;
     this.run({
       delivery,
       gate: AckGate.detached(),
@@ -679,7 +696,7 @@ export class TurnRunner {
       retry: { retryNum: undefined, retryReason: undefined },
       logFields,
       lease,
-      ...(options.kept ? { arrivedAt: options.kept.arrivedAt } : {}),
+      ...(options.kept ? { arrivedAt: options.kept.arrivedAt, kept: true } : {}),
       ...(outcome.kind === 'claimed' && outcome.admitted ? { claimAdmitted: true } : {}),
     });
     return outcome.kind;

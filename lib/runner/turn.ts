@@ -31,6 +31,8 @@ export interface Turn {
   receivedAt: number;
   /** When Slack sent it, for a delivery the edge kept (its response_url lives 30 minutes from then). */
   arrivedAt?: number | undefined;
+  /** A delivery the edge kept, injected by the drain, not yet ended (TurnRunner.keptRunning). */
+  kept?: boolean | undefined;
   claim: ClaimKind;
   retry: { retryNum: number | undefined; retryReason: string | undefined };
   logFields: Record<string, unknown>;

@@ -18,7 +18,7 @@ const settle = async () => {
   for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
 };
 
-function rig(o: { ready?: Promise<unknown> } = {}) {
+function rig(o: { ready?: Promise<unknown>; keptRunning?: () => boolean } = {}) {
   const clock = manualClock(T0);
   const list: string[] = [];
   const records = new Map<string, string>();
@@ -42,6 +42,7 @@ function rig(o: { ready?: Promise<unknown> } = {}) {
     after: clock.after,
     everyMs: EVERY_MS,
     ...(o.ready ? { ready: o.ready } : {}),
+    ...(o.keptRunning ? { keptRunning: o.keptRunning } : {}),
     inject: async (envelope) => {
       injected.push(envelope);
       return 'claimed';
@@ -155,5 +156,19 @@ describe('the deadline watch, lazy', () => {
     taken();
     await settle();
     expect(r.injected.map((e) => e.event_id)).toEqual(['Ev-ask-q4']);
+  });
+
+  it('holds a due timeout while kept deliveries are still running here (the drill at 1,000: 13 clicks made in time lost to their deadline behind the drain)', async () => {
+    let running = true;
+    const r = rig({ keptRunning: () => running });
+    r.park('q5', T0 + 5_000);
+    r.watch.start();
+    await r.advance(5_000);
+    await r.advance(3_000);
+    expect(r.injected).toEqual([]);
+    // The drain's deliveries have ended (a click among them would have answered q5): the deadline takes it a second on.
+    running = false;
+    await r.advance(1_000);
+    expect(r.injected.map((e) => e.event_id)).toEqual(['Ev-ask-q5']);
   });
 });
