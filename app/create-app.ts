@@ -50,10 +50,9 @@ import { registerAsk } from './listeners/ask.js';
 import { QuestionWatch } from '../lib/ask/index.js';
 import type { InboxDrainer } from '../lib/inbox/index.js';
 
-/** The package's version, found from here whether this runs from app/ (tsx) or dist/node/app/ (built). */
 /**
  * How long a starting copy's question timeouts wait, at most, for the runs of the clicks its start drain took
- * (a busy copy may never be idle: then they go on after this).
+ * (a busy copy may never be idle: then they go on after this; the watch also waits while kept deliveries run).
  */
 const KEPT_CLICKS_MAX_WAIT_MS = 10_000;
 
@@ -64,6 +63,7 @@ async function settled(idle: () => boolean, maxMs: number): Promise<void> {
   }
 }
 
+/** The package's version, found from here whether this runs from app/ (tsx) or dist/node/app/ (built). */
 function packageVersion(): string {
   for (let dir = new URL('./', import.meta.url); ; dir = new URL('../', dir)) {
     try {
