@@ -7,8 +7,9 @@ export default defineConfig({
   resolve: { alias: { 'autohub/bot': fileURLToPath(new URL('./lib/bot/index.ts', import.meta.url)) } },
   test: {
     include: ['test/**/*.test.ts'],
-    testTimeout: 20_000,
-    hookTimeout: 20_000,
+    // Bounds that only end a hung test: a copy's tsx start on CI's two loaded cores took over 20 s.
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
     // Integration files start their own redis-server and HTTP servers; two
     // cores run two files at a time without starving the timing bounds.
     maxWorkers: 2,

@@ -15,6 +15,7 @@ import type { SharedStore } from '../lib/store/index.js';
 import { parseAppConfig, type Role } from '../lib/config/index.js';
 import { createLogger, silentLogger, type Level } from '../lib/log/index.js';
 import { freePort } from './sim/free-port.js';
+import { reapOnSignal } from './sim/reap.js';
 
 /** The drill's health token (see harness.ts); defined here so the copies need not import the harness. */
 export const DRILL_HEALTH_TOKEN = 'drill-health-token-0123456789';
@@ -105,8 +106,8 @@ function env(role: Role, port: number, o: CopyEnv): Record<string, string> {
   };
 }
 
-/** How long a copy may take to answer its health check after it starts (a loaded machine's tsx start included). */
-const HEALTHY_WITHIN_MS = 20_000;
+/** How long a copy may take to answer its health check after it starts (a loaded machine's tsx start included: 20 s was missed in CI). */
+const HEALTHY_WITHIN_MS = 60_000;
 
 async function waitHealthy(url: string, child?: ChildProcess): Promise<void> {
   const until = Date.now() + HEALTHY_WITHIN_MS;
@@ -121,23 +122,6 @@ async function waitHealthy(url: string, child?: ChildProcess): Promise<void> {
     }
     if (Date.now() > until) throw new Error(`a copy did not become healthy within ${HEALTHY_WITHIN_MS / 1000} s (${url})`);
     await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-/**
- * Every copy this process started and that still runs: killed when this process is stopped by a signal, so
- * an interrupted drill or test run leaves no copy behind (it would go on answering, and loading the machine).
- */
-const running = new Set<ChildProcess>();
-let reaping = false;
-function reapOnSignal(): void {
-  if (reaping) return;
-  reaping = true;
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-    process.once(signal, () => {
-      for (const child of running) child.kill('SIGKILL');
-      process.exit(128 + (signal === 'SIGINT' ? 2 : signal === 'SIGTERM' ? 15 : 1));
-    });
   }
 }
 
@@ -171,9 +155,7 @@ export function spawnCopy(env: Record<string, string>, port: number, options: { 
     },
     stdio: options.capture || options.onLine ? ['ignore', 'pipe', 'pipe'] : ['ignore', process.env.DRILL_LOG_LEVEL ? 'inherit' : 'ignore', 'inherit'],
   });
-  running.add(child);
-  child.once('exit', () => running.delete(child));
-  reapOnSignal();
+  reapOnSignal(child);
   let out = '';
   const onLine = options.onLine;
   if (onLine) {

@@ -78,6 +78,20 @@ export function brokenOff(scenario: Pick<Scenario, 'name' | 'summary'>, startedA
   return { name: scenario.name, summary: scenario.summary, startedAt, endedAt: now, score, attempts: [], replies: [], faults: [], unmet: [`stopped: ${why}`] };
 }
 
+/**
+ * A scenario's copies started, tried a second time when the first start fails: a copy's start on a loaded
+ * machine (CI's two cores, each busy) is the machine's fault, not the scenario's, and a stopped harness leaves
+ * nothing running. A second failure stops the scenario with why.
+ */
+export async function startOnce<T>(start: () => Promise<T>, retrying: (error: unknown) => void): Promise<T> {
+  try {
+    return await start();
+  } catch (error) {
+    retrying(error);
+    return start();
+  }
+}
+
 export async function runDrill(options: DrillOptions): Promise<DrillResult> {
   const noise = Array.from({ length: options.noisy ?? 0 }, spinner);
   const logs: Record<string, CopyLog> = {};
@@ -98,13 +112,17 @@ export async function runDrill(options: DrillOptions): Promise<DrillResult> {
       let result: ScenarioResult;
       const startedAt = Date.now();
       try {
-        const harness = await startHarness({
-          factor: options.factor,
-          inProcess: options.inProcess,
-          onLog,
-          logLevel: options.logLevel ?? 'error',
-          ...(options.turn !== undefined ? { turn: options.turn, paced: true } : {}),
-        });
+        const harness = await startOnce(
+          () =>
+            startHarness({
+              factor: options.factor,
+              inProcess: options.inProcess,
+              onLog,
+              logLevel: options.logLevel ?? 'error',
+              ...(options.turn !== undefined ? { turn: options.turn, paced: true } : {}),
+            }),
+          (error) => onLog('drill', `the copies did not start (${(error as Error).message}): starting them again`),
+        );
         try {
           store = harness.storeKind;
           result = await runScenario(harness, scenario, { ...options, ownBot: options.turn !== undefined });

@@ -5,6 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { freePort } from './free-port.js';
+import { reapOnSignal } from './reap.js';
 import { RespClient } from './resp-client.js';
 
 export interface PrivateRedis {
@@ -38,9 +39,11 @@ export async function startRedis(binary = 'redis-server'): Promise<PrivateRedis>
   const child: ChildProcess = spawn(binary, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'yes'], {
     stdio: 'ignore',
   });
+  reapOnSignal(child);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const spawnError = new Promise<never>((_, reject) => child.once('error', reject));
-  await Promise.race([waitForPing(port, Date.now() + 5000), spawnError]);
+  // 30 s: a loaded machine's start (CI's two cores, each busy) is slow, not broken.
+  await Promise.race([waitForPing(port, Date.now() + 30_000), spawnError]);
   return {
     port,
     pause: () => void child.kill('SIGSTOP'),

@@ -67,7 +67,7 @@ describe('the reaper', () => {
       expect(told[1]).toEqual(['k-dead']);
       // That look failed: the next one says so again.
       answers[1]!(undefined);
-      await eventually(() => answers.length === 3, 'the look after the failed one', 5000);
+      await eventually(() => answers.length === 3, 'the look after the failed one', 15_000);
       expect(told[2]).toEqual(['k-dead']);
       answers[2]!(nothingDue);
       reaper.lookIn(0);
@@ -92,10 +92,10 @@ describe('the reaper', () => {
       // A slot came free, a retry is due: a look is asked for while the first is still out.
       reaper.lookIn(0);
       // Its timer fires while the first look is out: that look is skipped, and nothing is planned meanwhile.
-      await eventually(() => reaper.nextAt === Infinity, 'the wake to fire during the running look', 2000);
+      await eventually(() => reaper.nextAt === Infinity, 'the wake to fire during the running look', 15_000);
       expect(hand.looks()).toBe(1);
       hand.answers[0]!(nothingDue);
-      await eventually(() => hand.looks() === 2, 'a look after the one that was running', 2000);
+      await eventually(() => hand.looks() === 2, 'a look after the one that was running', 15_000);
       hand.answers[1]!(nothingDue);
       // Its idle plan stands: the next look is a reaper interval away, not never.
       await eventually(() => reaper.nextAt !== Infinity, 'the next look to be planned');

@@ -58,7 +58,7 @@ describe('what the store keeps of a message', () => {
     const record = JSON.parse((await hub.store.read(eventKey('T0AUTOHUB', 'Ev-private')))!);
     expect(record.body).toMatch(/^s1\./);
     api.holdPosts(0);
-    await eventually(() => repliesTo(api, 'Ev-private').length === 1, 'the reply', 5000);
+    await eventually(() => repliesTo(api, 'Ev-private').length === 1, 'the reply', 15_000);
     await eventually(async () => JSON.parse((await hub.store.read(eventKey('T0AUTOHUB', 'Ev-private')))!).state === 'done', 'the finish');
     const after = await everything();
     expect(after.join('\n')).not.toContain(MARKER);

@@ -8,7 +8,7 @@ export type ChildApp = SpawnedCopy;
 
 export async function spawnApp(env: Record<string, string>): Promise<ChildApp> {
   const copy = spawnCopy(env, await freePort(), { capture: true });
-  await eventually(() => copy.output().includes('"app.started"') || copy.child.exitCode !== null, 'the app to start', 15_000);
+  await eventually(() => copy.output().includes('"app.started"') || copy.child.exitCode !== null, 'the app to start', 45_000);
   if (copy.child.exitCode !== null) throw new Error(`app exited at start: ${copy.output()}`);
   return copy;
 }

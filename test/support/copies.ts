@@ -58,7 +58,7 @@ export async function startCopy(o: StartCopyOptions): Promise<RunningCopy> {
  * state, never on the clock. `timeoutMs` only ends a test that would
  * otherwise hang, with `what` in its error: no assertion.
  */
-export async function eventually<T>(check: () => T | Promise<T>, what: string, timeoutMs = 5000): Promise<Exclude<T, false | undefined | null | 0 | ''>> {
+export async function eventually<T>(check: () => T | Promise<T>, what: string, timeoutMs = 15_000): Promise<Exclude<T, false | undefined | null | 0 | ''>> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
@@ -73,7 +73,7 @@ export async function eventually<T>(check: () => T | Promise<T>, what: string, t
  * store has no lease live or retry pending. Only then can "exactly one reply"
  * be read: a late second reply could only come from a turn that is still live.
  */
-export async function quiescent(copies: readonly Pick<RunningCopy, 'runner' | 'keeper' | 'store'>[], timeoutMs = 10_000): Promise<void> {
+export async function quiescent(copies: readonly Pick<RunningCopy, 'runner' | 'keeper' | 'store'>[], timeoutMs = 20_000): Promise<void> {
   await eventually(
     async () => copies.every((c) => c.runner.inFlight === 0 && c.runner.queued === 0 && c.keeper.size === 0) && (await copies[0]!.store.pending()) === 0,
     'every turn to end',
@@ -98,7 +98,7 @@ export function messagesFor<T extends { params: Record<string, string> }>(api: {
 }
 
 /** The end of one event's lifecycle in the shared store: its record done (or dead) and no lease live or due anywhere. */
-export async function turnOver(store: Pick<SharedStore, 'read' | 'pending'>, eventId: string, timeoutMs = 10_000): Promise<void> {
+export async function turnOver(store: Pick<SharedStore, 'read' | 'pending'>, eventId: string, timeoutMs = 20_000): Promise<void> {
   const key = eventKey('T0AUTOHUB', eventId);
   await eventually(
     async () => {
