@@ -20,7 +20,8 @@ const listening = (port: number) =>
 
 describe('a private redis-server', () => {
   it('is killed with the process that started it when that process gets SIGTERM', async () => {
-    const script = "const { startRedis } = await import('./drill/sim/redis-server.ts'); const r = await startRedis(); console.log(r.port); setInterval(() => {}, 1000);";
+    const script =
+      "const { startRedis } = await import('./drill/sim/redis-server.ts'); const r = await startRedis(); console.log(r.port); setInterval(() => {}, 1000);";
     const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
