@@ -23,7 +23,7 @@
 import type { App } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../../lib/log/index.js';
-import type { BoltTurnContext } from '../../lib/runner/index.js';
+import { turnOf, type AutohubContext } from '../turn-context.js';
 import { agentContextOf, clampPrompts, contextOf, feedbackOf, hearsClick, orderOf, type AssistantThreads } from '../../lib/turn/index.js';
 import type { AiAppExports, AssistantThread } from '../../lib/bot/index.js';
 
@@ -119,7 +119,7 @@ export function registerAssistant(
   }
 
   /** The delivery's client, fenced by the event's lease: a copy that lost it stands down before a write leaves. */
-  const clientOf = (context: unknown) => (context as Partial<BoltTurnContext>).autohubTurn?.client ?? o.client;
+  const clientOf = (context: unknown) => turnOf(context)?.client ?? o.client;
 
   app.event('assistant_thread_started', async ({ event, body, context }) => {
     const thread = threadOf(event as AssistantThreadEvent);
@@ -182,7 +182,7 @@ export function registerAssistant(
     // The claim failed open on one copy and held on the other (a store slow under load): both are here. The mark
     // decides; when the store does not answer it either, the claim does (hearsClick).
     const verdict = trigger ? await threads.firstClick(clickTeam(payload), trigger) : 'unsure';
-    const claim = (context as Partial<BoltTurnContext>).autohubClaim ?? 'fail-open';
+    const claim = (context as AutohubContext).autohubClaim ?? 'fail-open';
     const hears = hearsClick(verdict, claim);
     if (verdict === 'unsure') {
       const detail = hears ? "this copy's claim held: heard here" : 'its claim failed open: left to the copy whose claim held';

@@ -2,9 +2,9 @@
 import type { App } from '@slack/bolt';
 import type { Logger } from '../../lib/log/index.js';
 import type { HealthMonitor } from '../../lib/liveness/index.js';
-import type { BoltTurnContext } from '../../lib/runner/index.js';
 import { mayReadStatus, pageFor, type PeerView, type SnapshotStore } from '../../lib/status/index.js';
 import { publicStatus } from './command.js';
+import { turnOf } from '../turn-context.js';
 
 export function registerHome(
   app: App,
@@ -17,7 +17,7 @@ export function registerHome(
   app.event('app_home_opened', async ({ event, client, context }) => {
     if (event.tab !== 'home') return;
     // Through the turn's fenced client: a copy that lost the turn stands down before this leaves; the runner ends it.
-    const fenced = (context as Partial<BoltTurnContext>).autohubTurn?.client ?? client;
+    const fenced = turnOf(context)?.client ?? client;
     const blocks = mayReadStatus(owners, event.user)
       ? await pageFor(health, store, peer)
       : // Anyone but the owners: the state word only, as `/autohub` says it.
