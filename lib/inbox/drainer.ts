@@ -75,6 +75,14 @@ export function outageEndText(count: number, dropped = 0, unopened = 0): string 
   return `The edge's inbox is empty again: of the ${count} deliveries it kept, ${dropped} could not be run and are lost; the rest are taken up, each answered or told to you as a dead letter.${why}`;
 }
 
+/**
+ * The owner's note as an outage's kept deliveries are first read: nothing is run yet, so it promises no answer
+ * (it said "answering them now" when none could be opened); the end's note says what became of them.
+ */
+export function outageStartText(count: number): string {
+  return `While no copy could answer, the edge kept ${count} deliveries from Slack. Taking them up now, late; I'll tell you when they are done, with any that cannot be run.`;
+}
+
 /** The owner's note when the edge refused deliveries because its inbox was full (a count since the store began). */
 export function refusedText(refused: number): string {
   return `The edge's inbox was full (AUTOHUB_INBOX_MAX): ${refused} ${refused === 1 ? 'delivery was' : 'deliveries were'} refused with 503 so far. Slack retries an event for a while; a refused slash command or click is lost.`;
@@ -149,7 +157,7 @@ export class InboxDrainer {
     // One mark an outage, across the copies (two that drain at once see different sizes and oldest entries).
     if ((await p.markOutage(stats.size).catch(() => undefined)) === 'first') {
       p.log.info('inbox.outage_told', { size: stats.size, oldestAt: stats.oldestAt });
-      await p.tellOwner(`While no copy could answer, the edge kept ${stats.size} deliveries from Slack; answering them now, late.`).catch(() => {});
+      await p.tellOwner(outageStartText(stats.size)).catch(() => {});
     }
     p.log.info('inbox.drain', { reason, size: stats.size, oldestAt: stats.oldestAt });
     const seen = new Set<string>();

@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commandForm, feedbackClickForm, mentionEnvelope } from '../../drill/sim/slack-events.js';
-import { createEdgeKeeper, createInboxStore, outageEndText, parseInboxSettings } from '../../lib/inbox/index.js';
+import { createEdgeKeeper, createInboxStore, outageEndText, outageStartText, parseInboxSettings } from '../../lib/inbox/index.js';
 import { signedHeaders } from '../../lib/slack/index.js';
 import { noticeStatusKey } from '../../lib/store/index.js';
 import { eventually, quiescent, SECRET, type RunningCopy } from '../support/copies.js';
@@ -154,7 +154,7 @@ describe('draining the edge inbox on the copies', () => {
     await eventually(async () => (await inbox().stats()).size === 0, 'the inbox drained');
     await eventually(() => ownerTexts('U0OWNERB').some((t) => /^All \d+ deliveries/.test(t)), 'the owner told all are answered');
     expect(ownerTexts('U0OWNERB').filter((t) => /the edge kept \d+ deliveries/.test(t))).toEqual([
-      'While no copy could answer, the edge kept 6 deliveries from Slack; answering them now, late.',
+      outageStartText(6),
     ]);
     expect(ownerTexts('U0OWNERB').filter((t) => /^All/.test(t))).toEqual([outageEndText(6)]);
     // And on the status page's owner notices, for two days.

@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { mentionEnvelope } from '../../drill/sim/slack-events.js';
-import { createEdgeKeeper, outageEndText, parseInboxSettings, refusedText } from '../../lib/inbox/index.js';
+import { createEdgeKeeper, outageEndText, outageStartText, parseInboxSettings, refusedText } from '../../lib/inbox/index.js';
 import { signedHeaders } from '../../lib/slack/index.js';
 import { eventually, SECRET } from '../support/copies.js';
 import { useCopiesPerTest, useFakeWebApi } from '../support/fixtures.js';
@@ -45,6 +45,9 @@ describe("the owner hears what became of the edge's kept deliveries", () => {
     expect(told()).not.toContain(outageEndText(2));
     // None of them was run: no note may say any was taken up (the end note once said "the rest are taken up").
     expect(told().filter((t) => /taken up/.test(t))).toEqual([]);
+    // Nor that any is being answered (the outage's first note said "answering them now", and none could be opened).
+    expect(told().filter((t) => /answering|are answered/.test(t))).toEqual([]);
+    expect(told()).toContain(outageStartText(2));
     expect(copy.lines.filter((l) => l.event === 'inbox.dropped' && l.level === 'error')).toHaveLength(2);
   });
 
