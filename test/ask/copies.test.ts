@@ -11,7 +11,7 @@ import { useFakeWebApi } from '../support/fixtures.js';
 import { useRedisBridge } from '../support/redis-fixture.js';
 import { SHORT_LEASE } from '../support/child-app.js';
 import type { TurnModule } from '../../lib/bot/index.js';
-import { clickForm } from '../../drill/sim/ask-click.js';
+import { buttonsOf, clickOn, questionIn, questionTs } from '../support/ask.js';
 
 describe('ctx.ask on real copies', () => {
   const fx = useRedisBridge();
@@ -75,33 +75,15 @@ describe('ctx.ask on real copies', () => {
     counts.acted = 0;
     expect((await deliver(hub.eventsUrl, mentionEnvelope({ eventId, ts }), { signingSecret: SECRET })).status).toBe(200);
     // The question, in the mention's thread, one button per choice.
-    const question = () => api.posts().find((c) => c.params.thread_ts === ts && (c.params.blocks ?? '').includes('autohub_ask:'));
-    await eventually(() => question() !== undefined, 'the question posted');
-    const q = question()!;
-    const buttons = JSON.parse(q.params.blocks!)[1].elements as Array<{ action_id: string; value: string; text: { text: string } }>;
-    expect(buttons.map((b) => b.text.text)).toEqual(['Deploy', 'Cancel']);
+    const q = await eventually(() => questionIn(api, ts), 'the question posted');
+    expect(buttonsOf(q).map((b) => b.text.text)).toEqual(['Deploy', 'Cancel']);
     // Parked: the run ended, no lease held anywhere, nothing waits.
     await quiescent([hub, cloud]);
     expect(hub.lines.some((l) => l.event === 'turn.parked')).toBe(true);
     await hub.stop();
     running.splice(running.indexOf(hub), 1);
-    const questionTs = (q.answer as { ts: string }).ts;
     const click = (user: string, i: number, trigger: string) =>
-      deliver(
-        cloud.eventsUrl,
-        clickForm({
-          triggerId: trigger,
-          user,
-          channel: 'C0GENERAL',
-          messageTs: questionTs,
-          threadTs: ts,
-          actionId: buttons[i]!.action_id,
-          value: buttons[i]!.value,
-        }),
-        {
-          signingSecret: SECRET,
-        },
-      );
+      deliver(cloud.eventsUrl, clickOn(q, ts, { user, triggerId: trigger, choice: i }), { signingSecret: SECRET });
     // Someone else clicks: told it is not theirs, nothing resumes.
     expect((await click('U0STRANGER', 0, `trig-ask-${n}-a`)).status).toBe(200);
     await eventually(() => api.calls.some((c) => c.method === 'chat.postEphemeral' && c.params.user === 'U0STRANGER'), 'the stranger told');
@@ -116,7 +98,7 @@ describe('ctx.ask on real copies', () => {
     expect(repliesTo(api, eventId)[0]!.params.text).toBe('Deployed v2, chosen by <@U0PERSON>.');
     expect(counts).toEqual({ prepared: 1, acted: 1 });
     // The buttons replaced by the choice made.
-    const update = api.calls.find((c) => c.method === 'chat.update' && c.params.ts === questionTs);
+    const update = api.calls.find((c) => c.method === 'chat.update' && c.params.ts === questionTs(q));
     expect(update?.params.blocks).toContain('*Deploy*: chosen by <@U0PERSON>');
     // A second click: already answered, nothing runs again.
     await click('U0PERSON', 1, `trig-ask-${n}-c`);
@@ -139,16 +121,14 @@ describe('ctx.ask on real copies', () => {
     counts.prepared = 0;
     counts.acted = 0;
     await deliver(hub.eventsUrl, mentionEnvelope({ eventId, ts, text: '<@UAUTOHUB> quick deploy' }), { signingSecret: SECRET });
-    const question = () => api.posts().find((c) => c.params.thread_ts === ts && (c.params.blocks ?? '').includes('autohub_ask:'));
-    await eventually(() => question() !== undefined, 'the question posted');
-    const questionTs = (question()!.answer as { ts: string }).ts;
+    const questionAt = questionTs(await eventually(() => questionIn(api, ts), 'the question posted'));
     await hub.stop();
     running.splice(running.indexOf(hub), 1);
     await eventually(() => repliesTo(api, eventId).length === 1, 'the turn resumed by its timeout', 10_000);
     await quiescent([cloud]);
     expect(repliesTo(api, eventId)[0]!.params.text).toBe('No answer: not deploying.');
     expect(counts).toEqual({ prepared: 1, acted: 0 });
-    expect(api.calls.find((c) => c.method === 'chat.update' && c.params.ts === questionTs)?.params.blocks).toContain('_No answer in time._');
+    expect(api.calls.find((c) => c.method === 'chat.update' && c.params.ts === questionAt)?.params.blocks).toContain('_No answer in time._');
     expect(cloud.lines.filter((l) => l.event === 'ask.answered')).toHaveLength(1);
   });
 

@@ -3,7 +3,7 @@
  * it resumes the parked turn once, its earlier step not run again.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { clickForm } from '../../drill/sim/ask-click.js';
+import { clickOn, questionIn } from '../support/ask.js';
 import { deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
 import { createEdgeKeeper, createInboxStore, parseInboxSettings } from '../../lib/inbox/index.js';
 import { signedHeaders } from '../../lib/slack/index.js';
@@ -41,23 +41,12 @@ describe('a click kept by the edge while both copies were down', () => {
     const eventId = 'Ev-ask-inbox-1';
     const ts = '1700000400.000001';
     await deliver(hub.eventsUrl, mentionEnvelope({ eventId, ts }), { signingSecret: SECRET });
-    const question = () => api.posts().find((c) => c.params.thread_ts === ts && (c.params.blocks ?? '').includes('autohub_ask:'));
-    await eventually(() => question() !== undefined, 'the question posted');
-    const q = question()!;
-    const button = (JSON.parse(q.params.blocks!)[1].elements as Array<{ action_id: string; value: string }>)[0]!;
+    const q = await eventually(() => questionIn(api, ts), 'the question posted');
     await quiescent([hub]);
     // Both copies down: the edge keeps the click, signed by Slack.
     await hub.stop();
     running.splice(0);
-    const body = clickForm({
-      triggerId: 'trig-ask-inbox-1',
-      user: 'U0PERSON',
-      channel: 'C0GENERAL',
-      messageTs: (q.answer as { ts: string }).ts,
-      threadTs: ts,
-      actionId: button.action_id,
-      value: button.value,
-    });
+    const body = clickOn(q, ts, { user: 'U0PERSON', triggerId: 'trig-ask-inbox-1' });
     const settings = parseInboxSettings({ UPSTASH_REDIS_REST_URL: redis.bridge.url, UPSTASH_REDIS_REST_TOKEN: redis.bridge.token })!;
     const arrivedAt = Date.now();
     const request = new Request('https://edge.example.com/slack/events', {

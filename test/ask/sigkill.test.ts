@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
-import { clickForm } from '../../drill/sim/ask-click.js';
+import { clickOn, questionIn } from '../support/ask.js';
 import { eventually, quiescent, repliesTo, SECRET, startCopy, type RunningCopy } from '../support/copies.js';
 import { useFakeWebApi } from '../support/fixtures.js';
 import { useRedisBridge } from '../support/redis-fixture.js';
@@ -40,21 +40,10 @@ describe('ctx.ask with the asker SIGKILLed while the turn waits', () => {
     const eventId = 'Ev-ask-sigkill';
     const ts = '1700000400.000100';
     expect((await deliver(`${hub.url}/slack/events`, mentionEnvelope({ eventId, ts }), { signingSecret: SECRET })).status).toBe(200);
-    const question = () => api.posts().find((c) => c.params.thread_ts === ts && (c.params.blocks ?? '').includes('autohub_ask:'));
-    await eventually(() => question() !== undefined && hub!.output().includes('"turn.parked"'), 'the turn parked on its question', 15_000);
+    await eventually(() => questionIn(api, ts) !== undefined && hub!.output().includes('"turn.parked"'), 'the turn parked on its question', 15_000);
     hub.child.kill('SIGKILL');
     await hub.exited;
-    const q = question()!;
-    const button = (JSON.parse(q.params.blocks!) as Array<{ elements?: Array<{ action_id: string; value: string }> }>)[1]!.elements![0]!;
-    const click = clickForm({
-      triggerId: 'trig-ask-sigkill',
-      user: 'U0PERSON',
-      channel: 'C0GENERAL',
-      messageTs: (q.answer as { ts: string }).ts,
-      threadTs: ts,
-      actionId: button.action_id,
-      value: button.value,
-    });
+    const click = clickOn(questionIn(api, ts)!, ts, { user: 'U0PERSON', triggerId: 'trig-ask-sigkill' });
     expect((await deliver(cloud.eventsUrl, click, { signingSecret: SECRET })).status).toBe(200);
     await eventually(() => repliesTo(api, eventId).length === 1, 'the resumed turn answered', 15_000);
     await quiescent([cloud]);
