@@ -153,9 +153,7 @@ describe('draining the edge inbox on the copies', () => {
     await Promise.all([hub.inbox!.drain('peer back'), cloud.inbox!.drain('peer back')]);
     await eventually(async () => (await inbox().stats()).size === 0, 'the inbox drained');
     await eventually(() => ownerTexts('U0OWNERB').some((t) => /^All \d+ deliveries/.test(t)), 'the owner told all are answered');
-    expect(ownerTexts('U0OWNERB').filter((t) => /the edge kept \d+ deliveries/.test(t))).toEqual([
-      outageStartText(6),
-    ]);
+    expect(ownerTexts('U0OWNERB').filter((t) => /the edge kept \d+ deliveries/.test(t))).toEqual([outageStartText(6)]);
     expect(ownerTexts('U0OWNERB').filter((t) => /^All/.test(t))).toEqual([outageEndText(6)]);
     // And on the status page's owner notices, for two days.
     expect(JSON.parse(String(await hub.store.read(noticeStatusKey('edge_inbox'))))).toMatchObject({
