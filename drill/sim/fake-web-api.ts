@@ -85,9 +85,12 @@ export interface FakeWebApi {
   nonMarketplace(on: boolean): void;
   /**
    * Hold each chat.postMessage and chat.startStream (a reply's first write) this long before it lands; one whose
-   * connection drops meanwhile (its sender died) never lands. 0 to stop.
+   * connection drops meanwhile (its sender died) never lands. 0 to stop; Infinity: until `releasePosts()`
+   * (a test that needs a turn mid-post at a step of its own waits on state, not on a hold's length).
    */
   holdPosts(ms: number): void;
+  /** Lets every held post go on at once, and holds no more. */
+  releasePosts(): void;
   /** Posts being held now. */
   readonly held: number;
   /** Resolves once a post is being held (its sender is mid-turn); rejects after `timeoutMs`. */
@@ -799,6 +802,8 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
   let lastMicros = 0;
   let holdMs = 0;
   let held = 0;
+  /** What each post held until released waits on. */
+  const releases = new Set<() => void>();
   const heldWaiters = new Set<() => void>();
 
   const hookUrls = new Map<string, { until: number; uses: number }>();
@@ -838,7 +843,10 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
           held++;
           for (const wake of heldWaiters) wake();
           // Unref'd: a held request never keeps a finished process alive.
-          await new Promise((r) => setTimeout(r, holdMs).unref());
+          await new Promise<void>((r) => {
+            if (holdMs === Number.POSITIVE_INFINITY) releases.add(r);
+            else setTimeout(r, holdMs).unref();
+          });
           held--;
           res.off('close', leave);
           req.socket.off('end', leave);
@@ -938,6 +946,11 @@ export async function startFakeWebApi(options: { now?: () => number } = {}): Pro
     },
     holdPosts: (ms) => {
       holdMs = ms;
+    },
+    releasePosts: () => {
+      holdMs = 0;
+      for (const release of releases) release();
+      releases.clear();
     },
     get held() {
       return held;

@@ -126,8 +126,8 @@ describe('a turn whose claim failed open (no lease) and whose reply then fails',
 
   it('is claimed late, once the store answers again, and retried through the store: one reply', async () => {
     // The store does not answer the claim (it fails open and never lands); the reply's first write is
-    // held 400 ms and then fails with HTTP 500, by when the store answers again.
-    api.holdPosts(400);
+    // held until the store answers again, and then fails with HTTP 500.
+    api.holdPosts(Number.POSITIVE_INFINITY);
     for (const method of ['chat.startStream', 'chat.postMessage']) api.script(method, { status: 500, body: { ok: false, error: 'internal' } });
     store.hung = true;
     let response: Response;
@@ -137,8 +137,9 @@ describe('a turn whose claim failed open (no lease) and whose reply then fails',
       store.hung = false;
     }
     expect(response.headers.get('x-autohub-claim')).toBe('fail-open');
+    await eventually(() => api.held > 0, 'the first write held');
+    api.releasePosts();
     await eventually(() => repliesTo(api, 'Ev-open-failed').length > 0, 'the retried reply', 15_000);
-    api.holdPosts(0);
     await eventually(async () => (await store.pending()) === 0, 'the turn to end');
     expect(repliesTo(api, 'Ev-open-failed')).toHaveLength(1);
     expect(copy.lines.some((l) => l.event === 'turn.reclaimed' && l.eventId === 'Ev-open-failed')).toBe(true);

@@ -20,8 +20,8 @@ describe('graceful shutdown of `npm start`', () => {
   const api = useFakeWebApi();
 
   it('SIGTERM mid-turn: health turns 503, new connections are refused, the turn posts, exit 0', async () => {
-    // The reply's first write takes 1.5 s to land: the turn is mid-post when SIGTERM comes.
-    api.holdPosts(1500);
+    // The reply's first write is held until the test lets it go: the turn is mid-post when SIGTERM comes.
+    api.holdPosts(Number.POSITIVE_INFINITY);
     const app = await spawnHub({ webApiUrl: api.url, secret: SECRET });
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     try {
@@ -37,12 +37,14 @@ describe('graceful shutdown of `npm start`', () => {
       expect(await get(`${app.url}/slack/health`, agent)).toBe(503);
       // A fresh connection (no agent) is dropped at once.
       await expect(get(`${app.url}/slack/health`, false)).rejects.toThrow(/socket hang up|ECONNRESET|ECONNREFUSED/);
+      // The draining copy's turn goes on: its post lands, and only then does the copy exit.
+      api.releasePosts();
 
       expect(await app.exited).toBe(0);
       expect(app.output()).toContain('"turn.replied"');
       expect(api.posts()).toHaveLength(1);
     } finally {
-      api.holdPosts(0);
+      api.releasePosts();
       agent.destroy();
       app.child.kill('SIGKILL');
     }

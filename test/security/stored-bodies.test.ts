@@ -48,7 +48,7 @@ describe('what the store keeps of a message', () => {
   }
 
   it('during the turn the body is sealed (no marker, no legacy token in clear); after it, no key holds a body', async () => {
-    api.holdPosts(1500);
+    api.holdPosts(Number.POSITIVE_INFINITY);
     const envelope = mentionEnvelope({ eventId: 'Ev-private', ts: '1700004000.000001', text: `<@UAUTOHUB> ${MARKER}` });
     expect((await deliver(hub.eventsUrl, envelope, { signingSecret: SECRET })).status).toBe(200);
     await eventually(() => api.held > 0, 'the turn to be posting');
@@ -57,7 +57,7 @@ describe('what the store keeps of a message', () => {
     expect(during.join('\n')).not.toContain('legacy-verification-token');
     const record = JSON.parse((await hub.store.read(eventKey('T0AUTOHUB', 'Ev-private')))!);
     expect(record.body).toMatch(/^s1\./);
-    api.holdPosts(0);
+    api.releasePosts();
     await eventually(() => repliesTo(api, 'Ev-private').length === 1, 'the reply', 15_000);
     await eventually(async () => JSON.parse((await hub.store.read(eventKey('T0AUTOHUB', 'Ev-private')))!).state === 'done', 'the finish');
     const after = await everything();
@@ -74,12 +74,12 @@ describe('what the store keeps of a message', () => {
   });
 
   it("the sealed body is the event without Slack's legacy token, and opens only with the store key", async () => {
-    api.holdPosts(1500);
+    api.holdPosts(Number.POSITIVE_INFINITY);
     const envelope = mentionEnvelope({ eventId: 'Ev-sealed', ts: '1700004000.000003', text: MARKER });
     await deliver(hub.eventsUrl, envelope, { signingSecret: SECRET });
     await eventually(() => api.held > 0, 'the turn to be posting');
     const sealed = JSON.parse((await hub.store.read(eventKey('T0AUTOHUB', 'Ev-sealed')))!).body as string;
-    api.holdPosts(0);
+    api.releasePosts();
     const opened = JSON.parse(createSealer(deriveStoreKey(SECRET)).open(sealed)!);
     const { token: _legacy, ...expected } = envelope;
     expect(opened).toEqual(expected);
