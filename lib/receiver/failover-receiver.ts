@@ -9,9 +9,10 @@
  *             signature, both directions of the 5-minute window (401);
  *   classify: parse (400/415); ssl_check, url_verification,
  *             app_rate_limited, the edge's hint and a shed (503) answered;
- *   claim:    a duplicate answered (the runner's claim, bounded by its ack deadline);
- *   run:      a probe answered with its claim; anything else, its turn,
- *             handed to the runner (built by the app and given to this receiver).
+ *   claim:    one call to the runner (built by the app, given to this receiver),
+ *             bounded by its ack deadline, hands back the work; a duplicate answered;
+ *   run:      a probe answered with its claim; a turn's work run on this request's
+ *             gate (the edge's lease header, if the work gives one, set first).
  *
  * Budget, from the moment the request arrives:
  *   claim <= 1,000 ms (2 x 450 ms + 50 ms, the store's own deadline)
@@ -56,9 +57,9 @@ export { EVENTS_PATH, HEALTH_PATH };
 export interface FailoverReceiverOptions {
   signingSecret: string;
   /**
-   * Claims each delivery (bounded by its ack deadline) and runs its turn: built
-   * by the app (app/parts.ts buildRunner), given Bolt's app by `init`. The
-   * receiver answers HTTP; everything about turns is asked of the runner.
+   * Claims each delivery and hands back its work (`claim`): built by the app
+   * (app/parts.ts buildRunner), given Bolt's app by `init`. The receiver
+   * answers HTTP; claims, leases and turns are the runner's.
    */
   runner: TurnRunner;
   health: HealthMonitor;

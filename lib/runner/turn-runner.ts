@@ -6,10 +6,11 @@
  * turn: finished, handed back for a retry, or dead-lettered.
  *
  * Built by the app (app/parts.ts) and handed to the receiver, which gives it
- * each live delivery to claim and run; the reaper gives it takeovers, the
- * catch-up sweep, the journal and the edge's inbox give it found mentions
- * (`inject`). Each lease is made here, under the claim keys its delivery was
- * claimed under, so nothing parses a body twice to name them.
+ * each live delivery to `claim` and runs the work it hands back; the catch-up
+ * sweep, the journal and the edge's inbox give it found deliveries (`inject`,
+ * through the same `claim`), the reaper takeovers (`resume`). Each lease is
+ * made here, under the claim keys its delivery was claimed under, so nothing
+ * parses a body twice to name them and no caller handles a lease.
  */
 import { randomUUID } from 'node:crypto';
 import type { App } from '@slack/bolt';
