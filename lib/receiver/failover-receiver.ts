@@ -9,9 +9,10 @@
  *             signature, both directions of the 5-minute window (401);
  *   classify: parse (400/415); ssl_check, url_verification,
  *             app_rate_limited, the edge's hint and a shed (503) answered;
- *   claim:    a duplicate answered (the runner's claim, bounded by its ack deadline);
- *   run:      a probe answered with its claim; anything else, its turn,
- *             handed to the runner (built by the app and given to this receiver).
+ *   claim:    one call to the runner (built by the app, given to this receiver),
+ *             bounded by its ack deadline, hands back the work; a duplicate answered;
+ *   run:      a probe answered with its claim; a turn's work run on this request's
+ *             gate (the edge's lease header, if the work gives one, set first).
  *
  * Budget, from the moment the request arrives:
  *   claim <= 1,000 ms (2 x 450 ms + 50 ms, the store's own deadline)
@@ -22,13 +23,13 @@ import { createHmac } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { App, Receiver } from '@slack/bolt';
-import type { ClaimKind, ClaimOutcome } from '../store/index.js';
+import type { ClaimKind } from '../store/index.js';
 import type { Role } from '../store/index.js';
 import { RequestInvalidError } from '../errors/index.js';
 import { guardRequests, serverOptions, serverTimeouts, type ServerTimeouts } from '../http/index.js';
 import type { Logger } from '../log/index.js';
-import { checkSignature, EVENTS_PATH, HEALTH_PATH, isSslCheck, parseRetryHeaders, type RetryInfo } from '../slack/index.js';
-import { deliveryLeaseRequest, parseDelivery, workIdOf, type AppRateLimited, type Delivery } from '../delivery/index.js';
+import { checkSignature, EVENTS_PATH, HEALTH_PATH, isSslCheck, parseRetryHeaders } from '../slack/index.js';
+import { parseDelivery, workIdOf, type AppRateLimited, type Delivery } from '../delivery/index.js';
 import {
   answerAppRateLimited,
   answerDuplicate,
@@ -48,7 +49,7 @@ import {
 import { withDeadline } from '../time/index.js';
 import type { HealthMonitor } from '../liveness/index.js';
 import { readRawBody } from './raw-body.js';
-import { AckGate, type TurnRunner } from '../runner/index.js';
+import { AckGate, type Claimable, type ProbeWork, type TurnRunner, type TurnWork } from '../runner/index.js';
 import { INBOX_HEADER, LEASE_HEADER } from '../synthetic/index.js';
 
 export { EVENTS_PATH, HEALTH_PATH };
@@ -56,9 +57,9 @@ export { EVENTS_PATH, HEALTH_PATH };
 export interface FailoverReceiverOptions {
   signingSecret: string;
   /**
-   * Claims each delivery (bounded by its ack deadline) and runs its turn: built
-   * by the app (app/parts.ts buildRunner), given Bolt's app by `init`. The
-   * receiver answers HTTP; everything about turns is asked of the runner.
+   * Claims each delivery and hands back its work (`claim`): built by the app
+   * (app/parts.ts buildRunner), given Bolt's app by `init`. The receiver
+   * answers HTTP; claims, leases and turns are the runner's.
    */
   runner: TurnRunner;
   health: HealthMonitor;
@@ -104,18 +105,11 @@ interface Exchange {
   receivedAt: number;
 }
 
-/** The deliveries that reach the claim: every other kind is answered by stage 2. */
-type Claimable = Extract<Delivery, { kind: 'event' | 'command' | 'interactive' | 'probe' }>;
-
-/** What stage 3 hands to stage 4: the claim's outcome, as the turn and the logs see it. */
+/** What stage 3 hands to stage 4: the work the runner's claim gave back, as the logs see it. */
 interface Claimed {
-  delivery: Claimable;
-  outcome: ClaimOutcome;
+  work: ProbeWork | TurnWork;
   /** `none`: the delivery has no key to claim under (runs as claimed). */
   claim: ClaimKind | 'none';
-  /** When the claim was sent: its lease runs from then. */
-  sentAt: number;
-  retry: RetryInfo;
   logFields: Record<string, unknown>;
 }
 
@@ -274,7 +268,7 @@ export class FailoverReceiver implements Receiver {
     }
   }
 
-  /** Stage 3: the claim (a duplicate is answered here); a fail-open is counted and told. */
+  /** Stage 3: the runner's claim hands back the work (a duplicate is answered here); a fail-open is counted and told. */
   async #claim(x: Exchange, delivery: Claimable): Promise<Claimed | undefined> {
     const { req, gate, receivedAt } = x;
     const o = this.#o;
@@ -284,52 +278,34 @@ export class FailoverReceiver implements Receiver {
     if (header(req, INBOX_HEADER)) o.inboxKept?.();
     // A busy hub is alive and renewing its leases: nothing to look for (a look then only finds leases late under load).
     if (failover && !failover.startsWith('hub busy')) o.failover?.(failover.slice(0, 80));
-    // Every kind of work a person waits on is leased: a mention, a DM, a slash command, a click (a probe is not).
-    const lease = delivery.kind === 'probe' ? undefined : deliveryLeaseRequest(this.#runner.leaseMs, delivery, { ordered: this.#runner.ordered });
-    const sentAt = o.now();
-    const outcome = await this.#runner.claimWithinAck(delivery.claimKeys, receivedAt, lease);
-    const claim: ClaimKind | 'none' = delivery.claimKeys.length === 0 ? 'none' : outcome.kind;
-    if (outcome.kind === 'fail-open' && claim !== 'none') {
+    const work = await this.#runner.claim(delivery, { receivedAt, retry });
+    if (work.failOpen !== undefined) {
       o.health.countFailOpen();
-      o.failOpen?.(outcome.reason);
+      o.failOpen?.(work.failOpen);
     }
+    const claim: ClaimKind | 'none' = delivery.claimKeys.length === 0 ? 'none' : work.claim;
     const logFields = {
       kind: delivery.kind,
       // An event's id, a form's trigger_id (the id its dead letter and its late answer are known by).
       eventId: delivery.kind === 'probe' ? delivery.eventId : workIdOf(delivery),
       retryNum: retry.retryNum,
       claim,
-      ...(outcome.kind === 'fail-open' ? { reason: outcome.reason } : {}),
+      ...(work.failOpen !== undefined ? { reason: work.failOpen } : {}),
     };
-    if (outcome.kind === 'duplicate') return void answerDuplicate(gate, o.log, logFields, o.now() - receivedAt);
-    return { delivery, outcome, claim, sentAt, retry, logFields };
+    if (work.kind === 'duplicate') return void answerDuplicate(gate, o.log, logFields, o.now() - receivedAt);
+    return { work, claim, logFields };
   }
 
-  /** Stage 4: a probe is answered with its claim; any other delivery's turn runs, with the lease its claim won. */
-  #run(x: Exchange, c: Claimed): void {
+  /** Stage 4: a probe is answered with its claim; a turn's work runs, its ack given to this request's gate. */
+  #run(x: Exchange, { work, claim, logFields }: Claimed): void {
     const { gate, receivedAt } = x;
     const o = this.#o;
-    const { delivery, outcome, claim } = c;
-    if (delivery.kind === 'probe') {
-      answerProbe(gate, o.log, claim, c.logFields, delivery.eventId, o.now() - receivedAt);
+    if (work.kind === 'probe') {
+      answerProbe(gate, o.log, claim, logFields, work.eventId, o.now() - receivedAt);
       return;
     }
-    const lease = this.#runner.leaseFor(delivery, outcome, c.sentAt);
-    // The edge hints the other copy to look when this lease would lapse (lib/synthetic).
-    if (lease) gate.identify({ [LEASE_HEADER]: String(this.#runner.leaseMs) });
-    const nonce = outcome.kind === 'fail-open' ? outcome.nonce : undefined;
-    // A turn alone in its conversation was admitted by its claim: its gate does not look.
-    const claimAdmitted = lease !== undefined && outcome.kind === 'claimed' && outcome.admitted === true;
-    this.#runner.run({
-      delivery,
-      gate,
-      receivedAt,
-      claim: claim === 'none' ? 'claimed' : outcome.kind,
-      retry: c.retry,
-      logFields: c.logFields,
-      lease,
-      nonce,
-      ...(claimAdmitted ? { claimAdmitted } : {}),
-    });
+    // The edge's to read (it hints the other copy); set before the turn's ack.
+    if (work.leaseHeader !== undefined) gate.identify({ [LEASE_HEADER]: work.leaseHeader });
+    work.run({ gate, logFields });
   }
 }

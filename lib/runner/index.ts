@@ -1,6 +1,6 @@
 export { AckGate } from './ack-gate.js';
 export { TurnRunner } from './turn-runner.js';
-export type { TurnRunnerOptions } from './turn-runner.js';
+export type { Arrival, Claimable, ProbeWork, TurnRunnerOptions, TurnWork, Work } from './turn-runner.js';
 export { deadlineGraceMs } from './turn.js';
 export type { AdmitVerdict, Turn, BoltTurnContext } from './turn.js';
 export { TurnJournal } from './journal.js';

@@ -6,10 +6,11 @@
  * turn: finished, handed back for a retry, or dead-lettered.
  *
  * Built by the app (app/parts.ts) and handed to the receiver, which gives it
- * each live delivery to claim and run; the reaper gives it takeovers, the
- * catch-up sweep, the journal and the edge's inbox give it found mentions
- * (`inject`). Each lease is made here, under the claim keys its delivery was
- * claimed under, so nothing parses a body twice to name them.
+ * each live delivery to `claim` and runs the work it hands back; the catch-up
+ * sweep, the journal and the edge's inbox give it found deliveries (`inject`,
+ * through the same `claim`), the reaper takeovers (`resume`). Each lease is
+ * made here, under the claim keys its delivery was claimed under, so nothing
+ * parses a body twice to name them and no caller handles a lease.
  */
 import { randomUUID } from 'node:crypto';
 import type { App } from '@slack/bolt';
@@ -142,13 +143,8 @@ export class TurnRunner {
     return this.o.ackDeadlineMs;
   }
 
-  /** How long an event turn's lease runs unrenewed (the edge hints the other copy to look then). */
-  get leaseMs(): number {
-    return this.o.lease.leaseMs;
-  }
-
   /** Whether turns wait their turn in their conversation (an admit hook): then a claim takes the turn's place. */
-  get ordered(): boolean {
+  get #ordered(): boolean {
     return this.o.admit !== undefined;
   }
 
@@ -322,7 +318,7 @@ export class TurnRunner {
       attempt: takeover.attempts,
     };
     o.log.info('lease.takeover', { ...logFields, key: takeover.key });
-    this.run({
+    this.#run({
       delivery,
       gate: AckGate.detached(),
       receivedAt: o.now(),
@@ -333,7 +329,8 @@ export class TurnRunner {
     });
   }
 
-  run(t: Turn): void {
+  /** A claimed or taken-over turn: its ack, its deadline, then its conversation's gate or a slot. */
+  #run(t: Turn): void {
     const { o } = this;
     const claimHeader = { 'x-autohub-claim': t.logFields.claim as string };
     // Events, and interactivity other than a form submission, carry nothing in their ack: answer now. (A command
@@ -613,13 +610,59 @@ export class TurnRunner {
   async #reclaim(t: Turn): Promise<TurnLease | undefined> {
     const { o } = this;
     if (t.delivery.claimKeys.length === 0) return undefined;
-    const request = deliveryLeaseRequest(o.lease.leaseMs, t.delivery, { ordered: this.ordered });
+    const request = deliveryLeaseRequest(o.lease.leaseMs, t.delivery, { ordered: this.#ordered });
     if (!request) return undefined;
     const sentAt = o.now();
     // The turn was acked long ago: this claim is off the ack path (the longer fuse), so a store a little
     // slower than the claim's fuse still answers it.
     const outcome = await o.store.claim(t.delivery.claimKeys, { instance: o.instance, role: o.role }, request, { offAckPath: true });
-    return this.leaseFor(t.delivery, outcome, sentAt);
+    return this.#leaseFor(t.delivery, outcome, sentAt);
+  }
+
+  /**
+   * A delivery's claim, and what it hands back: a duplicate (nothing runs), a
+   * probe's outcome (nothing runs), or a turn's work, leased when the claim
+   * won one. Live deliveries and injected ones take this one path, so the
+   * lease request, the confirm's nonce and the claim's admission stay here.
+   */
+  claim(delivery: Leasable, arrival: Arrival): Promise<Exclude<Work, ProbeWork>>;
+  claim(delivery: Claimable, arrival: Arrival): Promise<Work>;
+  async claim(delivery: Claimable, arrival: Arrival): Promise<Work> {
+    const { o } = this;
+    const { receivedAt } = arrival;
+    // Every kind of work a person waits on is leased: a mention, a DM, a slash command, a click (a probe is not).
+    const request = delivery.kind === 'probe' ? undefined : deliveryLeaseRequest(o.lease.leaseMs, delivery, { ordered: this.#ordered });
+    const sentAt = o.now();
+    const outcome = await this.#claimWithinAck(delivery.claimKeys, receivedAt, request);
+    if (outcome.kind === 'duplicate') return { kind: 'duplicate', claim: 'duplicate' };
+    const said = { claim: outcome.kind, ...(outcome.kind === 'fail-open' ? { failOpen: outcome.reason } : {}) };
+    if (delivery.kind === 'probe') return { kind: 'probe', ...said, eventId: delivery.eventId };
+    // Its lease runs from when the claim was sent.
+    const lease = this.#leaseFor(delivery, outcome, sentAt);
+    const nonce = outcome.kind === 'fail-open' ? outcome.nonce : undefined;
+    // A turn alone in its conversation was admitted by its claim: its gate does not look.
+    const claimAdmitted = lease !== undefined && outcome.kind === 'claimed' && outcome.admitted === true;
+    return {
+      kind: 'turn',
+      ...said,
+      // The edge hints the other copy to look when this lease would lapse (lib/synthetic).
+      ...(lease ? { leaseHeader: String(o.lease.leaseMs) } : {}),
+      run: ({ gate, logFields, kept }) => {
+        if (kept) this.#keptRunning += 1;
+        this.#run({
+          delivery,
+          gate,
+          receivedAt,
+          claim: outcome.kind,
+          retry: arrival.retry ?? { retryNum: undefined, retryReason: undefined },
+          logFields,
+          lease,
+          nonce,
+          ...(kept ? { arrivedAt: kept.arrivedAt, kept: true } : {}),
+          ...(claimAdmitted ? { claimAdmitted } : {}),
+        });
+      },
+    };
   }
 
   /**
@@ -627,7 +670,7 @@ export class TurnRunner {
    * The turn has not run yet: a turn alone in its conversation is admitted by the claim (`admitted`, its
    * first look made there), and its Turn says so (`claimAdmitted`).
    */
-  claimWithinAck(keys: string[], receivedAt: number, lease: LeaseRequest | undefined): Promise<ClaimOutcome> {
+  #claimWithinAck(keys: string[], receivedAt: number, lease: LeaseRequest | undefined): Promise<ClaimOutcome> {
     const { o } = this;
     if (keys.length === 0) return Promise.resolve({ kind: 'claimed' });
     const owner = { instance: o.instance, role: o.role };
@@ -636,7 +679,7 @@ export class TurnRunner {
     const left = o.ackDeadlineMs - ANSWER_MARGIN_MS - (o.now() - receivedAt);
     const nonce = randomUUID();
     const givenUp = (): ClaimOutcome => ({ kind: 'fail-open', reason: 'receiver ack deadline', ...(lease ? { nonce } : {}) });
-    const claimed = withDeadline(o.store.claim(keys, owner, lease, { firstLook: this.ordered, nonce }), left, givenUp);
+    const claimed = withDeadline(o.store.claim(keys, owner, lease, { firstLook: this.#ordered, nonce }), left, givenUp);
     if (o.tracer)
       void claimed.then(
         (c) => o.tracer?.claim({ key: keys[0]!, eventId: lease?.eventId, outcome: c.kind, startedAt: receivedAt }),
@@ -646,7 +689,7 @@ export class TurnRunner {
   }
 
   /** The lease an event's claim won (its lease runs from `sentAt`, under the claim's keys), the runner's to end; undefined for any other outcome. */
-  leaseFor(delivery: Delivery, outcome: ClaimOutcome, sentAt: number): TurnLease | undefined {
+  #leaseFor(delivery: Delivery, outcome: ClaimOutcome, sentAt: number): TurnLease | undefined {
     if (!isLeasable(delivery) || outcome.kind !== 'claimed' || outcome.token === undefined) return undefined;
     return this.#lease(delivery, outcome.token, sentAt);
   }
@@ -667,39 +710,26 @@ export class TurnRunner {
     // An event's envelope, or a slash command's or an interaction's body marked with its kind (the edge's inbox, the journal).
     const delivery = storedDelivery(envelope);
     if (!delivery) return 'duplicate';
-    const receivedAt = o.now();
-    const outcome = await this.claimWithinAck(delivery.claimKeys, receivedAt, deliveryLeaseRequest(o.lease.leaseMs, delivery, { ordered: this.ordered }));
-    if (outcome.kind === 'duplicate') return 'duplicate';
-    if (outcome.kind === 'fail-open') {
+    const work = await this.claim(delivery, { receivedAt: o.now() });
+    if (work.kind === 'duplicate') return 'duplicate';
+    if (work.claim === 'fail-open') {
       if (options.recovered) return 'fail-open';
       o.log.warn('catchup.unsure', {
         kind: delivery.kind,
         eventId: workIdOf(delivery),
-        reason: outcome.reason,
+        reason: work.failOpen,
         detail: 'the store did not answer: left for the next sweep',
       });
       return 'fail-open';
     }
-    const lease = this.leaseFor(delivery, outcome, receivedAt);
     const via = options.via ?? 'catchup';
     const how = options.recovered ? { recovered: true } : options.kept ? { kept: true } : via === 'catchup' ? { catchup: true } : { via };
-    const logFields = { kind: delivery.kind, eventId: workIdOf(delivery), claim: outcome.kind, ...how };
+    const logFields = { kind: delivery.kind, eventId: workIdOf(delivery), claim: work.claim, ...how };
     // A schedule's slot and a question's answer are logged by their own rooms (schedule.fired, ask.answered).
     if (options.kept) o.log.info('inbox.found', logFields);
     else if (!options.recovered && via === 'catchup') o.log.info('catchup.found', logFields);
-    if (options.kept) this.#keptRunning += 1;
-    this.run({
-      delivery,
-      gate: AckGate.detached(),
-      receivedAt,
-      claim: outcome.kind,
-      retry: { retryNum: undefined, retryReason: undefined },
-      logFields,
-      lease,
-      ...(options.kept ? { arrivedAt: options.kept.arrivedAt, kept: true } : {}),
-      ...(outcome.kind === 'claimed' && outcome.admitted ? { claimAdmitted: true } : {}),
-    });
-    return outcome.kind;
+    work.run({ gate: AckGate.detached(), logFields, ...(options.kept ? { kept: options.kept } : {}) });
+    return work.claim;
   }
 
   /** The store answered (a look went through): the turns kept for it are claimed and run now. Nothing to do while none is kept. */
@@ -715,4 +745,38 @@ export class TurnRunner {
 
 function isLeasable(delivery: Delivery): delivery is Leasable {
   return delivery.kind === 'event' || delivery.kind === 'command' || delivery.kind === 'interactive';
+}
+
+/** The deliveries a claim takes: what a person waits on, and `npm run verify`'s probe. */
+export type Claimable = Leasable | Extract<Delivery, { kind: 'probe' }>;
+
+/** How a delivery arrived, for its claim's ack deadline and its turn. */
+export interface Arrival {
+  receivedAt: number;
+  /** Slack's retry headers (none for an injected delivery). */
+  retry?: Turn['retry'];
+}
+
+/** How the claim went (a delivery with no key to claim under is `claimed`), and why it failed open when it did (the store did not answer). */
+interface ClaimSaid {
+  claim: ClaimKind;
+  failOpen?: string;
+}
+
+/** What `claim` hands back: nothing to run, a probe's outcome, or a turn. */
+export type Work = (ClaimSaid & { kind: 'duplicate' }) | ProbeWork | TurnWork;
+
+/** A probe is claimed like an event and answered with its claim's outcome; nothing runs. */
+export interface ProbeWork extends ClaimSaid {
+  kind: 'probe';
+  eventId: string;
+}
+
+/** A claimed (or failed-open) turn, run once by whoever claimed it. */
+export interface TurnWork extends ClaimSaid {
+  kind: 'turn';
+  /** LEASE_HEADER's value for the edge when the turn holds a lease (lib/synthetic). */
+  leaseHeader?: string;
+  /** `gate`: where its ack goes; `kept`: a delivery the edge kept (TurnRunner.keptRunning). */
+  run(how: { gate: AckGate; logFields: Record<string, unknown>; kept?: { arrivedAt: number } }): void;
 }
