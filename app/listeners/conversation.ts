@@ -72,7 +72,7 @@ export function registerConversation(app: App<AutohubContext>, log: Logger, opti
     const message = event as MessageEvent & AuthoredEvent;
     const envelope = body as EnvelopeFields & { event_id?: string };
     const author = authorOf(message, { appId: envelope.api_app_id, botId: context.botId, botUserId: context.botUserId });
-    // Not a turn: the handle's end (ran) finishes the claim with no reply.
+    // Not a turn: the run's end (lib/runner/turn-ends.ts) finishes the claim with no reply.
     if (!isTurnOf(author, allow)) {
       if (author.kind === 'bot') log.info('turn.other_bot', { eventId: envelope.event_id, botId: author.botId, detail: 'not in AUTOHUB_ALLOW_BOTS' });
       return;

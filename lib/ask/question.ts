@@ -144,7 +144,7 @@ export function resumeEnvelope(record: Pick<QuestionRecord, 'qid' | 'envelope' |
   };
 }
 
-/** Thrown by ctx.ask once the question is posted and kept: the run ends here, parked (the handle's end). */
+/** Thrown by ctx.ask once the question is posted and kept: the run ends here, parked (its lease finished when the listener returns). */
 export class TurnParkedError extends Error {
   constructor(readonly qid: string) {
     super(`parked on question ${qid}`);

@@ -1,14 +1,15 @@
 /**
- * What follows the end of a turn's run, decided in one place (`end`): a
- * failure goes back through the turn's lease (its handle classifies it and
- * tells the person), and then the store is looked at when its retry is due,
- * the owner is told of a dead letter, or, with no lease the store would
- * take, the turn is kept for the store (the journal, or memory) and run
- * again when the store answers (`runKept`); a turn handed back at shutdown
- * goes back through its lease, a late claim's, or the journal. A turn that
- * ran to its end finishes its own lease (lib/turn/handle.ts); one whose run
- * ended before its claim was confirmed is finished by the confirm
- * (lib/runner/claim-confirm.ts).
+ * Every end of a turn's run, decided and written to its lease in one place
+ * (`end`); the handle only records what its run came to. A run that ended
+ * (answered, parked, interrupted, nothing to say) is finished; one that stood
+ * down at the fence under a lease still its own is handed back. A failure
+ * goes back through the turn's lease (its handle classifies it and tells the
+ * person), and then the store is looked at when its retry is due, the owner
+ * is told of a dead letter, or, with no lease the store would take, the turn
+ * is kept for the store (the journal, or memory) and run again when the
+ * store answers (`runKept`). A turn handed back at shutdown goes back through
+ * its lease, a late claim's, or the journal. A run that ended before its
+ * claim was confirmed is finished under the confirm's lease when it answers.
  */
 import type { Logger } from '../log/index.js';
 import type { ClaimKind } from '../store/index.js';
@@ -18,8 +19,12 @@ import { deliveryLeaseRequest, FORM_KIND_FIELD, workIdOf, type Leasable } from '
 import type { TurnJournal } from './journal.js';
 import type { Turn } from './turn.js';
 
-/** What ended a turn's run, as the runner saw it. */
-export type RunEnd = { kind: 'failed'; error: unknown } | { kind: 'handed-back'; mayHavePosted: boolean };
+/**
+ * What ended a turn's run, as the runner saw it. `ran`: its listener returned
+ * (its handle's outcome says how), under its own lease or, for a run that
+ * ended before its claim was confirmed, the confirm's (`lease`).
+ */
+export type RunEnd = { kind: 'ran'; lease?: TurnLease } | { kind: 'failed'; error: unknown } | { kind: 'handed-back'; mayHavePosted: boolean };
 
 export interface TurnEndsOptions {
   log: Logger;
@@ -61,24 +66,53 @@ export class TurnEnds {
   async end(t: Turn, what: RunEnd): Promise<void> {
     if (what.kind === 'handed-back') return this.#handBack(t, what.mayHavePosted);
     const { o } = this;
+    const handle = o.handleOf(t);
+    if (what.kind === 'ran') return this.#ran(handle, what.lease ?? t.lease);
+    const outcome = handle.outcome;
+    if (outcome && outcome.kind !== 'abandoned') {
+      // Its end was reached (its reply is in the thread, or its question): the throw after it does not make it a
+      // failure. Failed, it was run again, and a command's or a click's answer cannot be read back first.
+      o.log.warn('turn.failed_after_end', { ...t.logFields, end: outcome.kind, error: what.error });
+      return this.#ran(handle, t.lease);
+    }
     t.gate.answer(500, undefined, { 'x-autohub-claim': t.logFields.claim as string });
-    const end = await o.handleOf(t).failed(what.error, { expired: t.expired === true, fields: t.logFields, leaseNow: () => o.leaseNow(t) });
+    const end = await handle.failed(what.error, {
+      expired: t.expired === true,
+      fields: t.logFields,
+      fail: async (failure) => {
+        const lease = await o.leaseNow(t);
+        return lease && { key: lease.key, attempts: lease.attempts, ...(await lease.fail(failure)) };
+      },
+    });
     t.trace?.end(end.kind);
     if (end.kind === 'retry') o.lookIn?.(end.retryInMs);
-    else if (end.kind === 'dead') {
-      o.deadLetter?.({ key: end.key, eventId: workIdOf(t.delivery), channel: channelOf(t.delivery), reason: end.reason, attempts: end.attempts });
-    } else if (end.kind === 'unleased') {
-      // Past its deadline the store cannot record it (its handle told the person): the owner is told all the same.
-      if (t.expired) {
-        o.deadLetter?.({
-          key: t.delivery.claimKeys[0] ?? '',
-          eventId: workIdOf(t.delivery),
-          channel: channelOf(t.delivery),
-          reason: end.failure.reason,
-          attempts: 1,
-        });
-      } else this.#keepForStore(t, end.failure.ambiguous);
+    else if (end.kind === 'dead') this.#deadLetter(t, end.key, end.reason, end.attempts);
+    // Past its deadline the store cannot record it (its handle told the person): the owner is told all the same.
+    else if (end.kind === 'unleased') {
+      if (t.expired) this.#deadLetter(t, t.delivery.claimKeys[0] ?? '', end.failure.reason, 1);
+      else this.#keepForStore(t, end.failure.ambiguous);
     }
+  }
+
+  /**
+   * A run that ended, written to its lease as its handle recorded it: finished with its reply (none: nothing
+   * to say); stood down at the fence, a lease still its own (attached after the run lost an older one) goes
+   * back for another run, and one another copy holds is left to it.
+   */
+  async #ran(handle: TurnHandle, lease: TurnLease | undefined): Promise<void> {
+    const outcome = handle.outcome;
+    if (!lease) return;
+    if (outcome?.kind === 'abandoned') {
+      if (!lease.lost && !lease.finished) await lease.fail({ kind: 'transient', ambiguous: true, free: true, reason: 'stood down at the fence' });
+      return;
+    }
+    const ts = outcome?.kind === 'parked' ? null : (outcome?.ts ?? null);
+    await lease.finish(ts, outcome?.kind === 'answered' ? outcome.record : undefined);
+  }
+
+  /** The owner is told of a dead letter (the copy that made it so). */
+  #deadLetter(t: Turn, key: string, reason: string, attempts: number): void {
+    this.o.deadLetter?.({ key, eventId: workIdOf(t.delivery), channel: channelOf(t.delivery), reason, attempts });
   }
 
   /** One acked turn handed back at shutdown: through its lease, a late claim's lease, or the local journal; each logged. */

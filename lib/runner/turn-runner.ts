@@ -66,9 +66,10 @@ export interface TurnRunnerOptions {
   /** How long the runner waits between two confirm attempts while the store is away (1 s, doubling). @default realSleep */
   sleep?: ((ms: number) => Promise<void>) | undefined;
   /**
-   * The handle of each turn: its listener answers through it, and it alone
-   * ends the turn (finished, handed back, dead-lettered, stood down); the
-   * runner schedules what follows. Its lease is read when needed (one may be attached late).
+   * The handle of each turn: its listener answers through it, and it records
+   * what the run came to; the runner's TurnEnds writes that end to the lease
+   * (finished, handed back, dead-lettered) and schedules what follows. Its
+   * lease is read when needed (one may be attached late).
    */
   handleFor: (lease: () => TurnFence | undefined, key: string | undefined, confirming: () => Promise<void> | undefined) => TurnHandle;
   /**
@@ -408,6 +409,7 @@ export class TurnRunner {
       }
       if (verdict.kind === 'skipped') {
         const ts = await this.#handle(t).answerSkipped(t.delivery.body);
+        await this.#ends.end(t, { kind: 'ran' });
         o.log.info('turn.replied', { ...t.logFields, ts, stream: 'skipped' });
       }
     } catch (error) {
@@ -476,7 +478,7 @@ export class TurnRunner {
       }
       // Past its grace the runner ended it already (failed, slot freed): whatever it did since is not its end.
       if (t.cut) return;
-      await handle.ran();
+      await this.#ends.end(t, { kind: 'ran' });
       // It ran unfenced (its claim failed open, the confirm still asks): the confirm's answer records its end.
       if (!t.lease && !t.stoodDown && !handle.signal.aborted) t.confirm?.ranOut();
     };
@@ -579,10 +581,10 @@ export class TurnRunner {
         const { lease } = verdict;
         lease.start();
         if (verdict.ranOut) {
-          // The run ended before this answer: its lease is finished at once, so nothing runs the turn again.
-          // Unrecorded, it lapsed and a takeover ran it a second time: a mention's takeover reads its thread
+          // The run ended before this answer: its end is written under this lease at once, so nothing runs the turn
+          // again. Unrecorded, it lapsed and a takeover ran it a second time: a mention's takeover reads its thread
           // first, but a command's or a click's answer cannot be read back.
-          await lease.finish(null);
+          await this.#ends.end(t, { kind: 'ran', lease });
           o.log.info('turn.end_recorded', { ...t.logFields, key, token: lease.token });
           return;
         }

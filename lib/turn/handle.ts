@@ -8,11 +8,14 @@
  *   ambiguous failure may have answered already) -> the turn, with its
  *   request and ctx -> the reply written (posted, or streamed, in as many
  *   messages as Slack's limits need) through a client whose every write is
- *   fenced by the lease -> finished in the store.
+ *   fenced by the lease -> what the run came to (`outcome`).
  *
- * A write that the fence keeps back (this copy lost the turn) ends the turn
- * quietly: the copy that owns it answers. Any other failure closes what the
- * turn had open and goes to the runner, which retries or dead-letters it.
+ * The handle writes no end to the lease: the runner's TurnEnds
+ * (lib/runner/turn-ends.ts) does, once the listener returns, from `outcome`,
+ * so a listener that answers and then throws still ends once. A write that
+ * the fence keeps back (this copy lost the turn) ends the turn quietly: the
+ * copy that owns it answers. Any other failure closes what the turn had open
+ * and goes to the runner, which retries or dead-letters it.
  */
 import type { WebClient } from '@slack/web-api';
 import {
@@ -94,23 +97,44 @@ export interface TurnFence extends PartsLedger {
   abort(reason: string): void;
   /** Another copy holds the turn now. */
   readonly lost: boolean;
-  /** The turn's end was written (finished, handed back or dead-lettered). */
-  readonly finished: boolean;
-  finish(replyTs: string | null, stream?: { how: string; chunks: number; ms: number }): Promise<void>;
-  /** Handed back for another run after a backoff, or dead-lettered: what the store did. */
-  fail(failure: TurnFailure): Promise<{ reply: ReleaseReply; retryInMs?: number }>;
+}
+
+/** How a written reply went (the lease's record of it): how its stream ended, in how many chunks, how long it took. */
+export interface ReplyRecord {
+  how: string;
+  chunks: number;
+  ms: number;
 }
 
 /**
- * How the handle ended a turn, for the runner to schedule what follows: a
- * look when its retry is due, the owner told of a dead letter, or (a failed
- * turn that holds no lease and could get none) the turn kept for the store.
+ * What a run came to, as the handle saw it; TurnEnds writes it to the lease
+ * when the listener returns. None (undefined): the run had nothing to say.
+ */
+export type RunOutcome =
+  | { kind: 'answered'; ts: string | null; record?: ReplyRecord }
+  | { kind: 'already-answered'; ts: string }
+  | { kind: 'parked'; qid: string }
+  | { kind: 'interrupted'; ts: string | null }
+  | { kind: 'abandoned' };
+
+/**
+ * What a failed turn came to (`failed`), for the runner to schedule what
+ * follows: a look when its retry is due, the owner told of a dead letter, or
+ * (a failed turn that holds no lease and could get none) the turn kept for the store.
  */
 export type TurnEnd =
   | { kind: 'over' }
   | { kind: 'retry'; retryInMs: number }
   | { kind: 'dead'; key: string; attempts: number; reason: string }
   | { kind: 'unleased'; failure: TurnFailure };
+
+/** What the store did with a failed turn's lease (TurnEnds fails it), with the lease's key and runs. */
+export interface FailReply {
+  key: string;
+  attempts: number;
+  reply: ReleaseReply;
+  retryInMs?: number;
+}
 
 export interface TurnHandleOptions {
   /** The turn's lease as it is now: one may be attached late (a claim that failed open and landed after all). */
@@ -185,6 +209,8 @@ export class TurnHandle {
   /** Resolves while this copy may act for the turn (a write, a step's side effect); throws LeaseLostError when it may not. */
   async #fence(at?: string): Promise<void> {
     if (this.#stood) throw new LeaseLostError(this.#stood);
+    // Its end is recorded (the lease's finish follows when the listener returns): nothing more is written, as after the finish.
+    if (this.#outcome) throw new LeaseLostError(`${at ?? 'write'} after the turn ended`);
     // Without a lease, the first write waits for a confirm under way (one round trip, bounded by the
     // store's fuse and by the turn's deadline): its answer may attach the lease, or stand the turn down.
     // Later writes do not wait: while the store is away the turn runs on, unfenced (it failed open).
@@ -200,7 +226,12 @@ export class TurnHandle {
   #unfenced = false;
 
   #stood: string | undefined;
-  #abandoned = false;
+  #outcome: RunOutcome | undefined;
+
+  /** What the run came to (undefined: nothing to say, or not over): TurnEnds writes it to the lease. */
+  get outcome(): RunOutcome | undefined {
+    return this.#outcome;
+  }
   /** The reply's writer while the turn writes: a turn cut off past its deadline has its open message closed. */
   #writer: ReplyWriter | undefined;
 
@@ -267,7 +298,7 @@ export class TurnHandle {
           ? await checkTopLevel(client, target, event.ts)
           : await checkThread(client, target, me, event.thread_ts === undefined, this.o.ordered ? { after: event.ts } : undefined);
         if (thread.reply) {
-          await lease?.finish(thread.reply);
+          this.#outcome = { kind: 'already-answered', ts: thread.reply };
           log.info('turn.already_replied', { eventId: request.eventId, ts: thread.reply });
           return;
         }
@@ -397,7 +428,7 @@ export class TurnHandle {
         log.info('turn.stopped_by_user', { eventId: request.eventId, ts: outcome.ts, parts: outcome.parts.length });
       }
       await ai.answered(outcome.ts);
-      await this.o.lease()?.finish(outcome.ts ?? null, { how: outcome.how, chunks: outcome.chunks, ms });
+      this.#outcome = { kind: 'answered', ts: outcome.ts ?? null, record: { how: outcome.how, chunks: outcome.chunks, ms } };
       log.info('turn.replied', {
         eventId: request.eventId,
         via: request.via,
@@ -410,15 +441,15 @@ export class TurnHandle {
         ms,
       });
     } catch (error) {
-      // Parked on a question (lib/ask): the question is posted and kept; the run ends here, its lease finished.
+      // Parked on a question (lib/ask): the question is posted and kept; the run ends here (its lease is finished when the listener returns).
       if (error instanceof TurnParkedError) {
         ai.nothingPosted();
-        await this.o.lease()?.finish(null);
+        this.#outcome = { kind: 'parked', qid: error.qid };
         log.info('turn.parked', { eventId: request.eventId, question: error.qid });
         return;
       }
       if (isLeaseLost(error) || this.o.lease()?.signal.aborted || this.#stood) {
-        this.#abandoned = true;
+        this.#outcome = { kind: 'abandoned' };
         log.warn('turn.abandoned', { eventId: request.eventId, reason: 'this copy no longer owns the turn' });
         return;
       }
@@ -443,7 +474,7 @@ export class TurnHandle {
   /** An interrupted turn ends answered as far as it got (`ts`: its open message, closed; null: nothing written). */
   async #endInterrupted(eventId: string, ts: string | null, ai: AiTurn): Promise<void> {
     if (ts === null) ai.nothingPosted();
-    await this.o.lease()?.finish(ts);
+    this.#outcome = { kind: 'interrupted', ts };
     this.o.log.info('turn.interrupted', { eventId, ts });
   }
 
@@ -475,24 +506,8 @@ export class TurnHandle {
   }
 
   /**
-   * The turn's listener returned: its end. Answered, the lease is finished
-   * already; with nothing to say (or no message listener at all), finished
-   * here with no reply. Stood down at the fence: another copy, or another run
-   * here, owns the turn; a lease that is still this run's (attached after the
-   * run lost an older one) goes back for another run.
-   */
-  async ran(): Promise<void> {
-    const lease = this.o.lease();
-    if (this.#abandoned) {
-      if (lease && !lease.lost && !lease.finished) await lease.fail({ kind: 'transient', ambiguous: true, free: true, reason: 'stood down at the fence' });
-      return;
-    }
-    await lease?.finish(null);
-  }
-
-  /**
    * The turn was skipped past its conversation's bound (lib/conversation): its reply is a short note,
-   * SKIPPED_NOTE, tagged final so a takeover's thread check finds it answered, and the turn is finished
+   * SKIPPED_NOTE, tagged final so a takeover's thread check finds it answered, and the turn ends
    * with it. A run that may have been answered (taken over, or a retry after an ambiguous failure) reads
    * the thread first: its owner may have posted the note and died before it finished the turn (a post
    * cannot be fenced). Resolves with the reply's ts.
@@ -503,7 +518,7 @@ export class TurnHandle {
 
   /**
    * The turn's whole reply is one short note (`text`), tagged final so a takeover's thread check finds
-   * it answered, and the turn is finished with it; read first, as answerSkipped's, when the run may
+   * it answered, and the turn ends with it; read first, as answerSkipped's, when the run may
    * have been answered. Resolves with the reply's ts.
    */
   async answerNote(body: Record<string, unknown>, text: string): Promise<string | null> {
@@ -521,19 +536,22 @@ export class TurnHandle {
       });
       ts = posted.ts ?? null;
     }
-    await lease?.finish(ts);
+    this.#outcome = { kind: 'answered', ts };
     return ts;
   }
 
   /**
    * The turn threw (or was cut off past its deadline, `expired`): its end.
    * Lost to another copy: it stands down, nothing is retried here. Else its
-   * failure is classified, and its lease (`leaseNow`: the one it holds, or,
-   * for a claim that failed open, one confirmed or claimed now) hands it back
-   * for a retry or dead-letters it; the person hears once when the retry is
-   * for long, and when it is dead. Without a lease the runner keeps it.
+   * failure is classified and `fail` (TurnEnds', through the lease the turn
+   * holds, or for a claim that failed open one confirmed or claimed now)
+   * hands it back for a retry or dead-letters it; the person hears once when
+   * the retry is for long, and when it is dead. Without a lease the runner keeps it.
    */
-  async failed(error: unknown, o: { expired: boolean; fields: Record<string, unknown>; leaseNow: () => Promise<TurnFence | undefined> }): Promise<TurnEnd> {
+  async failed(
+    error: unknown,
+    o: { expired: boolean; fields: Record<string, unknown>; fail: (failure: TurnFailure) => Promise<FailReply | undefined> },
+  ): Promise<TurnEnd> {
     const { log } = this.o;
     if (isLeaseLost(error) || this.o.lease()?.lost) {
       log.warn('turn.abandoned', { ...o.fields, reason: 'this copy no longer owns the turn' });
@@ -542,21 +560,21 @@ export class TurnHandle {
     // Past its deadline, whatever it threw in its grace, the turn is over: another run would hang again.
     const failure = classifyTurnFailure(o.expired && !(error instanceof TurnDeadlineError) ? new TurnDeadlineError('the retry window is over') : error);
     const own = rootError(error);
-    const lease = await o.leaseNow();
-    if (!lease) {
+    const failed = await o.fail(failure);
+    if (!failed) {
       log.error('turn.failed', { ...o.fields, failure: failure.kind, reason: failure.reason, error: own });
       if (o.expired) void this.dead();
       return { kind: 'unleased', failure };
     }
-    const { reply, retryInMs } = await lease.fail(failure);
+    const { reply, retryInMs } = failed;
     log.warn('turn.failed', { ...o.fields, failure: failure.kind, reason: failure.reason, outcome: reply, retryInMs, error: own });
     if (reply === 'retry' && retryInMs !== undefined) {
-      if (!failure.free) void this.retrying(lease.attempts, retryInMs);
+      if (!failure.free) void this.retrying(failed.attempts, retryInMs);
       return { kind: 'retry', retryInMs };
     }
     if (reply === 'dead') {
       void this.dead();
-      return { kind: 'dead', key: lease.key, attempts: lease.attempts, reason: failure.reason };
+      return { kind: 'dead', key: failed.key, attempts: failed.attempts, reason: failure.reason };
     }
     return { kind: 'over' };
   }
