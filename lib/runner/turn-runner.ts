@@ -444,7 +444,6 @@ export class TurnRunner {
       autohubInstance: o.instance,
       autohubRole: o.role,
       autohubReceivedAt: t.receivedAt,
-      ...(t.lease ? { autohubLease: t.lease } : {}),
       autohubTurn: handle,
     };
     const form = t.delivery.kind === 'event' ? undefined : t.delivery;

@@ -10,14 +10,12 @@ import type { AckGate } from './ack-gate.js';
 import type { ClaimConfirm } from './claim-confirm.js';
 import type { RunTrace } from '../telemetry/index.js';
 
-/** Keys Bolt adds to every listener's `context`. */
+/** Keys Bolt adds to every listener's `context`: no lease (a listener answers through the handle; the runner's TurnEnds alone ends a turn). */
 export interface BoltTurnContext {
   autohubClaim: ClaimKind;
   autohubInstance: string;
   autohubRole: Role;
   autohubReceivedAt: number;
-  /** The turn's lease, when it holds one: read the thread first when it says so, commit before posting, finish after. */
-  autohubLease?: TurnLease;
   /** The turn's handle: `answer(...)` runs the whole reply protocol. */
   autohubTurn?: TurnHandle;
 }
