@@ -28,6 +28,7 @@ import { eventOf, TurnEnds } from './turn-ends.js';
 import { ClaimConfirm } from './claim-confirm.js';
 import type { TurnJournal } from './journal.js';
 import type { LateAnswers } from './late-answers.js';
+import { Slots } from './slots.js';
 import { deadlineGraceMs, type AdmitVerdict, type Turn, type BoltTurnContext } from './turn.js';
 
 export interface TurnRunnerOptions {
@@ -103,8 +104,8 @@ type Resolved = TurnRunnerOptions & { ackDeadlineMs: number; maxTurns: number; n
 export class TurnRunner {
   /** The Bolt app the turns run through: handed over once, by the receiver's `init(app)`. */
   #app: App | undefined;
-  readonly #running = new Set<Promise<void>>();
-  readonly #waiting: Turn[] = [];
+  /** At most `maxTurns` running, the rest waiting (lib/runner/slots.ts). */
+  readonly #slots: Slots<Turn>;
   /** Turns waiting for their conversation (the admit hook), each with its stop. */
   readonly #admitting = new Map<Turn, AbortController>();
   /** Turns running or waiting here, by their primary claim key: a takeover of one of them is attached, not run twice. */
@@ -120,6 +121,7 @@ export class TurnRunner {
 
   constructor(options: TurnRunnerOptions) {
     this.o = { ...options, ackDeadlineMs: options.ackDeadlineMs ?? 1200, maxTurns: options.maxTurns ?? 16, now: options.now ?? Date.now };
+    this.#slots = new Slots({ max: this.o.maxTurns, start: (t) => this.#start(t), slotFree: () => this.o.slotFree?.() });
     this.#ends = new TurnEnds({
       ...this.o,
       handleOf: (t) => this.#handle(t),
@@ -151,7 +153,7 @@ export class TurnRunner {
 
   /** Turns running now. */
   get inFlight(): number {
-    return this.#running.size;
+    return this.#slots.inFlight;
   }
 
   /** Deliveries the edge kept that were injected here and have not ended yet. */
@@ -161,7 +163,7 @@ export class TurnRunner {
 
   /** Turns acked and waiting for a free slot. */
   get queued(): number {
-    return this.#waiting.length;
+    return this.#slots.queued;
   }
 
   /** Turns acked and waiting for an earlier turn of their conversation (they hold no slot). */
@@ -181,7 +183,7 @@ export class TurnRunner {
 
   /** How many more turns could start now. */
   get capacity(): number {
-    return Math.max(0, this.o.maxTurns - this.#running.size - this.#waiting.length);
+    return this.#slots.capacity;
   }
 
   /** Keys of turns here that hold no lease (their claims failed open): this copy's own look never takes them. */
@@ -191,19 +193,19 @@ export class TurnRunner {
 
   /** Resolves when every turn running or waiting now has ended. */
   async drained(): Promise<void> {
-    while (this.#running.size > 0 || this.#waiting.length > 0 || this.#admitting.size > 0) {
-      await Promise.allSettled([...this.#running, ...[...this.#admitting.keys()].map((t) => t.admitted)]);
+    while (this.#slots.inFlight > 0 || this.#slots.queued > 0 || this.#admitting.size > 0) {
+      await Promise.allSettled([this.#slots.drained(), ...[...this.#admitting.keys()].map((t) => t.admitted)]);
     }
   }
 
   /** Past the drain at shutdown: every running turn's `ctx.signal` aborts (its deadline), so a model call stops paying. */
   expireAll(why: string): void {
-    for (const t of this.#here.values()) if (!this.#waiting.includes(t)) this.#expire(t, why);
+    for (const t of this.#here.values()) if (!this.#slots.waits(t)) this.#expire(t, why);
   }
 
   /** On shutdown: turns that never started go back to the store at once, for another copy. */
   async handBack(): Promise<void> {
-    const waiting = this.#waiting.splice(0);
+    const waiting = this.#slots.takeWaiting();
     // Turns waiting for their conversation go back too, their places kept: the copy that takes them keeps the order.
     const conversing = [...this.#admitting];
     for (const [, stop] of conversing) stop.abort(new Error('this copy is stopping'));
@@ -218,7 +220,7 @@ export class TurnRunner {
    * run reads the thread first (this one may have posted).
    */
   async abandonUnleased(): Promise<void> {
-    const running = [...this.#here.values()].filter((t) => t.lease === undefined && !this.#waiting.includes(t));
+    const running = [...this.#here.values()].filter((t) => t.lease === undefined && !this.#slots.waits(t));
     await Promise.all(running.map((t) => this.#ends.end(t, { kind: 'handed-back', mayHavePosted: true })));
   }
 
@@ -368,7 +370,7 @@ export class TurnRunner {
       t.admitted = this.#admit(t, o.admit);
       return;
     }
-    this.#slot(t);
+    this.#slots.take(t);
   }
 
   /** The turn's handle, made once: what its listener answers through, and what ends it. */
@@ -385,15 +387,6 @@ export class TurnRunner {
     return t.handle;
   }
 
-  /** A slot now, or a place in this copy's queue for one. */
-  #slot(t: Turn): void {
-    if (this.#running.size >= this.o.maxTurns) {
-      this.#waiting.push(t);
-      return;
-    }
-    this.#start(t);
-  }
-
   /** The turn waits for its conversation, holding no slot (its lease kept alive), then runs, is finished, or is left to its owner. */
   async #admit(t: Turn, admit: NonNullable<TurnRunnerOptions['admit']>): Promise<void> {
     const { o } = this;
@@ -404,7 +397,7 @@ export class TurnRunner {
       // Handed back at shutdown meanwhile: that is its end here.
       if (!this.#admitting.delete(t)) return;
       if (verdict.kind === 'run') {
-        this.#slot(t);
+        this.#slots.take(t);
         return;
       }
       if (verdict.kind === 'skipped') {
@@ -420,7 +413,7 @@ export class TurnRunner {
     this.#over(t);
   }
 
-  /** A turn that never took a slot has ended here. */
+  /** A turn has ended here: one that never took a slot, or one whose slot is being freed (before the next turn takes it). */
   #over(t: Turn): void {
     const key = t.delivery.claimKeys[0];
     if (key !== undefined && this.#here.get(key) === t) this.#here.delete(key);
@@ -482,30 +475,16 @@ export class TurnRunner {
       if (!t.lease && !t.stoodDown && !handle.signal.aborted) t.confirm?.ranOut();
     };
     const work = (t.trace ? t.trace.within(body) : body()).catch((error: unknown) => (t.cut ? undefined : this.#ends.end(t, { kind: 'failed', error })));
-    // The slot is freed when the work returns, or at the end of its grace past the deadline, whichever is first.
-    let release = () => {};
-    const slot = new Promise<void>((resolve) => (release = resolve));
-    let freed = false;
-    const free = () => {
-      if (freed) return;
-      freed = true;
-      clearTimeout(deadline);
-      this.#running.delete(slot);
-      const key = t.delivery.claimKeys[0];
-      if (key !== undefined && this.#here.get(key) === t) this.#here.delete(key);
-      this.#keptEnded(t);
-      o.ended?.(t);
-      t.trace?.end(t.cut ? 'cut_off' : 'ran');
-      release();
-      const next = this.#waiting.shift();
-      if (next) this.#start(next);
-      else o.slotFree?.();
-    };
-    t.free = free;
     // A run lasts the retry window at most (from its start here: a wait for a slot is not counted): ctx.signal aborts, then the grace.
     const deadline = setTimeout(() => this.#expire(t, 'the retry window is over'), o.retry.windowMs);
     deadline.unref?.();
-    this.#running.add(slot);
+    // The slot is freed when the work returns, or at the end of its grace past the deadline, whichever is first.
+    const free = this.#slots.hold(() => {
+      clearTimeout(deadline);
+      this.#over(t);
+      t.trace?.end(t.cut ? 'cut_off' : 'ran');
+    });
+    t.free = free;
     void work.finally(() => {
       t.settled = true;
       this.#pastDeadline.delete(t);
