@@ -1,9 +1,12 @@
 /**
- * Running turns through Bolt: the ack (events and most interactivity at
- * once, commands when their listener acks or at the ack deadline), at most
- * `maxTurns` at once with the rest waiting (their leases kept alive, so a
- * waiting turn survives this copy's death), and the end of every leased
- * turn: finished, handed back for a retry, or dead-lettered.
+ * Running turns through Bolt: each delivery's claim and the lease it wins,
+ * the ack (events and most interactivity at once, commands when their
+ * listener acks or at the ack deadline), the wait for its conversation, its
+ * run in a slot and the run's deadline. Its other rooms, one job each: the
+ * slots and their queue (slots.ts; a waiting turn's lease is kept alive, so
+ * it survives this copy's death), the confirm of a claim that failed open
+ * (claim-confirm.ts), every end of a turn and the journal's drain
+ * (turn-ends.ts), and what a stopping copy does with its turns (shutdown.ts).
  *
  * Built by the app (app/parts.ts) and handed to the receiver, which gives it
  * each live delivery to `claim` and runs the work it hands back; the catch-up
@@ -28,6 +31,7 @@ import { eventOf, TurnEnds } from './turn-ends.js';
 import { ClaimConfirm } from './claim-confirm.js';
 import type { TurnJournal } from './journal.js';
 import type { LateAnswers } from './late-answers.js';
+import { Shutdown } from './shutdown.js';
 import { Slots } from './slots.js';
 import { deadlineGraceMs, type AdmitVerdict, type Turn, type BoltTurnContext } from './turn.js';
 
@@ -116,6 +120,8 @@ export class TurnRunner {
   #keptRunning = 0;
   /** Every end that follows a turn's run (lib/runner/turn-ends.ts). */
   readonly #ends: TurnEnds;
+  /** What a stopping copy does with its turns (lib/runner/shutdown.ts). */
+  readonly #shutdown: Shutdown;
 
   private readonly o: Resolved;
 
@@ -132,6 +138,13 @@ export class TurnRunner {
         if (key !== undefined && this.#here.get(key) === t) this.#here.delete(key);
       },
       inject: (envelope) => this.inject(envelope, { recovered: true }),
+    });
+    this.#shutdown = new Shutdown({
+      here: this.#here,
+      admitting: this.#admitting,
+      slots: this.#slots,
+      ends: this.#ends,
+      expire: (t, why) => this.#expire(t, why),
     });
   }
 
@@ -200,28 +213,17 @@ export class TurnRunner {
 
   /** Past the drain at shutdown: every running turn's `ctx.signal` aborts (its deadline), so a model call stops paying. */
   expireAll(why: string): void {
-    for (const t of this.#here.values()) if (!this.#slots.waits(t)) this.#expire(t, why);
+    this.#shutdown.expireAll(why);
   }
 
   /** On shutdown: turns that never started go back to the store at once, for another copy. */
-  async handBack(): Promise<void> {
-    const waiting = this.#slots.takeWaiting();
-    // Turns waiting for their conversation go back too, their places kept: the copy that takes them keeps the order.
-    const conversing = [...this.#admitting];
-    for (const [, stop] of conversing) stop.abort(new Error('this copy is stopping'));
-    this.#admitting.clear();
-    await Promise.all([...waiting, ...conversing.map(([t]) => t)].map((t) => this.#ends.end(t, { kind: 'handed-back', mayHavePosted: false })));
+  handBack(): Promise<void> {
+    return this.#shutdown.handBack();
   }
 
-  /**
-   * After the drain: turns still running here that hold no lease (their
-   * claims failed open) would die with the process, unknown to any store.
-   * Each is claimed late with a lease and handed back, or journaled; the next
-   * run reads the thread first (this one may have posted).
-   */
-  async abandonUnleased(): Promise<void> {
-    const running = [...this.#here.values()].filter((t) => t.lease === undefined && !this.#slots.waits(t));
-    await Promise.all(running.map((t) => this.#ends.end(t, { kind: 'handed-back', mayHavePosted: true })));
+  /** After the drain: turns still running here without a lease are claimed late and handed back, or journaled. */
+  abandonUnleased(): Promise<void> {
+    return this.#shutdown.abandonUnleased();
   }
 
   /**
