@@ -39,6 +39,8 @@ export interface CopyHandle {
 export interface CopyEnv {
   /** @default drill-<role> */
   instance?: string;
+  /** How long the copy may take to be healthy after it starts (a test of the bound sets a short one). @default HEALTHY_WITHIN_MS */
+  healthyWithinMs?: number;
   /** The drill's time factor: Slack's retry window, and so the catch-up sweep's, shrinks by it. @default 1 */
   factor?: number;
   signingSecret: string;
@@ -109,8 +111,8 @@ function env(role: Role, port: number, o: CopyEnv): Record<string, string> {
 /** How long a copy may take to answer its health check after it starts (a loaded machine's tsx start included: 20 s was missed in CI). */
 const HEALTHY_WITHIN_MS = 60_000;
 
-async function waitHealthy(url: string, child?: ChildProcess): Promise<void> {
-  const until = Date.now() + HEALTHY_WITHIN_MS;
+async function waitHealthy(url: string, child?: ChildProcess, withinMs = HEALTHY_WITHIN_MS): Promise<void> {
+  const until = Date.now() + withinMs;
   for (;;) {
     if (child && child.exitCode !== null) throw new Error(`a copy exited with ${child.exitCode} before it was healthy (${url})`);
     try {
@@ -120,7 +122,7 @@ async function waitHealthy(url: string, child?: ChildProcess): Promise<void> {
     } catch {
       /* not up yet */
     }
-    if (Date.now() > until) throw new Error(`a copy did not become healthy within ${HEALTHY_WITHIN_MS / 1000} s (${url})`);
+    if (Date.now() > until) throw new Error(`a copy did not become healthy within ${withinMs / 1000} s (${url})`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }
@@ -190,7 +192,7 @@ export async function startChildCopy(role: Role, o: CopyEnv): Promise<CopyHandle
     child = spawnCopy({ AUTOHUB_JOURNAL: journal, ...env(role, port, o), ...(onLog ? { AUTOHUB_LOG_LEVEL: o.logLevel ?? 'info' } : {}), ...extra }, port, {
       ...(onLog ? { onLine: (line: string) => onLog(instance, line) } : {}),
     }).child;
-    await waitHealthy(url, child);
+    await waitHealthy(url, child, o.healthyWithinMs);
   };
   const end = async (signal: NodeJS.Signals) => {
     const c = child;
@@ -198,6 +200,15 @@ export async function startChildCopy(role: Role, o: CopyEnv): Promise<CopyHandle
     const exited = new Promise((r) => c.once('exit', r));
     c.kill(signal);
     await exited;
+  };
+  // A copy's starts and stops one after another: two faults that overlap on a loaded machine (the ask scenario's
+  // SIGKILLed hub still starting again when both copies go down) stopped a start half-way ("exited with 0 before
+  // it was healthy" in CI), or would start a second process on the copy's port.
+  let last: Promise<unknown> = Promise.resolve();
+  const inTurn = <T>(step: () => Promise<T>): Promise<T> => {
+    const next = last.then(step, step);
+    last = next.catch(() => {});
+    return next;
   };
   try {
     await launch();
@@ -211,15 +222,16 @@ export async function startChildCopy(role: Role, o: CopyEnv): Promise<CopyHandle
     role,
     instance: o.instance ?? `drill-${role}`,
     url,
-    kill: () => end('SIGKILL'),
+    kill: () => inTurn(() => end('SIGKILL')),
     freeze: async () => void child?.kill('SIGSTOP'),
     thaw: async () => void child?.kill('SIGCONT'),
-    restart: launch,
-    reconfigure: async (overrides) => {
-      await end('SIGTERM');
-      await launch(overrides);
-    },
-    stop: () => end('SIGTERM'),
+    restart: () => inTurn(() => launch()),
+    reconfigure: (overrides) =>
+      inTurn(async () => {
+        await end('SIGTERM');
+        await launch(overrides);
+      }),
+    stop: () => inTurn(() => end('SIGTERM')),
   };
 }
 

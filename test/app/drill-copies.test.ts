@@ -36,9 +36,9 @@ describe('a drill copy that never becomes healthy', () => {
         '',
       ].join('\n'),
     );
-    await expect(startChildCopy('hub', { signingSecret: 'drill-copies-secret', webApiUrl: 'http://127.0.0.1:9/', turn: bot })).rejects.toThrow(
-      /^a copy did not become healthy within 20 s \(http:\/\/127\.0\.0\.1:\d+\)$/,
-    );
+    await expect(
+      startChildCopy('hub', { signingSecret: 'drill-copies-secret', webApiUrl: 'http://127.0.0.1:9/', turn: bot, healthyWithinMs: 20_000 }),
+    ).rejects.toThrow(/^a copy did not become healthy within 20 s \(http:\/\/127\.0\.0\.1:\d+\)$/);
     const pid = Number(readFileSync(pidFile, 'utf8'));
     expect(pid).toBeGreaterThan(0);
     expect(running(pid)).toBe(false);
