@@ -172,11 +172,10 @@ export function turnHandles(
   const noStream = new Set<string>();
   const { tracer } = o;
   const clientFor = guardedClients(client, tracer ? (guard) => tracer.wrapFetch(rateLimit.fenced(guard)) : rateLimit.fenced);
-  return (lease: TurnHandleOptions['lease'], key: string | undefined, confirming?: TurnHandleOptions['confirming']): TurnHandle =>
+  return (fence: TurnHandleOptions['fence'], key: string | undefined): TurnHandle =>
     new TurnHandle({
-      lease,
+      fence,
       key,
-      confirming,
       steps: o.store,
       records: o.store,
       parked: o.parked,

@@ -21,12 +21,15 @@ import { conversationOf } from './key.js';
 /** What the hook reads of a turn (lib/receiver's Turn is one). */
 export interface AdmittedTurn {
   delivery: { body: Record<string, unknown>; claimKeys?: readonly string[] };
-  /** `checkThreadFirst`: a taken-over turn (or a retry after an ambiguous failure), whose owner may have answered it already. */
-  lease?: { key: string; signal: AbortSignal; checkThreadFirst?: boolean } | undefined;
+  /**
+   * The turn's fence (lib/turn/fence.ts): its lease (none: its claim failed open and is not confirmed yet), and its
+   * signal, which follows the lease, one attached late too, and aborts when the claim turns out another's.
+   */
+  fence: { readonly lease?: { key: string } | undefined; readonly signal: AbortSignal };
   /** Its claim made its first look at the gate and let it run (alone in its conversation): the gate does not look. */
   claimAdmitted?: boolean | undefined;
-  /** The turn's handle: its signal follows the lease, one attached late too, and aborts when the claim turns out another's. */
-  handle?: { signal: AbortSignal; interrupt?(reason: Error): void } | undefined;
+  /** The turn's handle: a newer message of the thread interrupts it (`concurrency: 'interrupt'`). */
+  handle?: { interrupt?(reason: Error): void } | undefined;
   logFields: Record<string, unknown>;
   /** How its claim went: one that failed open (the store did not answer) waits for one look at most. */
   claim?: string | undefined;
@@ -38,12 +41,13 @@ export function conversationAdmit(gate: ConversationGate) {
   return {
     admit: async (t: AdmittedTurn, stop: AbortSignal): Promise<AdmitVerdict> => {
       const conversation = conversationOf(t.delivery.body);
-      const key = t.lease?.key ?? t.delivery.claimKeys?.[0];
+      const lease = t.fence.lease;
+      const key = lease?.key ?? t.delivery.claimKeys?.[0];
       if (conversation === undefined || key === undefined) return { kind: 'run' };
-      const signal = AbortSignal.any([stop, ...(t.lease ? [t.lease.signal] : []), ...(t.handle ? [t.handle.signal] : [])]);
+      const signal = AbortSignal.any([stop, t.fence.signal]);
       const verdict = await gate.admit(conversation, key, signal, t.logFields, {
-        admitted: t.claimAdmitted === true && t.lease !== undefined,
-        ...(t.claim === 'fail-open' && t.lease === undefined ? { failedOpen: true } : {}),
+        admitted: t.claimAdmitted === true && lease !== undefined,
+        ...(t.claim === 'fail-open' && lease === undefined ? { failedOpen: true } : {}),
       });
       if (verdict === 'run') {
         const handle = t.handle;

@@ -18,6 +18,7 @@ import {
   type ReleaseReply,
   type RestoreDetail,
   type RetryPolicy,
+  type StreamDetail,
   type Takeover,
   type TurnLine,
 } from '../store/index.js';
@@ -28,13 +29,6 @@ export type TurnOutcome = 'answered' | 'dead';
 
 /** What a finished turn's signal aborts with: made once, so a turn that succeeds makes no error object. */
 const FINISHED = new LeaseLostError('finished');
-
-/** How a streamed reply went, for the status page: how it ended, in how many chunks, how long it took. */
-export interface StreamDetail {
-  how: string;
-  chunks: number;
-  ms: number;
-}
 
 export interface TurnLeaseOptions {
   store: Pick<Leases, 'commit' | 'finish' | 'release' | 'deadLetter' | 'markStream'>;

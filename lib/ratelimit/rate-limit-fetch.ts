@@ -184,11 +184,13 @@ function throttleOf(response: Response, text: string | undefined): { state: stri
 }
 
 /**
- * Runs right before a request leaves, after every wait (a closed window, a
- * paced slot, a queue): resolves when the call may go, throws to keep it
- * from being sent. A turn's fence (its lease) is one.
+ * Asked right before a request leaves, after every wait (a closed window, a
+ * paced slot, a queue): `check` resolves when the call may go, throws to keep
+ * it from being sent. A turn's fence (lib/turn/fence.ts) is one.
  */
-export type SendGuard = () => Promise<void>;
+export interface SendGuard {
+  check(): Promise<void>;
+}
 
 /** The rate-limit fetch, which also says whether a method's window is closed now (for every workspace token). */
 export type RateLimitFetch = typeof fetch & {
@@ -242,7 +244,7 @@ export function createRateLimitFetch(options: RateLimitFetchOptions = {}): RateL
   const rateLimitFetch = async (input: RequestInfo | URL, init: RequestInit | undefined, guard: SendGuard | undefined): Promise<Response> => {
     const method = methodOf(input);
     if (!replayable(init?.body)) {
-      await guard?.();
+      await guard?.check();
       return (await sendRead(method, input, init)).response;
     }
     const channel = PER_CHANNEL.has(method) ? channelOf(init?.body) : undefined;
@@ -262,7 +264,7 @@ export function createRateLimitFetch(options: RateLimitFetchOptions = {}): RateL
             if (pending) options.onRefusal?.({ ...pending, waited: (now() - refusedAt) / 1000 });
             pending = undefined;
             // The last thing before the request leaves: nothing else awaits between the guard and send.
-            await guard?.();
+            await guard?.check();
             const { response, text } = await sendRead(method, input, init);
             const throttle = throttleOf(response, text);
             if (!throttle) gate.accepted(now());

@@ -49,7 +49,7 @@ export class Shutdown {
    */
   async abandonUnleased(): Promise<void> {
     const { o } = this;
-    const running = [...o.here.values()].filter((t) => t.lease === undefined && !o.slots.waits(t));
+    const running = [...o.here.values()].filter((t) => t.fence.lease === undefined && !o.slots.waits(t));
     await Promise.all(running.map((t) => o.ends.end(t, { kind: 'handed-back', mayHavePosted: true })));
   }
 }

@@ -67,13 +67,13 @@ export class TurnEnds {
     if (what.kind === 'handed-back') return this.#handBack(t, what.mayHavePosted);
     const { o } = this;
     const handle = o.handleOf(t);
-    if (what.kind === 'ran') return this.#ran(handle, what.lease ?? t.lease);
+    if (what.kind === 'ran') return this.#ran(handle, what.lease ?? t.fence.lease);
     const outcome = handle.outcome;
     if (outcome && outcome.kind !== 'abandoned') {
       // Its end was reached (its reply is in the thread, or its question): the throw after it does not make it a
       // failure. Failed, it was run again, and a command's or a click's answer cannot be read back first.
       o.log.warn('turn.failed_after_end', { ...t.logFields, end: outcome.kind, error: what.error });
-      return this.#ran(handle, t.lease);
+      return this.#ran(handle, t.fence.lease);
     }
     t.gate.answer(500, undefined, { 'x-autohub-claim': t.logFields.claim as string });
     const end = await handle.failed(what.error, {
@@ -119,7 +119,7 @@ export class TurnEnds {
   async #handBack(t: Turn, mayHavePosted: boolean): Promise<void> {
     const { o } = this;
     o.forget(t);
-    const lease = t.lease ?? (await o.reclaimed(t));
+    const lease = t.fence.lease ?? (await o.reclaimed(t));
     if (lease) {
       const reply = await lease.fail({ kind: 'transient', ambiguous: mayHavePosted, free: true, reason: 'handed back at shutdown' });
       o.log.info('turn.handed_back', { ...t.logFields, outcome: reply.reply });

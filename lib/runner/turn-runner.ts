@@ -19,12 +19,12 @@ import { randomUUID } from 'node:crypto';
 import type { App } from '@slack/bolt';
 import type { ClaimOutcome, Claims, LeaseRequest, Role } from '../store/index.js';
 import type { Logger } from '../log/index.js';
-import type { ClaimKind, Leases, LeaseSettings, RestoreDetail, RetryPolicy, Takeover, TurnLine } from '../store/index.js';
+import type { ClaimKind, Leases, LeaseSettings, RestoreDetail, RetryPolicy, StreamDetail, Takeover, TurnLine } from '../store/index.js';
 import { TurnDeadlineError } from '../errors/index.js';
-import type { TurnFence, TurnHandle } from '../turn/index.js';
+import { TurnFence, type TurnHandle } from '../turn/index.js';
 import { deliveryLeaseRequest, storedDelivery, workIdOf, type Delivery, type Leasable } from '../delivery/index.js';
 import { withDeadline } from '../time/index.js';
-import { TurnLease, type DeadTurn, type LeaseKeeper, type StreamDetail, type TurnOutcome } from '../lease/index.js';
+import { TurnLease, type DeadTurn, type LeaseKeeper, type TurnOutcome } from '../lease/index.js';
 import { runStartOf, type DeliveryTracer } from '../telemetry/index.js';
 import { AckGate } from './ack-gate.js';
 import { eventOf, TurnEnds } from './turn-ends.js';
@@ -73,10 +73,10 @@ export interface TurnRunnerOptions {
   /**
    * The handle of each turn: its listener answers through it, and it records
    * what the run came to; the runner's TurnEnds writes that end to the lease
-   * (finished, handed back, dead-lettered) and schedules what follows. Its
-   * lease is read when needed (one may be attached late).
+   * (finished, handed back, dead-lettered) and schedules what follows. It
+   * writes behind the turn's fence (its lease, attached late too).
    */
-  handleFor: (lease: () => TurnFence | undefined, key: string | undefined, confirming: () => Promise<void> | undefined) => TurnHandle;
+  handleFor: (fence: TurnFence, key: string | undefined) => TurnHandle;
   /**
    * Before a turn takes a slot, it may wait for its conversation
    * (lib/conversation: one turn at a time per thread, across the copies).
@@ -201,7 +201,7 @@ export class TurnRunner {
 
   /** Keys of turns here that hold no lease (their claims failed open): this copy's own look never takes them. */
   get unleased(): string[] {
-    return [...this.#here].filter(([, t]) => t.lease === undefined).map(([key]) => key);
+    return [...this.#here].filter(([, t]) => t.fence.lease === undefined).map(([key]) => key);
   }
 
   /** Resolves when every turn running or waiting now has ended. */
@@ -303,13 +303,12 @@ export class TurnRunner {
     const delivery: Leasable = stored ? { ...stored, claimKeys } : { kind: 'event', body, eventId: String(body.event_id ?? ''), teamId: undefined, claimKeys };
     const lease = this.#lease(delivery, takeover.token, sentAt, takeover);
     const own = this.#here.get(takeover.key);
-    if (own && own.lease === undefined) {
+    if (own && own.fence.lease === undefined) {
       // This copy's own turn, still running without a lease: a claim that timed out but landed, its
       // lease lapsed unrenewed. The new token is its lease from now on: the turn is not run twice.
       // (A leased run of this copy whose lease lapsed, frozen say, is fenced out by its stale token:
       // the takeover runs afresh.)
-      own.lease = lease;
-      own.handle?.follow(lease);
+      own.fence.attach(lease);
       lease.start();
       o.log.warn('lease.own_turn', { key: takeover.key, token: takeover.token, eventId: body.event_id });
       return;
@@ -330,7 +329,7 @@ export class TurnRunner {
       claim: 'claimed',
       retry: { retryNum: undefined, retryReason: undefined },
       logFields,
-      lease,
+      fence: new TurnFence(lease),
     });
   }
 
@@ -359,13 +358,16 @@ export class TurnRunner {
         return;
       }
       // A taken-over turn was acked long ago by the copy that died.
-      if (t.lease?.previousState === undefined) o.log.info('delivery.acked', { ...t.logFields, ackMs: o.now() - t.receivedAt });
+      if (t.fence.lease?.previousState === undefined) o.log.info('delivery.acked', { ...t.logFields, ackMs: o.now() - t.receivedAt });
     });
-    t.lease?.start();
+    t.fence.lease?.start();
     const key = t.delivery.claimKeys[0];
     if (key !== undefined) {
       this.#here.set(key, t);
-      if (!t.lease && t.nonce !== undefined) t.confirm = this.#confirmOf(t, key, t.nonce);
+      if (!t.fence.lease && t.nonce !== undefined) {
+        t.confirm = this.#confirmOf(t, key, t.nonce);
+        t.fence.confirming(t.confirm);
+      }
     }
     if (o.admit) {
       this.#handle(t);
@@ -377,15 +379,7 @@ export class TurnRunner {
 
   /** The turn's handle, made once: what its listener answers through, and what ends it. */
   #handle(t: Turn): TurnHandle {
-    if (!t.handle) {
-      t.handle = this.o.handleFor(
-        () => t.lease,
-        t.delivery.claimKeys[0],
-        () => t.confirm?.askNow(),
-      );
-      // A confirm that answered before the handle existed (no admit hook: the handle is made at the slot).
-      if (t.stoodDown) t.handle.standDown(t.stoodDown);
-    }
+    t.handle ??= this.o.handleFor(t.fence, t.delivery.claimKeys[0]);
     return t.handle;
   }
 
@@ -451,7 +445,7 @@ export class TurnRunner {
       // answered past the ack deadline, the deadline acks it and its answer goes late, to the response_url).
       if (form && t.confirm?.asking) {
         await t.confirm.askNow();
-        if (handle.signal.aborted || t.stoodDown) return;
+        if (t.fence.signal.aborted) return;
       }
       const closeLate = form ? o.late?.open(form, t.arrivedAt) : undefined;
       try {
@@ -474,7 +468,7 @@ export class TurnRunner {
       if (t.cut) return;
       await this.#ends.end(t, { kind: 'ran' });
       // It ran unfenced (its claim failed open, the confirm still asks): the confirm's answer records its end.
-      if (!t.lease && !t.stoodDown && !handle.signal.aborted) t.confirm?.ranOut();
+      if (!t.fence.lease && !t.fence.signal.aborted) t.confirm?.ranOut();
     };
     const work = (t.trace ? t.trace.within(body) : body()).catch((error: unknown) => (t.cut ? undefined : this.#ends.end(t, { kind: 'failed', error })));
     // A run lasts the retry window at most (from its start here: a wait for a slot is not counted): ctx.signal aborts, then the grace.
@@ -511,7 +505,7 @@ export class TurnRunner {
     t.handle?.expire(error);
     // Renewals stop at the end of the grace: a lease the fail below cannot end lapses instead of being kept forever.
     const graceMs = deadlineGraceMs(o.retry.windowMs);
-    if (t.lease) o.keeper.renewUntil(t.lease.key, o.now() + graceMs);
+    if (t.fence.lease) o.keeper.renewUntil(t.fence.lease.key, o.now() + graceMs);
     const grace = setTimeout(() => void this.#cutOff(t, error), graceMs);
     grace.unref?.();
   }
@@ -532,8 +526,8 @@ export class TurnRunner {
    */
   async #leaseNow(t: Turn): Promise<TurnLease | undefined> {
     // A claim that timed out is being confirmed: its answer (the one under way) decides whose lease this failure goes back through.
-    if (!t.lease && t.confirm) await t.confirm.failing();
-    return t.lease ?? (await this.#reclaimed(t));
+    if (!t.fence.lease && t.confirm) await t.confirm.failing();
+    return t.fence.lease ?? (await this.#reclaimed(t));
   }
 
   /** The confirm of `t`'s claim that failed open (lib/runner/claim-confirm.ts); what it decides is done here. */
@@ -548,13 +542,12 @@ export class TurnRunner {
       now: o.now,
       sleep: o.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref?.())),
       here: () => this.#here.get(key) === t,
-      leased: () => t.lease !== undefined,
+      leased: () => t.fence.lease !== undefined,
       leaseAt: (sentAt) => this.#lease(t.delivery, 1, sentAt),
       reclaim: () => this.#reclaim(t),
       decided: async (verdict) => {
         if (verdict.kind === 'not-ours') {
-          t.stoodDown = `the claim that timed out is another copy's (${verdict.reply})`;
-          t.handle?.standDown(t.stoodDown);
+          t.fence.bar(`the claim that timed out is another copy's (${verdict.reply})`);
           o.log.warn('claim.not_ours', { ...t.logFields, key, reply: verdict.reply });
           return;
         }
@@ -568,8 +561,7 @@ export class TurnRunner {
           o.log.info('turn.end_recorded', { ...t.logFields, key, token: lease.token });
           return;
         }
-        t.lease = lease;
-        t.handle?.follow(lease);
+        t.fence.attach(lease);
         o.log.info('claim.confirmed', { ...t.logFields, key, ...(verdict.reclaimed ? { reclaimed: true } : {}) });
       },
     });
@@ -638,7 +630,7 @@ export class TurnRunner {
           claim: outcome.kind,
           retry: arrival.retry ?? { retryNum: undefined, retryReason: undefined },
           logFields,
-          lease,
+          fence: new TurnFence(lease),
           nonce,
           ...(kept ? { arrivedAt: kept.arrivedAt, kept: true } : {}),
           ...(claimAdmitted ? { claimAdmitted } : {}),

@@ -3,7 +3,7 @@
  * and what its listener finds in Bolt's `context`.
  */
 import type { ClaimKind, Role } from '../store/index.js';
-import type { TurnHandle } from '../turn/index.js';
+import type { TurnFence, TurnHandle } from '../turn/index.js';
 import type { Delivery } from '../delivery/index.js';
 import type { TurnLease } from '../lease/index.js';
 import type { AckGate } from './ack-gate.js';
@@ -34,7 +34,8 @@ export interface Turn {
   claim: ClaimKind;
   retry: { retryNum: number | undefined; retryReason: string | undefined };
   logFields: Record<string, unknown>;
-  lease?: TurnLease | undefined;
+  /** Its fence (lib/turn/fence.ts): its lease, attached late too, and whether this copy may still act for it. */
+  fence: TurnFence<TurnLease>;
   /** Its claim made its first look at its conversation's gate and let it run (it was alone there): the gate does not look. */
   claimAdmitted?: boolean | undefined;
   handle?: TurnHandle | undefined;

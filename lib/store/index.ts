@@ -42,6 +42,7 @@ export type {
   SharedStore,
   SharedWindows,
   StoreKind,
+  StreamDetail,
   TurnLine,
   TurnSteps,
   UpstashSettings,

@@ -84,6 +84,13 @@ export interface LookOptions {
   told?: readonly string[];
 }
 
+/** How a streamed reply went, for the status page: how it ended, in how many chunks, how long it took. */
+export interface StreamDetail {
+  how: string;
+  chunks: number;
+  ms: number;
+}
+
 /** The status page's line for a turn that ended, written with the lease's last operation. */
 export interface TurnLine {
   /** The JSON line for the turns list. */

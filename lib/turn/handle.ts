@@ -34,12 +34,13 @@ import { capReply, DEFAULT_MAX_REPLY_CHARS } from './reply-cap.js';
 import { readHistory } from './history.js';
 import { threadOf, turnRequest, type EnvelopeFields, type MessageEvent } from './request.js';
 import { StepBook, stepKey } from './steps.js';
-import type { Lists, Records, ReleaseReply, TurnSteps } from '../store/index.js';
+import type { Lists, Records, ReleaseReply, StreamDetail, TurnSteps } from '../store/index.js';
 import { MAX_ASK_TIMEOUT_MS, parkTurn, resumeOf, TurnParkedError, type AskAnswer, type AskQuestion } from '../ask/index.js';
 import { checkThread, checkTopLevel, mayBeAnswered, type BotIdentity } from './thread.js';
 import type { CopyRole, TakeTurn, TurnContext, TurnNotes } from './types.js';
 import { replyShape } from './reply-shape.js';
-import { ReplyWriter, type PartsLedger, type WriteOutcome } from './writer.js';
+import { ReplyWriter, type WriteOutcome } from './writer.js';
+import type { FencedLease, TurnFence } from './fence.js';
 import { stepTask, TaskBoard, TASK_DISPLAY_MODES, type TaskDisplayMode } from './tasks.js';
 import { AiTurn, type TurnAi } from './ai-turn.js';
 import { BOT_LOOP_NOTE } from './bots.js';
@@ -83,35 +84,12 @@ function displayModeOf(own: unknown, module: TaskDisplayMode | undefined): TaskD
   return own as TaskDisplayMode;
 }
 
-/** What the handle needs of the turn's lease (lib/receiver's TurnLease is one). */
-export interface TurnFence extends PartsLedger {
-  readonly key: string;
-  /** The lease's token: a step's result is kept only under it. */
-  readonly token?: number;
-  readonly signal: AbortSignal;
-  readonly checkThreadFirst: boolean;
-  readonly previousState: string | undefined;
-  readonly attempts: number;
-  /** Resolves while this copy holds the turn; throws LeaseLostError when it does not. */
-  confirm(at?: string): Promise<void>;
-  abort(reason: string): void;
-  /** Another copy holds the turn now. */
-  readonly lost: boolean;
-}
-
-/** How a written reply went (the lease's record of it): how its stream ended, in how many chunks, how long it took. */
-export interface ReplyRecord {
-  how: string;
-  chunks: number;
-  ms: number;
-}
-
 /**
  * What a run came to, as the handle saw it; TurnEnds writes it to the lease
  * when the listener returns. None (undefined): the run had nothing to say.
  */
 export type RunOutcome =
-  | { kind: 'answered'; ts: string | null; record?: ReplyRecord }
+  | { kind: 'answered'; ts: string | null; record?: StreamDetail }
   | { kind: 'already-answered'; ts: string }
   | { kind: 'parked'; qid: string }
   | { kind: 'interrupted'; ts: string | null }
@@ -137,17 +115,13 @@ export interface FailReply {
 }
 
 export interface TurnHandleOptions {
-  /** The turn's lease as it is now: one may be attached late (a claim that failed open and landed after all). */
-  lease: () => TurnFence | undefined;
   /**
-   * The confirm of the turn's claim that timed out, while one is being asked
-   * (undefined otherwise): the turn's first write without a lease waits for
-   * its answer, so a claim that turns out to be another copy's stands the
-   * turn down before it writes, not after.
+   * The turn's fence (./fence.ts): its lease, attached late too (a claim that failed open and landed after
+   * all), and whether this copy may still write. Every write, step and recorded part of the turn asks it.
    */
-  confirming?: (() => Promise<unknown> | undefined) | undefined;
-  /** A WebClient whose every request passes `guard` right before it leaves. */
-  clientFor: (guard: () => Promise<void>) => WebClient;
+  fence: TurnFence;
+  /** A WebClient whose every request passes `fence.check()` right before it leaves. */
+  clientFor: (fence: TurnFence) => WebClient;
   /** The copy's own client (not fenced), for the note after a turn has ended. */
   plain: WebClient;
   /** Whether Slack's window for a method is closed now. */
@@ -182,62 +156,39 @@ export interface TurnHandleOptions {
 
 export class TurnHandle {
   #client: WebClient | undefined;
-  /** For a turn without a lease: its own stop. */
-  readonly #local = new AbortController();
+  readonly #fence: TurnFence;
   #target: { channel: string; threadTs: string; eventId: string } | undefined;
   readonly #now: () => number;
 
   constructor(private readonly o: TurnHandleOptions) {
     this.#now = o.now ?? Date.now;
-    const lease = o.lease();
-    if (lease) this.follow(lease);
+    this.#fence = o.fence;
   }
 
-  /** `signal` aborts when this lease does (the runner attaches a newer token of the turn here with it). */
-  follow(lease: Pick<TurnFence, 'signal'>): void {
-    const stop = () => this.#local.abort(lease.signal.reason);
-    if (lease.signal.aborted) stop();
-    else lease.signal.addEventListener('abort', stop, { once: true });
-  }
-
-  /** The turn's client: fenced by the lease (when the turn has one) at every write. */
+  /** The turn's client: every write asks the fence right before it leaves. */
   get client(): WebClient {
-    this.#client ??= this.o.clientFor(() => this.#fence());
+    this.#client ??= this.o.clientFor(this.#fence);
     return this.#client;
   }
 
-  /** Resolves while this copy may act for the turn (a write, a step's side effect); throws LeaseLostError when it may not. */
-  async #fence(at?: string): Promise<void> {
-    if (this.#stood) throw new LeaseLostError(this.#stood);
-    // Its end is recorded (the lease's finish follows when the listener returns): nothing more is written, as after the finish.
-    if (this.#outcome) throw new LeaseLostError(`${at ?? 'write'} after the turn ended`);
-    // Without a lease, the first write waits for a confirm under way (one round trip, bounded by the
-    // store's fuse and by the turn's deadline): its answer may attach the lease, or stand the turn down.
-    // Later writes do not wait: while the store is away the turn runs on, unfenced (it failed open).
-    const asking = this.o.lease() || this.#unfenced ? undefined : this.o.confirming?.();
-    if (asking) await settledOrAborted(asking, this.#local.signal);
-    if (this.#stood) throw new LeaseLostError(this.#stood);
-    const lease = this.o.lease();
-    if (lease) return lease.confirm(at);
-    this.#unfenced = true;
-  }
-
-  /** A write of this turn has gone out without a lease. */
-  #unfenced = false;
-
-  #stood: string | undefined;
   #outcome: RunOutcome | undefined;
 
   /** What the run came to (undefined: nothing to say, or not over): TurnEnds writes it to the lease. */
   get outcome(): RunOutcome | undefined {
     return this.#outcome;
   }
+
+  /** The run's end is recorded: nothing more is written (the fence refuses it, as after the lease's finish, which follows when the listener returns). */
+  #ended(outcome: RunOutcome): void {
+    this.#outcome = outcome;
+    this.#fence.end();
+  }
   /** The reply's writer while the turn writes: a turn cut off past its deadline has its open message closed. */
   #writer: ReplyWriter | undefined;
 
   /** The turn's deadline passed: `ctx.signal` aborts with `reason` (a TurnDeadlineError); its writes still leave, for its grace. */
   expire(reason: Error): void {
-    if (!this.#local.signal.aborted) this.#local.abort(reason);
+    this.#fence.stop(reason);
   }
 
   #interrupted: Error | undefined;
@@ -248,29 +199,22 @@ export class TurnHandle {
    * interrupted and kept as this turn's answer; the turn ends answered (never retried).
    */
   interrupt(reason: Error): void {
-    if (!this.o.interruptible || this.#local.signal.aborted) return;
+    if (!this.o.interruptible || this.signal.aborted) return;
     this.#interrupted = reason;
-    this.#local.abort(reason);
+    this.#fence.stop(reason);
   }
 
   /** The grace is over too: no write of this turn leaves from now on, and a message it left streaming is closed as interrupted. */
   async cutOff(reason: string): Promise<void> {
-    this.#stood ??= `cut off: ${reason}`;
-    this.#local.abort(new LeaseLostError(this.#stood));
+    this.#fence.bar(`cut off: ${reason}`);
     const open = this.#writer?.open;
     const target = this.#target;
     if (open && target) await this.o.plain.chat.stopStream({ channel: target.channel, ts: open, markdown_text: this.note('cutOff') });
   }
 
-  /** Another copy owns this turn (a claim that failed open turned out to be another's): no write leaves from here on. */
-  standDown(reason: string): void {
-    this.#stood ??= reason;
-    this.#local.abort(new LeaseLostError(reason));
-  }
-
-  /** Aborts when this copy no longer owns the turn (or the person pressed Stop): the turn's `ctx.signal`. */
+  /** Aborts when this copy no longer owns the turn (or the turn is stopped): the turn's `ctx.signal`, the fence's. */
   get signal(): AbortSignal {
-    return this.#local.signal;
+    return this.#fence.signal;
   }
 
   /** Answer a message: the whole reply protocol around `takeTurn`. */
@@ -286,7 +230,7 @@ export class TurnHandle {
     const topLevel = request.via === 'schedule';
     const target = { channel: event.channel, threadTs: topLevel ? '' : threadOf(event), eventId: request.eventId };
     this.#target = target;
-    const lease = this.o.lease();
+    const lease = this.#fence.lease;
     const client = this.client;
     let writer: ReplyWriter | undefined;
     const ai = new AiTurn(this.o.ai, { client: () => this.client, plain: this.o.plain, log });
@@ -298,7 +242,7 @@ export class TurnHandle {
           ? await checkTopLevel(client, target, event.ts)
           : await checkThread(client, target, me, event.thread_ts === undefined, this.o.ordered ? { after: event.ts } : undefined);
         if (thread.reply) {
-          this.#outcome = { kind: 'already-answered', ts: thread.reply };
+          this.#ended({ kind: 'already-answered', ts: thread.reply });
           log.info('turn.already_replied', { eventId: request.eventId, ts: thread.reply });
           return;
         }
@@ -393,17 +337,8 @@ export class TurnHandle {
       const max = this.o.maxReplyChars ?? DEFAULT_MAX_REPLY_CHARS;
       const text = capReply(reply?.text ?? '', max, () => log.info('turn.answer_cut', { eventId: request.eventId, max }));
       const late = request.late ? `${request.schedule ? scheduleLateNote(request.schedule.slot) : this.note('late')}\n` : '';
-      // The lease as it is at each write: a claim that timed out may be confirmed (its lease attached) mid-turn.
-      const ledger: PartsLedger = {
-        get parts() {
-          return current()?.parts ?? [];
-        },
-        recordParts: async (ts) => current()?.recordParts(ts),
-        confirmed: (chars) => current()?.confirmed(chars),
-      };
-      const current = () => this.o.lease();
       const moduleMode = this.o.taskDisplayMode;
-      writer = new ReplyWriter(client, { ...target, recipientUser: event.user, recipientTeam: event.user_team ?? event.team ?? body.team_id }, ledger, {
+      writer = new ReplyWriter(client, { ...target, recipientUser: event.user, recipientTeam: event.user_team ?? event.team ?? body.team_id }, this.#fence, {
         closed: this.o.closed,
         now: this.#now,
         tasks,
@@ -424,11 +359,11 @@ export class TurnHandle {
       const ms = this.#now() - started;
       if (outcome.how === 'stopped') {
         // The person pressed Stop: answered as far as it got. The model's call is stood down.
-        this.#local.abort(new Error('stopped by the person'));
+        this.#fence.stop(new Error('stopped by the person'));
         log.info('turn.stopped_by_user', { eventId: request.eventId, ts: outcome.ts, parts: outcome.parts.length });
       }
       await ai.answered(outcome.ts);
-      this.#outcome = { kind: 'answered', ts: outcome.ts ?? null, record: { how: outcome.how, chunks: outcome.chunks, ms } };
+      this.#ended({ kind: 'answered', ts: outcome.ts ?? null, record: { how: outcome.how, chunks: outcome.chunks, ms } });
       log.info('turn.replied', {
         eventId: request.eventId,
         via: request.via,
@@ -444,12 +379,12 @@ export class TurnHandle {
       // Parked on a question (lib/ask): the question is posted and kept; the run ends here (its lease is finished when the listener returns).
       if (error instanceof TurnParkedError) {
         ai.nothingPosted();
-        this.#outcome = { kind: 'parked', qid: error.qid };
+        this.#ended({ kind: 'parked', qid: error.qid });
         log.info('turn.parked', { eventId: request.eventId, question: error.qid });
         return;
       }
-      if (isLeaseLost(error) || this.o.lease()?.signal.aborted || this.#stood) {
-        this.#outcome = { kind: 'abandoned' };
+      if (isLeaseLost(error) || this.#fence.lease?.signal.aborted || this.#fence.barred) {
+        this.#ended({ kind: 'abandoned' });
         log.warn('turn.abandoned', { eventId: request.eventId, reason: 'this copy no longer owns the turn' });
         return;
       }
@@ -474,12 +409,12 @@ export class TurnHandle {
   /** An interrupted turn ends answered as far as it got (`ts`: its open message, closed; null: nothing written). */
   async #endInterrupted(eventId: string, ts: string | null, ai: AiTurn): Promise<void> {
     if (ts === null) ai.nothingPosted();
-    this.#outcome = { kind: 'interrupted', ts };
+    this.#ended({ kind: 'interrupted', ts });
     this.o.log.info('turn.interrupted', { eventId, ts });
   }
 
   /** A turn that ran before (a retry, a takeover) reads what its steps kept, in one store command; a first run reads nothing. */
-  async #steps(lease: TurnFence | undefined, eventId: string, before: readonly string[] = []): Promise<StepBook | undefined> {
+  async #steps(lease: FencedLease | undefined, eventId: string, before: readonly string[] = []): Promise<StepBook | undefined> {
     const store = this.o.steps;
     const key = this.o.key ?? lease?.key;
     if (!store || !key) return undefined;
@@ -487,9 +422,7 @@ export class TurnHandle {
       eventId,
       onUnkept: (name: string) => this.o.log.warn('turn.step_unkept', { eventId, step: name }),
       // A step is fenced as a write is: checked right before fn runs, kept only under the lease's token.
-      confirm: () => this.#fence('step'),
-      token: () => this.o.lease()?.token,
-      onLost: (name: string) => this.standDown(`step "${name}": another copy holds the turn`),
+      fence: this.#fence,
     };
     if (before.length > 0) {
       // A resumed turn: the steps its earlier runs kept (each under its own claim), then its own, in one book.
@@ -525,7 +458,7 @@ export class TurnHandle {
     const event = body.event as { channel: string; ts: string; thread_ts?: string };
     const target = { channel: event.channel, threadTs: threadOf(event), eventId: String(body.event_id ?? '') };
     this.#target = target;
-    const lease = this.o.lease();
+    const lease = this.#fence.lease;
     let ts = mayBeAnswered(lease, body) ? ((await checkThread(this.client, target, {})).reply ?? null) : null;
     if (ts === null) {
       const posted = await this.client.chat.postMessage({
@@ -536,7 +469,7 @@ export class TurnHandle {
       });
       ts = posted.ts ?? null;
     }
-    this.#outcome = { kind: 'answered', ts };
+    this.#ended({ kind: 'answered', ts });
     return ts;
   }
 
@@ -553,7 +486,7 @@ export class TurnHandle {
     o: { expired: boolean; fields: Record<string, unknown>; fail: (failure: TurnFailure) => Promise<FailReply | undefined> },
   ): Promise<TurnEnd> {
     const { log } = this.o;
-    if (isLeaseLost(error) || this.o.lease()?.lost) {
+    if (isLeaseLost(error) || this.#fence.lease?.lost) {
       log.warn('turn.abandoned', { ...o.fields, reason: 'this copy no longer owns the turn' });
       return { kind: 'over' };
     }
@@ -622,19 +555,6 @@ function identity(me: BotIdentity): { botUserId?: string; botId?: string; appId?
 async function* prepend<T>(first: string, rest: AsyncIterable<T>): AsyncIterable<string | T> {
   yield first;
   yield* rest;
-}
-
-/** Resolves once `work` settles or `signal` aborts, whichever is first; never rejects. */
-function settledOrAborted(work: Promise<unknown>, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = () => {
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    signal.addEventListener('abort', done, { once: true });
-    work.then(done, done);
-  });
 }
 
 /**

@@ -58,19 +58,25 @@ export interface StepBookOptions {
   /** Told when a result could not be kept (the store did not answer): the step would run again on a retry. */
   onUnkept?: (name: string) => void;
   /**
-   * The turn's fence, run right before `fn`: resolves while this copy holds the
-   * turn, throws LeaseLostError when it does not (StoreUnavailableError when the
-   * store cannot say). Absent: steps run unfenced (a turn with no store).
+   * The turn's fence (./fence.ts), asked right before `fn`: resolves while this
+   * copy holds the turn, throws LeaseLostError when it does not
+   * (StoreUnavailableError when the store cannot say). A result is kept only
+   * under its `token` (a claim confirmed late gets one mid-turn; undefined: a
+   * turn whose claim failed open), and a result the store refused because
+   * another copy holds the turn bars it. Absent: steps run unfenced (a turn with no store).
    */
-  confirm?: () => Promise<void>;
+  fence?: StepFence;
   /** The turn's event id: with a step's name, its idempotency key (StepRun), the same as a turn without a store gives its steps. */
   eventId: string;
-  /** The token of the turn's lease now (a claim confirmed late gets one mid-turn); undefined: a turn whose claim failed open. */
-  token?: () => number | undefined;
-  /** Told when the store refused to keep a result because another copy holds the turn. */
-  onLost?: (name: string) => void;
   /** @default STEPS_PER_TURN */
   limit?: number;
+}
+
+/** What the step book asks of the turn's fence (TurnFence is one). */
+export interface StepFence {
+  check(at: string): Promise<void>;
+  readonly token: number | undefined;
+  bar(reason: string): void;
 }
 
 export class StepBook {
@@ -117,7 +123,7 @@ export class StepBook {
     let result: T;
     try {
       // After whatever the turn waited on: a copy that lost the turn meanwhile stops here, before the side effect.
-      await this.#o.confirm?.();
+      await this.#o.fence?.check('step');
       result = await fn({ idempotencyKey: stepKey(this.#o.eventId, name) });
     } catch (error) {
       // A step that threw kept nothing: the turn may try it again under the same name.
@@ -125,11 +131,11 @@ export class StepBook {
       throw error;
     }
     const json = encode(name, result);
-    const kept = await this.#store.keepStep(this.#key, name, json, this.#o.token?.());
+    const kept = await this.#store.keepStep(this.#key, name, json, this.#o.fence?.token);
     if (kept === 'ok') this.#kept.set(name, json);
     else if (kept === 'lost') {
       // Another copy took the turn while fn ran: its result (kept or to come) is the turn's, not this one.
-      this.#o.onLost?.(name);
+      this.#o.fence?.bar(`step "${name}": another copy holds the turn`);
       throw new LeaseLostError(`step "${name}"`);
     } else this.#o.onUnkept?.(name);
     return result;

@@ -45,15 +45,15 @@ function rig(maxWaiting?: number) {
 }
 
 const never = () => new AbortController().signal;
-/** What the hook reads of a turn whose claim was won (a lease) or timed out (none: its handle's signal only). */
+/** What the hook reads of a turn whose claim was won (a lease on its fence) or timed out (none: its fence's signal only). */
 const leased = (t: { key: string; body: Record<string, unknown> }) => ({
   delivery: { body: t.body, claimKeys: [t.key] },
-  lease: { key: t.key, signal: never() },
+  fence: { lease: { key: t.key }, signal: never() },
   logFields: { eventId: t.body.event_id },
 });
 const failedOpen = (t: { key: string; body: Record<string, unknown> }, signal = never()) => ({
   delivery: { body: t.body, claimKeys: [t.key] },
-  handle: { signal },
+  fence: { signal },
   logFields: { eventId: t.body.event_id },
 });
 
@@ -88,7 +88,7 @@ describe('the admit hook and claims that failed open', () => {
     expect(verdict).toEqual({ kind: 'run' });
   });
 
-  it('a waiting turn whose timed-out claim turns out to be another copy’s (its handle stands down) stops waiting: gone', async () => {
+  it('a waiting turn whose timed-out claim turns out to be another copy’s (its fence is barred) stops waiting: gone', async () => {
     const { gate, hook, turn } = rig();
     const first = await turn('Ev-c-first', '3.1');
     const follow = await turn('Ev-c-follow', '3.2', '3.1');
@@ -135,7 +135,7 @@ describe('a skipped turn: the admit hook says so (its handle answers it with the
       const { second, store, log } = await skippedSecond();
       // Another copy's gate over the same store takes the turn over.
       const cloud = conversationAdmit(new ConversationGate({ store, log, pollMs: HOUR }));
-      expect(await cloud.admit({ ...leased(second), lease: { key: second.key, signal: never(), checkThreadFirst: true } }, never())).toEqual({
+      expect(await cloud.admit({ ...leased(second), fence: { lease: { key: second.key }, signal: never() } }, never())).toEqual({
         kind: 'skipped',
       });
       expect(api.calls).toHaveLength(0);

@@ -40,10 +40,12 @@ describe("a turn's client is a view of the copy's one WebClient, fenced at every
     expect(methods.length).toBeGreaterThan(200);
     const guarded: string[] = [];
     let sent = 0;
-    const view = viewFor(async () => {
-      // The guard runs before the request is sent: the Web API has not seen it yet.
-      guarded.push(`guard before call ${api.calls.length + 1}`);
-      sent = api.calls.length;
+    const view = viewFor({
+      check: async () => {
+        // The guard runs before the request is sent: the Web API has not seen it yet.
+        guarded.push(`guard before call ${api.calls.length + 1}`);
+        sent = api.calls.length;
+      },
     });
     for (const method of methods) {
       const before = api.calls.length;
@@ -56,15 +58,15 @@ describe("a turn's client is a view of the copy's one WebClient, fenced at every
   });
 
   it("a guard that refuses keeps every method's request from leaving, and the call rejects with the guard's error", async () => {
-    const view = viewFor(() => Promise.reject(new Error('lease lost: another copy holds the turn')));
+    const view = viewFor({ check: () => Promise.reject(new Error('lease lost: another copy holds the turn')) });
     for (const method of methods) await expect(at(view, method)({ channel: 'C0GENERAL' }), method).rejects.toThrow(/lease lost/);
     await expect(view.chatStream({ channel: 'C0GENERAL', thread_ts: '1.000001' }).stop()).rejects.toThrow(/lease lost/);
     expect(api.calls).toHaveLength(0);
   });
 
   it("the copy's own client stays unguarded, and two views do not share a guard", async () => {
-    const refused = viewFor(() => Promise.reject(new Error('refused')));
-    const allowed = viewFor(() => Promise.resolve());
+    const refused = viewFor({ check: () => Promise.reject(new Error('refused')) });
+    const allowed = viewFor({ check: () => Promise.resolve() });
     await expect(refused.chat.postMessage({ channel: 'C0GENERAL', text: 'no' })).rejects.toThrow(/refused/);
     await allowed.chat.postMessage({ channel: 'C0GENERAL', text: 'yes' });
     await shared.chat.postMessage({ channel: 'C0GENERAL', text: 'plain' });

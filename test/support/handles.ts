@@ -8,7 +8,7 @@ import { WebClient } from '@slack/web-api';
 import { silentLogger, slackLogger, type Logger } from '../../lib/log/index.js';
 import { createRateLimitFetch, guardedClients } from '../../lib/ratelimit/index.js';
 import type { TurnRunnerOptions } from '../../lib/runner/index.js';
-import { TurnHandle, type TurnHandleOptions } from '../../lib/turn/index.js';
+import { TurnFence, TurnHandle, type TurnHandleOptions } from '../../lib/turn/index.js';
 
 /** A copy's Web API clients as app/parts.ts builds them, against `apiUrl` (the fake Web API), through one rate-limit fetch. */
 export function copyClients(apiUrl: string): Pick<TurnHandleOptions, 'clientFor' | 'plain' | 'closed'> {
@@ -19,7 +19,7 @@ export function copyClients(apiUrl: string): Pick<TurnHandleOptions, 'clientFor'
 
 /**
  * A turn's handle on `clients` (a copy's, or fresh ones against that Web
- * API URL): fenced by `lease` (none by default), as the hub `hub-test`,
+ * API URL): behind `fence` (one with no lease by default), as the hub `hub-test`,
  * logging nowhere, unless `o` says otherwise.
  */
 export function turnHandle(
@@ -27,7 +27,7 @@ export function turnHandle(
   o: Partial<Omit<TurnHandleOptions, 'clientFor' | 'plain' | 'closed'>> = {},
 ): TurnHandle {
   return new TurnHandle({
-    lease: () => undefined,
+    fence: new TurnFence(),
     copy: { role: 'hub', instance: 'hub-test' },
     log: silentLogger,
     ...o,
@@ -43,5 +43,5 @@ export function turnHandle(
  */
 export function bareHandles(log: Logger, copy: { role: 'hub' | 'cloud'; instance: string }): TurnRunnerOptions['handleFor'] {
   const client = new WebClient('xoxb-test', { slackApiUrl: 'http://127.0.0.1:9/api/', retryConfig: { retries: 0 } });
-  return (lease, key, confirming) => new TurnHandle({ lease, key, confirming, clientFor: () => client, plain: client, closed: () => false, copy, log });
+  return (fence, key) => new TurnHandle({ fence, key, clientFor: () => client, plain: client, closed: () => false, copy, log });
 }

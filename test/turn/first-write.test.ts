@@ -8,7 +8,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { TurnDeadlineError } from '../../lib/errors/index.js';
-import type { TurnFence } from '../../lib/turn/handle.js';
+import { TurnFence, type FencedLease } from '../../lib/turn/fence.js';
 import { useFakeWebApi } from '../support/fixtures.js';
 import { turnHandle } from '../support/handles.js';
 
@@ -26,35 +26,33 @@ describe("a turn's first write without a lease", () => {
   });
 
   function turn() {
-    const state: { lease: TurnFence | undefined; confirming: Promise<void> | undefined } = { lease: undefined, confirming: undefined };
-    const handle = turnHandle(api.url, {
-      lease: () => state.lease,
-      confirming: () => state.confirming,
-      copy: { role: 'cloud', instance: 'cloud-test' },
-    });
+    const state: { confirming: Promise<void> | undefined } = { confirming: undefined };
+    const fence = new TurnFence();
+    fence.confirming({ askNow: () => state.confirming });
+    const handle = turnHandle(api.url, { fence, copy: { role: 'cloud', instance: 'cloud-test' } });
     const post = (text: string) => handle.client.chat.postMessage({ channel: 'C0TEST', text });
-    return { handle, state, post };
+    return { handle, fence, state, post };
   }
 
   it("waits for the confirm under way: a claim that is another copy's stands the turn down before anything is posted", async () => {
-    const { handle, state, post } = turn();
+    const { fence, state, post } = turn();
     const confirm = pending();
     state.confirming = confirm.promise;
     const write = post('the reply');
     // The confirm answers: the claim that timed out is another copy's.
-    handle.standDown("the claim that timed out is another copy's (held)");
+    fence.bar("the claim that timed out is another copy's (held)");
     confirm.settle();
     await expect(write).rejects.toThrow(/another copy/);
     expect(api.posts()).toHaveLength(0);
   });
 
   it('waits for the confirm under way: a claim that landed is written under its lease', async () => {
-    const { state, post } = turn();
+    const { fence, state, post } = turn();
     const confirm = pending();
     state.confirming = confirm.promise;
     const fenced: string[] = [];
     const write = post('the reply');
-    state.lease = {
+    fence.attach({
       key: 'k',
       token: 1,
       signal: new AbortController().signal,
@@ -65,12 +63,8 @@ describe("a turn's first write without a lease", () => {
       recordParts: async () => {},
       confirmed: () => {},
       confirm: async (at) => void fenced.push(at ?? 'write'),
-      abort: () => {},
       lost: false,
-      finished: false,
-      finish: async () => {},
-      fail: async () => ({ reply: 'retry' }),
-    } as TurnFence;
+    } satisfies FencedLease);
     confirm.settle();
     await write;
     expect(fenced).toHaveLength(1);

@@ -16,7 +16,8 @@ import { silentLogger } from '../../lib/log/index.js';
 import type { DeadTurn, TurnLease } from '../../lib/lease/index.js';
 import { AckGate, type Turn } from '../../lib/runner/index.js';
 import { TurnEnds } from '../../lib/runner/turn-ends.js';
-import { DEAD_NOTE, RETRYING_NOTE, SKIPPED_NOTE, type TurnFence, type TurnHandle } from '../../lib/turn/handle.js';
+import { DEAD_NOTE, RETRYING_NOTE, SKIPPED_NOTE, type TurnHandle } from '../../lib/turn/handle.js';
+import { TurnFence, type FencedLease } from '../../lib/turn/fence.js';
 import { partMetadata } from '../../lib/turn/parts.js';
 import { useFakeWebApi } from '../support/fixtures.js';
 import { copyClients, turnHandle } from '../support/handles.js';
@@ -38,18 +39,17 @@ function countingLease(failReply: ReleaseReply = 'retry', attempts = 1) {
     recordParts: async () => {},
     confirmed: () => {},
     confirm: async () => {},
-    abort: () => {},
     finish: async (ts: string | null) => void asked.finish.push(ts),
     fail: async (failure: { reason: string }) => {
       asked.fail.push(failure.reason);
       return failReply === 'retry' ? { reply: failReply, retryInMs: 60_000 } : { reply: failReply };
     },
-  } satisfies TurnFence & Pick<TurnLease, 'finished' | 'finish' | 'fail'>;
+  } satisfies FencedLease & Pick<TurnLease, 'finished' | 'finish' | 'fail'>;
   return { lease, asked };
 }
 
 /** The runner's ends of one turn, `handle`'s, under `lease` (none: its claim failed open and no late claim is taken). */
-function endsOf(handle: TurnHandle, lease: TurnFence | undefined, o: { expired?: boolean } = {}) {
+function endsOf(handle: TurnHandle, fence: TurnFence<TurnLease>, o: { expired?: boolean } = {}) {
   const turn = {
     delivery: { kind: 'event', body: { event_id: 'Ev-end' }, eventId: 'Ev-end', teamId: 'T0AUTOHUB', claimKeys: ['autohub:event:T0AUTOHUB:Ev-end'] },
     gate: AckGate.detached(),
@@ -57,7 +57,7 @@ function endsOf(handle: TurnHandle, lease: TurnFence | undefined, o: { expired?:
     claim: 'claimed',
     retry: { retryNum: undefined, retryReason: undefined },
     logFields: {},
-    lease: lease as TurnLease | undefined,
+    fence,
     expired: o.expired === true,
   } satisfies Turn;
   /** What the runner was asked to do next: look at the store when a retry is due, tell the owner of a dead letter. */
@@ -67,7 +67,7 @@ function endsOf(handle: TurnHandle, lease: TurnFence | undefined, o: { expired?:
     lookIn: (ms) => told.lookIn.push(ms),
     deadLetter: (dead) => told.dead.push(dead),
     handleOf: () => handle,
-    leaseNow: async () => turn.lease,
+    leaseNow: async () => turn.fence.lease,
     reclaimed: async () => undefined,
     forget: () => {},
     inject: async () => 'duplicate',
@@ -81,10 +81,11 @@ describe('a turn that ran ends once, through TurnEnds', () => {
     api.calls.length = 0;
   });
 
-  function handleOn(lease: TurnFence | undefined, o: { expired?: boolean } = {}) {
+  function handleOn(lease: FencedLease | undefined, o: { expired?: boolean } = {}) {
     const clients = copyClients(api.url);
     const client = clients.plain;
-    const handle = turnHandle(clients, { lease: () => lease });
+    const fence = new TurnFence(lease as TurnLease | undefined);
+    const handle = turnHandle(clients, { fence });
     const answer = (takeTurn: () => unknown) =>
       handle.answer(
         {
@@ -94,7 +95,7 @@ describe('a turn that ran ends once, through TurnEnds', () => {
         },
         takeTurn as never,
       );
-    const ends = endsOf(handle, lease, o);
+    const ends = endsOf(handle, fence, o);
     /** The turn throws `error` out of its answer, then the runner ends it. */
     const throwsThenEnds = async (error: Error) => {
       await expect(

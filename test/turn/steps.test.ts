@@ -10,13 +10,18 @@ import { describe, expect, it } from 'vitest';
 import { RespClient } from '../../drill/sim/resp-client.js';
 import { LeaseLostError, StepLimitError, StoreUnavailableError } from '../../lib/errors/index.js';
 import { createSealer, MemoryStore, stepsKey, UpstashStore, CLAIM_TTL_SECONDS, type SharedStore } from '../../lib/store/index.js';
-import { StepBook, stepKey, STEPS_PER_TURN, type StepRun } from '../../lib/turn/steps.js';
+import { StepBook, stepKey, STEPS_PER_TURN, type StepFence, type StepRun } from '../../lib/turn/steps.js';
 import { useRedisBridge } from '../support/redis-fixture.js';
 
 let n = 0;
 const turnKey = () => `autohub:claim:T1:event:Ev-steps-${process.pid}-${++n}`;
 
 /** A side effect that counts how often it really ran. */
+/** A turn's fence as the step book sees it: checks pass, no token, nothing barred, unless `o` says otherwise. */
+function fenceOf(o: Partial<StepFence>): StepFence {
+  return { check: async () => {}, token: undefined, bar: () => {}, ...o };
+}
+
 function ticketDesk() {
   const filed: string[] = [];
   return {
@@ -168,10 +173,12 @@ describe.each(stores)('ctx.step is fenced like a write, over the %s store', (_ki
       store,
       key: turnKey(),
       kept: undefined,
-      confirm: async () => {
-        order.push('confirm');
-        throw new LeaseLostError('step');
-      },
+      fence: fenceOf({
+        check: async () => {
+          order.push('confirm');
+          throw new LeaseLostError('step');
+        },
+      }),
     });
     await expect(book.run('file_ticket', () => desk.file('printer on fire'))).rejects.toBeInstanceOf(LeaseLostError);
     expect(order).toEqual(['confirm']);
@@ -182,9 +189,9 @@ describe.each(stores)('ctx.step is fenced like a write, over the %s store', (_ki
     const store = makeStore();
     const key = turnKey();
     const order: string[] = [];
-    const confirm = async () => void order.push('confirm');
-    await new StepBook({ eventId: 'Ev-steps', store, key, kept: undefined, confirm }).run('search', () => void order.push('fn'));
-    await (await StepBook.load(store, key, { eventId: 'Ev-steps', confirm })).run('search', () => void order.push('fn again'));
+    const fence = fenceOf({ check: async () => void order.push('confirm') });
+    await new StepBook({ eventId: 'Ev-steps', store, key, kept: undefined, fence }).run('search', () => void order.push('fn'));
+    await (await StepBook.load(store, key, { eventId: 'Ev-steps', fence })).run('search', () => void order.push('fn again'));
     expect(order).toEqual(['confirm', 'fn']);
   });
 
@@ -200,14 +207,14 @@ describe.each(stores)('ctx.step is fenced like a write, over the %s store', (_ki
       return byKey.get(idempotencyKey);
     };
     // The first owner's fn files, then its copy dies inside fn (nothing kept); the taker-over, under a newer token, runs fn again.
-    const first = new StepBook({ store, key, kept: undefined, eventId: 'Ev-key-1', token: () => 1 });
+    const first = new StepBook({ store, key, kept: undefined, eventId: 'Ev-key-1', fence: fenceOf({ token: 1 }) });
     await expect(
       first.run('file_ticket', (step) => {
         file(step);
         throw new Error('the copy died inside fn');
       }),
     ).rejects.toThrow('died');
-    const taker = await StepBook.load(store, key, { eventId: 'Ev-key-1', token: () => 2 });
+    const taker = await StepBook.load(store, key, { eventId: 'Ev-key-1', fence: fenceOf({ token: 2 }) });
     expect(await taker.run('file_ticket', file)).toBe('TCK-1');
     expect(seen).toHaveLength(2);
     expect(seen[0]).toBe(seen[1]);
@@ -222,12 +229,12 @@ describe.each(stores)('ctx.step is fenced like a write, over the %s store', (_ki
     const store = makeStore();
     const key = turnKey();
     await claimed(store, key);
-    const lost: string[] = [];
+    const barred: string[] = [];
     // The record holds the taker-over's token (1 here), which kept its result while the stale copy's fn ran.
     expect(await store.keepStep(key, 'file_ticket', '{"v":"theirs"}', 1)).toBe('ok');
-    const stale = new StepBook({ eventId: 'Ev-steps', store, key, kept: undefined, token: () => 0, onLost: (name) => lost.push(name) });
+    const stale = new StepBook({ eventId: 'Ev-steps', store, key, kept: undefined, fence: fenceOf({ token: 0, bar: (why) => barred.push(why) }) });
     await expect(stale.run('file_ticket', () => 'mine')).rejects.toBeInstanceOf(LeaseLostError);
-    expect(lost).toEqual(['file_ticket']);
+    expect(barred).toEqual(['step "file_ticket": another copy holds the turn']);
     expect(await (await StepBook.load(store, key, { eventId: 'Ev-steps' })).run('file_ticket', () => 'again')).toBe('theirs');
   });
 
