@@ -170,6 +170,14 @@ function topSelfTime(file: string, top: number): string[][] {
     .map(([name, hits]) => [name.slice(0, 110), fmt((hits * perSampleUs) / 1000, 0), idle.has(name) ? '-' : `${fmt((hits / busy) * 100, 1)}%`]);
 }
 
+/*
+ * Throughput's aims are issue 43's (item 7): at 32 at once, >= 1.0x the like-for-like baseline (stock + claim), and
+ * >= 0.8x bare stock on the server's own core, pinned. Unpinned, the server shares its core with the load and the
+ * store, so its ratio to bare stock is a figure with no aim; the 0.8x is the pinned row's.
+ */
+const THROUGHPUT_AIM = 'none vs stock (pinned: the core row); >= 1.0x vs stock + claim';
+const PINNED_THROUGHPUT_AIM = '>= 0.8x';
+
 /** A figure's row as a difference (ms): autohub, stock, autohub - stock, the aim, the like-for-like baseline, autohub - that. */
 function differenceRow(label: string, [ours, stock, like]: [number, number, number], aim: string): string[] {
   const minus = (x: number, y: number) => `${x >= y ? '+' : ''}${fmt(x - y, 2)} ms`;
@@ -346,7 +354,7 @@ export async function benchTurn(options: TurnBenchOptions = {}): Promise<void> {
         `<= +${fmt(roundTrip + 0.5, 2)} ms (a store round trip, ${fmt(roundTrip, 2)} ms, + 0.5)`,
       ),
       differenceRow('ack p99, one at a time (ms)', [a.p99, b.p99, c.p99], '-'),
-      ratioRow('turns done per second, 32 at once', [rps(ours), rps(base), rps(like)], 0, '>= 0.9x'),
+      ratioRow('turns done per second, 32 at once', [rps(ours), rps(base), rps(like)], 0, THROUGHPUT_AIM),
       ratioRow('server CPU per delivery (us)', [cpu(ours), cpu(base), cpu(like)], 0, '<= 1.25x'),
       ratioRow('heap per turn held mid-reply (KB)', [ours.heapPerTurn / 1024, base.heapPerTurn / 1024, like.heapPerTurn / 1024], 1, '-'),
       ...(options.pin && ours.cores32.length > 0
@@ -355,7 +363,7 @@ export async function benchTurn(options: TurnBenchOptions = {}): Promise<void> {
               "turns per busy second of the server's core, 32 at once (pinned: its own ceiling)",
               [ours, base, like].map((t) => rps(t) / ((t.cores32[0]!.busy || 1) / (t.cores32[0]!.total || 1))) as [number, number, number],
               0,
-              '-',
+              PINNED_THROUGHPUT_AIM,
             ),
           ]
         : []),

@@ -15,6 +15,27 @@ import { virtualTime } from '../support/virtual-time.js';
 
 const PACE_MS = 1200;
 
+/**
+ * A sweep over `client` that does not pace its calls (the tests using it count what it finds, not when it asks),
+ * claiming every mention it finds and keeping its ts in `injected`.
+ */
+function unpacedSweep(client: WebClient): { sweeper: CatchupSweeper; injected: string[] } {
+  const injected: string[] = [];
+  const sweeper = new CatchupSweeper({
+    client,
+    store: new MemoryStore(),
+    inject: async (envelope) => {
+      injected.push(String((envelope.event as { ts: string }).ts));
+      return 'claimed';
+    },
+    instance: 'hub',
+    log: silentLogger,
+    maxMs: 24 * 3_600_000,
+    paceMs: 0,
+  });
+  return { sweeper, injected };
+}
+
 describe('the Slack calls of one catch-up sweep', () => {
   // A sweep reads every conversation: each test gets a Slack of its own.
   const api = useFakeWebApiPerTest();
@@ -96,19 +117,7 @@ describe('the Slack calls of one catch-up sweep', () => {
     api.addMessage('C0GONE', { ts: ts(now - 50_000), thread_ts: newer, user: 'U0PERSON', text: 'bye' });
     // History is newest first: the newer thread is read first, and refused.
     api.script('conversations.replies', { status: 200, body: { ok: false, error: 'thread_not_found' } });
-    const injected: string[] = [];
-    const sweeper = new CatchupSweeper({
-      client: new WebClient('xoxb-test', { slackApiUrl: api.url }),
-      store: new MemoryStore(),
-      inject: async (envelope) => {
-        injected.push(String((envelope.event as { ts: string }).ts));
-        return 'claimed';
-      },
-      instance: 'hub',
-      log: silentLogger,
-      maxMs: 24 * 3_600_000,
-      paceMs: 0,
-    });
+    const { sweeper, injected } = unpacedSweep(new WebClient('xoxb-test', { slackApiUrl: api.url }));
     const record = await sweeper.sweep({ from: now - 600_000, to: now - 5_000 });
     expect(injected).toEqual([mention]);
     expect(record).toMatchObject({ threads: 2, found: 1, answered: 1 });
@@ -126,19 +135,7 @@ describe('the Slack calls of one catch-up sweep', () => {
     // The bot's own top-level post (a schedule's, say), which names itself; and another app's mention.
     const own = (await client.chat.postMessage({ channel: 'C0OWN', text: 'Reminder from <@UAUTOHUB>: standup' })).ts!;
     const other = api.addOtherAppReply('C0OWN', '', '<@UAUTOHUB> ping');
-    const injected: string[] = [];
-    const sweeper = new CatchupSweeper({
-      client,
-      store: new MemoryStore(),
-      inject: async (envelope) => {
-        injected.push(String((envelope.event as { ts: string }).ts));
-        return 'claimed';
-      },
-      instance: 'hub',
-      log: silentLogger,
-      maxMs: 24 * 3_600_000,
-      paceMs: 0,
-    });
+    const { sweeper, injected } = unpacedSweep(client);
     const record = await sweeper.sweep({ from: now - 600_000, to: now + 60_000 });
     const listed = api.calls
       .filter((c) => c.method === 'conversations.history' && c.params.channel === 'C0OWN')

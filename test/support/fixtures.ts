@@ -11,6 +11,7 @@ import type { TurnModule } from '../../lib/bot/index.js';
 import { startCopy, type RunningCopy, type StartCopyOptions } from './copies.js';
 import { resetFakeCopy, startFakeCopy, type FakeCopy } from './fake-copy.js';
 import type { RedisFixture } from './redis-fixture.js';
+import { startResponseUrl, type ResponseUrl } from './response-url.js';
 
 /**
  * A stand-in for what `beforeAll` will start: every property read, write and
@@ -122,6 +123,13 @@ export function useFakeWebApiPerTest(options: Parameters<typeof startFakeWebApi>
     (api) => api.close(),
     { before: beforeEach, after: afterEach },
   );
+}
+
+/** A response_url on loopback (test/support/response-url.ts) for this file: started before its tests, closed after. */
+export function useResponseUrl(): ResponseUrl {
+  return useStarted('the response_url', startResponseUrl, async (hook) => {
+    hook.server.close();
+  });
 }
 
 /** A loopback stand-in for a copy (test/support/fake-copy.ts) for this file: started before its tests, closed after. */

@@ -7,46 +7,22 @@
  * asks its claim once before its listener runs: the copy whose claim it was
  * runs it, the other stands down, and the answer goes to its response_url.
  */
-import type { App } from '@slack/bolt';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { commandForm } from '../../drill/sim/slack-events.js';
-import { signedHeaders } from '../../lib/slack/index.js';
-import type { TurnModule } from '../../lib/bot/index.js';
-import { eventually, quiescent, SECRET } from '../support/copies.js';
-import { useCopy, useFakeWebApi } from '../support/fixtures.js';
+import { describe, expect, it } from 'vitest';
+import { eventually, quiescent } from '../support/copies.js';
+import { deployBot, sendDeploy } from '../support/deploy-bot.js';
+import { useCopy, useFakeWebApi, useResponseUrl } from '../support/fixtures.js';
 import { useRedisBridge } from '../support/redis-fixture.js';
-import { type ResponseUrl, startResponseUrl } from '../support/response-url.js';
-
-const FORM = 'application/x-www-form-urlencoded';
 
 describe('every store round trip takes 500 ms, just past the claim fuse: a command sent to both copies', () => {
   const fx = useRedisBridge();
   const api = useFakeWebApi();
-  const runs: string[] = [];
-  const bot: TurnModule = {
-    takeTurn: () => 'ok',
-    register: (app) =>
-      (app as App).command('/deploy', async ({ ack, client, command, context }) => {
-        runs.push(String(context.autohubInstance));
-        await client.chat.postMessage({ channel: command.channel_id, text: `deploying ${command.text}` });
-        await ack({ text: `deployed ${command.text}` });
-      }),
-  };
-  const hub = useCopy({ role: 'hub', api, redis: fx, turn: bot });
-  const cloud = useCopy({ role: 'cloud', api, redis: fx, turn: bot });
-  let hook: ResponseUrl;
-  beforeAll(async () => {
-    hook = await startResponseUrl();
-  });
-  afterAll(() => hook?.server.close());
+  const bot = deployBot({ post: true });
+  const hub = useCopy({ role: 'hub', api, redis: fx, turn: bot.turn });
+  const cloud = useCopy({ role: 'cloud', api, redis: fx, turn: bot.turn });
+  const hook = useResponseUrl();
   const answers = () => hook.posts;
 
-  const send = async (url: string, trigger: string, text: string) => {
-    const form = new URLSearchParams(commandForm({ command: '/deploy', triggerId: trigger, text }));
-    form.set('response_url', hook.url);
-    const body = form.toString();
-    return fetch(url, { method: 'POST', headers: { 'content-type': FORM, ...(await signedHeaders(SECRET, body, Date.now())) }, body });
-  };
+  const send = (url: string, triggerId: string, text: string) => sendDeploy(url, { triggerId, text, responseUrl: hook.url });
   const said = (text: string) => api.posts().filter((c) => c.params.text === text);
 
   it('runs on one copy only: posted once, answered once (before: posted 2, answered 2)', async () => {
@@ -57,7 +33,7 @@ describe('every store round trip takes 500 ms, just past the claim fuse: a comma
     ] as const) {
       expect((await send(copy.eventsUrl, `trig-warm-${i}`, `warm${i}`)).status).toBe(200);
     }
-    await eventually(() => runs.length === 2, 'the warm-up runs');
+    await eventually(() => bot.runs.length === 2, 'the warm-up runs');
     fx.bridge.delayMs = 500;
     try {
       const acks = await Promise.all([send(hub.eventsUrl, 'trig-slow-deploy', 'prod'), send(cloud.eventsUrl, 'trig-slow-deploy', 'prod')]);

@@ -8,56 +8,35 @@
  * confirm, still asked after the run, finds the lease this copy's and
  * finishes it: the turn is done in the store, and nothing takes it over.
  */
-import type { App } from '@slack/bolt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { commandForm } from '../../drill/sim/slack-events.js';
 import { RespClient } from '../../drill/sim/resp-client.js';
-import { signedHeaders } from '../../lib/slack/index.js';
 import { LEASES_KEY } from '../../lib/store/keys.js';
-import type { TurnModule } from '../../lib/bot/index.js';
-import { eventually, SECRET } from '../support/copies.js';
-import { useCopy, useFakeWebApi } from '../support/fixtures.js';
+import { eventually } from '../support/copies.js';
+import { deployBot, sendDeploy } from '../support/deploy-bot.js';
+import { useCopy, useFakeWebApi, useResponseUrl } from '../support/fixtures.js';
 import { useRedisBridge } from '../support/redis-fixture.js';
-import { type ResponseUrl, startResponseUrl } from '../support/response-url.js';
 
 describe('a command that ran unfenced before its claim could be confirmed', () => {
   const fx = useRedisBridge();
   const api = useFakeWebApi();
-  const runs: string[] = [];
-  const bot: TurnModule = {
-    takeTurn: () => 'ok',
-    register: (app) =>
-      (app as App).command('/deploy', async ({ ack, command }) => {
-        runs.push(command.text);
-        await ack({ text: `deployed ${command.text}` });
-      }),
-  };
+  const bot = deployBot();
   // Every command but the claim gets 300 ms: the store's 500 ms leaves the confirm's asks unanswered while it is slow.
-  const hub = useCopy({ role: 'hub', api, redis: fx, turn: bot, env: { AUTOHUB_STORE_ATTEMPT_MS: '300' } });
-  let hook: ResponseUrl;
+  const hub = useCopy({ role: 'hub', api, redis: fx, turn: bot.turn, env: { AUTOHUB_STORE_ATTEMPT_MS: '300' } });
+  const hook = useResponseUrl();
   let redis: RespClient;
   beforeAll(async () => {
-    hook = await startResponseUrl();
     redis = await RespClient.open(fx.redis.port);
   });
   afterAll(() => {
-    hook?.server.close();
     redis?.close();
   });
 
   it("is finished in the store once the store answers, so no takeover runs it again (before: its lease lapsed, the record 'claimed')", async () => {
-    const form = new URLSearchParams(commandForm({ command: '/deploy', triggerId: 'trig-unleased', text: 'prod' }));
-    form.set('response_url', hook.url);
-    const body = form.toString();
     fx.bridge.delayMs = 500;
     try {
-      const ack = await fetch(hub.eventsUrl, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', ...(await signedHeaders(SECRET, body, Date.now())) },
-        body,
-      });
+      const ack = await sendDeploy(hub.eventsUrl, { triggerId: 'trig-unleased', text: 'prod', responseUrl: hook.url });
       expect(ack.headers.get('x-autohub-claim')).toBe('fail-open');
-      await eventually(() => runs.length === 1, 'the command ran');
+      await eventually(() => bot.runs.length === 1, 'the command ran');
     } finally {
       fx.bridge.delayMs = 0;
     }
@@ -66,6 +45,6 @@ describe('a command that ran unfenced before its claim could be confirmed', () =
     const record = JSON.parse(String(await redis.command(['GET', key]))) as { state: string };
     expect(record.state).toBe('done');
     expect(await redis.command(['ZSCORE', LEASES_KEY, key])).toBeNull();
-    expect(runs).toEqual(['prod']);
+    expect(bot.runs.map((r) => r.text)).toEqual(['prod']);
   });
 });
