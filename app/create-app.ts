@@ -56,11 +56,16 @@ import type { InboxDrainer } from '../lib/inbox/index.js';
  */
 const KEPT_CLICKS_MAX_WAIT_MS = 10_000;
 
-/** Settles when `idle()` holds (checked every 100 ms), or after `maxMs`. */
-async function settled(idle: () => boolean, maxMs: number): Promise<void> {
-  for (let waited = 0; !idle() && waited < maxMs; waited += 100) {
-    await new Promise((r) => setTimeout(r, 100).unref());
-  }
+/** Settles when `work` does, or after `maxMs`, whichever is first; its timer holds no stopping process open. */
+function settledWithin(work: Promise<void>, maxMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, maxMs).unref();
+    const done = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    work.then(done, done);
+  });
 }
 
 /** The package's version, found from here whether this runs from app/ (tsx) or dist/node/app/ (built). */
@@ -293,7 +298,9 @@ export function createAutohub(options: AutohubOptions): Autohub {
       void runner.runKept('start');
       void Promise.resolve(inboxRef.drainer?.drain('start'))
         .catch(() => {})
-        .then(() => settled(() => runner.inFlight + runner.queued === 0, KEPT_CLICKS_MAX_WAIT_MS))
+        // Every run the drain started has ended, and every run those started (a kept click resumes its question's turn
+        // before its own run ends): drained() looks again after each end, with no polling.
+        .then(() => settledWithin(runner.drained(), KEPT_CLICKS_MAX_WAIT_MS))
         .finally(keptTaken);
       peer?.start();
       legs?.start();
