@@ -31,7 +31,7 @@ export class AiTurn {
 
   constructor(
     ai: TurnAi | undefined,
-    private readonly o: { client: () => WebClient; plain: WebClient; log: Logger },
+    private readonly o: { client: WebClient; plain: WebClient; log: Logger },
   ) {
     // A handle built without one (a test's, a tool's): the default status and a book of its own (no state shared across copies).
     this.#ai = ai ?? { bot: {}, book: new StatusBook() };
@@ -52,7 +52,7 @@ export class AiTurn {
       if (context) request.context = context;
     }
     const status = new ThinkingStatus({
-      client: this.o.client(),
+      client: this.o.client,
       channel: target.channel,
       threadTs: target.threadTs,
       status: this.#ai.bot.status ?? DEFAULT_STATUS,
@@ -108,7 +108,7 @@ export class AiTurn {
       if (!(await threads.firstTitle(channel, threadTs, eventId))) return;
       const given = this.#ai.bot.title;
       const title = (given ? await given(request, this.#answer) : defaultTitle(request.text)).trim();
-      if (title !== '') await this.o.client().assistant.threads.setTitle({ channel_id: channel, thread_ts: threadTs, title });
+      if (title !== '') await this.o.client.assistant.threads.setTitle({ channel_id: channel, thread_ts: threadTs, title });
       threads.titled(channel, threadTs);
     } catch (error) {
       this.o.log.warn('turn.title_failed', { eventId, error });

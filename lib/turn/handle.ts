@@ -233,7 +233,7 @@ export class TurnHandle {
     const lease = this.#fence.lease;
     const client = this.client;
     let writer: ReplyWriter | undefined;
-    const ai = new AiTurn(this.o.ai, { client: () => this.client, plain: this.o.plain, log });
+    const ai = new AiTurn(this.o.ai, { client, plain: this.o.plain, log });
     try {
       if (mayBeAnswered(lease, body)) {
         // A taken-over turn, or a retry after an ambiguous failure, may have been answered already

@@ -9,7 +9,6 @@
 export { LATE_NOTE, TurnHandle } from './handle.js';
 export type { TurnHandleOptions } from './handle.js';
 export { TurnFence } from './fence.js';
-export type { FencedLease } from './fence.js';
 export { isDirect, threadOf } from './request.js';
 export type { EnvelopeFields, MessageEvent } from './request.js';
 export { editedPrompt } from './edits.js';
