@@ -39,8 +39,6 @@ export interface Turn {
   /** Its claim made its first look at its conversation's gate and let it run (it was alone there): the gate does not look. */
   claimAdmitted?: boolean | undefined;
   handle?: TurnHandle | undefined;
-  /** Its claim that failed open turned out another copy's: why (its handle, made now or later, stands down). */
-  stoodDown?: string | undefined;
   /** For a leased claim that failed open: the nonce its write carried, to confirm it once the store answers. */
   nonce?: string | undefined;
   /** The confirm of that claim while it is asked (lib/runner/claim-confirm.ts). */
