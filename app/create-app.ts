@@ -16,7 +16,7 @@ import type { OwnerNotices } from '../lib/notice/index.js';
 import type { LegChecker } from '../lib/legs/index.js';
 import { statusRecorder, type StatusRecorder } from '../lib/status/index.js';
 import { createStore, MemoryStore, type SharedStore } from '../lib/store/index.js';
-import { LoopDelay, type Sleep } from '../lib/time/index.js';
+import { LoopDelay, withDeadline, type Sleep } from '../lib/time/index.js';
 import { conversationAdmit, ConversationGate } from '../lib/conversation/index.js';
 import { createLegChecker } from './legs.js';
 import type { StatusTimers } from '../lib/turn/index.js';
@@ -55,18 +55,6 @@ import type { InboxDrainer } from '../lib/inbox/index.js';
  * (a busy copy may never be idle: then they go on after this; the watch also waits while kept deliveries run).
  */
 const KEPT_CLICKS_MAX_WAIT_MS = 10_000;
-
-/** Settles when `work` does, or after `maxMs`, whichever is first; its timer holds no stopping process open. */
-function settledWithin(work: Promise<void>, maxMs: number): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, maxMs).unref();
-    const done = () => {
-      clearTimeout(timer);
-      resolve();
-    };
-    work.then(done, done);
-  });
-}
 
 /** The package's version, found from here whether this runs from app/ (tsx) or dist/node/app/ (built). */
 function packageVersion(): string {
@@ -300,7 +288,7 @@ export function createAutohub(options: AutohubOptions): Autohub {
         .catch(() => {})
         // Every run the drain started has ended, and every run those started (a kept click resumes its question's turn
         // before its own run ends): drained() looks again after each end, with no polling.
-        .then(() => settledWithin(runner.drained(), KEPT_CLICKS_MAX_WAIT_MS))
+        .then(() => withDeadline(runner.drained(), KEPT_CLICKS_MAX_WAIT_MS, () => undefined))
         .finally(keptTaken);
       peer?.start();
       legs?.start();

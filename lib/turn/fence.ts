@@ -44,7 +44,7 @@ export class TurnFence<L extends FencedLease = FencedLease> implements PartsLedg
   #lease: L | undefined;
   #confirm: PendingConfirm | undefined;
   #barred: string | undefined;
-  #ended: string | undefined;
+  #ended = false;
   /** A write of this turn has gone out without a lease. */
   #unfenced = false;
   readonly #stop = new AbortController();
@@ -93,8 +93,8 @@ export class TurnFence<L extends FencedLease = FencedLease> implements PartsLedg
   }
 
   /** The turn's end is recorded: anything written after it is refused, as after the lease's finish. */
-  end(what = 'the turn ended'): void {
-    this.#ended ??= what;
+  end(): void {
+    this.#ended = true;
   }
 
   /** The token of the turn's lease now (a step's result is kept only under it); undefined: its claim failed open. */
@@ -105,7 +105,7 @@ export class TurnFence<L extends FencedLease = FencedLease> implements PartsLedg
   /** Resolves while this copy may act for the turn (a write, a step's side effect); throws LeaseLostError when it may not. */
   async check(at?: string): Promise<void> {
     if (this.#barred) throw new LeaseLostError(this.#barred);
-    if (this.#ended) throw new LeaseLostError(`${at ?? 'write'} after ${this.#ended}`);
+    if (this.#ended) throw new LeaseLostError(`${at ?? 'write'} after the turn ended`);
     // Without a lease, the first write waits for a confirm under way (one round trip, bounded by the
     // store's fuse and by the turn's deadline): its answer may attach the lease, or bar the fence.
     // Later writes do not wait: while the store is away the turn runs on, unfenced (it failed open).
