@@ -130,8 +130,13 @@ describe('claims that never landed, then a store 500 ms slow', () => {
     } finally {
       fx.bridge.delayMs = 0;
     }
-    expect(repliesTo(api, eventId)).toHaveLength(1);
     const lines = [...hub.lines, ...cloud.lines];
+    // On failure, what each copy logged of this turn: which claim, confirm and write went how (this race is rare under load).
+    const story = lines
+      .filter((l) => l.eventId === eventId)
+      .map((l) => JSON.stringify(l))
+      .join('\n');
+    expect(repliesTo(api, eventId), story).toHaveLength(1);
     expect(lines.filter((l) => l.event === 'claim.confirmed' && l.eventId === eventId && l.reclaimed === true)).toHaveLength(1);
     expect(lines.filter((l) => l.event === 'claim.not_ours' && l.eventId === eventId)).toHaveLength(1);
     expect(await reader.listDead(100)).toEqual([]);
