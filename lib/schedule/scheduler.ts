@@ -145,7 +145,9 @@ export class Scheduler {
     const now = this.#now();
     let due = Infinity;
     for (const s of this.o.schedules) {
-      const next = s.nextAfter(Math.max(now - this.#delay, this.#fired.get(s.name) ?? -Infinity));
+      // After the slot last fired here, not after `now`: the clock read here may be a slot later than the one the tick
+      // read (a timer that fires a millisecond early by the wall clock), and that slot is still to fire.
+      const next = s.nextAfter(this.#fired.get(s.name) ?? now - this.#delay);
       if (next !== undefined) due = Math.min(due, next + this.#delay);
     }
     if (due === Infinity) return;

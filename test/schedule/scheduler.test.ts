@@ -17,9 +17,25 @@ const GRACE = 30_000;
 const T0 = 1_800_000_000_000 - (1_800_000_000_000 % PERIOD);
 const at = (ms: number) => new Date(ms).toISOString();
 
-function rig(spec: Partial<ScheduleSpec> = {}) {
+/**
+ * `earlyTimers`: a waiting timer's first read of the wall clock is a millisecond short of when it was due, the next
+ * read on time (Node's timers keep a monotonic clock, Date.now another: the drill saw a timer due at :36.300 read
+ * :36.299, then :36.300 a line later).
+ */
+function rig(spec: Partial<ScheduleSpec> = {}, o: { earlyTimers?: boolean } = {}) {
   // Past the cloud copy's grace: both copies' first slot is T0.
   const clock = manualClock(T0 + GRACE + 1);
+  let early = false;
+  const now = () => {
+    const t = clock.now() - (early ? 1 : 0);
+    early = false;
+    return t;
+  };
+  const after = (ms: number, fn: () => void) =>
+    clock.after(ms, () => {
+      early = o.earlyTimers === true && ms > 0;
+      fn();
+    });
   const schedules = checkedSchedules([{ name: 'tick', everyMs: PERIOD, channel: 'C1', ...spec }]);
   const claimed = new Map<string, string>();
   const runs: Array<{ eventId: string; by: string; late: boolean; at: number }> = [];
@@ -30,8 +46,8 @@ function rig(spec: Partial<ScheduleSpec> = {}) {
       role,
       instance: `${role}-1`,
       log: silentLogger,
-      now: clock.now,
-      after: clock.after,
+      now,
+      after,
       graceMs: GRACE,
       retryMs: 5_000,
       inject: async (envelope) => {
@@ -94,6 +110,19 @@ describe('a schedule on two copies', () => {
     await advance(PERIOD / 2);
     expect(clock.pending).toBe(1);
     expect(runs).toHaveLength(1);
+  });
+
+  it('fires every slot when a timer reads the clock a millisecond early (the arming read a slot later skipped the one due)', async () => {
+    const { copy, runs, advance } = rig({}, { earlyTimers: true });
+    const hub = copy('hub');
+    const cloud = copy('cloud');
+    hub.start();
+    cloud.start();
+    await advance(4 * PERIOD);
+    hub.stop();
+    await advance(4 * PERIOD);
+    // Each slot from T0 once: the hub's five, then the cloud copy's four while the hub is stopped.
+    expect(runs.map((r) => [r.eventId.slice(-24), r.by])).toEqual(Array.from({ length: 9 }, (_, i) => [at(T0 + i * PERIOD), i <= 4 ? 'hub' : 'cloud']));
   });
 });
 
