@@ -467,8 +467,9 @@ export class TurnRunner {
       // Past its grace the runner ended it already (failed, slot freed): whatever it did since is not its end.
       if (t.cut) return;
       await this.#ends.end(t, { kind: 'ran' });
-      // It ran unfenced (its claim failed open, the confirm still asks): the confirm's answer records its end.
-      if (!t.fence.lease && !t.fence.signal.aborted) t.confirm?.ranOut();
+      // It ran unfenced (its claim failed open, the confirm still asks): the confirm's answer records its end. A
+      // stop (the person's Stop, an interrupt, the deadline) is still an end of this copy's; a bar (stood down) is not.
+      if (!t.fence.lease && !t.fence.barred) t.confirm?.ranOut();
     };
     const work = (t.trace ? t.trace.within(body) : body()).catch((error: unknown) => (t.cut ? undefined : this.#ends.end(t, { kind: 'failed', error })));
     // A run lasts the retry window at most (from its start here: a wait for a slot is not counted): ctx.signal aborts, then the grace.
