@@ -76,6 +76,17 @@ export function outageEndText(count: number, dropped = 0, unopened = 0): string 
 }
 
 /**
+ * The owner's note when the inbox is empty again but the store did not say how many kept deliveries no copy could
+ * run: never "all taken up", which may be false; the copies' logs name each one dropped.
+ */
+export function outageEndUnreadText(count: number): string {
+  return `The edge's inbox is empty again: it kept ${count} deliveries, and the store did not answer when asked how many of them could not be run, so some may be lost; each copy logs every one it could not run (inbox.dropped).`;
+}
+
+/** How many times the drain that ends an outage asks for its lost counts before it says it could not read them. */
+const LOST_READS = 3;
+
+/**
  * The owner's note as an outage's kept deliveries are first read: nothing is run yet, so it promises no answer
  * (it said "answering them now" when none could be opened); the end's note says what became of them.
  */
@@ -197,12 +208,30 @@ export class InboxDrainer {
     const told = after?.size === 0 ? await p.endOutage().catch(() => undefined) : undefined;
     if (told !== undefined) {
       // Never silent: what no copy could run is lost, and the owner hears how many and why, once across the copies.
-      const lost = await p.store.takeLost().catch(() => ({ dropped: 0, unopened: 0 }));
+      const lost = await this.#takeLost();
+      if (lost === undefined) {
+        // Read as none lost, a store that did not answer told the owner "all taken up" of deliveries no copy could open.
+        p.log.error('inbox.lost_unread', { reason, size: told });
+        await p.tellOwner(outageEndUnreadText(told)).catch(() => {});
+        return result;
+      }
       if (lost.dropped > 0) p.log.error('inbox.dropped_told', { reason, ...lost, size: told });
       else p.log.info('inbox.outage_answered', { size: told });
       await p.tellOwner(outageEndText(told, lost.dropped, lost.unopened)).catch(() => {});
     }
     return result;
+  }
+
+  /** The outage's lost counts, asked up to `LOST_READS` times; undefined when the store never answered. */
+  async #takeLost(): Promise<{ dropped: number; unopened: number } | undefined> {
+    for (let read = 1; read <= LOST_READS; read += 1) {
+      try {
+        return await this.#p.store.takeLost();
+      } catch (error) {
+        this.#p.log.warn('inbox.unreachable', { reason: 'lost counts', read, error });
+      }
+    }
+    return undefined;
   }
 
   async #one(member: string): Promise<'ran' | 'alreadyRun' | 'dropped' | 'unopened' | 'retry'> {

@@ -8,5 +8,5 @@ export { createInboxStore, INBOX_EXPIRED_KEY, INBOX_KEY, INBOX_REFUSED_KEY, Inbo
 export type { InboxStats, InboxStore, InboxStoreSettings, KeepResult, KeptMember } from './store.js';
 export { createWebSealer, deriveStoreKeyWeb, parseStoreKey } from './web-seal.js';
 export type { WebSealer } from './web-seal.js';
-export { InboxDrainer, outageEndText, outageStartText, refusedText } from './drainer.js';
+export { InboxDrainer, outageEndText, outageEndUnreadText, outageStartText, refusedText } from './drainer.js';
 export type { DrainerPorts, DrainResult } from './drainer.js';
