@@ -10,14 +10,13 @@
  * down: now the confirm finishes that lease, as for any run that ended before
  * its answer (test/work/unleased-end.test.ts).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RespClient } from '../../drill/sim/resp-client.js';
+import { describe, expect, it } from 'vitest';
 import { deliver, mentionEnvelope } from '../../drill/sim/slack-events.js';
 import type { TurnModule } from '../../lib/bot/index.js';
 import { LEASES_KEY } from '../../lib/store/keys.js';
 import { eventually, SECRET } from '../support/copies.js';
 import { useCopy, useFakeWebApi } from '../support/fixtures.js';
-import { useRedisBridge } from '../support/redis-fixture.js';
+import { useRedisBridge, useRedisReader } from '../support/redis-fixture.js';
 
 /** Streams its answer in two parts. */
 const bot: TurnModule = {
@@ -32,13 +31,7 @@ describe('a mention that ran unfenced and was stopped by the person before its c
   const api = useFakeWebApi();
   // Every command but the claim gets 300 ms: the store's 500 ms leaves the confirm's asks unanswered while it is slow.
   const hub = useCopy({ role: 'hub', api, redis: fx, turn: bot, env: { AUTOHUB_STORE_ATTEMPT_MS: '300' } });
-  let redis: RespClient;
-  beforeAll(async () => {
-    redis = await RespClient.open(fx.redis.port);
-  });
-  afterAll(() => {
-    redis?.close();
-  });
+  const redis = useRedisReader(fx);
 
   it("is finished in the store once the store answers (before: its record stayed 'claimed' and its lease lapsed into a takeover)", async () => {
     // https://docs.slack.dev/reference/methods/chat.stopStream: `stopped_by_user`, the person pressed Stop.

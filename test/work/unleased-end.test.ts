@@ -8,13 +8,12 @@
  * confirm, still asked after the run, finds the lease this copy's and
  * finishes it: the turn is done in the store, and nothing takes it over.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RespClient } from '../../drill/sim/resp-client.js';
+import { describe, expect, it } from 'vitest';
 import { LEASES_KEY } from '../../lib/store/keys.js';
 import { eventually } from '../support/copies.js';
 import { deployBot, sendDeploy } from '../support/deploy-bot.js';
 import { useCopy, useFakeWebApi, useResponseUrl } from '../support/fixtures.js';
-import { useRedisBridge } from '../support/redis-fixture.js';
+import { useRedisBridge, useRedisReader } from '../support/redis-fixture.js';
 
 describe('a command that ran unfenced before its claim could be confirmed', () => {
   const fx = useRedisBridge();
@@ -23,13 +22,7 @@ describe('a command that ran unfenced before its claim could be confirmed', () =
   // Every command but the claim gets 300 ms: the store's 500 ms leaves the confirm's asks unanswered while it is slow.
   const hub = useCopy({ role: 'hub', api, redis: fx, turn: bot.turn, env: { AUTOHUB_STORE_ATTEMPT_MS: '300' } });
   const hook = useResponseUrl();
-  let redis: RespClient;
-  beforeAll(async () => {
-    redis = await RespClient.open(fx.redis.port);
-  });
-  afterAll(() => {
-    redis?.close();
-  });
+  const redis = useRedisReader(fx);
 
   it("is finished in the store once the store answers, so no takeover runs it again (before: its lease lapsed, the record 'claimed')", async () => {
     fx.bridge.delayMs = 500;
