@@ -11,11 +11,14 @@
  * the cloud copy runs the slot `graceMs` late. No timer runs between two
  * slots but the one to the next: no store command between firings.
  *
- * Slots missed while no copy ran (found at start, or by a timer that fired
- * late: a Mac that slept): with `missed: 'latest'` the latest one within a
- * claim's life runs once, late (`late` on the firing, and the answer says
- * so); with `skip` none does. A slot the other copy ran is a duplicate of
- * its claim, so trying it costs one command and runs nothing.
+ * A timer that fires late by less than a slot's lateness bound (the grace
+ * and a minute: a loaded machine, a loop that stalled) fires every slot it
+ * passed, each on time. Slots missed while no copy ran (found at start, or
+ * by a timer later than that: a Mac that slept): with `missed: 'latest'` the
+ * latest one within a claim's life runs once, late (`late` on the firing,
+ * and the answer says so); with `skip` none does. A slot the other copy ran
+ * is a duplicate of its claim, so trying it costs one command and runs
+ * nothing.
  */
 import type { Logger } from '../log/index.js';
 import { CLAIM_TTL_SECONDS } from '../store/index.js';
@@ -126,15 +129,23 @@ export class Scheduler {
     });
   }
 
-  /** Fire each schedule's newest due slot not fired yet, then wait for the next one due. */
+  /** Fire each schedule's due slots not fired yet (each one not late, and the newest), then wait for the next one due. */
   #tick(): void {
     if (!this.#running) return;
     const now = this.#now();
     for (const s of this.o.schedules) {
-      const slot = s.latestAtOrBefore(now - this.#delay);
-      if (slot === undefined || slot <= (this.#fired.get(s.name) ?? -Infinity)) continue;
-      this.#fired.set(s.name, slot);
-      void this.#fire(s, slot, now);
+      const newest = s.latestAtOrBefore(now - this.#delay);
+      const fired = this.#fired.get(s.name);
+      if (newest === undefined || newest <= (fired ?? -Infinity)) continue;
+      this.#fired.set(s.name, newest);
+      // Each slot since the one last fired here that is not late yet runs too: a timer that fired late, or a loop
+      // that stalled, on a copy that was up (before, only the newest ran, and with the other copy down the rest were
+      // lost). Older ones were missed while no copy ran: only the newest due slot, as `missed` says.
+      if (fired !== undefined) {
+        for (let slot = s.nextAfter(Math.max(fired, now - lateAfterMs(this.#graceMs) - 1)); slot !== undefined && slot < newest; slot = s.nextAfter(slot))
+          void this.#fire(s, slot, now);
+      }
+      void this.#fire(s, newest, now);
     }
     this.#arm();
   }

@@ -18,11 +18,12 @@ const T0 = 1_800_000_000_000 - (1_800_000_000_000 % PERIOD);
 const at = (ms: number) => new Date(ms).toISOString();
 
 /**
+ * `lateTimersMs`: every timer fires this much after it was due (a loaded machine, a loop that stalled).
  * `earlyTimers`: a waiting timer's first read of the wall clock is a millisecond short of when it was due, the next
  * read on time (Node's timers keep a monotonic clock, Date.now another: the drill saw a timer due at :36.300 read
  * :36.299, then :36.300 a line later).
  */
-function rig(spec: Partial<ScheduleSpec> = {}, o: { earlyTimers?: boolean } = {}) {
+function rig(spec: Partial<ScheduleSpec> = {}, o: { earlyTimers?: boolean; lateTimersMs?: number } = {}) {
   // Past the cloud copy's grace: both copies' first slot is T0.
   const clock = manualClock(T0 + GRACE + 1);
   let early = false;
@@ -32,7 +33,7 @@ function rig(spec: Partial<ScheduleSpec> = {}, o: { earlyTimers?: boolean } = {}
     return t;
   };
   const after = (ms: number, fn: () => void) =>
-    clock.after(ms, () => {
+    clock.after(ms + (o.lateTimersMs ?? 0), () => {
       early = o.earlyTimers === true && ms > 0;
       fn();
     });
@@ -123,6 +124,19 @@ describe('a schedule on two copies', () => {
     await advance(4 * PERIOD);
     // Each slot from T0 once: the hub's five, then the cloud copy's four while the hub is stopped.
     expect(runs.map((r) => [r.eventId.slice(-24), r.by])).toEqual(Array.from({ length: 9 }, (_, i) => [at(T0 + i * PERIOD), i <= 4 ? 'hub' : 'cloud']));
+  });
+
+  it('a timer that fires seconds late, on the one copy up, fires each slot it passed, on time (before: only the newest; the rest lost)', async () => {
+    const SECOND = 1000;
+    const { copy, runs, advance } = rig({ everyMs: SECOND }, { lateTimersMs: 2500 });
+    const cloud = copy('cloud');
+    cloud.start();
+    await advance(20 * SECOND);
+    const slots = runs.map((r) => Date.parse(r.eventId.slice(-24)));
+    // From its first slot to its last, each once, none late (the lateness bound is the grace and a minute).
+    expect(slots.length).toBeGreaterThan(10);
+    expect(slots).toEqual(Array.from({ length: slots.length }, (_, i) => slots[0]! + i * SECOND));
+    expect(runs.every((r) => r.by === 'cloud' && !r.late)).toBe(true);
   });
 });
 
