@@ -222,11 +222,15 @@ export class InboxDrainer {
     return result;
   }
 
-  /** The outage's lost counts, asked up to `LOST_READS` times; undefined when the store never answered. */
+  /**
+   * The outage's lost counts, asked up to `LOST_READS` times under one receipt (a read whose reply was lost had
+   * reset them: asked again, the receipt answers what it took); undefined when the store never answered.
+   */
   async #takeLost(): Promise<{ dropped: number; unopened: number } | undefined> {
+    const receipt = crypto.randomUUID();
     for (let read = 1; read <= LOST_READS; read += 1) {
       try {
-        return await this.#p.store.takeLost();
+        return await this.#p.store.takeLost(receipt);
       } catch (error) {
         this.#p.log.warn('inbox.unreachable', { reason: 'lost counts', read, error });
       }

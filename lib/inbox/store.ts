@@ -62,11 +62,28 @@ if removed == 1 then
 end
 return removed`;
 
-/** The outage's lost counts, read and reset: {dropped, unopened}. */
-export const TAKE_LOST_SCRIPT = `local dropped = redis.call('HGET', KEYS[1], 'dropped') or '0'
-local unopened = redis.call('HGET', KEYS[1], 'unopened') or '0'
-redis.call('DEL', KEYS[1])
-return {tostring(dropped), tostring(unopened)}`;
+/**
+ * The outage's lost counts, read and reset, once a receipt: {dropped, unopened}. What was taken stays under the
+ * receipt for `keepS`, so the same receipt asked again (its first reply lost on the way) gets the same counts, never
+ * the zeros a second read of the reset counts would give.
+ */
+export const TAKE_LOST_SCRIPT = defineScript({
+  keys: ['lostKey', 'receiptKey'],
+  args: { keepS: 'number' },
+  body: `local taken = redis.call('GET', receiptKey)
+if taken then
+  local dropped, unopened = string.match(taken, '^(%d+)|(%d+)$')
+  return {dropped, unopened}
+end
+local dropped = redis.call('HGET', lostKey, 'dropped') or '0'
+local unopened = redis.call('HGET', lostKey, 'unopened') or '0'
+redis.call('DEL', lostKey)
+redis.call('SET', receiptKey, dropped .. '|' .. unopened, 'EX', keepS)
+return {tostring(dropped), tostring(unopened)}`,
+});
+
+/** How long a taking of the lost counts is kept under its receipt: longer than a drain's asks of it. */
+const LOST_RECEIPT_S = 300;
 
 /** Kept deliveries dropped since the last outage's end was told: `dropped`, and of them `unopened` (another store key). */
 export const INBOX_LOST_KEY = 'autohub:inbox:lost';
@@ -128,8 +145,11 @@ export interface InboxStore {
   remove(member: string): Promise<void>;
   /** Removes a delivery no copy can run, counted as lost (and `unopened`) when this call removed it: true then. */
   drop(member: string, unopened: boolean): Promise<boolean>;
-  /** The lost counts since they were last taken, reset: for the one copy that tells the owner an outage's end. */
-  takeLost(): Promise<{ dropped: number; unopened: number }>;
+  /**
+   * The lost counts since they were last taken, reset: for the one copy that tells the owner an outage's end. Asked
+   * again with the same `receipt`, it answers what that receipt took (safe to retry when a reply was lost).
+   */
+  takeLost(receipt: string): Promise<{ dropped: number; unopened: number }>;
   /** One command. */
   stats(): Promise<InboxStats>;
 }
@@ -188,8 +208,13 @@ export function createInboxStore(settings: InboxStoreSettings): InboxStore {
     async drop(member, unopened) {
       return Number(await command(['EVAL', DROP_SCRIPT, 2, INBOX_KEY, INBOX_LOST_KEY, member, unopened ? '1' : '0'])) === 1;
     },
-    async takeLost() {
-      const [dropped, unopened] = ((await command(['EVAL', TAKE_LOST_SCRIPT, 1, INBOX_LOST_KEY])) as [string, string] | null) ?? ['0', '0'];
+    async takeLost(receipt) {
+      const reply = (await command(
+        evalCommand(TAKE_LOST_SCRIPT, { keys: { lostKey: INBOX_LOST_KEY, receiptKey: `${INBOX_LOST_KEY}:taken:${receipt}` }, args: { keepS: LOST_RECEIPT_S } }),
+      )) as [string, string] | null;
+      // Never read as none lost: a reply without the two counts is a store that did not answer.
+      if (!Array.isArray(reply) || reply.length !== 2) throw new InboxStoreError('store answered no lost counts');
+      const [dropped, unopened] = reply;
       return { dropped: Number(dropped), unopened: Number(unopened) };
     },
     async stats() {

@@ -1,10 +1,10 @@
 /**
  * The inbox's store scripts over a real redis-server behind the Upstash REST bridge: the count bound refuses,
  * the age bound drops (and counts) rather than refusing, a drain's read drops what is past its age when the
- * copy gives one, and the stats are one command.
+ * copy gives one, the stats are one command, and the lost counts are taken once a receipt.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
-import { createInboxStore, INBOX_EXPIRED_KEY, INBOX_KEY, INBOX_REFUSED_KEY } from '../../lib/inbox/index.js';
+import { createInboxStore, INBOX_EXPIRED_KEY, INBOX_KEY, INBOX_LOST_KEY, INBOX_REFUSED_KEY } from '../../lib/inbox/index.js';
 import { useRedisBridge } from '../support/redis-fixture.js';
 
 const NOW = Date.parse('2026-12-02T08:00:00Z');
@@ -18,7 +18,7 @@ describe('the inbox store (scripts on real Redis over the REST bridge)', () => {
     await fetch(redis.bridge.url, {
       method: 'POST',
       headers: { authorization: `Bearer ${redis.bridge.token}` },
-      body: JSON.stringify(['del', INBOX_KEY, INBOX_EXPIRED_KEY, INBOX_REFUSED_KEY]),
+      body: JSON.stringify(['del', INBOX_KEY, INBOX_EXPIRED_KEY, INBOX_REFUSED_KEY, INBOX_LOST_KEY]),
     });
   });
 
@@ -60,5 +60,20 @@ describe('the inbox store (scripts on real Redis over the REST bridge)', () => {
     const between = redis.bridge.commands;
     await s.stats();
     expect([between - before, redis.bridge.commands - between]).toEqual([2, 1]);
+  });
+
+  it('the lost counts are taken once a receipt: asked again under it (its reply lost) they answer the same, not the zeros left', async () => {
+    const s = store();
+    for (const [member, unopened] of [
+      ['a', true],
+      ['b', false],
+    ] as const) {
+      await s.keep(member, NOW, bounds, 1_000);
+      expect(await s.drop(member, unopened)).toBe(true);
+    }
+    expect(await s.takeLost('receipt-1')).toEqual({ dropped: 2, unopened: 1 });
+    expect(await s.takeLost('receipt-1')).toEqual({ dropped: 2, unopened: 1 });
+    // Taken: the next outage's end starts from none.
+    expect(await s.takeLost('receipt-2')).toEqual({ dropped: 0, unopened: 0 });
   });
 });

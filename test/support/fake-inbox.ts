@@ -1,13 +1,19 @@
+import { InboxDrainer, InboxStoreError, type InboxStore, type KeptMember } from '../../lib/inbox/index.js';
+
+/** How one read of the lost counts goes wrong: never taken (`before`), or taken and its reply lost (`after`). */
+export type LostReadFault = 'before' | 'after' | undefined;
+
 /**
  * The edge's inbox as the drainer sees it (lib/inbox's InboxStore), in memory, for tests of InboxDrainer alone.
  * `holdFirstStats`: the first stats read is held until `release()` and sees the inbox as it was when sent.
- * `takeLost`: what reading the lost counts does (default: none lost).
+ * `lostReads`: how each read of the lost counts goes, by its number from 1 (default: each answers). The lost
+ * counts are taken once a receipt, as lib/inbox/store.ts's script takes them.
  */
-import { InboxDrainer, type InboxStore, type KeptMember } from '../../lib/inbox/index.js';
-
-export function fakeInbox(o: { holdFirstStats?: boolean; takeLost?: InboxStore['takeLost'] } = {}) {
+export function fakeInbox(o: { holdFirstStats?: boolean; lostReads?: (read: number) => LostReadFault } = {}) {
   const members: KeptMember[] = [];
   const lost = { dropped: 0, unopened: 0 };
+  const receipts = new Map<string, { dropped: number; unopened: number }>();
+  let reads = 0;
   let release: () => void = () => {};
   let held: Promise<void> | undefined = o.holdFirstStats ? new Promise<void>((resolve) => (release = resolve)) : undefined;
   const store: InboxStore = {
@@ -25,14 +31,20 @@ export function fakeInbox(o: { holdFirstStats?: boolean; takeLost?: InboxStore['
       if (unopened) lost.unopened += 1;
       return true;
     },
-    takeLost:
-      o.takeLost ??
-      (async () => {
-        const taken = { ...lost };
+    takeLost: async (receipt) => {
+      reads += 1;
+      const fault = o.lostReads?.(reads);
+      if (fault === 'before') throw new InboxStoreError('store answered 500: no result');
+      let taken = receipts.get(receipt);
+      if (!taken) {
+        taken = { ...lost };
+        receipts.set(receipt, taken);
         lost.dropped = 0;
         lost.unopened = 0;
-        return taken;
-      }),
+      }
+      if (fault === 'after') throw new InboxStoreError('the reply was lost (the read ran)');
+      return { ...taken };
+    },
     stats: async () => {
       const size = members.length;
       if (held) {
