@@ -12,8 +12,8 @@
  * slots but the one to the next: no store command between firings.
  *
  * A timer that fires late by less than a slot's lateness bound (the grace
- * and a minute: a loaded machine, a loop that stalled) fires every slot it
- * passed, each on time. Slots missed while no copy ran (found at start, or
+ * and a minute: a loaded machine, a loop that stalled) fires the slots it
+ * passed too (up to `CATCH_UP_SLOTS`), not marked late. Slots missed while no copy ran (found at start, or
  * by a timer later than that: a Mac that slept): with `missed: 'latest'` the
  * latest one within a claim's life runs once, late (`late` on the firing,
  * and the answer says so); with `skip` none does. A slot the other copy ran
@@ -61,6 +61,9 @@ export interface ScheduleView {
 
 /** A slot run this long after it is late: the cloud copy's grace and a minute. */
 export const lateAfterMs = (graceMs: number): number => graceMs + 60_000;
+
+/** The most slots a late timer fires beside the newest due one (those it passed, each not late yet). */
+export const CATCH_UP_SLOTS = 10;
 
 /** The oldest missed slot still tried: a claim's life less an hour, so a slot already run is still a duplicate. */
 export const MISSED_REACH_MS = (CLAIM_TTL_SECONDS - 3600) * 1000;
@@ -142,8 +145,18 @@ export class Scheduler {
       // that stalled, on a copy that was up (before, only the newest ran, and with the other copy down the rest were
       // lost). Older ones were missed while no copy ran: only the newest due slot, as `missed` says.
       if (fired !== undefined) {
+        const passed: number[] = [];
         for (let slot = s.nextAfter(Math.max(fired, now - lateAfterMs(this.#graceMs) - 1)); slot !== undefined && slot < newest; slot = s.nextAfter(slot))
-          void this.#fire(s, slot, now);
+          passed.push(slot);
+        // A burst bounded: a long stall of a per-second schedule (with a long grace) would start hundreds of turns at once.
+        const caught = passed.slice(-CATCH_UP_SLOTS);
+        if (passed.length > caught.length)
+          this.o.log.info('schedule.skipped', {
+            schedule: s.name,
+            slot: new Date(passed[0]!).toISOString(),
+            reason: `${passed.length - caught.length} slots passed by a late timer, past the ${CATCH_UP_SLOTS} it catches up`,
+          });
+        for (const slot of caught) void this.#fire(s, slot, now);
       }
       void this.#fire(s, newest, now);
     }
@@ -187,11 +200,13 @@ export class Scheduler {
       this.#last.set(s.name, { slot: slotIso, at: new Date(now).toISOString(), by: this.o.role === 'hub' ? 'cloud' : 'hub', late: false });
       log.debug('schedule.taken', { schedule: s.name, slot: slotIso });
     } else {
-      // The store did not answer: nobody knows whether the slot ran. Tried again while it is still the newest.
+      // The store did not answer: nobody knows whether the slot ran. Tried again while it is still the newest, or not
+      // late yet (a slot a late timer caught up, with a newer one beside it).
       log.warn('schedule.unsure', { schedule: s.name, slot: slotIso, retryInMs: this.o.retryMs ?? 15_000 });
       this.#after(this.o.retryMs ?? 15_000, () => {
-        if (!this.#running || this.#fired.get(s.name) !== slot) return;
-        void this.#fire(s, slot, this.#now());
+        const at = this.#now();
+        if (!this.#running || (this.#fired.get(s.name) !== slot && at - slot > lateAfterMs(this.#graceMs))) return;
+        void this.#fire(s, slot, at);
       });
     }
   }

@@ -5,7 +5,7 @@
  * both were down, by `missed`.
  */
 import { describe, expect, it } from 'vitest';
-import { checkedSchedules, firingOf, Scheduler, type ScheduleSpec } from '../../lib/schedule/index.js';
+import { CATCH_UP_SLOTS, checkedSchedules, firingOf, Scheduler, type ScheduleSpec } from '../../lib/schedule/index.js';
 import { silentLogger } from '../../lib/log/index.js';
 import { manualClock } from '../support/virtual-time.js';
 
@@ -137,6 +137,29 @@ describe('a schedule on two copies', () => {
     expect(slots.length).toBeGreaterThan(10);
     expect(slots).toEqual(Array.from({ length: slots.length }, (_, i) => slots[0]! + i * SECOND));
     expect(runs.every((r) => r.by === 'cloud' && !r.late)).toBe(true);
+  });
+
+  it(`a timer 15 s late on a 1 s schedule starts at most ${CATCH_UP_SLOTS} slots it passed beside the newest, not all of them at once`, async () => {
+    const { copy, runs, advance } = rig({ everyMs: 1000 }, { lateTimersMs: 15_000 });
+    copy('cloud').start();
+    await advance(60_000);
+    const burst = new Map<number, number>();
+    for (const r of runs) burst.set(r.at, (burst.get(r.at) ?? 0) + 1);
+    expect(Math.max(...burst.values())).toBe(CATCH_UP_SLOTS + 1);
+  });
+
+  it('a slot a late timer caught up, whose claim the store could not answer, is tried again while not late (before: only the newest was)', async () => {
+    const SECOND = 1000;
+    const { copy, runs, advance, setStoreAway } = rig({ everyMs: SECOND }, { lateTimersMs: 2500 });
+    copy('cloud').start();
+    await advance(6 * SECOND);
+    setStoreAway(true);
+    await advance(4 * SECOND);
+    setStoreAway(false);
+    await advance(20 * SECOND);
+    const slots = runs.map((r) => Date.parse(r.eventId.slice(-24))).sort((a, b) => a - b);
+    // Each slot from the first to the last once: those the store was away for too, on a retry.
+    expect(slots).toEqual(Array.from({ length: slots.length }, (_, i) => slots[0]! + i * SECOND));
   });
 });
 
