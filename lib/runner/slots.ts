@@ -1,7 +1,9 @@
 /**
  * The runner's slots: at most `max` turns run at once and the rest wait, in
- * arrival order, for the next slot to come free. It counts and queues only;
- * what a turn is, holds or writes is the runner's (lib/runner/turn-runner.ts).
+ * arrival order, for the next slot to come free; a turn a person waits on
+ * the moment (a click, a slash command) waits ahead of the others. It counts
+ * and queues only; what a turn is, holds or writes is the runner's
+ * (lib/runner/turn-runner.ts).
  */
 
 export interface SlotsOptions<T> {
@@ -15,6 +17,8 @@ export interface SlotsOptions<T> {
 
 export class Slots<T> {
   readonly #running = new Set<Promise<void>>();
+  /** Turns a person waits on the moment: each freed slot goes to the oldest of these first. */
+  readonly #first: T[] = [];
   readonly #waiting: T[] = [];
 
   constructor(private readonly o: SlotsOptions<T>) {}
@@ -26,18 +30,22 @@ export class Slots<T> {
 
   /** Turns waiting for a free slot. */
   get queued(): number {
-    return this.#waiting.length;
+    return this.#first.length + this.#waiting.length;
   }
 
   /** How many more turns could start now. */
   get capacity(): number {
-    return Math.max(0, this.o.max - this.#running.size - this.#waiting.length);
+    return Math.max(0, this.o.max - this.#running.size - this.queued);
   }
 
-  /** A slot now (`start`), or a place at the back of the queue for one. */
-  take(t: T): void {
+  /**
+   * A slot now (`start`), or a place at the back of the queue for one. `first`: a person waits on this turn the
+   * moment (a click on a question, a slash command): it waits ahead of the turns that are not. Behind a queue of
+   * mentions on a copy back from a crash, the person's click on a question waited past the question's timeout.
+   */
+  take(t: T, o: { first?: boolean } = {}): void {
     if (this.#running.size >= this.o.max) {
-      this.#waiting.push(t);
+      (o.first ? this.#first : this.#waiting).push(t);
       return;
     }
     this.o.start(t);
@@ -46,7 +54,8 @@ export class Slots<T> {
   /**
    * A started turn's slot, held until the function handed back is called
    * (once; again is nothing): the slot leaves the count, `ended` runs, then
-   * the oldest waiting turn starts in it, or `slotFree` is told.
+   * the oldest waiting turn starts in it (of those a person waits on, if
+   * any), or `slotFree` is told.
    */
   hold(ended: () => void): () => void {
     let release = () => {};
@@ -59,7 +68,7 @@ export class Slots<T> {
       this.#running.delete(slot);
       ended();
       release();
-      const next = this.#waiting.shift();
+      const next = this.#first.shift() ?? this.#waiting.shift();
       if (next !== undefined) this.o.start(next);
       else this.o.slotFree?.();
     };
@@ -67,16 +76,16 @@ export class Slots<T> {
 
   /** Whether `t` waits for a slot (it has not started). */
   waits(t: T): boolean {
-    return this.#waiting.includes(t);
+    return this.#first.includes(t) || this.#waiting.includes(t);
   }
 
   /** Every waiting turn, taken out of the queue (a stopping copy hands them back). */
   takeWaiting(): T[] {
-    return this.#waiting.splice(0);
+    return [...this.#first.splice(0), ...this.#waiting.splice(0)];
   }
 
   /** Resolves when no turn runs or waits here. */
   async drained(): Promise<void> {
-    while (this.#running.size > 0 || this.#waiting.length > 0) await Promise.allSettled([...this.#running]);
+    while (this.#running.size > 0 || this.queued > 0) await Promise.allSettled([...this.#running]);
   }
 }

@@ -374,7 +374,7 @@ export class TurnRunner {
       t.admitted = this.#admit(t, o.admit);
       return;
     }
-    this.#slots.take(t);
+    this.#slots.take(t, { first: personWaits(t) });
   }
 
   /** The turn's handle, made once: what its listener answers through, and what ends it. */
@@ -393,7 +393,7 @@ export class TurnRunner {
       // Handed back at shutdown meanwhile: that is its end here.
       if (!this.#admitting.delete(t)) return;
       if (verdict.kind === 'run') {
-        this.#slots.take(t);
+        this.#slots.take(t, { first: personWaits(t) });
         return;
       }
       if (verdict.kind === 'skipped') {
@@ -716,6 +716,11 @@ export class TurnRunner {
   runKept(why: 'start' | 'store answered'): Promise<void> {
     return this.#ends.runKept(why);
   }
+}
+
+/** A click or a slash command: a person waits on it the moment (a question's timeout, a response_url's 30 minutes). */
+function personWaits(t: Turn): boolean {
+  return t.delivery.kind === 'interactive' || t.delivery.kind === 'command';
 }
 
 function isLeasable(delivery: Delivery): delivery is Leasable {

@@ -62,6 +62,19 @@ describe('Slots', () => {
     expect([slots.inFlight, slots.queued, slots.capacity]).toEqual([0, 0, 1]);
   });
 
+  it("a turn a person waits on (a click, a command) takes the next slot ahead of mentions waiting longer, oldest first among such (before: a click waited behind a queue of mentions past its question's timeout)", () => {
+    const { slots, started, free } = slotsOf(1);
+    slots.take('mention-1');
+    slots.take('mention-2');
+    slots.take('click-1', { first: true });
+    slots.take('click-2', { first: true });
+    expect([slots.queued, slots.waits('click-2')]).toEqual([3, true]);
+    free('mention-1');
+    free('click-1');
+    free('click-2');
+    expect(started).toEqual(['mention-1', 'click-1', 'click-2', 'mention-2']);
+  });
+
   it('hands its waiting turns back at once, and drains when the last running turn frees its slot', async () => {
     const { slots, started, free } = slotsOf(1);
     for (const t of ['a', 'b', 'c']) slots.take(t);
