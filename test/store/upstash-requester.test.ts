@@ -140,13 +140,24 @@ describe('the store transport', () => {
   it('at most 16 requests are on the wire at once; the rest wait for a socket and their fuse counts the wait', async () => {
     let open = 0;
     let most = 0;
+    // Each answer is held until 16 are open at once (on a loaded machine the first could be answered before the 16th
+    // was sent, and CI saw 15), then every answer comes 20 ms after its request.
+    const answers: Array<() => void> = [];
+    let sixteenSeen = false;
     const { url } = await serve((_req, res) => {
       open += 1;
       most = Math.max(most, open);
-      setTimeout(() => {
-        open -= 1;
-        res.writeHead(200).end('{"result":"ok"}');
-      }, 20);
+      const answer = () =>
+        setTimeout(() => {
+          open -= 1;
+          res.writeHead(200).end('{"result":"ok"}');
+        }, 20);
+      if (sixteenSeen) return void answer();
+      answers.push(answer);
+      if (open === 16) {
+        sixteenSeen = true;
+        for (const a of answers.splice(0)) a();
+      }
     });
     const r = requester(url);
     const replies = await Promise.all(Array.from({ length: 40 }, () => r.request({ body: ['get', 'k'] })));
