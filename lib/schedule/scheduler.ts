@@ -13,12 +13,12 @@
  *
  * A timer that fires late by less than a slot's lateness bound (the grace
  * and a minute: a loaded machine, a loop that stalled) fires the slots it
- * passed too (up to `CATCH_UP_SLOTS`), not marked late. Slots missed while no copy ran (found at start, or
- * by a timer later than that: a Mac that slept): with `missed: 'latest'` the
- * latest one within a claim's life runs once, late (`late` on the firing,
- * and the answer says so); with `skip` none does. A slot the other copy ran
- * is a duplicate of its claim, so trying it costs one command and runs
- * nothing.
+ * passed too (up to `CATCH_UP_SLOTS`), not marked late. Slots missed while
+ * no copy ran (found at start, or by a timer later than that: a Mac that
+ * slept): with `missed: 'latest'` the latest one within a claim's life runs
+ * once, late (`late` on the firing, and the answer says so); with `skip`
+ * none does. A slot the other copy ran is a duplicate of its claim, so
+ * trying it costs one command and runs nothing.
  */
 import type { Logger } from '../log/index.js';
 import { CLAIM_TTL_SECONDS } from '../store/index.js';
