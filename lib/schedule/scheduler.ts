@@ -178,10 +178,15 @@ export class Scheduler {
     this.#cancel = this.#after(Math.max(0, due - now), () => this.#tick());
   }
 
+  /** A slot run `now` is late: past the grace and a minute (missed while no copy ran). */
+  #late(slot: number, now: number): boolean {
+    return now - slot > lateAfterMs(this.#graceMs);
+  }
+
   async #fire(s: Schedule, slot: number, now: number): Promise<void> {
     const { log } = this.o;
     const slotIso = new Date(slot).toISOString();
-    const late = now - slot > lateAfterMs(this.#graceMs);
+    const late = this.#late(slot, now);
     if (late && (s.missed === 'skip' || now - slot > MISSED_REACH_MS)) {
       log.info('schedule.skipped', { schedule: s.name, slot: slotIso, reason: s.missed === 'skip' ? 'missed' : 'older than a claim' });
       return;
@@ -205,7 +210,7 @@ export class Scheduler {
       log.warn('schedule.unsure', { schedule: s.name, slot: slotIso, retryInMs: this.o.retryMs ?? 15_000 });
       this.#after(this.o.retryMs ?? 15_000, () => {
         const at = this.#now();
-        if (!this.#running || (this.#fired.get(s.name) !== slot && at - slot > lateAfterMs(this.#graceMs))) return;
+        if (!this.#running || (this.#fired.get(s.name) !== slot && this.#late(slot, at))) return;
         void this.#fire(s, slot, at);
       });
     }
